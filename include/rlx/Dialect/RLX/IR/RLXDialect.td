@@ -1,0 +1,49 @@
+//===- RLXDialect.td - rlx dialect definition --------------*- tablegen -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_DIALECT_RLX_IR_RLXDIALECT_TD
+#define RLX_DIALECT_RLX_IR_RLXDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def RLX_Dialect : Dialect {
+  let name = "rlx";
+  let cppNamespace = "::mlir::rlx";
+  let summary = "Tensor-level operations of the RLX ML compiler";
+  let description = [{
+    The `rlx` dialect models every operation of the RLX graph IR on builtin
+    ranked tensors. A graph is a `func.func`: graph inputs and parameters are
+    function arguments carrying `rlx.input = "name"` or `rlx.param = "name"`
+    argument attributes, and the function results are the graph outputs.
+
+    Ops are value-semantic and side-effect free unless stated otherwise.
+    Broadcasting is NumPy-style (right-aligned) for every elementwise op.
+    Enumerated op kinds (activation, binary, compare, reduce, pool, ...) are
+    carried as enum attributes, one op per RLX op variant.
+  }];
+
+  let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+  let hasRegionArgAttrVerify = 1;
+
+  let extraClassDeclaration = [{
+    /// Argument attribute naming a graph input.
+    static constexpr ::llvm::StringLiteral kInputAttrName = "rlx.input";
+    /// Argument attribute naming a graph parameter (weight).
+    static constexpr ::llvm::StringLiteral kParamAttrName = "rlx.param";
+
+  private:
+    // One registration hook per op family; each lives beside the family's
+    // op definitions so a family compiles on its own.
+    void registerAttributes();
+#define RLX_OP_FAMILY(Name) void register##Name##Ops();
+#include "rlx/Dialect/RLX/IR/RLXOpFamilies.def"
+  public:
+  }];
+}
+
+#endif // RLX_DIALECT_RLX_IR_RLXDIALECT_TD

@@ -1,0 +1,206 @@
+//===- RLXEnums.td - rlx enum attributes -------------------*- tablegen -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// The RLX enums. C++ names carry a `Kind` suffix where the plain RLX name
+// would collide with an op class (RLX `BinaryOp` is `BinaryKind` here because
+// `rlx.binary` is `BinaryOp`). Payload-carrying RLX variants
+// (`MaskKind::SlidingWindow(w)`, `ScaleMode::EMA { decay }`,
+// `QuantScheme::Int8Block { block_size }`) keep their payload in a separate
+// attribute of the op that uses them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_DIALECT_RLX_IR_RLXENUMS_TD
+#define RLX_DIALECT_RLX_IR_RLXENUMS_TD
+
+include "rlx/Dialect/RLX/IR/RLXDialect.td"
+include "mlir/IR/EnumAttr.td"
+
+class RLX_I32Enum<string name, string summary, list<I32EnumAttrCase> cases>
+    : I32EnumAttr<name, summary, cases> {
+  let cppNamespace = "::mlir::rlx";
+  let genSpecializedAttr = 0;
+}
+
+// Standalone form `#rlx.binary<add>`; ops print the kind as a bare keyword
+// through `custom<EnumKeyword>`.
+class RLX_EnumAttr<EnumInfo info, string mnemonic>
+    : EnumAttr<RLX_Dialect, info, mnemonic> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// Activation
+//===----------------------------------------------------------------------===//
+
+def RLX_ActivationKind : RLX_I32Enum<"ActivationKind",
+    "unary activation function (RLX `Activation`)", [
+  I32EnumAttrCase<"Gelu", 0, "gelu">,
+  I32EnumAttrCase<"GeluApprox", 1, "gelu_approx">,
+  I32EnumAttrCase<"Silu", 2, "silu">,
+  I32EnumAttrCase<"Relu", 3, "relu">,
+  I32EnumAttrCase<"Sigmoid", 4, "sigmoid">,
+  I32EnumAttrCase<"Tanh", 5, "tanh">,
+  I32EnumAttrCase<"Exp", 6, "exp">,
+  I32EnumAttrCase<"Log", 7, "log">,
+  I32EnumAttrCase<"Sqrt", 8, "sqrt">,
+  I32EnumAttrCase<"Rsqrt", 9, "rsqrt">,
+  I32EnumAttrCase<"Neg", 10, "neg">,
+  I32EnumAttrCase<"Abs", 11, "abs">,
+  I32EnumAttrCase<"Sin", 12, "sin">,
+  I32EnumAttrCase<"Cos", 13, "cos">,
+  I32EnumAttrCase<"Tan", 14, "tan">,
+  I32EnumAttrCase<"Atan", 15, "atan">,
+  I32EnumAttrCase<"Round", 16, "round">
+]> {
+  let description = [{
+    `gelu` is the exact erf form, `gelu_approx` the tanh form
+    `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`. `round` rounds half to
+    even. `relu`, `neg` and `abs` also apply to signed integers; every other
+    kind needs a floating-point element type.
+  }];
+}
+def RLX_ActivationKindAttr : RLX_EnumAttr<RLX_ActivationKind, "activation">;
+
+//===----------------------------------------------------------------------===//
+// Binary, compare, reduce
+//===----------------------------------------------------------------------===//
+
+def RLX_BinaryKind : RLX_I32Enum<"BinaryKind",
+    "elementwise binary operation (RLX `BinaryOp`)", [
+  I32EnumAttrCase<"Add", 0, "add">,
+  I32EnumAttrCase<"Sub", 1, "sub">,
+  I32EnumAttrCase<"Mul", 2, "mul">,
+  I32EnumAttrCase<"Div", 3, "div">,
+  I32EnumAttrCase<"Max", 4, "max">,
+  I32EnumAttrCase<"Min", 5, "min">,
+  I32EnumAttrCase<"Pow", 6, "pow">
+]>;
+def RLX_BinaryKindAttr : RLX_EnumAttr<RLX_BinaryKind, "binary">;
+
+def RLX_CompareKind : RLX_I32Enum<"CompareKind",
+    "elementwise comparison (RLX `CmpOp`)", [
+  I32EnumAttrCase<"Eq", 0, "eq">,
+  I32EnumAttrCase<"Ne", 1, "ne">,
+  I32EnumAttrCase<"Lt", 2, "lt">,
+  I32EnumAttrCase<"Le", 3, "le">,
+  I32EnumAttrCase<"Gt", 4, "gt">,
+  I32EnumAttrCase<"Ge", 5, "ge">
+]>;
+def RLX_CompareKindAttr : RLX_EnumAttr<RLX_CompareKind, "compare">;
+
+def RLX_ReduceKind : RLX_I32Enum<"ReduceKind",
+    "reduction kind (RLX `ReduceOp`), also the pooling kind", [
+  I32EnumAttrCase<"Sum", 0, "sum">,
+  I32EnumAttrCase<"Mean", 1, "mean">,
+  I32EnumAttrCase<"Max", 2, "max">,
+  I32EnumAttrCase<"Min", 3, "min">,
+  I32EnumAttrCase<"Prod", 4, "prod">
+]>;
+def RLX_ReduceKindAttr : RLX_EnumAttr<RLX_ReduceKind, "reduce">;
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+def RLX_MaskKind : RLX_I32Enum<"MaskKind", "attention mask kind", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"Causal", 1, "causal">,
+  I32EnumAttrCase<"SlidingWindow", 2, "sliding_window">,
+  I32EnumAttrCase<"Custom", 3, "custom">,
+  I32EnumAttrCase<"Bias", 4, "bias">
+]> {
+  let description = [{
+    `causal`: key k is visible to query q iff `k <= q`. `sliding_window`:
+    iff `q - w <= k <= q` (the op's `window` attribute is w). `custom`: a
+    key-padding mask operand `[B, Sk]`, a key is valid iff its value is
+    `>= 0.5`. `bias`: an additive operand `[B, H, Sq, Sk]` added to the
+    scaled (and soft-capped) scores.
+  }];
+}
+def RLX_MaskKindAttr : RLX_EnumAttr<RLX_MaskKind, "mask">;
+
+def RLX_AttentionBwdWrt : RLX_I32Enum<"AttentionBwdWrt",
+    "which attention input a backward op differentiates", [
+  I32EnumAttrCase<"Query", 0, "query">,
+  I32EnumAttrCase<"Key", 1, "key">,
+  I32EnumAttrCase<"Value", 2, "value">
+]>;
+def RLX_AttentionBwdWrtAttr : RLX_EnumAttr<RLX_AttentionBwdWrt, "wrt">;
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+def RLX_SteKind : RLX_I32Enum<"SteKind",
+    "straight-through estimator of a fake-quantize backward pass", [
+  I32EnumAttrCase<"Identity", 0, "identity">,
+  I32EnumAttrCase<"ClippedIdentity", 1, "clipped_identity">,
+  I32EnumAttrCase<"Tanh", 2, "tanh">,
+  I32EnumAttrCase<"HardTanh", 3, "hard_tanh">
+]>;
+def RLX_SteKindAttr : RLX_EnumAttr<RLX_SteKind, "ste">;
+
+def RLX_ScaleMode : RLX_I32Enum<"ScaleMode",
+    "how fake quantization obtains its scale", [
+  I32EnumAttrCase<"PerBatch", 0, "per_batch">,
+  I32EnumAttrCase<"Ema", 1, "ema">,
+  I32EnumAttrCase<"Fixed", 2, "fixed">
+]> {
+  let description = [{
+    `per_batch`: from the current batch's max-abs. `ema`: from a state
+    operand updated as `decay * state + (1 - decay) * max_abs` (the op's
+    `ema_decay` attribute). `fixed`: the state operand as given.
+  }];
+}
+def RLX_ScaleModeAttr : RLX_EnumAttr<RLX_ScaleMode, "scale_mode">;
+
+def RLX_QuantScheme : RLX_I32Enum<"QuantScheme",
+    "weight quantization scheme of quantized matmuls", [
+  I32EnumAttrCase<"Int8Block", 0, "int8_block">,
+  I32EnumAttrCase<"Int8BlockAsym", 1, "int8_block_asym">,
+  I32EnumAttrCase<"Int4Block", 2, "int4_block">,
+  I32EnumAttrCase<"Fp8E4M3", 3, "fp8_e4m3">,
+  I32EnumAttrCase<"Fp8E5M2", 4, "fp8_e5m2">,
+  I32EnumAttrCase<"Nvfp4Block", 5, "nvfp4_block">,
+  I32EnumAttrCase<"GgufQ4_0", 6, "gguf_q4_0">,
+  I32EnumAttrCase<"GgufQ4_1", 7, "gguf_q4_1">,
+  I32EnumAttrCase<"GgufQ5_0", 8, "gguf_q5_0">,
+  I32EnumAttrCase<"GgufQ5_1", 9, "gguf_q5_1">,
+  I32EnumAttrCase<"GgufQ8_0", 10, "gguf_q8_0">,
+  I32EnumAttrCase<"GgufQ2K", 11, "gguf_q2_k">,
+  I32EnumAttrCase<"GgufQ3K", 12, "gguf_q3_k">,
+  I32EnumAttrCase<"GgufQ4K", 13, "gguf_q4_k">,
+  I32EnumAttrCase<"GgufQ5K", 14, "gguf_q5_k">,
+  I32EnumAttrCase<"GgufQ6K", 15, "gguf_q6_k">,
+  I32EnumAttrCase<"GgufQ8K", 16, "gguf_q8_k">
+]> {
+  let description = [{
+    Block schemes carry their block size in the op's `block_size`
+    attribute. `gguf_*` schemes take the weights as packed GGUF bytes.
+  }];
+}
+def RLX_QuantSchemeAttr : RLX_EnumAttr<RLX_QuantScheme, "quant_scheme">;
+
+//===----------------------------------------------------------------------===//
+// FFT
+//===----------------------------------------------------------------------===//
+
+def RLX_FftNorm : RLX_I32Enum<"FftNorm", "FFT normalisation", [
+  I32EnumAttrCase<"Backward", 0, "backward">,
+  I32EnumAttrCase<"Forward", 1, "forward">,
+  I32EnumAttrCase<"Ortho", 2, "ortho">
+]> {
+  let description = [{
+    RLX semantics, not NumPy's: `backward` leaves both directions
+    unnormalised (`ifft(fft(x)) = N x`), `forward` scales the inverse by
+    `1/N`, `ortho` scales both directions by `1/sqrt(N)`.
+  }];
+}
+def RLX_FftNormAttr : RLX_EnumAttr<RLX_FftNorm, "fft_norm">;
+
+#endif // RLX_DIALECT_RLX_IR_RLXENUMS_TD

@@ -1,0 +1,51 @@
+//===- RLXShapeUtils.h - shape rules shared by rlx ops ----------*- C++ -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// Shape rules used by verifiers, type inference, rewrite patterns and
+// lowerings alike, so each rule has exactly one definition.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_DIALECT_RLX_IR_RLXSHAPEUTILS_H
+#define RLX_DIALECT_RLX_IR_RLXSHAPEUTILS_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Support/LLVM.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir {
+namespace rlx {
+
+/// Renders a shape as `[4, ?, 768]` for diagnostics.
+std::string formatShape(ArrayRef<int64_t> shape);
+
+/// NumPy (right-aligned) broadcast of two shapes. Dynamic dims broadcast
+/// with 1 to dynamic and with a static size N > 1 to N. Returns std::nullopt
+/// when two static dims differ and neither is 1.
+std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
+                                                    ArrayRef<int64_t> rhs);
+
+/// Best-effort broadcast for type inference of ops that failed verification:
+/// dims that cannot broadcast become dynamic. Type inference is total so the
+/// op's verifier, not the inference, reports the precise error.
+SmallVector<int64_t> broadcastShapesOrDynamic(ArrayRef<int64_t> lhs,
+                                              ArrayRef<int64_t> rhs);
+
+/// True when two dims may be equal at run time (equal, or either dynamic).
+bool dimsCompatible(int64_t a, int64_t b);
+
+/// Normalises an axis that may count from the end (`-1` is the last axis).
+/// Returns std::nullopt when it is out of range for `rank`.
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+} // namespace rlx
+} // namespace mlir
+
+#endif // RLX_DIALECT_RLX_IR_RLXSHAPEUTILS_H

@@ -1,0 +1,25 @@
+//===- InitRLX.cpp - register everything an rlx tool needs ----------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rlx/InitRLX.h"
+#include "rlx/Dialect/RLX/IR/RLXDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+
+void mlir::rlx::registerAllDialects(DialectRegistry &registry) {
+  registry.insert<RLXDialect>();
+  // The pipelines reach linalg, tensor, bufferization, gpu, nvvm and llvm;
+  // registering all upstream dialects keeps every intermediate stage
+  // printable and re-parsable.
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+}
+
+void mlir::rlx::registerAllPasses() { mlir::registerAllPasses(); }

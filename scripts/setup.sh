@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what RLX-MLIR needs on Debian 12, as root. Idempotent: installs
+# only missing packages, and refreshes the package lists only then.
+set -euo pipefail
+
+PACKAGES=(
+  # Toolchain: LLVM/MLIR 22, clang-22, CMake, Ninja, ccache.
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22
+  cmake ninja-build ccache
+  # CPU GEMM and solves.
+  libopenblas-dev liblapacke-dev
+  # Unit tests.
+  libgtest-dev
+  # Numeric oracle and CPU peer (in /usr/bin/python3).
+  python3-torch python3-numpy
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
+      grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "setup: must run as root to install packages" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all ${#PACKAGES[@]} packages present"
+fi
+
+if [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  echo "setup: CUDA toolkit found at /usr/local/cuda"
+else
+  echo "setup: note: no CUDA toolkit at /usr/local/cuda; the CUDA target" \
+       "will not be built (the CPU build is unaffected)"
+fi

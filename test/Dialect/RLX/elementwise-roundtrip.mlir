@@ -1,0 +1,134 @@
+// RUN: rlx-opt %s | FileCheck %s
+// RUN: rlx-opt %s --mlir-print-op-generic | rlx-opt | FileCheck %s
+// RUN: rlx-opt %s | rlx-opt | FileCheck %s
+
+// CHECK-LABEL: func.func @constant
+func.func @constant() -> (tensor<2xf32>, tensor<2x2xi64>, tensor<3xi1>) {
+  // CHECK: rlx.constant dense<[5.000000e-01, -1.000000e+00]> : tensor<2xf32>
+  %0 = rlx.constant dense<[0.5, -1.0]> : tensor<2xf32>
+  // CHECK: rlx.constant dense<{{\[\[}}1, 2], [3, 4]]> : tensor<2x2xi64>
+  %1 = rlx.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>
+  // CHECK: rlx.constant dense<[true, false, true]> : tensor<3xi1>
+  %2 = rlx.constant dense<[true, false, true]> : tensor<3xi1>
+  return %0, %1, %2 : tensor<2xf32>, tensor<2x2xi64>, tensor<3xi1>
+}
+
+// CHECK-LABEL: func.func @constant_resource
+func.func @constant_resource() -> tensor<2xf32> {
+  // CHECK: rlx.constant dense_resource<blob> : tensor<2xf32>
+  %0 = rlx.constant dense_resource<blob> : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// CHECK-LABEL: func.func @activation_kinds
+func.func @activation_kinds(%x: tensor<4x?xf32>) {
+  // CHECK: rlx.activation gelu %{{.*}} : tensor<4x?xf32>
+  %0 = rlx.activation gelu %x : tensor<4x?xf32>
+  // CHECK: rlx.activation gelu_approx
+  %1 = rlx.activation gelu_approx %x : tensor<4x?xf32>
+  // CHECK: rlx.activation silu
+  %2 = rlx.activation silu %x : tensor<4x?xf32>
+  // CHECK: rlx.activation relu
+  %3 = rlx.activation relu %x : tensor<4x?xf32>
+  // CHECK: rlx.activation sigmoid
+  %4 = rlx.activation sigmoid %x : tensor<4x?xf32>
+  // CHECK: rlx.activation tanh
+  %5 = rlx.activation tanh %x : tensor<4x?xf32>
+  // CHECK: rlx.activation exp
+  %6 = rlx.activation exp %x : tensor<4x?xf32>
+  // CHECK: rlx.activation log
+  %7 = rlx.activation log %x : tensor<4x?xf32>
+  // CHECK: rlx.activation sqrt
+  %8 = rlx.activation sqrt %x : tensor<4x?xf32>
+  // CHECK: rlx.activation rsqrt
+  %9 = rlx.activation rsqrt %x : tensor<4x?xf32>
+  // CHECK: rlx.activation neg
+  %10 = rlx.activation neg %x : tensor<4x?xf32>
+  // CHECK: rlx.activation abs
+  %11 = rlx.activation abs %x : tensor<4x?xf32>
+  // CHECK: rlx.activation sin
+  %12 = rlx.activation sin %x : tensor<4x?xf32>
+  // CHECK: rlx.activation cos
+  %13 = rlx.activation cos %x : tensor<4x?xf32>
+  // CHECK: rlx.activation tan
+  %14 = rlx.activation tan %x : tensor<4x?xf32>
+  // CHECK: rlx.activation atan
+  %15 = rlx.activation atan %x : tensor<4x?xf32>
+  // CHECK: rlx.activation round
+  %16 = rlx.activation round %x : tensor<4x?xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @activation_dtypes
+func.func @activation_dtypes(%h: tensor<8xf16>, %b: tensor<8xbf16>,
+                             %d: tensor<8xf64>, %i: tensor<8xi32>) {
+  // CHECK: rlx.activation exp %{{.*}} : tensor<8xf16>
+  %0 = rlx.activation exp %h : tensor<8xf16>
+  // CHECK: rlx.activation tanh %{{.*}} : tensor<8xbf16>
+  %1 = rlx.activation tanh %b : tensor<8xbf16>
+  // CHECK: rlx.activation gelu %{{.*}} : tensor<8xf64>
+  %2 = rlx.activation gelu %d : tensor<8xf64>
+  // CHECK: rlx.activation relu %{{.*}} : tensor<8xi32>
+  %3 = rlx.activation relu %i : tensor<8xi32>
+  // CHECK: rlx.activation abs %{{.*}} : tensor<8xi32>
+  %4 = rlx.activation abs %i : tensor<8xi32>
+  // CHECK: rlx.activation neg %{{.*}} : tensor<8xi32>
+  %5 = rlx.activation neg %i : tensor<8xi32>
+  return
+}
+
+// CHECK-LABEL: func.func @binary_kinds
+func.func @binary_kinds(%a: tensor<4x3xf32>, %b: tensor<3xf32>) {
+  // CHECK: rlx.binary add %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32>
+  %0 = rlx.binary add %a, %b : tensor<4x3xf32>, tensor<3xf32>
+  // CHECK: rlx.binary sub
+  %1 = rlx.binary sub %a, %b : tensor<4x3xf32>, tensor<3xf32>
+  // CHECK: rlx.binary mul
+  %2 = rlx.binary mul %a, %b : tensor<4x3xf32>, tensor<3xf32>
+  // CHECK: rlx.binary div
+  %3 = rlx.binary div %a, %b : tensor<4x3xf32>, tensor<3xf32>
+  // CHECK: rlx.binary max
+  %4 = rlx.binary max %a, %b : tensor<4x3xf32>, tensor<3xf32>
+  // CHECK: rlx.binary min
+  %5 = rlx.binary min %a, %b : tensor<4x3xf32>, tensor<3xf32>
+  // CHECK: rlx.binary pow
+  %6 = rlx.binary pow %a, %b : tensor<4x3xf32>, tensor<3xf32>
+  return
+}
+
+// The result type is inferred from NumPy broadcasting, middle axes included.
+// CHECK-LABEL: func.func @binary_broadcast
+func.func @binary_broadcast(%a: tensor<4x1x8xf32>, %b: tensor<3x1xf32>,
+                            %d: tensor<?x8xi32>, %e: tensor<5x8xi32>,
+                            %p: tensor<2xi1>, %q: tensor<2xi1>,
+                            %c: tensor<2xcomplex<f32>>)
+    -> (tensor<4x3x8xf32>, tensor<5x8xi32>, tensor<2xi1>, tensor<2xcomplex<f32>>) {
+  // CHECK: rlx.binary mul
+  %0 = rlx.binary mul %a, %b : tensor<4x1x8xf32>, tensor<3x1xf32>
+  // CHECK: rlx.binary add
+  %1 = rlx.binary add %d, %e : tensor<?x8xi32>, tensor<5x8xi32>
+  // CHECK: rlx.binary max
+  %2 = rlx.binary max %p, %q : tensor<2xi1>, tensor<2xi1>
+  // CHECK: rlx.binary mul {{.*}} : tensor<2xcomplex<f32>>, tensor<2xcomplex<f32>>
+  %3 = rlx.binary mul %c, %c : tensor<2xcomplex<f32>>, tensor<2xcomplex<f32>>
+  // CHECK: return {{.*}} : tensor<4x3x8xf32>, tensor<5x8xi32>, tensor<2xi1>, tensor<2xcomplex<f32>>
+  return %0, %1, %2, %3 : tensor<4x3x8xf32>, tensor<5x8xi32>, tensor<2xi1>, tensor<2xcomplex<f32>>
+}
+
+// Graph leaves are named function arguments.
+// CHECK-LABEL: func.func @leaves
+// CHECK-SAME: {rlx.input = "hidden"}
+// CHECK-SAME: {rlx.param = "w"}
+func.func @leaves(%x: tensor<2x3xf32> {rlx.input = "hidden"},
+                  %w: tensor<3xf32> {rlx.param = "w"}) -> tensor<2x3xf32> {
+  %0 = rlx.binary mul %x, %w : tensor<2x3xf32>, tensor<3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      blob: "0x040000000000803F00000040"
+    }
+  }
+#-}

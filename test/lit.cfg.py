@@ -1,0 +1,45 @@
+# -*- Python -*-
+# lit configuration of the rlx test suite.
+
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "RLX"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "install", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.rlx_obj_root, "test")
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tool_dirs = [config.rlx_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["rlx-opt", "mlir-opt", "FileCheck"],
+                                   tool_dirs)
+
+# The numeric oracle (PyTorch + NumPy) lives in the system interpreter; the
+# python3 first on PATH may be another one without them.
+oracle_python = "/usr/bin/python3"
+if not os.path.exists(oracle_python):
+    oracle_python = shutil.which("python3")
+config.substitutions.append(("%python", oracle_python))
+config.substitutions.append(("%rlx_src_root", config.rlx_src_root))
+config.substitutions.append(("%rlx_obj_root", config.rlx_obj_root))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(("%c_compiler", config.c_compiler))
+config.substitutions.append(("%mlir_dir", config.mlir_dir))
+
+# Tests that need the oracle say `REQUIRES: torch`.
+import subprocess
+try:
+    subprocess.run([oracle_python, "-c", "import torch, numpy"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    config.available_features.add("torch")
+except (OSError, subprocess.CalledProcessError):
+    pass
