@@ -25,11 +25,7 @@
 #include "rlx/Dialect/RLX/IR/RLXDialect.h"
 #include "rlx/Dialect/RLX/IR/RLXEnums.h"
 
-#define GET_OP_CLASSES
-#include "rlx/Dialect/RLX/IR/RLXElementwiseOps.h.inc"
-#define GET_OP_CLASSES
-#include "rlx/Dialect/RLX/IR/RLXLinalgOps.h.inc"
-#define GET_OP_CLASSES
-#include "rlx/Dialect/RLX/IR/RLXControlFlowOps.h.inc"
+// One generated header per op family (RLXOpFamilies.def).
+#include "rlx/Dialect/RLX/IR/RLXAllOps.h.inc"
 
 #endif // RLX_DIALECT_RLX_IR_RLXOPS_H

@@ -1,0 +1,13 @@
+//===- RLXFftOps.td - FFT, complex helpers and audio features --*- tablegen -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_DIALECT_RLX_IR_RLXFFTOPS_TD
+#define RLX_DIALECT_RLX_IR_RLXFFTOPS_TD
+
+include "rlx/Dialect/RLX/IR/RLXOpBase.td"
+
+#endif // RLX_DIALECT_RLX_IR_RLXFFTOPS_TD
