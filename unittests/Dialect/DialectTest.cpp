@@ -42,12 +42,13 @@ TEST_F(RLXDialectTest, BuildersInferResultTypes) {
   b.setInsertionPointToEnd(module.getBody());
   auto xType = RankedTensorType::get({4, 16, 32}, f32);
   auto wType = RankedTensorType::get({32, 8}, f32);
-  auto func = func::FuncOp::create(
-      b, loc, "mlp", b.getFunctionType({xType, wType}, {}));
+  auto func = func::FuncOp::create(b, loc, "mlp",
+                                   b.getFunctionType({xType, wType}, {}));
   Block *body = func.addEntryBlock();
   b.setInsertionPointToEnd(body);
 
-  Value y = MatMulOp::create(b, loc, body->getArgument(0), body->getArgument(1));
+  Value y =
+      MatMulOp::create(b, loc, body->getArgument(0), body->getArgument(1));
   EXPECT_EQ(y.getType(), RankedTensorType::get({4, 16, 8}, f32));
 
   auto bias = ConstantOp::create(
