@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rlx/InitRLX.h"
+#include "rlx/Conversion/Passes.h"
 #include "rlx/Dialect/RLX/IR/RLXDialect.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -22,4 +23,7 @@ void mlir::rlx::registerAllDialects(DialectRegistry &registry) {
   mlir::registerAllExtensions(registry);
 }
 
-void mlir::rlx::registerAllPasses() { mlir::registerAllPasses(); }
+void mlir::rlx::registerAllPasses() {
+  mlir::registerAllPasses();
+  registerConversionPassesAndPipelines();
+}

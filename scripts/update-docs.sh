@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Regenerates the op reference from TableGen and copies it into docs/ops/.
+# Regenerates the op and pass references from TableGen into docs/ops/ and
+# docs/passes/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${RLX_BUILD_DIR:-$root/build}
 cmake --build "$build" --target rlx-doc
-rm -rf "$root/docs/ops"
-mkdir -p "$root/docs/ops"
-cp "$build"/docs/ops/*.md "$root/docs/ops/"
-echo "update-docs: $(ls "$root/docs/ops" | wc -l) pages in docs/ops/"
+for dir in ops passes; do
+  rm -rf "${root:?}/docs/$dir"
+  mkdir -p "$root/docs/$dir"
+  cp "$build/docs/$dir"/*.md "$root/docs/$dir/"
+  echo "update-docs: $(ls "$root/docs/$dir" | wc -l) pages in docs/$dir/"
+done

@@ -10,7 +10,7 @@ from lit.llvm import llvm_config
 config.name = "RLX"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "install", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["Inputs", "install", "lib", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.rlx_obj_root, "test")
 
@@ -19,7 +19,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.rlx_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["rlx-opt", "mlir-opt", "FileCheck"],
+llvm_config.add_tool_substitutions(["rlx-opt", "rlx-run", "mlir-opt", "FileCheck"],
                                    tool_dirs)
 
 # The numeric oracle (PyTorch + NumPy) lives in the system interpreter; the

@@ -1,0 +1,67 @@
+//===- Passes.h - rlx conversion passes and pipelines -----------*- C++ -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_CONVERSION_PASSES_H
+#define RLX_CONVERSION_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+namespace arith {
+class ArithDialect;
+} // namespace arith
+namespace complex {
+class ComplexDialect;
+} // namespace complex
+namespace func {
+class FuncDialect;
+} // namespace func
+namespace linalg {
+class LinalgDialect;
+} // namespace linalg
+namespace math {
+class MathDialect;
+} // namespace math
+namespace scf {
+class SCFDialect;
+} // namespace scf
+namespace tensor {
+class TensorDialect;
+} // namespace tensor
+
+namespace rlx {
+
+#define GEN_PASS_DECL
+#include "rlx/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "rlx/Conversion/Passes.h.inc"
+
+/// Options of `rlx-cpu-pipeline`.
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  PassOptions::Option<bool> useBlas{
+      *this, "use-blas",
+      llvm::cl::desc("Call OpenBLAS for large f32/f64 matmuls"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> blasMinFlops{
+      *this, "blas-min-flops", llvm::cl::desc("Smallest M*N*K sent to BLAS"),
+      llvm::cl::init(32768)};
+};
+
+/// rlx -> linalg -> bufferized loops (+ BLAS calls) -> LLVM dialect. The
+/// graph functions take their results as trailing out-parameters and have a
+/// C interface (`_mlir_ciface_<name>`).
+void buildRLXCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+
+/// Registers the conversion passes and the `rlx-cpu-pipeline`.
+void registerConversionPassesAndPipelines();
+
+} // namespace rlx
+} // namespace mlir
+
+#endif // RLX_CONVERSION_PASSES_H

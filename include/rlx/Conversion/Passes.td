@@ -1,0 +1,66 @@
+//===- Passes.td - rlx conversion passes -------------------*- tablegen -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_CONVERSION_PASSES_TD
+#define RLX_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertRLXToLinalg : Pass<"convert-rlx-to-linalg", "ModuleOp"> {
+  let summary = "Lower rlx ops to linalg, tensor, arith, math and complex";
+  let description = [{
+    Rewrites every rlx op into upstream tensor-level dialects: elementwise ops
+    become `linalg.generic` with NumPy broadcasting in the indexing maps,
+    matmuls become `linalg.matmul` / `linalg.batch_matmul` where the shapes
+    allow (so `rlx-linalg-to-blas` can call BLAS) and a broadcasting
+    contraction otherwise. Unsigned element types become signless; the
+    lowering keeps their unsigned semantics.
+
+    Before rewriting, the pass checks that it can lower every rlx op in the
+    module. Each op it cannot lower is reported with its location, and the
+    pass fails without changing the module: nothing is silently dropped.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::complex::ComplexDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def RLXLinalgToBLAS : Pass<"rlx-linalg-to-blas", "ModuleOp"> {
+  let summary = "Call the BLAS runtime for large f32/f64 matmuls on buffers";
+  let description = [{
+    Runs after bufferization. Replaces `linalg.matmul` and
+    `linalg.batch_matmul` on f32 or f64 memrefs whose unit-stride innermost
+    dims make them BLAS-compatible, and whose `M*N*K` reaches `min-flops`,
+    by calls to the project's CPU runtime (`rlx_rt_matmul_*`,
+    `rlx_rt_batch_matmul_*`), which call OpenBLAS `cblas_?gemm` with
+    `C += A * B` semantics, exactly as the linalg op defines.
+  }];
+  let options = [
+    Option<"minFlops", "min-flops", "int64_t", /*default=*/"32768",
+           "Smallest M*N*K that is sent to BLAS; smaller matmuls stay loops">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def RLXExportGraphFunctions
+    : Pass<"rlx-export-graph-functions", "ModuleOp"> {
+  let summary = "Give every public function a C interface";
+  let description = [{
+    Marks each public `func.func` with `llvm.emit_c_interface`, so that the
+    LLVM lowering emits `_mlir_ciface_<name>`, which takes one pointer per
+    memref argument. `rlx-run` and ahead-of-time compiled modules call graphs
+    through it. The `rlx.input` / `rlx.param` argument names are dropped:
+    runners read them from the graph before compiling.
+  }];
+}
+
+#endif // RLX_CONVERSION_PASSES_TD

@@ -1,0 +1,37 @@
+//===- RLXToLinalg.h - lowering rlx ops to linalg ---------------*- C++ -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_CONVERSION_RLXTOLINALG_RLXTOLINALG_H
+#define RLX_CONVERSION_RLXTOLINALG_RLXTOLINALG_H
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir {
+namespace rlx {
+
+/// Converts tensor types for lowered code: unsigned integer element types
+/// become signless (the op patterns know the signedness from the rlx op).
+class RLXToLinalgTypeConverter : public TypeConverter {
+public:
+  RLXToLinalgTypeConverter();
+};
+
+/// Patterns lowering rlx ops, one function per op family.
+void populateElementwiseToLinalgPatterns(const TypeConverter &converter,
+                                         RewritePatternSet &patterns);
+void populateLinalgOpsToLinalgPatterns(const TypeConverter &converter,
+                                       RewritePatternSet &patterns);
+
+/// Every pattern of convert-rlx-to-linalg.
+void populateRLXToLinalgPatterns(const TypeConverter &converter,
+                                 RewritePatternSet &patterns);
+
+} // namespace rlx
+} // namespace mlir
+
+#endif // RLX_CONVERSION_RLXTOLINALG_RLXTOLINALG_H

@@ -1,0 +1,37 @@
+//===- ScalarOps.h - scalar semantics of rlx elementwise ops ----*- C++ -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// The one definition of each elementwise op's math on scalars, as arith /
+// math / complex ops. The linalg lowering builds `linalg.generic` bodies with
+// it, and fusion builds `rlx.elementwise_region` bodies with it, so both
+// compute exactly the same thing.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_CONVERSION_RLXTOLINALG_SCALAROPS_H
+#define RLX_CONVERSION_RLXTOLINALG_SCALAROPS_H
+
+#include "rlx/Dialect/RLX/IR/RLXEnums.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir {
+namespace rlx {
+
+/// `kind(x)`. f16/bf16 are computed in f32 and rounded back once.
+Value emitActivation(OpBuilder &b, Location loc, ActivationKind kind, Value x);
+
+/// `lhs kind rhs` on two scalars of the same type. Lowered code carries
+/// unsigned rlx integers (ui8, ui32) as signless values, so `isUnsigned`
+/// selects unsigned division and ordering.
+Value emitBinary(OpBuilder &b, Location loc, BinaryKind kind, Value lhs,
+                 Value rhs, bool isUnsigned = false);
+
+} // namespace rlx
+} // namespace mlir
+
+#endif // RLX_CONVERSION_RLXTOLINALG_SCALAROPS_H

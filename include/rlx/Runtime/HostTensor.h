@@ -1,0 +1,92 @@
+//===- HostTensor.h - tensors in host memory, .npy and .safetensors -*- C++
+//-*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// Host tensors and their file formats, for the runners. This library has no
+// LLVM/MLIR dependency: it also serves ahead-of-time compiled graphs on
+// machines without them. Errors are returned as messages, never thrown or
+// asserted: every malformed or truncated file is reported.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_RUNTIME_HOSTTENSOR_H
+#define RLX_RUNTIME_HOSTTENSOR_H
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rlxrt {
+
+/// RLX dtypes as stored in host memory.
+enum class DType { F32, F64, F16, BF16, I8, I16, I32, I64, U8, U32, Bool, C64 };
+
+/// Bytes per element.
+size_t dtypeSize(DType dtype);
+/// Lower-case RLX name: f32, bf16, i64, u8, bool, c64, ...
+const char *dtypeName(DType dtype);
+std::optional<DType> parseDTypeName(const std::string &name);
+
+/// A dense row-major tensor in 64-byte aligned host memory.
+class HostTensor {
+public:
+  HostTensor() = default;
+  HostTensor(DType dtype, std::vector<int64_t> shape);
+
+  DType dtype() const { return elementType; }
+  const std::vector<int64_t> &shape() const { return dims; }
+  int64_t numElements() const;
+  size_t sizeInBytes() const { return numElements() * dtypeSize(elementType); }
+  void *data() { return storage.get(); }
+  const void *data() const { return storage.get(); }
+  template <typename T> T *dataAs() { return static_cast<T *>(data()); }
+  template <typename T> const T *dataAs() const {
+    return static_cast<const T *>(data());
+  }
+
+  /// `[2, 3] f32` for messages.
+  std::string describe() const;
+
+  /// Element `i` converted to double (complex: the real part).
+  double getAsDouble(int64_t i) const;
+  /// Stores `value` at `i`, converted to the dtype (round half to even).
+  void setFromDouble(int64_t i, double value);
+
+private:
+  struct FreeDeleter {
+    void operator()(void *p) const;
+  };
+  DType elementType = DType::F32;
+  std::vector<int64_t> dims;
+  std::unique_ptr<void, FreeDeleter> storage;
+};
+
+/// `[2, 3]`.
+std::string formatDims(const std::vector<int64_t> &dims);
+
+/// Reads a NumPy .npy file (format 1.0-3.0, C order). On failure returns
+/// std::nullopt and sets `error` (missing file, bad magic, unsupported
+/// dtype, Fortran order, truncated data, trailing bytes).
+std::optional<HostTensor> readNpy(const std::string &path, std::string &error);
+/// Writes a .npy (format 1.0). bf16 has no NumPy dtype: it is refused.
+bool writeNpy(const std::string &path, const HostTensor &tensor,
+              std::string &error);
+
+/// Reads every tensor of a .safetensors file by name.
+std::optional<std::map<std::string, HostTensor>>
+readSafetensors(const std::string &path, std::string &error);
+/// Writes tensors to a .safetensors file.
+bool writeSafetensors(const std::string &path,
+                      const std::map<std::string, HostTensor> &tensors,
+                      std::string &error);
+
+} // namespace rlxrt
+
+#endif // RLX_RUNTIME_HOSTTENSOR_H

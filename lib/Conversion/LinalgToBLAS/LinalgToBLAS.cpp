@@ -1,0 +1,123 @@
+//===- LinalgToBLAS.cpp - call the BLAS runtime for matmuls on buffers ----===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rlx/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir {
+namespace rlx {
+#define GEN_PASS_DEF_RLXLINALGTOBLAS
+#include "rlx/Conversion/Passes.h.inc"
+} // namespace rlx
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::rlx;
+
+namespace {
+
+/// A memref of `rank` with fully dynamic sizes, strides and offset: the
+/// callee reads the real ones from the descriptor.
+static MemRefType dynamicStridedType(Type elementType, int64_t rank) {
+  SmallVector<int64_t> sizes(rank, ShapedType::kDynamic);
+  SmallVector<int64_t> strides(rank, ShapedType::kDynamic);
+  auto layout = StridedLayoutAttr::get(elementType.getContext(),
+                                       ShapedType::kDynamic, strides);
+  return MemRefType::get(sizes, elementType, layout);
+}
+
+/// Declares (once) `func.func private @name(memref, memref, memref)` with a
+/// C interface.
+static func::FuncOp getOrDeclareRuntime(ModuleOp module, StringRef name,
+                                        MemRefType type) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder b(module.getBodyRegion());
+  auto fn = func::FuncOp::create(b, module.getLoc(), name,
+                                 b.getFunctionType({type, type, type}, {}));
+  fn.setPrivate();
+  fn->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  return fn;
+}
+
+static std::optional<StringRef> elementSuffix(Type type) {
+  if (type.isF32())
+    return StringRef("f32");
+  if (type.isF64())
+    return StringRef("f64");
+  return std::nullopt;
+}
+
+struct RLXLinalgToBLASPass
+    : rlx::impl::RLXLinalgToBLASBase<RLXLinalgToBLASPass> {
+  using RLXLinalgToBLASBase::RLXLinalgToBLASBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<linalg::LinalgOp> candidates;
+    module.walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
+        candidates.push_back(op);
+    });
+    for (linalg::LinalgOp op : candidates)
+      rewrite(module, op);
+  }
+
+  void rewrite(ModuleOp module, linalg::LinalgOp op) {
+    if (!op.hasPureBufferSemantics())
+      return;
+    // Only plain matmuls: same element type everywhere (no mixed-precision
+    // accumulation), identity indexing (no transposed variants).
+    SmallVector<Value> operands = op->getOperands();
+    auto outType = cast<MemRefType>(operands[2].getType());
+    Type elementType = outType.getElementType();
+    std::optional<StringRef> suffix = elementSuffix(elementType);
+    if (!suffix)
+      return;
+    for (Value operand : operands)
+      if (cast<MemRefType>(operand.getType()).getElementType() != elementType)
+        return;
+    if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation()))
+      if (matmul.hasUserDefinedMaps())
+        return;
+    if (auto matmul = dyn_cast<linalg::BatchMatmulOp>(op.getOperation()))
+      if (matmul.hasUserDefinedMaps())
+        return;
+    // Skip small products: loops beat the call overhead.
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t work = 1;
+    for (int64_t range : ranges) {
+      if (ShapedType::isDynamic(range)) {
+        work = minFlops; // Unknown at compile time: assume large.
+        break;
+      }
+      work *= range;
+    }
+    if (work < minFlops)
+      return;
+
+    int64_t rank = outType.getRank();
+    bool batched = isa<linalg::BatchMatmulOp>(op.getOperation());
+    std::string name =
+        (Twine(batched ? "rlx_rt_batch_matmul_" : "rlx_rt_matmul_") + *suffix)
+            .str();
+    MemRefType argType = dynamicStridedType(elementType, rank);
+    func::FuncOp callee = getOrDeclareRuntime(module, name, argType);
+    OpBuilder b(op);
+    SmallVector<Value> args;
+    for (Value operand : operands)
+      args.push_back(memref::CastOp::create(b, op.getLoc(), argType, operand));
+    func::CallOp::create(b, op.getLoc(), callee, args);
+    op->erase();
+  }
+};
+
+} // namespace

@@ -1,0 +1,101 @@
+//===- CPUPipeline.cpp - rlx-cpu-pipeline ---------------------------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rlx/Conversion/Passes.h"
+#include "rlx/Dialect/RLX/IR/RLXDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir {
+namespace rlx {
+#define GEN_PASS_DEF_RLXEXPORTGRAPHFUNCTIONS
+#include "rlx/Conversion/Passes.h.inc"
+} // namespace rlx
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::rlx;
+
+namespace {
+struct RLXExportGraphFunctionsPass
+    : rlx::impl::RLXExportGraphFunctionsBase<RLXExportGraphFunctionsPass> {
+  void runOnOperation() override {
+    UnitAttr unit = UnitAttr::get(&getContext());
+    for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      if (!fn.isPublic() || fn.isExternal())
+        continue;
+      fn->setAttr("llvm.emit_c_interface", unit);
+      // Leaf names are for runners that read the graph before compiling;
+      // LLVM has no use for them.
+      for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+        fn.removeArgAttr(i, RLXDialect::kInputAttrName);
+        fn.removeArgAttr(i, RLXDialect::kParamAttrName);
+      }
+    }
+  }
+};
+
+/// Appends an upstream pipeline given in textual form. The strings are
+/// fixed, so a parse failure is a build defect, reported loudly.
+void addTextualPipeline(OpPassManager &pm, StringRef pipeline) {
+  if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
+    llvm::report_fatal_error("rlx-cpu-pipeline: invalid upstream pipeline");
+}
+} // namespace
+
+void rlx::buildRLXCPUPipeline(OpPassManager &pm,
+                              const CPUPipelineOptions &options) {
+  // rlx -> linalg on tensors, then elementwise fusion.
+  pm.addPass(createConvertRLXToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  addTextualPipeline(pm, "func.func(linalg-fuse-elementwise-ops)");
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Tensors -> buffers. Graph results become trailing out-parameters so a
+  // caller owns every buffer it sees.
+  pm.addPass(createRLXExportGraphFunctions());
+  addTextualPipeline(pm,
+                     "one-shot-bufferize{bufferize-function-boundaries "
+                     "function-boundary-type-conversion=identity-layout-map},"
+                     "buffer-results-to-out-params{modify-public-functions "
+                     "hoist-static-allocs},"
+                     "buffer-deallocation-pipeline");
+  if (options.useBlas) {
+    RLXLinalgToBLASOptions blas;
+    blas.minFlops = options.blasMinFlops;
+    pm.addPass(createRLXLinalgToBLAS(blas));
+  }
+
+  // Buffers -> loops -> LLVM dialect.
+  addTextualPipeline(pm, "func.func(convert-linalg-to-loops),"
+                         "expand-strided-metadata,"
+                         "lower-affine,"
+                         "convert-scf-to-cf,"
+                         "convert-complex-to-standard,"
+                         "convert-math-to-llvm,"
+                         "convert-math-to-libm,"
+                         "convert-complex-to-llvm,"
+                         "finalize-memref-to-llvm,"
+                         "convert-arith-to-llvm,"
+                         "convert-cf-to-llvm,"
+                         "convert-func-to-llvm,"
+                         "convert-index-to-llvm,"
+                         "reconcile-unrealized-casts");
+}
+
+void rlx::registerConversionPassesAndPipelines() {
+  registerRLXConversionPasses();
+  PassPipelineRegistration<CPUPipelineOptions>(
+      "rlx-cpu-pipeline",
+      "Lower rlx to the LLVM dialect for the CPU: rlx -> linalg -> "
+      "bufferized loops and OpenBLAS calls -> LLVM",
+      buildRLXCPUPipeline);
+}

@@ -1,0 +1,195 @@
+//===- LinalgOpsToLinalg.cpp - matmul and linear algebra ------------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "rlx/Conversion/RLXToLinalg/RLXToLinalg.h"
+#include "rlx/Dialect/RLX/IR/RLXOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::rlx;
+
+namespace {
+
+/// rlx.matmul -> a named linalg contraction where the shapes allow (these
+/// are what the BLAS rewrite later recognises), else a broadcasting
+/// `linalg.generic`:
+///   [M,K] x [K,N]                       -> linalg.matmul
+///   [B..,M,K] x [K,N]                   -> collapse rows, linalg.matmul
+///   [B,M,K] x [B,K,N] (equal batch)     -> linalg.batch_matmul
+///   anything else                       -> linalg.generic
+/// f16/bf16 accumulate in f32 and round once at the end.
+struct MatMulLowering : OpConversionPattern<MatMulOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(MatMulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    auto lhsType = cast<RankedTensorType>(lhs.getType());
+    auto rhsType = cast<RankedTensorType>(rhs.getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elementType = resultType.getElementType();
+    Type accType = elementType.getIntOrFloatBitWidth() < 32
+                       ? Type(rewriter.getF32Type())
+                       : elementType;
+    auto accTypeOf = [&](RankedTensorType t) {
+      return RankedTensorType::get(t.getShape(), accType);
+    };
+
+    Value acc;
+    if (lhsType.getRank() >= 2 && rhsType.getRank() == 2) {
+      acc =
+          lowerRowsTimesMatrix(rewriter, loc, lhs, rhs, accTypeOf(resultType));
+    } else if (lhsType.getRank() == 3 && rhsType.getRank() == 3 &&
+               lhsType.getDimSize(0) == rhsType.getDimSize(0) &&
+               !lhsType.isDynamicDim(0)) {
+      SmallVector<Value> sizes;
+      for (Value size : {dynamicDimOf(rewriter, loc, lhs, 1),
+                         dynamicDimOf(rewriter, loc, rhs, 2)})
+        if (size)
+          sizes.push_back(size);
+      Value init = buildZeros(rewriter, loc, accTypeOf(resultType), sizes);
+      acc = linalg::BatchMatmulOp::create(rewriter, loc,
+                                          TypeRange{init.getType()},
+                                          ValueRange{lhs, rhs}, init)
+                .getResult(0);
+    } else {
+      acc = lowerGeneric(rewriter, loc, lhs, rhs, accTypeOf(resultType));
+    }
+    if (accType != elementType)
+      acc = buildBroadcastElementwise(
+          rewriter, loc, resultType, acc,
+          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+            return arith::TruncFOp::create(b, l, elementType, args[0]);
+          });
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+
+private:
+  /// [B..,M,K] x [K,N]: every batch row is a row of one big GEMM.
+  static Value lowerRowsTimesMatrix(OpBuilder &b, Location loc, Value lhs,
+                                    Value rhs, RankedTensorType resultType) {
+    auto lhsType = cast<RankedTensorType>(lhs.getType());
+    int64_t rank = lhsType.getRank();
+    Value rows = lhs;
+    SmallVector<ReassociationIndices> reassociation;
+    if (rank > 2) {
+      ReassociationIndices leading;
+      for (int64_t i = 0; i < rank - 1; ++i)
+        leading.push_back(i);
+      reassociation = {leading, {rank - 1}};
+      rows = tensor::CollapseShapeOp::create(b, loc, lhs, reassociation);
+    }
+    auto rowsType = cast<RankedTensorType>(rows.getType());
+    auto rhsType = cast<RankedTensorType>(rhs.getType());
+    auto flatType =
+        RankedTensorType::get({rowsType.getDimSize(0), rhsType.getDimSize(1)},
+                              resultType.getElementType());
+    SmallVector<Value> sizes;
+    for (Value size :
+         {dynamicDimOf(b, loc, rows, 0), dynamicDimOf(b, loc, rhs, 1)})
+      if (size)
+        sizes.push_back(size);
+    Value init = buildZeros(b, loc, flatType, sizes);
+    Value product = linalg::MatmulOp::create(b, loc, TypeRange{flatType},
+                                             ValueRange{rows, rhs}, init)
+                        .getResult(0);
+    if (rank == 2)
+      return product;
+    return tensor::ExpandShapeOp::create(b, loc, resultType, product,
+                                         reassociation);
+  }
+
+  /// General broadcast-batch contraction.
+  static Value lowerGeneric(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                            RankedTensorType resultType) {
+    MLIRContext *ctx = b.getContext();
+    int64_t rank = resultType.getRank();
+    int64_t batchRank = rank - 2;
+    // Iteration space: batch dims, m, n, then the reduction dim k.
+    AffineExpr m = getAffineDimExpr(batchRank, ctx);
+    AffineExpr n = getAffineDimExpr(batchRank + 1, ctx);
+    AffineExpr k = getAffineDimExpr(batchRank + 2, ctx);
+    auto operandMap = [&](RankedTensorType type, AffineExpr row,
+                          AffineExpr col) {
+      int64_t operandBatch = type.getRank() - 2;
+      int64_t offset = batchRank - operandBatch;
+      SmallVector<AffineExpr> exprs;
+      for (int64_t i = 0; i < operandBatch; ++i) {
+        bool broadcast =
+            type.getDimSize(i) == 1 && resultType.getDimSize(offset + i) != 1;
+        exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
+                                  : getAffineDimExpr(offset + i, ctx));
+      }
+      exprs.push_back(row);
+      exprs.push_back(col);
+      return AffineMap::get(rank + 1, 0, exprs, ctx);
+    };
+    auto lhsType = cast<RankedTensorType>(lhs.getType());
+    auto rhsType = cast<RankedTensorType>(rhs.getType());
+    SmallVector<AffineExpr> outExprs;
+    for (int64_t i = 0; i < rank; ++i)
+      outExprs.push_back(getAffineDimExpr(i, ctx));
+    SmallVector<AffineMap> maps = {operandMap(lhsType, m, k),
+                                   operandMap(rhsType, k, n),
+                                   AffineMap::get(rank + 1, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    // Batch dims follow broadcasting; M comes from lhs and N from rhs.
+    SmallVector<Value> sizes;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (!resultType.isDynamicDim(i))
+        continue;
+      if (i == rank - 2) {
+        sizes.push_back(
+            tensor::DimOp::create(b, loc, lhs, lhsType.getRank() - 2));
+      } else if (i == rank - 1) {
+        sizes.push_back(
+            tensor::DimOp::create(b, loc, rhs, rhsType.getRank() - 1));
+      } else {
+        for (Value operand : {lhs, rhs}) {
+          auto type = cast<RankedTensorType>(operand.getType());
+          int64_t dim = i - (batchRank - (type.getRank() - 2));
+          if (dim >= 0 && type.isDynamicDim(dim)) {
+            sizes.push_back(tensor::DimOp::create(b, loc, operand, dim));
+            break;
+          }
+        }
+      }
+    }
+    Value init = buildZeros(b, loc, resultType, sizes);
+    Type accType = resultType.getElementType();
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
+               ValueRange{init}, maps, iterators,
+               [&](OpBuilder &nb, Location nl, ValueRange args) {
+                 Value a = args[0], c = args[1];
+                 if (a.getType() != accType) {
+                   a = arith::ExtFOp::create(nb, nl, accType, a);
+                   c = arith::ExtFOp::create(nb, nl, accType, c);
+                 }
+                 Value prod = arith::MulFOp::create(nb, nl, a, c);
+                 Value sum = arith::AddFOp::create(nb, nl, args[2], prod);
+                 linalg::YieldOp::create(nb, nl, sum);
+               })
+        .getResult(0);
+  }
+};
+
+} // namespace
+
+void rlx::populateLinalgOpsToLinalgPatterns(const TypeConverter &converter,
+                                            RewritePatternSet &patterns) {
+  patterns.add<MatMulLowering>(converter, patterns.getContext());
+}

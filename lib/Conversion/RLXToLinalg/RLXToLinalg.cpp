@@ -1,0 +1,116 @@
+//===- RLXToLinalg.cpp - the convert-rlx-to-linalg pass -------------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rlx/Conversion/RLXToLinalg/RLXToLinalg.h"
+#include "rlx/Conversion/Passes.h"
+#include "rlx/Dialect/RLX/IR/RLXOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir {
+namespace rlx {
+#define GEN_PASS_DEF_CONVERTRLXTOLINALG
+#include "rlx/Conversion/Passes.h.inc"
+} // namespace rlx
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::rlx;
+
+RLXToLinalgTypeConverter::RLXToLinalgTypeConverter() {
+  addConversion([](Type type) { return type; });
+  addConversion([](RankedTensorType type) -> Type {
+    auto intType = dyn_cast<IntegerType>(type.getElementType());
+    if (!intType || intType.isSignless())
+      return type;
+    return type.clone(IntegerType::get(type.getContext(), intType.getWidth()));
+  });
+  auto castMaterialization = [](OpBuilder &b, Type type, ValueRange inputs,
+                                Location loc) -> Value {
+    return UnrealizedConversionCastOp::create(b, loc, type, inputs)
+        .getResult(0);
+  };
+  addSourceMaterialization(castMaterialization);
+  addTargetMaterialization(castMaterialization);
+}
+
+void rlx::populateRLXToLinalgPatterns(const TypeConverter &converter,
+                                      RewritePatternSet &patterns) {
+  populateElementwiseToLinalgPatterns(converter, patterns);
+  populateLinalgOpsToLinalgPatterns(converter, patterns);
+}
+
+namespace {
+
+struct ConvertRLXToLinalgPass
+    : rlx::impl::ConvertRLXToLinalgBase<ConvertRLXToLinalgPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    RLXToLinalgTypeConverter converter;
+    RewritePatternSet patterns(context);
+    populateRLXToLinalgPatterns(converter, patterns);
+
+    if (failed(checkEverythingLowers(module, patterns)))
+      return signalPassFailure();
+
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+
+    ConversionTarget target(*context);
+    target.addIllegalDialect<RLXDialect>();
+    target.addLegalDialect<arith::ArithDialect, complex::ComplexDialect,
+                           linalg::LinalgDialect, math::MathDialect,
+                           scf::SCFDialect, tensor::TensorDialect>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+      return converter.isSignatureLegal(op.getFunctionType()) &&
+             converter.isLegal(&op.getBody());
+    });
+    target.addDynamicallyLegalOp<func::ReturnOp, func::CallOp>(
+        [&](Operation *op) { return converter.isLegal(op); });
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      signalPassFailure();
+  }
+
+  /// Reports every rlx op that no pattern lowers, each at its location.
+  static LogicalResult checkEverythingLowers(ModuleOp module,
+                                             RewritePatternSet &set) {
+    llvm::DenseSet<OperationName> lowerable;
+    for (const std::unique_ptr<RewritePattern> &pattern :
+         set.getNativePatterns())
+      if (std::optional<OperationName> root = pattern->getRootKind())
+        lowerable.insert(*root);
+    int unsupported = 0;
+    module.walk([&](Operation *op) {
+      // Terminators of rlx regions are lowered with their parent op.
+      if (!isa<RLXDialect>(op->getDialect()) || isa<YieldOp>(op))
+        return;
+      if (lowerable.contains(op->getName()))
+        return;
+      op->emitError() << "'" << op->getName()
+                      << "' cannot be lowered by convert-rlx-to-linalg";
+      ++unsupported;
+    });
+    if (unsupported)
+      return module.emitError()
+             << unsupported
+             << " rlx op(s) cannot be lowered to linalg; see the errors above";
+    return success();
+  }
+};
+
+} // namespace

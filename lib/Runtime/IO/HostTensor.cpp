@@ -1,0 +1,221 @@
+//===- HostTensor.cpp - tensors in host memory ----------------------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rlx/Runtime/HostTensor.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+using namespace rlxrt;
+
+namespace {
+
+struct DTypeInfo {
+  DType dtype;
+  const char *name;
+  size_t size;
+};
+
+constexpr DTypeInfo kDTypes[] = {
+    {DType::F32, "f32", 4},   {DType::F64, "f64", 8},   {DType::F16, "f16", 2},
+    {DType::BF16, "bf16", 2}, {DType::I8, "i8", 1},     {DType::I16, "i16", 2},
+    {DType::I32, "i32", 4},   {DType::I64, "i64", 8},   {DType::U8, "u8", 1},
+    {DType::U32, "u32", 4},   {DType::Bool, "bool", 1}, {DType::C64, "c64", 8},
+};
+
+const DTypeInfo &info(DType dtype) {
+  for (const DTypeInfo &entry : kDTypes)
+    if (entry.dtype == dtype)
+      return entry;
+  std::abort(); // Unreachable: every enumerator is listed above.
+}
+
+uint32_t floatBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+float bitsToFloat(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+uint16_t floatToBF16(float value) {
+  uint32_t bits = floatBits(value);
+  if (std::isnan(value))
+    return 0x7fc0;
+  // Round to nearest, ties to even, on the dropped 16 bits.
+  bits += 0x7fff + ((bits >> 16) & 1);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+float bf16ToFloat(uint16_t value) { return bitsToFloat(uint32_t(value) << 16); }
+
+uint16_t floatToF16(float value) {
+  uint32_t bits = floatBits(value);
+  uint32_t sign = (bits >> 16) & 0x8000;
+  uint32_t exponent = (bits >> 23) & 0xff;
+  uint32_t mantissa = bits & 0x7fffff;
+  if (exponent == 0xff) // Inf or NaN.
+    return sign | 0x7c00 | (mantissa ? 0x200 : 0);
+  int32_t e = int32_t(exponent) - 127 + 15;
+  if (e >= 0x1f) // Overflow to infinity.
+    return sign | 0x7c00;
+  if (e <= 0) { // Subnormal or zero in f16.
+    if (e < -10)
+      return sign;
+    mantissa |= 0x800000;
+    uint32_t shift = 14 - e;
+    uint32_t half = mantissa >> shift;
+    uint32_t rest = mantissa & ((1u << shift) - 1);
+    uint32_t halfway = 1u << (shift - 1);
+    if (rest > halfway || (rest == halfway && (half & 1)))
+      ++half;
+    return sign | half;
+  }
+  uint32_t half = sign | (uint32_t(e) << 10) | (mantissa >> 13);
+  uint32_t rest = mantissa & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
+    ++half; // May carry into the exponent, which is the correct rounding.
+  return static_cast<uint16_t>(half);
+}
+
+float f16ToFloat(uint16_t value) {
+  uint32_t sign = uint32_t(value & 0x8000) << 16;
+  uint32_t exponent = (value >> 10) & 0x1f;
+  uint32_t mantissa = value & 0x3ff;
+  if (exponent == 0x1f)
+    return bitsToFloat(sign | 0x7f800000 | (mantissa << 13));
+  if (exponent == 0) {
+    float magnitude = std::ldexp(float(mantissa), -24);
+    return sign ? -magnitude : magnitude;
+  }
+  return bitsToFloat(sign | ((exponent - 15 + 127) << 23) | (mantissa << 13));
+}
+
+template <typename T> T roundToInt(double value) {
+  return static_cast<T>(std::nearbyint(value)); // Default mode: ties-to-even.
+}
+
+} // namespace
+
+size_t rlxrt::dtypeSize(DType dtype) { return info(dtype).size; }
+const char *rlxrt::dtypeName(DType dtype) { return info(dtype).name; }
+
+std::optional<DType> rlxrt::parseDTypeName(const std::string &name) {
+  for (const DTypeInfo &entry : kDTypes)
+    if (name == entry.name)
+      return entry.dtype;
+  return std::nullopt;
+}
+
+std::string rlxrt::formatDims(const std::vector<int64_t> &dims) {
+  std::ostringstream os;
+  os << '[';
+  for (size_t i = 0; i < dims.size(); ++i)
+    os << (i ? ", " : "") << dims[i];
+  os << ']';
+  return os.str();
+}
+
+void HostTensor::FreeDeleter::operator()(void *p) const { std::free(p); }
+
+HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
+    : elementType(dtype), dims(std::move(shape)) {
+  size_t bytes = sizeInBytes();
+  // aligned_alloc needs a multiple of the alignment; never ask for 0 bytes.
+  size_t rounded = ((bytes + 63) / 64) * 64;
+  storage.reset(std::aligned_alloc(64, rounded ? rounded : 64));
+  std::memset(storage.get(), 0, rounded ? rounded : 64);
+}
+
+int64_t HostTensor::numElements() const {
+  int64_t count = 1;
+  for (int64_t dim : dims)
+    count *= dim;
+  return count;
+}
+
+std::string HostTensor::describe() const {
+  return formatDims(dims) + " " + dtypeName(elementType);
+}
+
+double HostTensor::getAsDouble(int64_t i) const {
+  switch (elementType) {
+  case DType::F32:
+    return dataAs<float>()[i];
+  case DType::F64:
+    return dataAs<double>()[i];
+  case DType::F16:
+    return f16ToFloat(dataAs<uint16_t>()[i]);
+  case DType::BF16:
+    return bf16ToFloat(dataAs<uint16_t>()[i]);
+  case DType::I8:
+    return dataAs<int8_t>()[i];
+  case DType::I16:
+    return dataAs<int16_t>()[i];
+  case DType::I32:
+    return dataAs<int32_t>()[i];
+  case DType::I64:
+    return static_cast<double>(dataAs<int64_t>()[i]);
+  case DType::U8:
+    return dataAs<uint8_t>()[i];
+  case DType::U32:
+    return dataAs<uint32_t>()[i];
+  case DType::Bool:
+    return dataAs<uint8_t>()[i] ? 1.0 : 0.0;
+  case DType::C64:
+    return dataAs<float>()[2 * i];
+  }
+  return 0.0;
+}
+
+void HostTensor::setFromDouble(int64_t i, double value) {
+  switch (elementType) {
+  case DType::F32:
+    dataAs<float>()[i] = static_cast<float>(value);
+    return;
+  case DType::F64:
+    dataAs<double>()[i] = value;
+    return;
+  case DType::F16:
+    dataAs<uint16_t>()[i] = floatToF16(static_cast<float>(value));
+    return;
+  case DType::BF16:
+    dataAs<uint16_t>()[i] = floatToBF16(static_cast<float>(value));
+    return;
+  case DType::I8:
+    dataAs<int8_t>()[i] = roundToInt<int8_t>(value);
+    return;
+  case DType::I16:
+    dataAs<int16_t>()[i] = roundToInt<int16_t>(value);
+    return;
+  case DType::I32:
+    dataAs<int32_t>()[i] = roundToInt<int32_t>(value);
+    return;
+  case DType::I64:
+    dataAs<int64_t>()[i] = roundToInt<int64_t>(value);
+    return;
+  case DType::U8:
+    dataAs<uint8_t>()[i] = roundToInt<uint8_t>(value);
+    return;
+  case DType::U32:
+    dataAs<uint32_t>()[i] = roundToInt<uint32_t>(value);
+    return;
+  case DType::Bool:
+    dataAs<uint8_t>()[i] = value != 0.0;
+    return;
+  case DType::C64:
+    dataAs<float>()[2 * i] = static_cast<float>(value);
+    dataAs<float>()[2 * i + 1] = 0.0f;
+    return;
+  }
+}

@@ -1,0 +1,47 @@
+// RUN: rlx-opt %s --rlx-linalg-to-blas="min-flops=1000" | FileCheck %s
+
+// The runtime functions are declared once each, with a C interface.
+// CHECK-DAG: func.func private @rlx_rt_matmul_f32(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @rlx_rt_batch_matmul_f64(memref<?x?x?xf64, strided<[?, ?, ?], offset: ?>>
+
+// CHECK-LABEL: func.func @large
+// CHECK: %[[A:.*]] = memref.cast %{{.*}} : memref<64x32xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+// CHECK: %[[B:.*]] = memref.cast %{{.*}} : memref<32x16xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+// CHECK: %[[C:.*]] = memref.cast %{{.*}} : memref<64x16xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+// CHECK: call @rlx_rt_matmul_f32(%[[A]], %[[B]], %[[C]])
+// CHECK-NOT: linalg.matmul
+func.func @large(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// Below min-flops the loops stay.
+// CHECK-LABEL: func.func @small
+// CHECK: linalg.matmul
+func.func @small(%a: memref<4x8xf32>, %b: memref<8x3xf32>, %c: memref<4x3xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x3xf32>) outs(%c : memref<4x3xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @batched_f64
+// CHECK: call @rlx_rt_batch_matmul_f64
+func.func @batched_f64(%a: memref<2x16x32xf64>, %b: memref<2x32x16xf64>, %c: memref<2x16x16xf64>) {
+  linalg.batch_matmul ins(%a, %b : memref<2x16x32xf64>, memref<2x32x16xf64>) outs(%c : memref<2x16x16xf64>)
+  return
+}
+
+// Mixed precision (f16 inputs, f32 accumulator) has no BLAS call.
+// CHECK-LABEL: func.func @mixed
+// CHECK: linalg.matmul
+func.func @mixed(%a: memref<64x32xf16>, %b: memref<32x16xf16>, %c: memref<64x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x32xf16>, memref<32x16xf16>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// Tensors are not touched: the rewrite runs after bufferization.
+// CHECK-LABEL: func.func @tensors
+// CHECK: linalg.matmul
+func.func @tensors(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %c: tensor<64x16xf32>) -> tensor<64x16xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x16xf32>) outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
+  return %0 : tensor<64x16xf32>
+}

@@ -1,0 +1,18 @@
+// RUN: rlx-opt %s --rlx-cpu-pipeline | FileCheck %s
+// RUN: rlx-opt %s --rlx-cpu-pipeline="use-blas=false" | FileCheck %s --check-prefix=NOBLAS
+
+// The graph becomes LLVM dialect with a C interface taking the output as a
+// trailing out-parameter; the large matmul calls the BLAS runtime.
+// CHECK-NOT: rlx.
+// CHECK-DAG: llvm.func @_mlir_ciface_rlx_rt_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr)
+// CHECK-DAG: llvm.func @erff(f32) -> f32
+// CHECK: llvm.func @_mlir_ciface_layer(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+// NOBLAS-NOT: rlx_rt_matmul
+func.func @layer(%x: tensor<64x128xf32> {rlx.input = "x"},
+                 %w: tensor<128x256xf32> {rlx.param = "w"},
+                 %b: tensor<256xf32> {rlx.param = "b"}) -> tensor<64x256xf32> {
+  %0 = rlx.matmul %x, %w : tensor<64x128xf32>, tensor<128x256xf32>
+  %1 = rlx.binary add %0, %b : tensor<64x256xf32>, tensor<256xf32>
+  %2 = rlx.activation gelu %1 : tensor<64x256xf32>
+  return %2 : tensor<64x256xf32>
+}

@@ -1,0 +1,168 @@
+"""rlx.activation, rlx.binary and rlx.constant on the CPU against PyTorch.
+
+Tolerances: f32 rtol 1e-5 (atol 1e-6); f64 rtol 1e-12; f16 rtol 2e-3
+(one f16 ulp: the kernel computes in f32 and rounds once, as the oracle does);
+integers and booleans exactly.
+"""
+
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, __file__.rsplit("/", 3)[0] + "/Execution/lib")
+from rlxcheck import Checker, tensor_type  # noqa: E402
+
+check = Checker(sys.argv[1])
+
+ACTIVATIONS = {
+    "gelu": lambda t: F.gelu(t),
+    "gelu_approx": lambda t: F.gelu(t, approximate="tanh"),
+    "silu": F.silu,
+    "relu": F.relu,
+    "sigmoid": torch.sigmoid,
+    "tanh": torch.tanh,
+    "exp": torch.exp,
+    "log": torch.log,
+    "sqrt": torch.sqrt,
+    "rsqrt": torch.rsqrt,
+    "neg": torch.neg,
+    "abs": torch.abs,
+    "sin": torch.sin,
+    "cos": torch.cos,
+    "tan": torch.tan,
+    "atan": torch.atan,
+    "round": torch.round,
+}
+POSITIVE_ONLY = {"log", "sqrt", "rsqrt"}
+TOLERANCE = {np.float32: (1e-5, 1e-6), np.float64: (1e-12, 1e-14),
+             np.float16: (2e-3, 1e-3)}
+
+
+def activation_graph(shape, dtype, kinds):
+    t = tensor_type(shape, dtype)
+    lines = [f"func.func @main(%x: {t} {{rlx.input = \"x\"}}, "
+             f"%p: {t} {{rlx.input = \"p\"}}) -> ({', '.join([t] * len(kinds))}) {{"]
+    for i, kind in enumerate(kinds):
+        src = "%p" if kind in POSITIVE_ONLY else "%x"
+        lines.append(f"  %{i} = rlx.activation {kind} {src} : {t}")
+    results = ", ".join(f"%{i}" for i in range(len(kinds)))
+    lines.append(f"  return {results} : {', '.join([t] * len(kinds))}")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+# Every activation kind, several shapes (odd sizes, size-1 dims) and dtypes.
+for dtype in (np.float32, np.float64, np.float16):
+    for shape in ((3, 5), (17,), (2, 1, 7), (1,)):
+        kinds = list(ACTIVATIONS)
+        x = check.uniform(shape, dtype, -3, 3)
+        # Exact halves exercise round-half-to-even.
+        x.flat[0] = 2.5
+        if x.size > 1:
+            x.flat[1] = -0.5
+        p = check.uniform(shape, dtype, 0.1, 4)
+        outs = check.run(activation_graph(shape, dtype, kinds), {"x": x, "p": p})
+        rtol, atol = TOLERANCE[dtype]
+        for i, kind in enumerate(kinds):
+            src = p if kind in POSITIVE_ONLY else x
+            # The oracle computes f16 in f32 and rounds once.
+            wide = torch.from_numpy(src.astype(np.float32 if dtype == np.float16 else dtype))
+            want = ACTIVATIONS[kind](wide).numpy().astype(dtype)
+            got = outs[i] if outs else None
+            check.close(f"activation {kind} {shape} {np.dtype(dtype)}", got,
+                        want, rtol, atol)
+
+# relu, neg and abs on signed integers.
+for dtype in (np.int32, np.int64, np.int8):
+    shape = (4, 6)
+    kinds = ["relu", "neg", "abs"]
+    x = check.integers(shape, dtype, -100, 100)
+    t = tensor_type(shape, dtype)
+    mlir = (f"func.func @main(%x: {t} {{rlx.input = \"x\"}}) -> ({t}, {t}, {t}) {{\n"
+            + "".join(f"  %{i} = rlx.activation {k} %x : {t}\n" for i, k in enumerate(kinds))
+            + f"  return %0, %1, %2 : {t}, {t}, {t}\n}}")
+    outs = check.run(mlir, {"x": x})
+    want = [np.maximum(x, 0), -x, np.abs(x)]
+    for i, kind in enumerate(kinds):
+        check.close(f"activation {kind} {np.dtype(dtype)}", outs[i] if outs else None,
+                    want[i].astype(dtype), 0, 0)
+
+# Binary ops with NumPy broadcasting, middle axes included.
+SHAPES = [((4, 3), (3,)), ((4, 1, 5), (3, 1)), ((1,), (2, 3)),
+          ((2, 3), (2, 3)), ((2, 1, 1, 3), (1, 4, 3))]
+FLOAT_BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply,
+                "div": np.divide, "max": np.maximum, "min": np.minimum,
+                "pow": np.power}
+
+
+def binary_graph(lshape, rshape, dtype, kinds):
+    lt, rt = tensor_type(lshape, dtype), tensor_type(rshape, dtype)
+    out = tensor_type(np.broadcast_shapes(lshape, rshape), dtype)
+    body = "".join(f"  %{i} = rlx.binary {k} %a, %b : {lt}, {rt}\n"
+                   for i, k in enumerate(kinds))
+    results = ", ".join(f"%{i}" for i in range(len(kinds)))
+    return (f"func.func @main(%a: {lt} {{rlx.input = \"a\"}}, "
+            f"%b: {rt} {{rlx.input = \"b\"}}) -> ({', '.join([out] * len(kinds))}) {{\n"
+            f"{body}  return {results} : {', '.join([out] * len(kinds))}\n}}")
+
+
+for dtype in (np.float32, np.float64):
+    for lshape, rshape in SHAPES:
+        kinds = list(FLOAT_BINARY)
+        a = check.uniform(lshape, dtype, 0.5, 2.0)  # pow needs a positive base
+        b = check.uniform(rshape, dtype, -2.0, 2.0)
+        outs = check.run(binary_graph(lshape, rshape, dtype, kinds), {"a": a, "b": b})
+        rtol, atol = TOLERANCE[dtype]
+        for i, kind in enumerate(kinds):
+            want = FLOAT_BINARY[kind](a, b).astype(dtype)
+            check.close(f"binary {kind} {lshape}x{rshape} {np.dtype(dtype)}",
+                        outs[i] if outs else None, want, rtol, atol)
+
+# Integers: division truncates toward zero; ui8 uses unsigned semantics.
+for dtype in (np.int32, np.int64, np.uint8):
+    lshape, rshape = (3, 4), (4,)
+    kinds = ["add", "sub", "mul", "div", "max", "min"]
+    signed = np.dtype(dtype).kind == "i"
+    a = check.integers(lshape, dtype, -50 if signed else 0, 50 if signed else 250)
+    b = check.integers(rshape, dtype, 1, 9)
+    if signed:
+        b[::2] *= -1
+    outs = check.run(binary_graph(lshape, rshape, dtype, kinds), {"a": a, "b": b})
+    ta, tb = torch.from_numpy(a.astype(np.int64)), torch.from_numpy(b.astype(np.int64))
+    want = [a + b, a - b, a * b,
+            torch.div(ta, tb, rounding_mode="trunc").numpy(),
+            np.maximum(a, b), np.minimum(a, b)]
+    for i, kind in enumerate(kinds):
+        check.close(f"binary {kind} {np.dtype(dtype)}", outs[i] if outs else None,
+                    np.asarray(want[i]).astype(dtype), 0, 0)
+
+# Booleans: max is or, min is and.
+a = check.integers((5, 2), np.bool_, 0, 2)
+b = check.integers((2,), np.bool_, 0, 2)
+outs = check.run(binary_graph((5, 2), (2,), np.bool_, ["max", "min"]), {"a": a, "b": b})
+check.close("binary max i1", outs[0] if outs else None, a | b, 0, 0)
+check.close("binary min i1", outs[1] if outs else None, a & b, 0, 0)
+
+# complex<f32>: add, sub, mul, div.
+a = check.uniform((3, 2), np.complex64)
+b = check.uniform((2,), np.complex64)
+outs = check.run(binary_graph((3, 2), (2,), np.complex64, ["add", "sub", "mul", "div"]),
+                 {"a": a, "b": b})
+for i, want in enumerate([a + b, a - b, a * b, a / b]):
+    check.close(f"binary complex #{i}", outs[i] if outs else None,
+                want.astype(np.complex64), 1e-5, 1e-6)
+
+# Constants, including a graph with no inputs.
+mlir = """func.func @main() -> tensor<2x3xf32> {
+  %c = rlx.constant dense<[[1.5, -2.0, 3.25], [0.0, 4.0, -1.0]]> : tensor<2x3xf32>
+  %d = rlx.constant dense<[0.5, 0.25, 2.0]> : tensor<3xf32>
+  %0 = rlx.binary mul %c, %d : tensor<2x3xf32>, tensor<3xf32>
+  return %0 : tensor<2x3xf32>
+}"""
+outs = check.run(mlir, {})
+check.close("constant", outs[0] if outs else None,
+            np.array([[0.75, -0.5, 6.5], [0.0, 1.0, -2.0]], np.float32), 0, 0)
+
+check.finish()

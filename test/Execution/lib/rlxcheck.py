@@ -1,0 +1,120 @@
+"""Helpers of the execution tests: run rlx graphs with rlx-run and compare
+their outputs with a NumPy / PyTorch oracle.
+
+Inputs are fresh random data on every run; the seed is printed so a failure
+can be replayed with RLX_TEST_SEED=<seed>.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+MLIR_TYPES = {
+    np.dtype("float32"): "f32",
+    np.dtype("float64"): "f64",
+    np.dtype("float16"): "f16",
+    np.dtype("int8"): "i8",
+    np.dtype("int16"): "i16",
+    np.dtype("int32"): "i32",
+    np.dtype("int64"): "i64",
+    np.dtype("uint8"): "ui8",
+    np.dtype("uint32"): "ui32",
+    np.dtype("bool"): "i1",
+    np.dtype("complex64"): "complex<f32>",
+}
+
+
+def tensor_type(shape, dtype):
+    """`tensor<2x3xf32>` for a shape and a NumPy dtype."""
+    dims = "".join(f"{d}x" for d in shape)
+    return f"tensor<{dims}{MLIR_TYPES[np.dtype(dtype)]}>"
+
+
+class Checker:
+    """Runs graphs and accumulates comparison results."""
+
+    def __init__(self, rlx_run):
+        self.rlx_run = rlx_run
+        seed = int(os.environ.get("RLX_TEST_SEED", "0")) or int.from_bytes(
+            os.urandom(4), "little")
+        print(f"seed {seed} (replay with RLX_TEST_SEED={seed})")
+        self.rng = np.random.default_rng(seed)
+        self.workdir = tempfile.mkdtemp(prefix="rlx-exec-")
+        self.cases = 0
+        self.passed = 0
+        self.failed = 0
+
+    def uniform(self, shape, dtype, low=-1.0, high=1.0):
+        """Random floats in [low, high), never all zeros."""
+        dtype = np.dtype(dtype)
+        if dtype.kind == "c":
+            re = self.rng.uniform(low, high, shape)
+            im = self.rng.uniform(low, high, shape)
+            return (re + 1j * im).astype(dtype)
+        return self.rng.uniform(low, high, shape).astype(dtype)
+
+    def integers(self, shape, dtype, low, high):
+        return self.rng.integers(low, high, shape).astype(dtype)
+
+    def run(self, mlir, inputs, entry=None):
+        """Runs the graph in `mlir` with `inputs` (name -> array) and returns
+        its outputs in order."""
+        self.cases += 1
+        case = os.path.join(self.workdir, f"case{self.cases}")
+        os.makedirs(case)
+        with open(os.path.join(case, "graph.mlir"), "w") as f:
+            f.write(mlir)
+        cmd = [self.rlx_run, os.path.join(case, "graph.mlir"), "--output",
+               os.path.join(case, "out")]
+        if entry:
+            cmd += ["--entry", entry]
+        for name, value in inputs.items():
+            path = os.path.join(case, f"in_{name}.npy")
+            np.save(path, np.ascontiguousarray(value))
+            cmd += ["--input", f"{name}={path}"]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            print(f"FAIL: rlx-run exited {proc.returncode} on {case}:\n"
+                  f"{proc.stderr}")
+            self.failed += 1
+            return None
+        outputs = []
+        i = 0
+        while os.path.exists(os.path.join(case, "out", f"output_{i}.npy")):
+            outputs.append(np.load(os.path.join(case, "out",
+                                                f"output_{i}.npy")))
+            i += 1
+        return outputs
+
+    def close(self, what, got, want, rtol, atol):
+        """Records whether `got` matches `want` within atol + rtol*|want|."""
+        want = np.asarray(want)
+        ok = got is not None and got.shape == want.shape and \
+            got.dtype == want.dtype
+        if ok:
+            if want.dtype.kind in "biu":
+                ok = np.array_equal(got, want)
+            else:
+                ok = np.allclose(got, want, rtol=rtol, atol=atol,
+                                 equal_nan=True)
+        if ok:
+            self.passed += 1
+            return
+        self.failed += 1
+        if got is None:
+            print(f"FAIL {what}: no output")
+        elif got.shape != want.shape or got.dtype != want.dtype:
+            print(f"FAIL {what}: got {got.shape} {got.dtype}, want "
+                  f"{want.shape} {want.dtype}")
+        else:
+            diff = np.abs(got.astype(np.complex128) - want.astype(
+                np.complex128))
+            print(f"FAIL {what}: max abs err {diff.max():.3g} "
+                  f"(rtol {rtol}, atol {atol})")
+
+    def finish(self):
+        print(f"{self.passed} passed, {self.failed} failed")
+        sys.exit(1 if self.failed or not self.passed else 0)

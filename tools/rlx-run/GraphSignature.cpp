@@ -1,0 +1,177 @@
+//===- GraphSignature.cpp - the interface of a graph to run ---------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphSignature.h"
+
+#include "rlx/Dialect/RLX/IR/RLXOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace rlxrt;
+
+std::string TensorSpec::describe() const {
+  return formatDims(shape) + " " + dtypeName(dtype);
+}
+
+std::string TensorSpec::kindName() const {
+  switch (kind) {
+  case Kind::Input:
+    return "input";
+  case Kind::Param:
+    return "parameter";
+  case Kind::Unnamed:
+    return "argument";
+  case Kind::Result:
+    return "output";
+  }
+  return "tensor";
+}
+
+static std::optional<DType> dtypeOf(Type type) {
+  if (type.isF32())
+    return DType::F32;
+  if (type.isF64())
+    return DType::F64;
+  if (type.isF16())
+    return DType::F16;
+  if (type.isBF16())
+    return DType::BF16;
+  if (auto complex = dyn_cast<ComplexType>(type))
+    if (complex.getElementType().isF32())
+      return DType::C64;
+  if (auto intType = dyn_cast<IntegerType>(type)) {
+    if (intType.getWidth() == 1)
+      return DType::Bool;
+    if (intType.isUnsigned())
+      switch (intType.getWidth()) {
+      case 8:
+        return DType::U8;
+      case 32:
+        return DType::U32;
+      default:
+        return std::nullopt;
+      }
+    switch (intType.getWidth()) {
+    case 8:
+      return DType::I8;
+    case 16:
+      return DType::I16;
+    case 32:
+      return DType::I32;
+    case 64:
+      return DType::I64;
+    default:
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+static bool makeSpec(Type type, std::string name, TensorSpec::Kind kind,
+                     TensorSpec &spec, std::string &error) {
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  spec.name = std::move(name);
+  spec.kind = kind;
+  if (!tensorType) {
+    error = spec.kindName() + " '" + spec.name + "' is not a ranked tensor";
+    return false;
+  }
+  if (!tensorType.hasStaticShape()) {
+    error = spec.kindName() + " '" + spec.name +
+            "' has dynamic dims; rlx-run needs static shapes";
+    return false;
+  }
+  std::optional<DType> dtype = dtypeOf(tensorType.getElementType());
+  if (!dtype) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << tensorType.getElementType();
+    error = spec.kindName() + " '" + spec.name + "' has element type " + text +
+            ", which rlx-run cannot exchange";
+    return false;
+  }
+  spec.dtype = *dtype;
+  spec.shape.assign(tensorType.getShape().begin(), tensorType.getShape().end());
+  return true;
+}
+
+std::optional<GraphSignature> GraphSignature::fromModule(ModuleOp module,
+                                                         llvm::StringRef entry,
+                                                         std::string &error) {
+  func::FuncOp fn;
+  if (!entry.empty()) {
+    fn = module.lookupSymbol<func::FuncOp>(entry);
+    if (!fn || fn.isExternal()) {
+      error = "no graph function @" + entry.str() + " in the module";
+      return std::nullopt;
+    }
+  } else {
+    SmallVector<func::FuncOp> candidates;
+    for (auto f : module.getOps<func::FuncOp>())
+      if (f.isPublic() && !f.isExternal())
+        candidates.push_back(f);
+    if (candidates.size() != 1) {
+      std::string names;
+      for (func::FuncOp f : candidates)
+        names += (names.empty() ? "@" : ", @") + f.getName().str();
+      error = candidates.empty() ? "the module has no public function to run"
+                                 : "the module has several graphs (" + names +
+                                       "); choose one with --entry";
+      return std::nullopt;
+    }
+    fn = candidates.front();
+  }
+
+  GraphSignature sig;
+  sig.name = fn.getName().str();
+  for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+    TensorSpec spec;
+    std::string name = "arg" + std::to_string(i);
+    TensorSpec::Kind kind = TensorSpec::Kind::Unnamed;
+    if (auto attr = fn.getArgAttrOfType<StringAttr>(
+            i, rlx::RLXDialect::kInputAttrName)) {
+      name = attr.getValue().str();
+      kind = TensorSpec::Kind::Input;
+    } else if (auto attr = fn.getArgAttrOfType<StringAttr>(
+                   i, rlx::RLXDialect::kParamAttrName)) {
+      name = attr.getValue().str();
+      kind = TensorSpec::Kind::Param;
+    }
+    if (!makeSpec(fn.getArgumentTypes()[i], name, kind, spec, error))
+      return std::nullopt;
+    sig.arguments.push_back(std::move(spec));
+  }
+  for (auto [i, type] : llvm::enumerate(fn.getResultTypes())) {
+    TensorSpec spec;
+    if (!makeSpec(type, "output_" + std::to_string(i), TensorSpec::Kind::Result,
+                  spec, error))
+      return std::nullopt;
+    sig.results.push_back(std::move(spec));
+  }
+  fn.walk([&](rlx::MatMulOp op) {
+    auto result = op.getType();
+    if (result.hasStaticShape())
+      sig.flops += 2.0 * result.getNumElements() *
+                   op.getLhs().getType().getShape().back();
+  });
+  return sig;
+}
+
+const TensorSpec *GraphSignature::findArgument(const std::string &name) const {
+  for (const TensorSpec &spec : arguments)
+    if (spec.name == name)
+      return &spec;
+  return nullptr;
+}
+
+std::string GraphSignature::argumentNames() const {
+  std::string names;
+  for (const TensorSpec &spec : arguments)
+    names += (names.empty() ? "" : ", ") + spec.name;
+  return names;
+}
