@@ -6,10 +6,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "rlx/Runtime/HostTensor.h"
+#include "FileIO.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <sstream>
 
 using namespace rlxrt;
@@ -218,4 +221,15 @@ void HostTensor::setFromDouble(int64_t i, double value) {
     dataAs<float>()[2 * i + 1] = 0.0f;
     return;
   }
+}
+
+std::optional<std::string> rlxrt::detail::readWholeFile(const std::string &path,
+                                                        std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open '" + path + "': " + std::strerror(errno);
+    return std::nullopt;
+  }
+  return std::string((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
 }

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FileIO.h"
 #include "rlx/Runtime/HostTensor.h"
 
 #include <cstring>
@@ -85,13 +86,10 @@ bool parseShape(const std::string &text, std::vector<int64_t> &shape) {
 
 std::optional<HostTensor> rlxrt::readNpy(const std::string &path,
                                          std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open '" + path + "': " + std::strerror(errno);
+  std::optional<std::string> contents = detail::readWholeFile(path, error);
+  if (!contents)
     return std::nullopt;
-  }
-  std::string bytes((std::istreambuf_iterator<char>(in)),
-                    std::istreambuf_iterator<char>());
+  const std::string &bytes = *contents;
   auto fail = [&](const std::string &why) -> std::optional<HostTensor> {
     error = "'" + path + "' is not a valid .npy file: " + why;
     return std::nullopt;

@@ -12,8 +12,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FileIO.h"
 #include "rlx/Runtime/HostTensor.h"
 
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -183,13 +185,10 @@ bool asIndex(const Json &value, int64_t &out) {
 
 std::optional<std::map<std::string, HostTensor>>
 rlxrt::readSafetensors(const std::string &path, std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open '" + path + "': " + std::strerror(errno);
+  std::optional<std::string> contents = detail::readWholeFile(path, error);
+  if (!contents)
     return std::nullopt;
-  }
-  std::string bytes((std::istreambuf_iterator<char>(in)),
-                    std::istreambuf_iterator<char>());
+  const std::string &bytes = *contents;
   auto fail = [&](const std::string &why)
       -> std::optional<std::map<std::string, HostTensor>> {
     error = "'" + path + "' is not a valid .safetensors file: " + why;
