@@ -29,8 +29,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -206,8 +205,7 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   rlx::registerAllDialects(registry);
   rlx::registerAllPasses();
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
+  registerAllToLLVMIRTranslations(registry);
   MLIRContext context(registry);
 
   llvm::SourceMgr sourceMgr;

@@ -33,6 +33,9 @@ class SCFDialect;
 namespace tensor {
 class TensorDialect;
 } // namespace tensor
+namespace vector {
+class VectorDialect;
+} // namespace vector
 
 namespace rlx {
 
@@ -51,6 +54,16 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::Option<int64_t> blasMinFlops{
       *this, "blas-min-flops", llvm::cl::desc("Smallest M*N*K sent to BLAS"),
       llvm::cl::init(32768)};
+  PassOptions::Option<unsigned> vectorWidth{
+      *this, "vector-width",
+      llvm::cl::desc("Elements per vector of the innermost loops (0: no "
+                     "vectorization)"),
+      llvm::cl::init(16)};
+  PassOptions::Option<bool> parallel{
+      *this, "parallel",
+      llvm::cl::desc("Run the outermost parallel loop of each loop nest on "
+                     "OpenMP threads (OMP_NUM_THREADS)"),
+      llvm::cl::init(true)};
 };
 
 /// rlx -> linalg -> bufferized loops (+ BLAS calls) -> LLVM dialect. The

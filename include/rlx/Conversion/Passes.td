@@ -51,6 +51,19 @@ def RLXLinalgToBLAS : Pass<"rlx-linalg-to-blas", "ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def RLXCPUMathApproximation
+    : Pass<"rlx-cpu-math-approximation", "ModuleOp"> {
+  let summary = "Vectorizable polynomial approximations of f32 math";
+  let description = [{
+    Rewrites f32 `math.exp`, `math.log`, `math.tanh`, `math.erf` and
+    `math.atan` (scalar or vector) into the upstream polynomial
+    approximations, which vectorize, instead of libm calls, which do not.
+    The approximations are accurate to a few ulp; the execution tests check
+    every activation at f32 tolerance (rtol 1e-5) through this path.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
 def RLXExportGraphFunctions
     : Pass<"rlx-export-graph-functions", "ModuleOp"> {
   let summary = "Give every public function a C interface";

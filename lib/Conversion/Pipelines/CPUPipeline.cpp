@@ -74,20 +74,39 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
     pm.addPass(createRLXLinalgToBLAS(blas));
   }
 
-  // Buffers -> loops -> LLVM dialect.
-  addTextualPipeline(pm, "func.func(convert-linalg-to-loops),"
+  // Buffers -> loops: each linalg op becomes an affine loop nest whose
+  // outermost parallel loop runs on OpenMP threads and whose innermost loop
+  // is vectorized (masked at the edges).
+  addTextualPipeline(pm, "func.func(convert-linalg-to-affine-loops)");
+  if (options.parallel)
+    addTextualPipeline(pm, "func.func(affine-parallelize{max-nested=1})");
+  if (options.vectorWidth > 1)
+    addTextualPipeline(pm, "func.func(affine-super-vectorize{virtual-vector-"
+                           "size=" +
+                               std::to_string(options.vectorWidth) + "})");
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createRLXCPUMathApproximation());
+
+  // Loops -> LLVM dialect.
+  addTextualPipeline(pm, "lower-affine,"
+                         "convert-scf-to-openmp,"
+                         "canonicalize,"
+                         "convert-vector-to-scf,"
                          "expand-strided-metadata,"
                          "lower-affine,"
                          "convert-scf-to-cf,"
                          "convert-complex-to-standard,"
                          "convert-math-to-llvm,"
                          "convert-math-to-libm,"
+                         "convert-vector-to-llvm,"
                          "convert-complex-to-llvm,"
                          "finalize-memref-to-llvm,"
                          "convert-arith-to-llvm,"
                          "convert-cf-to-llvm,"
+                         "convert-openmp-to-llvm,"
                          "convert-func-to-llvm,"
                          "convert-index-to-llvm,"
+                         "convert-ub-to-llvm,"
                          "reconcile-unrealized-casts");
 }
 

@@ -115,6 +115,38 @@ Value rlx::emitActivation(OpBuilder &b, Location loc, ActivationKind kind,
   return arith::TruncFOp::create(b, loc, type, result);
 }
 
+/// Integer division that never traps: `x / 0` is 0 and `INT_MIN / -1`
+/// wraps to INT_MIN. Vectorized loops also evaluate masked-off lanes, so
+/// the divisor must be safe in every lane, not only in the valid ones.
+static Value emitIntegerDivision(OpBuilder &b, Location loc, Value lhs,
+                                 Value rhs, bool isUnsigned) {
+  Type type = lhs.getType();
+  unsigned width = type.getIntOrFloatBitWidth();
+  auto constant = [&](const APInt &value) -> Value {
+    return arith::ConstantOp::create(b, loc, type,
+                                     b.getIntegerAttr(type, value));
+  };
+  Value zero = constant(APInt::getZero(width));
+  Value one = constant(APInt(width, 1));
+  Value isZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, zero);
+  Value unsafe = isZero;
+  if (!isUnsigned) {
+    Value minusOne = constant(APInt::getAllOnes(width));
+    Value intMin = constant(APInt::getSignedMinValue(width));
+    Value overflow = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lhs, intMin),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, minusOne));
+    unsafe = arith::OrIOp::create(b, loc, isZero, overflow);
+  }
+  Value divisor = arith::SelectOp::create(b, loc, unsafe, one, rhs);
+  Value quotient = isUnsigned
+                       ? Value(arith::DivUIOp::create(b, loc, lhs, divisor))
+                       : Value(arith::DivSIOp::create(b, loc, lhs, divisor));
+  return arith::SelectOp::create(b, loc, isZero, zero, quotient);
+}
+
 Value rlx::emitBinary(OpBuilder &b, Location loc, BinaryKind kind, Value lhs,
                       Value rhs, bool isUnsigned) {
   Type type = lhs.getType();
@@ -166,8 +198,7 @@ Value rlx::emitBinary(OpBuilder &b, Location loc, BinaryKind kind, Value lhs,
   case BinaryKind::Mul:
     return arith::MulIOp::create(b, loc, lhs, rhs);
   case BinaryKind::Div:
-    return isUnsigned ? Value(arith::DivUIOp::create(b, loc, lhs, rhs))
-                      : Value(arith::DivSIOp::create(b, loc, lhs, rhs));
+    return emitIntegerDivision(b, loc, lhs, rhs, isUnsigned);
   case BinaryKind::Max:
     if (intType.getWidth() == 1)
       return arith::OrIOp::create(b, loc, lhs, rhs);

@@ -2,10 +2,17 @@
 // RUN: rlx-opt %s --rlx-cpu-pipeline="use-blas=false" | FileCheck %s --check-prefix=NOBLAS
 
 // The graph becomes LLVM dialect with a C interface taking the output as a
-// trailing out-parameter; the large matmul calls the BLAS runtime.
+// trailing out-parameter; the large matmul calls the BLAS runtime, the
+// bias + gelu loop nest runs on OpenMP threads with 16-wide vectors and a
+// polynomial erf.
 // CHECK-NOT: rlx.
 // CHECK-DAG: llvm.func @_mlir_ciface_rlx_rt_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr)
-// CHECK-DAG: llvm.func @erff(f32) -> f32
+// CHECK-LABEL: llvm.func @layer(
+// CHECK: llvm.call @_mlir_ciface_rlx_rt_matmul_f32
+// CHECK: omp.parallel
+// CHECK: omp.wsloop
+// CHECK: llvm.intr.masked.load %{{.*}} : (!llvm.ptr, vector<16xi1>, vector<16xf32>) -> vector<16xf32>
+// CHECK-NOT: llvm.call @erff
 // CHECK: llvm.func @_mlir_ciface_layer(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // NOBLAS-NOT: rlx_rt_matmul
 func.func @layer(%x: tensor<64x128xf32> {rlx.input = "x"},

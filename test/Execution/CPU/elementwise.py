@@ -138,6 +138,16 @@ for dtype in (np.int32, np.int64, np.uint8):
         check.close(f"binary {kind} {np.dtype(dtype)}", outs[i] if outs else None,
                     np.asarray(want[i]).astype(dtype), 0, 0)
 
+# Integer division never traps: x / 0 is 0 and INT_MIN / -1 wraps.
+for dtype in (np.int32, np.int8):
+    info = np.iinfo(dtype)
+    a = np.array([7, -7, info.min, info.min, 5, -9, 3], dtype)
+    b = np.array([0, 2, -1, 3, 0, -2, 1], dtype)
+    outs = check.run(binary_graph((7,), (7,), dtype, ["div"]), {"a": a, "b": b})
+    want = np.array([0, -3, info.min, int(info.min / 3), 0, 4, 3], dtype)
+    check.close(f"binary div by zero {np.dtype(dtype)}", outs[0] if outs else None,
+                want, 0, 0)
+
 # Booleans: max is or, min is and.
 a = check.integers((5, 2), np.bool_, 0, 2)
 b = check.integers((2,), np.bool_, 0, 2)
