@@ -8,7 +8,7 @@
 // CHECK-NOT: rlx.
 // CHECK-DAG: llvm.func @_mlir_ciface_rlx_rt_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr)
 // CHECK-LABEL: llvm.func @layer(
-// CHECK: llvm.call @_mlir_ciface_rlx_rt_matmul_f32
+// CHECK: llvm.call @rlx_rt_matmul_f32(
 // CHECK: omp.parallel
 // CHECK: omp.wsloop
 // CHECK: llvm.intr.masked.load %{{.*}} : (!llvm.ptr, vector<16xi1>, vector<16xf32>) -> vector<16xf32>
