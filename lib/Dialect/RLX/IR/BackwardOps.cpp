@@ -28,7 +28,7 @@ void RLXDialect::registerBackwardOps() {
 //===----------------------------------------------------------------------===//
 
 static Type elementTypeOf(Value value) {
-  return cast<ShapedType>(value.getType()).getElementType();
+  return getElementTypeOrSelf(value.getType());
 }
 
 static ArrayRef<int64_t> shapeOf(Value value) {
@@ -719,7 +719,6 @@ LogicalResult AttentionBackwardOp::verify() {
     return emitOpError() << "'head_dim' must be >= 1, got " << headDim;
   ArrayRef<int64_t> q = getQ().getType().getShape();
   ArrayRef<int64_t> k = getK().getType().getShape();
-  ArrayRef<int64_t> v = getV().getType().getShape();
   if (failed(verifyAttentionLayout(op, "q", q, heads, headDim)))
     return failure();
   if (k.size() != q.size())
@@ -766,8 +765,7 @@ LogicalResult AttentionBackwardOp::verify() {
     SmallVector<int64_t> expected =
         kind == MaskKind::Custom ? SmallVector<int64_t>{batch, sk}
                                  : SmallVector<int64_t>{batch, heads, sq, sk};
-    ArrayRef<int64_t> maskShape =
-        mask.getType() ? shapeOf(mask) : ArrayRef<int64_t>();
+    ArrayRef<int64_t> maskShape = shapeOf(mask);
     if (!shapesCompatible(maskShape, expected))
       return emitOpError() << (kind == MaskKind::Custom
                                    ? "custom mask must be [B, Sk] = "

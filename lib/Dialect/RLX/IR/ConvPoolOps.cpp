@@ -57,8 +57,7 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
                                        SmallVectorImpl<Type> &inferred) {
   auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
   auto weightType = dyn_cast<RankedTensorType>(adaptor.getWeight().getType());
-  Type elementType =
-      cast<ShapedType>(adaptor.getInput().getType()).getElementType();
+  Type elementType = getElementTypeOrSelf(adaptor.getInput().getType());
   RankedTensorType result = unknownNCHW(elementType);
   Window window = convWindow(adaptor);
   if (inputType && weightType && inputType.getRank() == 4 &&
@@ -122,8 +121,7 @@ LogicalResult Im2ColOp::inferReturnTypes(MLIRContext *context,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
   auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
-  Type elementType =
-      cast<ShapedType>(adaptor.getInput().getType()).getElementType();
+  Type elementType = getElementTypeOrSelf(adaptor.getInput().getType());
   SmallVector<int64_t> shape(2, ShapedType::kDynamic);
   Window window = im2colWindow(adaptor);
   if (inputType && inputType.getRank() == 4 &&
@@ -168,8 +166,7 @@ LogicalResult ConvTranspose2dOp::inferReturnTypes(
     SmallVectorImpl<Type> &inferred) {
   auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
   auto weightType = dyn_cast<RankedTensorType>(adaptor.getWeight().getType());
-  Type elementType =
-      cast<ShapedType>(adaptor.getInput().getType()).getElementType();
+  Type elementType = getElementTypeOrSelf(adaptor.getInput().getType());
   RankedTensorType result = unknownNCHW(elementType);
   Window window = convTransposeWindow(adaptor);
   IntegerAttr groupsAttr = inherentAttr<IntegerAttr>(
@@ -252,8 +249,7 @@ LogicalResult PoolOp::inferReturnTypes(MLIRContext *context,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &inferred) {
   auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
-  Type elementType =
-      cast<ShapedType>(adaptor.getInput().getType()).getElementType();
+  Type elementType = getElementTypeOrSelf(adaptor.getInput().getType());
   RankedTensorType result = unknownNCHW(elementType);
   Window window = poolWindow(adaptor);
   if (inputType && inputType.getRank() == 4 &&

@@ -198,9 +198,9 @@ def RLX_PoolOp : RLX_Op<"pool", [
     | `mean` | the sum of the elements divided by `kH * kW` |
 
     Padding adds `padding` `[pH, pW]` rows/columns on both sides. Padded
-    positions are the identity of the reduction (`-inf` for `max`, `+inf`
-    for `min`, 0 for `sum` and `mean`, 1 for `prod`), so they never change a
-    result. `mean` always divides by the full window size `kH * kW`, padded
+    positions hold the identity of the reduction (`-inf`, or the smallest
+    integer, for `max`; `+inf`, or the largest integer, for `min`; 0 for
+    `sum` and `mean`; 1 for `prod`), so they never change a result. `mean` always divides by the full window size `kH * kW`, padded
     positions included (PyTorch's `count_include_pad = True`). Each padding
     entry must be at most half its kernel extent, so every window overlaps
     the input.
