@@ -770,3 +770,35 @@ func.func @attention_backward_missing_wrt(%q: tensor<2x8x16x64xf32>) {
   %0 = "rlx.attention_backward"(%q, %q, %q, %q) <{head_dim = 64 : i64, mask_kind = #rlx.mask<none>, num_heads = 8 : i64}> : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
   return
 }
+
+// -----
+
+func.func @conv2d_backward_input_out_groups(%dy: tensor<2x10x15x8xf32>, %w: tensor<10x2x3x5xf32>) {
+  // expected-error @+1 {{output channels C_out (weight dim 0) = 10 is not divisible by groups = 4}}
+  %0 = rlx.conv2d_backward_input %dy, %w kernel_size = [3, 5], stride = [1, 2], padding = [0, 0], dilation = [1, 1], groups = 4 : tensor<2x10x15x8xf32>, tensor<10x2x3x5xf32> -> tensor<2x8x17x20xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_backward_input_window(%dy: tensor<1x4x1x1xf32>, %w: tensor<4x3x5x5xf32>) {
+  // expected-error @+1 {{window does not fit: result [1, 3, 3, 3] with kernel_size [5, 5], stride [1, 1], padding [0, 0], dilation [1, 1] gives output size [-1, -1]; each extent must be >= 1}}
+  %0 = rlx.conv2d_backward_input %dy, %w kernel_size = [5, 5], stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 1 : tensor<1x4x1x1xf32>, tensor<4x3x5x5xf32> -> tensor<1x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_backward_weight_in_groups(%x: tensor<2x6x17x20xf32>, %dy: tensor<2x12x15x8xf32>) {
+  // expected-error @+1 {{input channels C_in = 6 is not divisible by groups = 4}}
+  %0 = rlx.conv2d_backward_weight %x, %dy kernel_size = [3, 5], stride = [1, 2], padding = [0, 0], dilation = [1, 1], groups = 4 : tensor<2x6x17x20xf32>, tensor<2x12x15x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_backward_weight_window(%x: tensor<1x3x4x4xf32>, %dy: tensor<1x8x1x1xf32>) {
+  // expected-error @+1 {{window does not fit: x [1, 3, 4, 4] with kernel_size [3, 3], stride [1, 1], padding [0, 0], dilation [2, 2] gives output size [0, 0]; each extent must be >= 1}}
+  %0 = rlx.conv2d_backward_weight %x, %dy kernel_size = [3, 3], stride = [1, 1], padding = [0, 0], dilation = [2, 2], groups = 1 : tensor<1x3x4x4xf32>, tensor<1x8x1x1xf32>
+  return
+}

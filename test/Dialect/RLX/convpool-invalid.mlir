@@ -337,3 +337,27 @@ func.func @pool_result_type(%x: tensor<1x3x8x8xf32>) {
   %0 = "rlx.pool"(%x) <{kind = #rlx.reduce<max>, kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>}> : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>
   return
 }
+
+// -----
+
+func.func @conv_transpose_groups_zero(%x: tensor<1x16x8x8xf32>, %w: tensor<16x4x3x3xf32>) {
+  // expected-error @+1 {{'groups' must be >= 1, got -1}}
+  %0 = rlx.conv_transpose2d %x, %w kernel_size = [3, 3], stride = [1, 1], padding = [0, 0], dilation = [1, 1], output_padding = [0, 0], groups = -1 : tensor<1x16x8x8xf32>, tensor<16x4x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_output_padding_entries_count(%x: tensor<1x16x8x8xf32>, %w: tensor<16x4x3x3xf32>) {
+  // expected-error @+1 {{'output_padding' must have 2 entries [opH, opW], got [1]}}
+  %0 = rlx.conv_transpose2d %x, %w kernel_size = [3, 3], stride = [2, 2], padding = [1, 1], dilation = [1, 1], output_padding = [1], groups = 1 : tensor<1x16x8x8xf32>, tensor<16x4x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_kernel_zero(%x: tensor<1x3x8x8xf32>) {
+  // expected-error @+1 {{'kernel_size' entries must be >= 1, got [2, 0]}}
+  %0 = rlx.pool max %x kernel_size = [2, 0], stride = [2, 2], padding = [0, 0] : tensor<1x3x8x8xf32>
+  return
+}
