@@ -599,7 +599,9 @@ def RLX_Conv2dBackwardInputOp : RLX_Op<"conv2d_backward_input", [
     convolution of `dy` `[N, C_out, H_out, W_out]` with the forward weight
     `[C_out, C_in / groups, kH, kW]`, scattering
     `dy[n, co, oh, ow] * weight[co, ci, kh, kw]` into
-    `result[n, g * C_in/groups + ci, oh * sH - pH + kh * dH, ow * sW - pW + kw * dW]`.
+    `result[n, g * C_in/groups + ci, oh * sH - pH + kh * dH, ow * sW - pW + kw * dW]`,
+    where `g = co / (C_out / groups)` is the group of output channel `co`;
+    positions in the padding are dropped.
 
     `kernel_size`, `stride`, `padding`, `dilation` and `groups` are the
     **forward** convolution's. With a stride above 1 several input sizes
