@@ -234,6 +234,20 @@ LogicalResult TransposeOp::verify() {
   return success();
 }
 
+/// True when `perm` is a permutation of 0 .. rank-1. Folders and patterns
+/// check it too: they may see ops that were built but not verified yet.
+static bool isPermutation(ArrayRef<int64_t> perm, int64_t rank) {
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return false;
+  SmallVector<bool> seen(rank, false);
+  for (int64_t p : perm) {
+    if (!axisInRange(p, rank) || seen[p])
+      return false;
+    seen[p] = true;
+  }
+  return true;
+}
+
 static bool isIdentityPermutation(ArrayRef<int64_t> perm) {
   for (auto [i, p] : llvm::enumerate(perm))
     if (p != static_cast<int64_t>(i))
@@ -273,6 +287,8 @@ static SmallVector<T> permuteElements(ArrayRef<T> values,
 }
 
 OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  if (!isPermutation(getPerm(), getInput().getType().getRank()))
+    return {};
   if (isIdentityPermutation(getPerm()) && getInput().getType() == getType())
     return getInput();
   RankedTensorType type = getType();
@@ -313,6 +329,9 @@ struct ComposeTransposes : OpRewritePattern<TransposeOp> {
     if (!inner)
       return failure();
     ArrayRef<int64_t> innerPerm = inner.getPerm();
+    int64_t rank = inner.getInput().getType().getRank();
+    if (!isPermutation(innerPerm, rank) || !isPermutation(op.getPerm(), rank))
+      return failure();
     // result dim i = inner dim outer[i] = source dim inner[outer[i]].
     SmallVector<int64_t> perm;
     for (int64_t p : op.getPerm())
@@ -374,8 +393,10 @@ LogicalResult NarrowOp::verify() {
 }
 
 OpFoldResult NarrowOp::fold(FoldAdaptor) {
-  if (getStart() == 0 && getInput().getType() == getType() &&
-      static_cast<int64_t>(getLen()) == getType().getDimSize(getAxis()))
+  int64_t axis = getAxis();
+  if (axisInRange(axis, getType().getRank()) && getStart() == 0 &&
+      getInput().getType() == getType() &&
+      static_cast<int64_t>(getLen()) == getType().getDimSize(axis))
     return getInput();
   return {};
 }

@@ -110,10 +110,12 @@ def RLX_BinaryOp : RLX_Op<"binary", [
     `min` as unsigned numbers. Integer division by zero has no defined
     result. Float `max` and `min` propagate NaN and order `-0.0 < +0.0`.
 
-    Folding (all exact):
-    - `x + (-0.0)`, `x - 0`, `x * 1`, `x / 1` fold to `x` when the result
-      type is `x`'s type; for integers also `x + 0` and `0 + x`, `1 * x`.
-      A float `x + (+0.0)` is *not* folded: it turns `-0.0` into `+0.0`.
+    Folding (only exact rewrites; the constants are splats):
+    - `x + 0`, `0 + x`, `x - 0`, `x * 1`, `1 * x` and `x / 1` fold to `x`
+      when the result type is `x`'s type (the constant does not broadcast
+      `x`). For floats the zero added must be `-0.0` and the zero
+      subtracted `+0.0`: `x + (+0.0)` and `x - (-0.0)` turn `-0.0` into
+      `+0.0`, so they are not folded.
     - `x * 0` folds to a zero constant only for integer element types. For
       floats it is wrong: `NaN * 0` and `Inf * 0` are NaN and `-1.0 * 0.0`
       is `-0.0`.
