@@ -292,6 +292,34 @@ func.func @cast_constants()
 
 // -----
 
+// Float overflow: infinity where the format has one, NaN for f8E4M3FN. A
+// NaN cast to an integer is 0; large unsigned values stay unsigned.
+// CHECK-LABEL: func.func @cast_constants_f8
+// CHECK-DAG: rlx.constant dense<[0x7F, 0xFF, 3.000000e+00]> : tensor<3xf8E4M3FN>
+// CHECK-DAG: rlx.constant dense<[0x7C, 0xFC, 3.000000e+00]> : tensor<3xf8E5M2>
+// CHECK-DAG: rlx.constant dense<[0, 0, 3]> : tensor<3xi64>
+// CHECK-DAG: rlx.constant dense<[4294967295, 0]> : tensor<2xui32>
+// CHECK-DAG: rlx.constant dense<[4.2949673E+9, 1.000000e+00]> : tensor<2xf32>
+// CHECK-NOT: rlx.cast
+func.func @cast_constants_f8()
+    -> (tensor<3xf8E4M3FN>, tensor<3xf8E5M2>, tensor<3xi64>, tensor<2xui32>,
+        tensor<2xf32>) {
+  %x = rlx.constant dense<[1000.0, -1000.0, 3.0]> : tensor<3xf32>
+  %0 = rlx.cast %x : tensor<3xf32> to f8E4M3FN
+  %y = rlx.constant dense<[100000.0, -100000.0, 3.0]> : tensor<3xf32>
+  %1 = rlx.cast %y : tensor<3xf32> to f8E5M2
+  %2 = rlx.cast %0 : tensor<3xf8E4M3FN> to i64
+  %u = rlx.constant dense<[5.0e9, -1.0]> : tensor<2xf32>
+  %3 = rlx.cast %u : tensor<2xf32> to ui32
+  %v = rlx.constant dense<[4294967295, 1]> : tensor<2xui32>
+  %4 = rlx.cast %v : tensor<2xui32> to f32
+  return %0, %1, %2, %3, %4
+      : tensor<3xf8E4M3FN>, tensor<3xf8E5M2>, tensor<3xi64>, tensor<2xui32>,
+        tensor<2xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @cast_complex_not_folded
 // CHECK: rlx.cast
 func.func @cast_complex_not_folded() -> tensor<2xcomplex<f32>> {

@@ -40,6 +40,14 @@ func.func @reshape_infer_from_zero(%x: tensor<0x6xf32>) {
 
 // -----
 
+func.func @reshape_overflow(%x: tensor<?xf32>) {
+  // expected-error @+1 {{new_shape [4294967296, 4294967296] has more elements than fit in 64 bits}}
+  %0 = rlx.reshape %x new_shape = [4294967296, 4294967296] : tensor<?xf32>
+  return
+}
+
+// -----
+
 func.func @reshape_result_type(%x: tensor<4x6xf32>) {
   // expected-error @+2 {{inferred type(s) 'tensor<24xf32>' are incompatible with return type(s) of operation 'tensor<6x4xf32>'}}
   // expected-error @+1 {{'rlx.reshape' op failed to infer returned types}}

@@ -9,6 +9,7 @@
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::rlx;
@@ -115,8 +116,9 @@ LogicalResult ReshapeOp::verify() {
                            << "; entries are sizes >= 0 or -1 (inferred)";
     if (dim == -1)
       ++numInferred;
-    else
-      known *= dim;
+    else if (llvm::MulOverflow(known, dim, known))
+      return emitOpError() << "new_shape " << formatShape(newShape)
+                           << " has more elements than fit in 64 bits";
   }
   if (numInferred > 1)
     return emitOpError() << "new_shape " << formatShape(newShape) << " has "

@@ -181,7 +181,8 @@ def RLX_ExpandOp : RLX_Op<"expand", [
     input, and an input dim of size 1 stretches to the target size. Every
     other input dim must equal its target dim. A target entry `-1` keeps the
     aligned input dim (it is not allowed for the leading dims that have no
-    input dim). The element type is kept.
+    input dim). The element type is kept. A dynamic input dim is checked
+    at run time: it must be 1 or the target size.
 
     Shape rule: `target_shape` with each `-1` replaced by the aligned input
     dim.
