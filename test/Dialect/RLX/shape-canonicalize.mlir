@@ -152,6 +152,25 @@ func.func @transpose_constant_3d() -> tensor<3x2x2xi8> {
 
 // -----
 
+// i1 and complex constants fold too.
+// CHECK-LABEL: func.func @shape_constants_bool_complex
+// CHECK-DAG: %[[B:.*]] = rlx.constant dense<[true, false, true, false, false, true]> : tensor<6xi1>
+// CHECK-DAG: %[[C:.*]] = rlx.constant dense<{{\[\[}}(1.000000e+00,2.000000e+00), (5.000000e+00,6.000000e+00), (3.000000e+00,4.000000e+00)], {{\[}}(3.000000e+00,4.000000e+00), (1.000000e+00,2.000000e+00), (5.000000e+00,6.000000e+00)]]> : tensor<2x3xcomplex<f32>>
+// CHECK-NOT: rlx.reshape
+// CHECK-NOT: rlx.transpose
+// CHECK: return %[[B]], %[[C]]
+func.func @shape_constants_bool_complex()
+    -> (tensor<6xi1>, tensor<2x3xcomplex<f32>>) {
+  %b = rlx.constant dense<[[true, false, true], [false, false, true]]> : tensor<2x3xi1>
+  %0 = rlx.reshape %b new_shape = [-1] : tensor<2x3xi1>
+  %c = rlx.constant dense<[[(1.0, 2.0), (3.0, 4.0), (5.0, 6.0)], [(1.0, 2.0), (3.0, 4.0), (5.0, 6.0)]]> : tensor<2x3xcomplex<f32>>
+  %1 = rlx.reshape %c new_shape = [3, 2] : tensor<2x3xcomplex<f32>>
+  %2 = rlx.transpose %1 perm = [1, 0] : tensor<3x2xcomplex<f32>>
+  return %0, %2 : tensor<6xi1>, tensor<2x3xcomplex<f32>>
+}
+
+// -----
+
 // Not folded: non-splat constants over 1024 elements, a non-splat expand,
 // dense_resource constants, and shape ops of non-constants.
 // CHECK-LABEL: func.func @shape_constants_not_folded

@@ -491,7 +491,8 @@ CastOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
   return success();
 }
 
-/// Casts one element following the rules in the op description.
+/// Casts every element of `input` to `type`'s element type following the
+/// rules in the op description; null for complex targets.
 static Attribute castElements(DenseElementsAttr input, RankedTensorType type) {
   Type from = input.getElementType();
   Type to = type.getElementType();

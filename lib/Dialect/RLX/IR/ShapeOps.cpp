@@ -41,8 +41,8 @@ static DenseElementsAttr getFoldableConstant(Attribute attr, Type type) {
   return dense;
 }
 
-/// Writes `axis` is out of range messages uniformly: RLX axes of these ops
-/// are `usize`, so valid axes are [0, rank).
+/// Reports an out-of-range axis. The axes of these ops are RLX `usize`
+/// fields, so the valid range is [0, rank): negative axes are rejected.
 static InFlightDiagnostic emitAxisError(Operation *op, int64_t axis,
                                         StringRef what,
                                         ArrayRef<int64_t> shape) {
@@ -315,6 +315,12 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
     SmallVector<APInt> values = llvm::to_vector(input.getValues<APInt>());
     return DenseElementsAttr::get(
         type, permuteElements<APInt>(values, inputShape, getPerm()));
+  }
+  if (isa<ComplexType>(elementType)) {
+    using Complex = std::complex<APFloat>;
+    SmallVector<Complex> values = llvm::to_vector(input.getValues<Complex>());
+    return DenseElementsAttr::get(
+        type, permuteElements<Complex>(values, inputShape, getPerm()));
   }
   return {};
 }
