@@ -16,6 +16,22 @@ func.func @cast_target_tensor(%x: tensor<4xf32>) {
 
 // -----
 
+func.func @cast_target_none(%x: tensor<4xf32>) {
+  // expected-error @+1 {{attribute 'to' failed to satisfy constraint: type attribute of rlx element type}}
+  %0 = rlx.cast %x : tensor<4xf32> to none
+  return
+}
+
+// -----
+
+func.func @cast_target_not_type(%x: tensor<4xf32>) {
+  // expected-error @+1 {{attribute 'to' failed to satisfy constraint: type attribute of rlx element type}}
+  %0 = "rlx.cast"(%x) {to = 3 : i32} : (tensor<4xf32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
 func.func @cast_missing_to(%x: tensor<4xf32>) {
   // expected-error @+1 {{requires attribute 'to'}}
   %0 = "rlx.cast"(%x) : (tensor<4xf32>) -> tensor<4xf16>

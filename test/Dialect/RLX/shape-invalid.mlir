@@ -188,6 +188,14 @@ func.func @narrow_missing_len(%x: tensor<4x8xf32>) {
 
 // -----
 
+func.func @narrow_axis_attr_type(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{attribute 'axis' failed to satisfy constraint: 64-bit signless integer attribute}}
+  %0 = "rlx.narrow"(%x) {axis = 1 : i32, start = 0 : i64, len = 2 : i64} : (tensor<4x8xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
 func.func @concat_no_inputs() {
   // expected-error @+1 {{expected 1 or more operands, but found 0}}
   %0 = "rlx.concat"() {axis = 0 : i64} : () -> tensor<f32>
@@ -329,6 +337,22 @@ func.func @gather_float_indices(%t: tensor<10x4xf32>, %i: tensor<3xf32>) {
 func.func @gather_unsigned_indices(%t: tensor<10x4xf32>, %i: tensor<3xui32>) {
   // expected-error @+1 {{operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
   %0 = rlx.gather %t, %i axis = 0 : tensor<10x4xf32>, tensor<3xui32>
+  return
+}
+
+// -----
+
+func.func @gather_missing_axis(%t: tensor<10x4xf32>, %i: tensor<3xi32>) {
+  // expected-error @+1 {{requires attribute 'axis'}}
+  %0 = "rlx.gather"(%t, %i) : (tensor<10x4xf32>, tensor<3xi32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @expand_missing_shape(%x: tensor<4xf32>) {
+  // expected-error @+1 {{requires attribute 'target_shape'}}
+  %0 = "rlx.expand"(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return
 }
 

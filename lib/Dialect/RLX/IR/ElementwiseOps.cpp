@@ -485,9 +485,14 @@ CastOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
                          Adaptor adaptor,
                          SmallVectorImpl<Type> &inferredReturnTypes) {
   auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
-  TypeAttr to = adaptor.getToAttr();
-  inferredReturnTypes.push_back(RankedTensorType::get(
-      inputType.getShape(), to ? to.getValue() : inputType.getElementType()));
+  // A `to` that is no element type is the verifier's to report; keep the
+  // input's element type then so the inferred type is well-formed.
+  Type elementType = inputType.getElementType();
+  if (TypeAttr to = adaptor.getToAttr())
+    if (TensorType::isValidElementType(to.getValue()))
+      elementType = to.getValue();
+  inferredReturnTypes.push_back(
+      RankedTensorType::get(inputType.getShape(), elementType));
   return success();
 }
 
