@@ -72,7 +72,8 @@ static SmallVector<int64_t> inferReshape(ArrayRef<int64_t> input,
   for (auto [i, dim] : llvm::enumerate(newShape)) {
     if (dim >= 0) {
       result.push_back(dim);
-      known *= dim;
+      if (llvm::MulOverflow(known, dim, known))
+        malformed = true;
       continue;
     }
     if (dim == -1) {
