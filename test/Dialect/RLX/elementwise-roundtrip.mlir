@@ -115,6 +115,113 @@ func.func @binary_broadcast(%a: tensor<4x1x8xf32>, %b: tensor<3x1xf32>,
   return %0, %1, %2, %3 : tensor<4x3x8xf32>, tensor<5x8xi32>, tensor<2xi1>, tensor<2xcomplex<f32>>
 }
 
+// The result element type is `to`; the shape is kept.
+// CHECK-LABEL: func.func @cast
+func.func @cast(%x: tensor<4x?xf32>, %m: tensor<4x?xi1>, %i: tensor<8xi32>,
+                %u: tensor<8xui8>, %c: tensor<8xcomplex<f32>>, %h: tensor<8xbf16>)
+    -> (tensor<4x?xi32>, tensor<4x?xf32>, tensor<4x?xf16>, tensor<8xui8>,
+        tensor<8xi64>, tensor<8xf32>, tensor<8xcomplex<f32>>,
+        tensor<8xf8E4M3FN>, tensor<8xf8E5M2>, tensor<8xi1>, tensor<4x?xf64>,
+        tensor<8xi8>, tensor<8xi16>, tensor<8xui32>) {
+  // CHECK: rlx.cast %{{.*}} : tensor<4x?xf32> to i32
+  %0 = rlx.cast %x : tensor<4x?xf32> to i32
+  // CHECK: rlx.cast %{{.*}} : tensor<4x?xi1> to f32
+  %1 = rlx.cast %m : tensor<4x?xi1> to f32
+  // CHECK: rlx.cast %{{.*}} : tensor<4x?xf32> to f16
+  %2 = rlx.cast %x : tensor<4x?xf32> to f16
+  // CHECK: rlx.cast %{{.*}} : tensor<8xi32> to ui8
+  %3 = rlx.cast %i : tensor<8xi32> to ui8
+  // CHECK: rlx.cast %{{.*}} : tensor<8xui8> to i64
+  %4 = rlx.cast %u : tensor<8xui8> to i64
+  // CHECK: rlx.cast %{{.*}} : tensor<8xcomplex<f32>> to f32
+  %5 = rlx.cast %c : tensor<8xcomplex<f32>> to f32
+  // CHECK: rlx.cast %{{.*}} : tensor<8xbf16> to complex<f32>
+  %6 = rlx.cast %h : tensor<8xbf16> to complex<f32>
+  // CHECK: rlx.cast %{{.*}} : tensor<8xbf16> to f8E4M3FN
+  %7 = rlx.cast %h : tensor<8xbf16> to f8E4M3FN
+  // CHECK: rlx.cast %{{.*}} : tensor<8xf8E4M3FN> to f8E5M2
+  %8 = rlx.cast %7 : tensor<8xf8E4M3FN> to f8E5M2
+  // CHECK: rlx.cast %{{.*}} : tensor<8xi32> to i1
+  %9 = rlx.cast %i : tensor<8xi32> to i1
+  // CHECK: rlx.cast %{{.*}} : tensor<4x?xf32> to f64
+  %10 = rlx.cast %x : tensor<4x?xf32> to f64
+  // CHECK: rlx.cast %{{.*}} : tensor<8xi32> to i8
+  %11 = rlx.cast %i : tensor<8xi32> to i8
+  // CHECK: rlx.cast %{{.*}} : tensor<8xui8> to i16
+  %12 = rlx.cast %u : tensor<8xui8> to i16
+  // CHECK: rlx.cast %{{.*}} : tensor<8xi32> to ui32
+  %13 = rlx.cast %i : tensor<8xi32> to ui32
+  // CHECK: return {{.*}} : tensor<4x?xi32>, tensor<4x?xf32>, tensor<4x?xf16>, tensor<8xui8>, tensor<8xi64>, tensor<8xf32>, tensor<8xcomplex<f32>>, tensor<8xf8E4M3FN>, tensor<8xf8E5M2>, tensor<8xi1>, tensor<4x?xf64>, tensor<8xi8>, tensor<8xi16>, tensor<8xui32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13
+      : tensor<4x?xi32>, tensor<4x?xf32>, tensor<4x?xf16>, tensor<8xui8>,
+        tensor<8xi64>, tensor<8xf32>, tensor<8xcomplex<f32>>,
+        tensor<8xf8E4M3FN>, tensor<8xf8E5M2>, tensor<8xi1>, tensor<4x?xf64>,
+        tensor<8xi8>, tensor<8xi16>, tensor<8xui32>
+}
+
+// CHECK-LABEL: func.func @stop_gradient
+func.func @stop_gradient(%x: tensor<4x?xf32>, %i: tensor<3xi64>)
+    -> (tensor<4x?xf32>, tensor<3xi64>) {
+  // CHECK: rlx.stop_gradient %{{.*}} : tensor<4x?xf32>
+  %0 = rlx.stop_gradient %x : tensor<4x?xf32>
+  // CHECK: rlx.stop_gradient %{{.*}} : tensor<3xi64>
+  %1 = rlx.stop_gradient %i : tensor<3xi64>
+  return %0, %1 : tensor<4x?xf32>, tensor<3xi64>
+}
+
+// CHECK-LABEL: func.func @compare_kinds
+func.func @compare_kinds(%a: tensor<4x3xf32>, %b: tensor<3xf32>) {
+  // CHECK: rlx.compare eq %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32>
+  %0 = rlx.compare eq %a, %b : tensor<4x3xf32>, tensor<3xf32>
+  // CHECK: rlx.compare ne
+  %1 = rlx.compare ne %a, %b : tensor<4x3xf32>, tensor<3xf32>
+  // CHECK: rlx.compare lt
+  %2 = rlx.compare lt %a, %b : tensor<4x3xf32>, tensor<3xf32>
+  // CHECK: rlx.compare le
+  %3 = rlx.compare le %a, %b : tensor<4x3xf32>, tensor<3xf32>
+  // CHECK: rlx.compare gt
+  %4 = rlx.compare gt %a, %b : tensor<4x3xf32>, tensor<3xf32>
+  // CHECK: rlx.compare ge
+  %5 = rlx.compare ge %a, %b : tensor<4x3xf32>, tensor<3xf32>
+  return
+}
+
+// The result is i1 with the broadcast shape.
+// CHECK-LABEL: func.func @compare_broadcast
+func.func @compare_broadcast(%a: tensor<4x1x8xf32>, %b: tensor<3x1xf32>,
+                             %i: tensor<?x8xi32>, %j: tensor<5x8xi32>,
+                             %p: tensor<2xi1>, %c: tensor<2xcomplex<f32>>,
+                             %u: tensor<ui8>)
+    -> (tensor<4x3x8xi1>, tensor<5x8xi1>, tensor<2xi1>, tensor<2xi1>, tensor<ui8>) {
+  // CHECK: rlx.compare gt {{.*}} : tensor<4x1x8xf32>, tensor<3x1xf32>
+  %0 = rlx.compare gt %a, %b : tensor<4x1x8xf32>, tensor<3x1xf32>
+  // CHECK: rlx.compare le {{.*}} : tensor<?x8xi32>, tensor<5x8xi32>
+  %1 = rlx.compare le %i, %j : tensor<?x8xi32>, tensor<5x8xi32>
+  // CHECK: rlx.compare lt {{.*}} : tensor<2xi1>, tensor<2xi1>
+  %2 = rlx.compare lt %p, %p : tensor<2xi1>, tensor<2xi1>
+  // CHECK: rlx.compare ne {{.*}} : tensor<2xcomplex<f32>>, tensor<2xcomplex<f32>>
+  %3 = rlx.compare ne %c, %c : tensor<2xcomplex<f32>>, tensor<2xcomplex<f32>>
+  // CHECK: return {{.*}} : tensor<4x3x8xi1>, tensor<5x8xi1>, tensor<2xi1>, tensor<2xi1>, tensor<ui8>
+  return %0, %1, %2, %3, %u : tensor<4x3x8xi1>, tensor<5x8xi1>, tensor<2xi1>, tensor<2xi1>, tensor<ui8>
+}
+
+// cond, on_true and on_false all broadcast; the result takes the values'
+// element type.
+// CHECK-LABEL: func.func @where
+func.func @where(%c: tensor<4x1xi1>, %a: tensor<8xf32>, %z: tensor<f32>,
+                 %d: tensor<?x1x8xi1>, %i: tensor<3x1xi64>, %j: tensor<1x8xi64>)
+    -> (tensor<4x8xf32>, tensor<?x3x8xi64>, tensor<8xf32>) {
+  // CHECK: rlx.where %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x1xi1>, tensor<8xf32>, tensor<f32>
+  %0 = rlx.where %c, %a, %z : tensor<4x1xi1>, tensor<8xf32>, tensor<f32>
+  // CHECK: rlx.where {{.*}} : tensor<?x1x8xi1>, tensor<3x1xi64>, tensor<1x8xi64>
+  %1 = rlx.where %d, %i, %j : tensor<?x1x8xi1>, tensor<3x1xi64>, tensor<1x8xi64>
+  %t = rlx.constant dense<true> : tensor<i1>
+  // CHECK: rlx.where {{.*}} : tensor<i1>, tensor<8xf32>, tensor<8xf32>
+  %2 = rlx.where %t, %a, %a : tensor<i1>, tensor<8xf32>, tensor<8xf32>
+  // CHECK: return {{.*}} : tensor<4x8xf32>, tensor<?x3x8xi64>, tensor<8xf32>
+  return %0, %1, %2 : tensor<4x8xf32>, tensor<?x3x8xi64>, tensor<8xf32>
+}
+
 // Graph leaves are named function arguments.
 // CHECK-LABEL: func.func @leaves
 // CHECK-SAME: {rlx.input = "hidden"}
