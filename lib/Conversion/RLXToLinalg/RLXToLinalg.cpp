@@ -50,6 +50,11 @@ void rlx::populateRLXToLinalgPatterns(const TypeConverter &converter,
                                       RewritePatternSet &patterns) {
   populateElementwiseToLinalgPatterns(converter, patterns);
   populateLinalgOpsToLinalgPatterns(converter, patterns);
+  populateShapeToLinalgPatterns(converter, patterns);
+  populateNormalizationToLinalgPatterns(converter, patterns);
+  populateReductionToLinalgPatterns(converter, patterns);
+  populateAttentionToLinalgPatterns(converter, patterns);
+  populateConvPoolToLinalgPatterns(converter, patterns);
 }
 
 namespace {

@@ -26,6 +26,16 @@ void populateElementwiseToLinalgPatterns(const TypeConverter &converter,
                                          RewritePatternSet &patterns);
 void populateLinalgOpsToLinalgPatterns(const TypeConverter &converter,
                                        RewritePatternSet &patterns);
+void populateShapeToLinalgPatterns(const TypeConverter &converter,
+                                   RewritePatternSet &patterns);
+void populateNormalizationToLinalgPatterns(const TypeConverter &converter,
+                                           RewritePatternSet &patterns);
+void populateReductionToLinalgPatterns(const TypeConverter &converter,
+                                       RewritePatternSet &patterns);
+void populateAttentionToLinalgPatterns(const TypeConverter &converter,
+                                       RewritePatternSet &patterns);
+void populateConvPoolToLinalgPatterns(const TypeConverter &converter,
+                                      RewritePatternSet &patterns);
 
 /// Every pattern of convert-rlx-to-linalg.
 void populateRLXToLinalgPatterns(const TypeConverter &converter,

@@ -1,0 +1,16 @@
+//===- NormalizationToLinalg.cpp - normalization and resize ---------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "rlx/Conversion/RLXToLinalg/RLXToLinalg.h"
+#include "rlx/Dialect/RLX/IR/RLXOps.h"
+
+using namespace mlir;
+using namespace mlir::rlx;
+
+void rlx::populateNormalizationToLinalgPatterns(const TypeConverter &converter,
+                                                RewritePatternSet &patterns) {}
