@@ -40,14 +40,6 @@ func.func @quantize_channel_length(%x: tensor<8x2xf32>) {
 
 // -----
 
-func.func @quantize_dynamic_channels(%x: tensor<8x?xf32>) {
-  // expected-error @+1 {{scales has 2 entries but dim(axis 1) is dynamic; only a single shared entry is allowed}}
-  %0 = rlx.quantize %x axis = 1 scales = [0.5, 0.25] zero_points = [0] : tensor<8x?xf32>
-  return
-}
-
-// -----
-
 func.func @quantize_negative_scale(%x: tensor<8x2xf32>) {
   // expected-error @+1 {{scales[1] = -2.500000e-01 must be positive and finite}}
   %0 = rlx.quantize %x axis = 1 scales = [0.5, -0.25] zero_points = [0] : tensor<8x2xf32>

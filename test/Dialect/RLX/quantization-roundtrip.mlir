@@ -18,9 +18,9 @@ func.func @quantize_per_channel(%x: tensor<8x2xf32>, %d: tensor<?x3xf32>)
   %q = rlx.quantize %x axis = 1 scales = [0.5, 0.25] zero_points = [0, -3] : tensor<8x2xf32>
   // CHECK: rlx.dequantize %{{.*}} axis = -1 scales = [5.000000e-01, 2.500000e-01] zero_points = [0] : tensor<8x2xi8>
   %x2 = rlx.dequantize %q axis = -1 scales = [0.5, 0.25] zero_points = [0] : tensor<8x2xi8>
-  // A dynamic channel dim takes shared entries; a static one per-channel ones.
-  // CHECK: rlx.quantize %{{.*}} axis = 0 scales = [1.000000e+00] zero_points = [127] : tensor<?x3xf32>
-  %q2 = rlx.quantize %d axis = 0 scales = [1.0] zero_points = [127] : tensor<?x3xf32>
+  // A dynamic channel dim takes shared or per-channel entries.
+  // CHECK: rlx.quantize %{{.*}} axis = 0 scales = [1.000000e+00, 2.000000e+00] zero_points = [127] : tensor<?x3xf32>
+  %q2 = rlx.quantize %d axis = 0 scales = [1.0, 2.0] zero_points = [127] : tensor<?x3xf32>
   // CHECK: rlx.dequantize %{{.*}} axis = 1 scales = [1.000000e+00, 2.000000e+00, 3.000000e+00] zero_points = [-128, 0, 1] : tensor<?x3xi8>
   %x3 = rlx.dequantize %q2 axis = 1 scales = [1.0, 2.0, 3.0] zero_points = [-128, 0, 1] : tensor<?x3xi8>
   return %q, %x2, %q2, %x3 : tensor<8x2xi8>, tensor<8x2xf32>, tensor<?x3xi8>, tensor<?x3xf32>

@@ -177,6 +177,17 @@ ComplexNormSqOp::inferReturnTypes(MLIRContext *context, std::optional<Location>,
 }
 
 //===----------------------------------------------------------------------===//
+// ConjugateOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConjugateOp::fold(FoldAdaptor) {
+  // conj(conj(z)) = z.
+  if (auto inner = getInput().getDefiningOp<ConjugateOp>())
+    return inner.getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
 // Generated op definitions
 //===----------------------------------------------------------------------===//
 

@@ -75,10 +75,9 @@ static LogicalResult verifyPayloadLength(Operation *op, StringRef name,
     return op->emitOpError()
            << name << " has " << length
            << " entries, expected 1 (per-tensor: no axis is set)";
+  // A dynamic channel dim may match any per-channel payload.
   if (ShapedType::isDynamic(channels))
-    return op->emitOpError()
-           << name << " has " << length << " entries but dim(axis " << *axis
-           << ") is dynamic; only a single shared entry is allowed";
+    return success();
   if (static_cast<int64_t>(length) != channels)
     return op->emitOpError()
            << name << " has " << length << " entries, expected 1 or dim(axis "
@@ -328,6 +327,13 @@ LogicalResult FakeQuantizeBackwardOp::verify() {
                          normalized)))
     return failure();
   return verifySameAsInput(*this, "dy", input, getDy().getType());
+}
+
+OpFoldResult FakeQuantizeBackwardOp::fold(FoldAdaptor) {
+  // The identity estimator passes the upstream gradient through unchanged.
+  if (getSte() == SteKind::Identity)
+    return getDy();
+  return {};
 }
 
 //===----------------------------------------------------------------------===//

@@ -61,13 +61,20 @@ def RLX_FftButterflyStageOp : RLX_Op<"fft_butterfly_stage", [
     AllTypesMatch<["tw_re", "tw_im"]>, AllTypesMatch<["gate", "rev"]>]> {
   let summary = "one pruned radix-2 FFT butterfly stage (RLX `FftButterflyStage`)";
   let description = [{
-    One stage of a radix-2 FFT on interleaved complex state
-    `[batch, n_fft, 2]` (`re`, `im` on the last axis). Butterfly `j` of the
-    `half = n_fft / 2` butterflies of stage `stage` pairs the elements the
-    radix-2 schedule assigns to it and multiplies the second by the twiddle
-    `tw_re[j] + i tw_im[j]`. Where `gate[j]` is false the pair is copied
-    unchanged (no twiddle math); where `gate[j]` and `rev[j]` are both true
-    the two outputs are swapped.
+    One decimation stage of a radix-2 FFT on interleaved complex state
+    `[batch, n_fft, 2]` (`re`, `im` on the last axis). With
+    `stride = 2^stage`, butterfly `j` (of `half = n_fft / 2`) pairs
+    `i0 = (j / stride) * 2 * stride + j % stride` and `i1 = i0 + stride`:
+
+    ```
+    t       = state[i1] * (tw_re[j] + i tw_im[j])
+    out[i0] = state[i0] + t
+    out[i1] = state[i0] - t
+    ```
+
+    Where `gate[j]` is false the pair is copied unchanged (no twiddle
+    math); where `gate[j]` and `rev[j]` are both true the two outputs are
+    swapped. Every element not touched by a gated butterfly is copied.
 
     `n_fft` is a power of two >= 2 and equals the state's middle dim;
     `stage` lies in `[0, log2(n_fft))`. `gate` and `rev` are i1 `[half]`;
@@ -197,7 +204,7 @@ def RLX_ConjugateOp : RLX_Op<"conjugate", [Pure, SameOperandsAndResultType]> {
   let description = [{
     `conj(z) = re(z) - i im(z)` per element of a `complex<f32>` tensor; the
     result has the input's type. Self-adjoint under the Wirtinger
-    convention the gradients use.
+    convention the gradients use. Folds `conj(conj(z))` to `z`.
 
     Example:
 
@@ -210,6 +217,7 @@ def RLX_ConjugateOp : RLX_Op<"conjugate", [Pure, SameOperandsAndResultType]> {
   let results = (outs RLX_ComplexTensor:$result);
 
   let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
 }
 
 def RLX_ComplexNormSqBackwardOp : RLX_Op<"complex_norm_sq_backward", [

@@ -274,7 +274,7 @@ def RLX_FakeQuantizeBackwardOp : RLX_Op<"fake_quantize_backward", [
     | `hard_tanh` | `dy[i] * max(0, 1 - |x[i] / (q_max * s[c])|)` |
 
     `bits`, `axis` and `ste` must match the forward op; `dy` and the result
-    have the type of `input`.
+    have the type of `input`. With `ste = identity` the op folds to `dy`.
 
     Example:
 
@@ -296,6 +296,7 @@ def RLX_FakeQuantizeBackwardOp : RLX_Op<"fake_quantize_backward", [
     custom<EnumKeyword>($ste) attr-dict `:` type($input) `,` type($dy)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 #endif // RLX_DIALECT_RLX_IR_RLXQUANTIZATIONOPS_TD
