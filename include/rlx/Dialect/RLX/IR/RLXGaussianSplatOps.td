@@ -108,9 +108,14 @@ def RLX_GaussianSplatRenderBackwardOp
 
     ```mlir
     %g = rlx.gaussian_splat_render_backward %pos, %scl, %rot, %opa, %col, %sh,
-        %meta, %dl {width = 4 : i64, height = 4 : i64, tile_size = 16 : i64, ...,
-        loss_grad_clip = 1.0 : f32, sh_band = 0 : i64, max_anisotropy = 10.0 : f32}
-        : ..., tensor<64xf32>
+        %meta, %dl {width = 4 : i64, height = 4 : i64, tile_size = 16 : i64,
+        radius_scale = 3.0 : f32, alpha_cutoff = 0.0 : f32,
+        max_splat_steps = 64 : i64, transmittance_threshold = 0.0 : f32,
+        max_list_entries = 1024 : i64, loss_grad_clip = 1.0 : f32,
+        sh_band = 0 : i64, max_anisotropy = 10.0 : f32}
+        : tensor<30xf32>, tensor<30xf32>, tensor<40xf32>, tensor<10xf32>,
+          tensor<30xf32>, tensor<0xf32>, tensor<23xf32>, tensor<64xf32>
+    // %g : tensor<140xf32>  (14 * 10 + 0)
     ```
   }];
 
@@ -151,7 +156,12 @@ def RLX_GaussianSplatPrepareOp : RLX_Op<"gaussian_splat_prepare", [Pure]> {
 
     ```mlir
     %prep = rlx.gaussian_splat_prepare %pos, %scl, %rot, %opa, %col, %sh, %meta
-        {width = 64 : i64, ...} : ..., tensor<23xf32> -> tensor<?xf32>
+        {width = 4 : i64, height = 2 : i64, tile_size = 16 : i64,
+         radius_scale = 3.0 : f32, alpha_cutoff = 0.5 : f32,
+         max_splat_steps = 64 : i64, transmittance_threshold = 0.001 : f32,
+         max_list_entries = 1024 : i64}
+        : tensor<30xf32>, tensor<30xf32>, tensor<40xf32>, tensor<10xf32>,
+          tensor<30xf32>, tensor<30xf32>, tensor<23xf32> -> tensor<?xf32>
     ```
   }];
 
@@ -181,8 +191,11 @@ def RLX_GaussianSplatRasterizeOp : RLX_Op<"gaussian_splat_rasterize", [
     Example:
 
     ```mlir
-    %rgba = rlx.gaussian_splat_rasterize %prep, %meta {width = 64 : i64, ...}
-        : tensor<?xf32>, tensor<23xf32>
+    %rgba = rlx.gaussian_splat_rasterize %prep, %meta {width = 4 : i64,
+        height = 2 : i64, tile_size = 16 : i64, alpha_cutoff = 0.5 : f32,
+        max_splat_steps = 64 : i64, transmittance_threshold = 0.001 : f32,
+        max_list_entries = 1024 : i64} : tensor<?xf32>, tensor<23xf32>
+    // %rgba : tensor<32xf32>
     ```
   }];
 

@@ -269,9 +269,9 @@ def RLX_FakeQuantizeBackwardOp : RLX_Op<"fake_quantize_backward", [
     | `ste` | `dx[i]` |
     |---|---|
     | `identity` | `dy[i]` |
-    | `clipped_identity` | `dy[i]` where `|x[i]| <= q_max * s[c]`, else 0 |
+    | `clipped_identity` | `dy[i]` where `abs(x[i]) <= q_max * s[c]`, else 0 |
     | `tanh` | `dy[i] * (1 - tanh(x[i] / s[c])^2)` |
-    | `hard_tanh` | `dy[i] * max(0, 1 - |x[i] / (q_max * s[c])|)` |
+    | `hard_tanh` | `dy[i] * max(0, 1 - abs(x[i] / (q_max * s[c])))` |
 
     `bits`, `axis` and `ste` must match the forward op; `dy` and the result
     have the type of `input`. With `ste = identity` the op folds to `dy`.
