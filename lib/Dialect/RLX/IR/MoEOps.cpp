@@ -91,7 +91,7 @@ static AttrT inferenceAttr(AttrT fromProperties, AdaptorT &adaptor,
   return {};
 }
 
-static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 
 static int64_t product(ArrayRef<int64_t> shape) {
   int64_t n = 1;
