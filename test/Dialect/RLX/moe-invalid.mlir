@@ -453,3 +453,27 @@ func.func @dequant_moe_packed_rank(%p: tensor<2x576xui8>) {
   %0 = rlx.dequant_moe_weights gguf_q4_k %p : tensor<2x576xui8> -> tensor<2x256x4xf32>
   return
 }
+
+// -----
+
+func.func @q_conv2d_kernel_size(%x: tensor<1x3x8x8xi8>, %w: tensor<4x3x0x3xi8>, %b: tensor<4xi32>) {
+  // expected-error @+1 {{kernel_size entries must be >= 1, got [0, 3]}}
+  %0 = rlx.q_conv2d %x, %w, %b {kernel_size = array<i64: 0, 3>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, x_zp = 0 : i64, w_zp = 0 : i64, out_zp = 0 : i64, mult = 0.01 : f32} : tensor<1x3x8x8xi8>, tensor<4x3x0x3xi8>, tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @dequant_fp8_scale(%x: tensor<4x64xf32>, %w: tensor<64x8xf8E4M3FN>, %s: tensor<1x8xf32>) {
+  // expected-error @+1 {{scale must have shape [8] for scheme 'fp8_e4m3', got [1, 8]}}
+  %0 = rlx.dequant_matmul fp8_e4m3 %x, %w scale %s : tensor<1x8xf32> : tensor<4x64xf32>, tensor<64x8xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @dequant_fp8_kind(%x: tensor<4x64xf32>, %w: tensor<64x8xf8E4M3FN>, %s: tensor<8xf32>) {
+  // expected-error @+1 {{scheme 'fp8_e5m2' expects w_q elements of 'f8E5M2', got 'f8E4M3FN'}}
+  %0 = rlx.dequant_matmul fp8_e5m2 %x, %w scale %s : tensor<8xf32> : tensor<4x64xf32>, tensor<64x8xf8E4M3FN>
+  return
+}
