@@ -1,9 +1,9 @@
-// RUN: rlx-opt %s -allow-unregistered-dialect | FileCheck %s
-// RUN: rlx-opt %s -allow-unregistered-dialect --mlir-print-op-generic | rlx-opt -allow-unregistered-dialect | FileCheck %s
-// RUN: rlx-opt %s -allow-unregistered-dialect | rlx-opt -allow-unregistered-dialect | FileCheck %s
+// RUN: rlx-opt %s | FileCheck %s
+// RUN: rlx-opt %s --mlir-print-op-generic | rlx-opt | FileCheck %s
+// RUN: rlx-opt %s | rlx-opt | FileCheck %s
 
 // CHECK-LABEL: func.func @fft
-func.func @fft(%x: tensor<4x512xf32>, %d: tensor<2x?xf64>, %z: tensor<4x256xcomplex<f32>>) {
+func.func @fft(%x: tensor<4x512xf32>, %d: tensor<2x?xf64>, %z: tensor<4x256xcomplex<f32>>) -> (tensor<4x512xf32>, tensor<4x512xf32>, tensor<2x?xf64>, tensor<4x256xcomplex<f32>>, tensor<4x256xcomplex<f32>>) {
   // CHECK: rlx.fft %{{.*}} : tensor<4x512xf32>
   %0 = rlx.fft %x : tensor<4x512xf32>
   // CHECK: rlx.fft inverse %{{.*}} {norm = #rlx.fft_norm<forward>} : tensor<4x512xf32>
@@ -15,8 +15,7 @@ func.func @fft(%x: tensor<4x512xf32>, %d: tensor<2x?xf64>, %z: tensor<4x256xcomp
   // An explicit default norm is accepted and printed without the attribute.
   // CHECK: rlx.fft %{{.*}} : tensor<4x256xcomplex<f32>>
   %4 = rlx.fft %z {norm = #rlx.fft_norm<backward>} : tensor<4x256xcomplex<f32>>
-  "test.use"(%0, %1, %2, %3, %4) : (tensor<4x512xf32>, tensor<4x512xf32>, tensor<2x?xf64>, tensor<4x256xcomplex<f32>>, tensor<4x256xcomplex<f32>>) -> ()
-  return
+  return %0, %1, %2, %3, %4 : tensor<4x512xf32>, tensor<4x512xf32>, tensor<2x?xf64>, tensor<4x256xcomplex<f32>>, tensor<4x256xcomplex<f32>>
 }
 
 // CHECK-LABEL: func.func @fft_butterfly_stage

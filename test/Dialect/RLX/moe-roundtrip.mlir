@@ -1,11 +1,11 @@
-// RUN: rlx-opt %s -allow-unregistered-dialect | FileCheck %s
-// RUN: rlx-opt %s -allow-unregistered-dialect --mlir-print-op-generic | rlx-opt -allow-unregistered-dialect | FileCheck %s
-// RUN: rlx-opt %s -allow-unregistered-dialect | rlx-opt -allow-unregistered-dialect | FileCheck %s
+// RUN: rlx-opt %s | FileCheck %s
+// RUN: rlx-opt %s --mlir-print-op-generic | rlx-opt | FileCheck %s
+// RUN: rlx-opt %s | rlx-opt | FileCheck %s
 
 // CHECK-LABEL: func.func @dequant_matmul_block_schemes
 func.func @dequant_matmul_block_schemes(%x: tensor<4x64xf32>, %w8: tensor<64x8xi8>, %w4: tensor<64x4xui8>,
                                         %s2: tensor<2x8xf32>, %s4: tensor<4x8xf32>, %z4: tensor<4x8xf32>,
-                                        %z2: tensor<2x8xf32>) {
+                                        %z2: tensor<2x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
   // CHECK: rlx.dequant_matmul int8_block block_size = 32 %{{.*}}, %{{.*}} scale %{{.*}} : tensor<2x8xf32> : tensor<4x64xf32>, tensor<64x8xi8>
   %0 = rlx.dequant_matmul int8_block block_size = 32 %x, %w8 scale %s2 : tensor<2x8xf32> : tensor<4x64xf32>, tensor<64x8xi8>
   // CHECK: rlx.dequant_matmul int8_block block_size = 32 %{{.*}}, %{{.*}} scale %{{.*}} : tensor<2x8xf32> zero_point %{{.*}} : tensor<2x8xf32> : tensor<4x64xf32>, tensor<64x8xi8>
@@ -19,8 +19,7 @@ func.func @dequant_matmul_block_schemes(%x: tensor<4x64xf32>, %w8: tensor<64x8xi
   // A block size that does not divide K: ceil(64 / 48) = 2 blocks.
   // CHECK: rlx.dequant_matmul int8_block block_size = 48 %{{.*}}, %{{.*}} scale %{{.*}} : tensor<2x8xf32> : tensor<4x64xf32>, tensor<64x8xi8>
   %5 = rlx.dequant_matmul int8_block block_size = 48 %x, %w8 scale %s2 : tensor<2x8xf32> : tensor<4x64xf32>, tensor<64x8xi8>
-  "test.use"(%0, %1, %2, %3, %4, %5) : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> ()
-  return
+  return %0, %1, %2, %3, %4, %5 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
 
 // CHECK-LABEL: func.func @dequant_matmul_fp_schemes
@@ -41,7 +40,7 @@ func.func @dequant_matmul_fp_schemes(%x: tensor<4x64xf32>, %e4: tensor<64x8xf8E4
 func.func @dequant_matmul_gguf(%x: tensor<4x256xf32>,
     %q40: tensor<288xui8>, %q41: tensor<320xui8>, %q50: tensor<352xui8>, %q51: tensor<384xui8>,
     %q80: tensor<544xui8>, %q2k: tensor<168xui8>, %q3k: tensor<220xui8>, %q4k: tensor<288xui8>,
-    %q5k: tensor<352xui8>, %q6k: tensor<420xui8>, %q8k: tensor<584xui8>) {
+    %q5k: tensor<352xui8>, %q6k: tensor<420xui8>, %q8k: tensor<584xui8>) -> (tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>) {
   // CHECK: rlx.dequant_matmul gguf_q4_0 %{{.*}}, %{{.*}} : tensor<4x256xf32>, tensor<288xui8>
   %0 = rlx.dequant_matmul gguf_q4_0 %x, %q40 : tensor<4x256xf32>, tensor<288xui8>
   // CHECK: rlx.dequant_matmul gguf_q4_1
@@ -64,9 +63,8 @@ func.func @dequant_matmul_gguf(%x: tensor<4x256xf32>,
   %9 = rlx.dequant_matmul gguf_q6_k %x, %q6k : tensor<4x256xf32>, tensor<420xui8>
   // CHECK: rlx.dequant_matmul gguf_q8_k %{{.*}}, %{{.*}} : tensor<4x256xf32>, tensor<584xui8>
   %10 = rlx.dequant_matmul gguf_q8_k %x, %q8k : tensor<4x256xf32>, tensor<584xui8>
-  // CHECK: "test.use"({{.*}}) : (tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>) -> ()
-  "test.use"(%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10) : (tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>) -> ()
-  return
+  // CHECK: return {{.*}} : tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10 : tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // CHECK-LABEL: func.func @dequant_matmul_dynamic

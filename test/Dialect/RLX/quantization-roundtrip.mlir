@@ -1,6 +1,6 @@
-// RUN: rlx-opt %s -allow-unregistered-dialect | FileCheck %s
-// RUN: rlx-opt %s -allow-unregistered-dialect --mlir-print-op-generic | rlx-opt -allow-unregistered-dialect | FileCheck %s
-// RUN: rlx-opt %s -allow-unregistered-dialect | rlx-opt -allow-unregistered-dialect | FileCheck %s
+// RUN: rlx-opt %s | FileCheck %s
+// RUN: rlx-opt %s --mlir-print-op-generic | rlx-opt | FileCheck %s
+// RUN: rlx-opt %s | rlx-opt | FileCheck %s
 
 // CHECK-LABEL: func.func @quantize_per_tensor
 func.func @quantize_per_tensor(%x: tensor<8x2xf32>) -> (tensor<8x2xi8>, tensor<8x2xf32>) {
@@ -28,7 +28,7 @@ func.func @quantize_per_channel(%x: tensor<8x2xf32>, %d: tensor<?x3xf32>)
 
 // CHECK-LABEL: func.func @fake_quantize_modes
 func.func @fake_quantize_modes(%x: tensor<16x4xf32>, %s: tensor<4xf32>, %s1: tensor<1xf32>,
-                               %h: tensor<2x3xf16>) {
+                               %h: tensor<2x3xf16>) -> (tensor<16x4xf32>, tensor<16x4xf32>, tensor<16x4xf32>, tensor<4xf32>, tensor<16x4xf32>, tensor<2x3xf16>) {
   // CHECK: rlx.fake_quantize %{{.*}} bits = 8 : tensor<16x4xf32>
   %0 = rlx.fake_quantize %x bits = 8 : tensor<16x4xf32>
   // CHECK: rlx.fake_quantize %{{.*}} bits = 4 axis = 1 {ste = #rlx.ste<clipped_identity>} : tensor<16x4xf32>
@@ -39,8 +39,7 @@ func.func @fake_quantize_modes(%x: tensor<16x4xf32>, %s: tensor<4xf32>, %s1: ten
   %3 = rlx.fake_quantize %x bits = 8 state %s1 : tensor<1xf32> {scale_mode = #rlx.scale_mode<fixed>, ste = #rlx.ste<hard_tanh>} : tensor<16x4xf32>
   // CHECK: rlx.fake_quantize %{{.*}} bits = 4 axis = -2 : tensor<2x3xf16>
   %4 = rlx.fake_quantize %h bits = 4 axis = -2 : tensor<2x3xf16>
-  "test.use"(%0, %1, %2#0, %2#1, %3, %4) : (tensor<16x4xf32>, tensor<16x4xf32>, tensor<16x4xf32>, tensor<4xf32>, tensor<16x4xf32>, tensor<2x3xf16>) -> ()
-  return
+  return %0, %1, %2#0, %2#1, %3, %4 : tensor<16x4xf32>, tensor<16x4xf32>, tensor<16x4xf32>, tensor<4xf32>, tensor<16x4xf32>, tensor<2x3xf16>
 }
 
 // CHECK-LABEL: func.func @lsq
@@ -61,7 +60,7 @@ func.func @lsq(%x: tensor<16x8xf32>, %s: tensor<8xf32>, %s1: tensor<1xf32>, %dy:
 }
 
 // CHECK-LABEL: func.func @fake_quantize_backward
-func.func @fake_quantize_backward(%x: tensor<16x8xf32>, %dy: tensor<16x8xf32>, %b: tensor<?xbf16>) {
+func.func @fake_quantize_backward(%x: tensor<16x8xf32>, %dy: tensor<16x8xf32>, %b: tensor<?xbf16>) -> (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<?xbf16>) {
   // CHECK: rlx.fake_quantize_backward %{{.*}}, %{{.*}} bits = 8 ste = identity : tensor<16x8xf32>, tensor<16x8xf32>
   %0 = rlx.fake_quantize_backward %x, %dy bits = 8 ste = identity : tensor<16x8xf32>, tensor<16x8xf32>
   // CHECK: rlx.fake_quantize_backward %{{.*}}, %{{.*}} bits = 4 axis = 0 ste = clipped_identity : tensor<16x8xf32>, tensor<16x8xf32>
@@ -70,6 +69,5 @@ func.func @fake_quantize_backward(%x: tensor<16x8xf32>, %dy: tensor<16x8xf32>, %
   %2 = rlx.fake_quantize_backward %x, %dy bits = 2 ste = tanh : tensor<16x8xf32>, tensor<16x8xf32>
   // CHECK: rlx.fake_quantize_backward %{{.*}}, %{{.*}} bits = 2 axis = -1 ste = hard_tanh : tensor<?xbf16>, tensor<?xbf16>
   %3 = rlx.fake_quantize_backward %b, %b bits = 2 axis = -1 ste = hard_tanh : tensor<?xbf16>, tensor<?xbf16>
-  "test.use"(%0, %1, %2, %3) : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<?xbf16>) -> ()
-  return
+  return %0, %1, %2, %3 : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<?xbf16>
 }
