@@ -8,6 +8,8 @@
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 
+#include <cctype>
+
 using namespace mlir;
 using namespace mlir::rlx;
 
@@ -16,6 +18,38 @@ void RLXDialect::registerCustomOps() {
 #define GET_OP_LIST
 #include "rlx/Dialect/RLX/IR/RLXCustomOps.cpp.inc"
       >();
+}
+
+//===----------------------------------------------------------------------===//
+// CustomOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CustomOp::verify() {
+  StringRef name = getName();
+  if (name.empty())
+    return emitOpError() << "name must be a non-empty string naming the "
+                            "registered op";
+  if (llvm::any_of(name, [](char c) {
+        return std::isspace(static_cast<unsigned char>(c)) ||
+               !std::isprint(static_cast<unsigned char>(c));
+      }))
+    return emitOpError() << "name \"" << name
+                         << "\" must not contain whitespace or control "
+                            "characters";
+  if (getPure() && getNumResults() == 0)
+    return emitOpError() << "a pure custom op without results computes "
+                            "nothing; drop 'pure' or declare its results";
+  return success();
+}
+
+void CustomOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (getPure())
+    return;
+  // Unknown effects: conservatively read and write arbitrary memory.
+  effects.emplace_back(MemoryEffects::Read::get());
+  effects.emplace_back(MemoryEffects::Write::get());
 }
 
 //===----------------------------------------------------------------------===//

@@ -8,6 +8,8 @@
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::rlx;
 
@@ -16,6 +18,246 @@ void RLXDialect::registerGaussianSplatOps() {
 #define GET_OP_LIST
 #include "rlx/Dialect/RLX/IR/RLXGaussianSplatOps.cpp.inc"
       >();
+}
+
+//===----------------------------------------------------------------------===//
+// Shared rules
+//===----------------------------------------------------------------------===//
+
+/// An attribute for type inference. The parser infers result types before it
+/// moves the attributes of the attribute dictionary into the op's
+/// properties, so look there when the property is not set yet.
+template <typename AttrT, typename AdaptorT>
+static AttrT inferenceAttr(AttrT fromProperties, AdaptorT &adaptor,
+                           StringRef name) {
+  if (fromProperties)
+    return fromProperties;
+  if (DictionaryAttr attrs = adaptor.getAttributes())
+    return dyn_cast_or_null<AttrT>(attrs.get(name));
+  return {};
+}
+
+/// The value of an integer attribute for inference; -1 when it is missing.
+template <typename AdaptorT>
+static int64_t inferenceInt(IntegerAttr fromProperties, AdaptorT &adaptor,
+                            StringRef name) {
+  IntegerAttr attr = inferenceAttr(fromProperties, adaptor, name);
+  return attr ? attr.getInt() : -1;
+}
+
+/// Length of the camera/render meta buffer.
+static constexpr int64_t kMetaLength = 23;
+
+/// `[height * width * 4]`, dynamic when the attributes are not positive.
+static Type rgbaType(MLIRContext *context, int64_t width, int64_t height) {
+  int64_t length =
+      width > 0 && height > 0 ? width * height * 4 : ShapedType::kDynamic;
+  return RankedTensorType::get({length}, Float32Type::get(context));
+}
+
+namespace {
+/// Render settings common to the splat ops.
+struct SplatSettings {
+  int64_t width, height, tileSize, maxSplatSteps, maxListEntries;
+  std::optional<float> radiusScale;
+  float alphaCutoff, transmittanceThreshold;
+};
+} // namespace
+
+static LogicalResult verifySettings(Operation *op, const SplatSettings &s) {
+  for (auto [name, value] :
+       {std::pair{"width", s.width}, std::pair{"height", s.height},
+        std::pair{"tile_size", s.tileSize},
+        std::pair{"max_splat_steps", s.maxSplatSteps},
+        std::pair{"max_list_entries", s.maxListEntries}})
+    if (value <= 0)
+      return op->emitOpError() << name << " must be positive, got " << value;
+  if (s.radiusScale &&
+      (!(*s.radiusScale > 0.0f) || !std::isfinite(*s.radiusScale)))
+    return op->emitOpError() << "radius_scale must be positive and finite, got "
+                             << *s.radiusScale;
+  for (auto [name, value] :
+       {std::pair{"alpha_cutoff", s.alphaCutoff},
+        std::pair{"transmittance_threshold", s.transmittanceThreshold}})
+    if (!(value >= 0.0f && value < 1.0f))
+      return op->emitOpError() << name << " must lie in [0, 1), got " << value;
+  return success();
+}
+
+/// Checks a rank-1 buffer of `length` elements (dynamic matches anything).
+static LogicalResult expectBuffer(Operation *op, StringRef name,
+                                  StringRef layout, ArrayRef<int64_t> shape,
+                                  int64_t length) {
+  if (shape.size() != 1 || !dimsCompatible(shape[0], length))
+    return op->emitOpError()
+           << name << " must have shape " << formatShape({length}) << " ("
+           << layout << "), got " << formatShape(shape);
+  return success();
+}
+
+/// Checks the seven scene operands; `n` receives the Gaussian count.
+static LogicalResult verifyScene(Operation *op, ValueRange scene, int64_t &n) {
+  auto shapeOf = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  ArrayRef<int64_t> opacities = shapeOf(scene[3]);
+  if (opacities.size() != 1)
+    return op->emitOpError() << "opacities must have rank 1 ([N]), got "
+                             << formatShape(opacities);
+  n = opacities[0];
+  auto times = [&](int64_t k) {
+    return ShapedType::isDynamic(n) ? ShapedType::kDynamic : k * n;
+  };
+  if (failed(expectBuffer(op, "positions", "[N * 3]", shapeOf(scene[0]),
+                          times(3))) ||
+      failed(
+          expectBuffer(op, "scales", "[N * 3]", shapeOf(scene[1]), times(3))) ||
+      failed(expectBuffer(op, "rotations", "[N * 4]", shapeOf(scene[2]),
+                          times(4))) ||
+      failed(
+          expectBuffer(op, "colors", "[N * 3]", shapeOf(scene[4]), times(3))))
+    return failure();
+  ArrayRef<int64_t> sh = shapeOf(scene[5]);
+  if (sh.size() != 1)
+    return op->emitOpError() << "sh_coeffs must have rank 1 ([N * C * 3]), got "
+                             << formatShape(sh);
+  if (!ShapedType::isDynamic(n) && !ShapedType::isDynamic(sh[0])) {
+    bool ok = n == 0 ? sh[0] == 0 : sh[0] % (3 * n) == 0;
+    if (!ok)
+      return op->emitOpError()
+             << "sh_coeffs has " << sh[0]
+             << " elements, not a multiple of N * 3 = " << 3 * n;
+  }
+  return expectBuffer(op, "meta", "camera and render settings",
+                      shapeOf(scene[6]), kMetaLength);
+}
+
+//===----------------------------------------------------------------------===//
+// GaussianSplatRenderOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GaussianSplatRenderOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  inferredReturnTypes.push_back(
+      rgbaType(context, inferenceInt(adaptor.getWidthAttr(), adaptor, "width"),
+               inferenceInt(adaptor.getHeightAttr(), adaptor, "height")));
+  return success();
+}
+
+LogicalResult GaussianSplatRenderOp::verify() {
+  SplatSettings s{int64_t(getWidth()),
+                  int64_t(getHeight()),
+                  int64_t(getTileSize()),
+                  int64_t(getMaxSplatSteps()),
+                  int64_t(getMaxListEntries()),
+                  getRadiusScale().convertToFloat(),
+                  getAlphaCutoff().convertToFloat(),
+                  getTransmittanceThreshold().convertToFloat()};
+  int64_t n;
+  if (failed(verifySettings(*this, s)) ||
+      failed(verifyScene(*this, getOperands(), n)))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GaussianSplatRenderBackwardOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GaussianSplatRenderBackwardOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  int64_t length = ShapedType::kDynamic;
+  auto opacities = dyn_cast<RankedTensorType>(adaptor.getOpacities().getType());
+  auto sh = dyn_cast<RankedTensorType>(adaptor.getShCoeffs().getType());
+  if (opacities && sh && opacities.getRank() == 1 && sh.getRank() == 1 &&
+      opacities.hasStaticShape() && sh.hasStaticShape())
+    length = 14 * opacities.getDimSize(0) + sh.getDimSize(0);
+  inferredReturnTypes.push_back(
+      RankedTensorType::get({length}, Float32Type::get(context)));
+  return success();
+}
+
+LogicalResult GaussianSplatRenderBackwardOp::verify() {
+  SplatSettings s{int64_t(getWidth()),
+                  int64_t(getHeight()),
+                  int64_t(getTileSize()),
+                  int64_t(getMaxSplatSteps()),
+                  int64_t(getMaxListEntries()),
+                  getRadiusScale().convertToFloat(),
+                  getAlphaCutoff().convertToFloat(),
+                  getTransmittanceThreshold().convertToFloat()};
+  int64_t n;
+  if (failed(verifySettings(*this, s)) ||
+      failed(verifyScene(*this, getOperands().take_front(7), n)))
+    return failure();
+  float clip = getLossGradClip().convertToFloat();
+  if (!(clip > 0.0f) || !std::isfinite(clip))
+    return emitOpError() << "loss_grad_clip must be positive and finite, got "
+                         << clip;
+  int64_t band = getShBand();
+  if (band < 0 || band > 3)
+    return emitOpError() << "sh_band must lie in [0, 3], got " << band;
+  float anisotropy = getMaxAnisotropy().convertToFloat();
+  if (!(anisotropy >= 1.0f) || !std::isfinite(anisotropy))
+    return emitOpError() << "max_anisotropy must be finite and >= 1, got "
+                         << anisotropy;
+  return expectBuffer(*this, "d_loss_rgba", "[height * width * 4]",
+                      getDLossRgba().getType().getShape(),
+                      getWidth() * getHeight() * 4);
+}
+
+//===----------------------------------------------------------------------===//
+// GaussianSplatPrepareOp / GaussianSplatRasterizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GaussianSplatPrepareOp::verify() {
+  SplatSettings s{int64_t(getWidth()),
+                  int64_t(getHeight()),
+                  int64_t(getTileSize()),
+                  int64_t(getMaxSplatSteps()),
+                  int64_t(getMaxListEntries()),
+                  getRadiusScale().convertToFloat(),
+                  getAlphaCutoff().convertToFloat(),
+                  getTransmittanceThreshold().convertToFloat()};
+  int64_t n;
+  if (failed(verifySettings(*this, s)) ||
+      failed(verifyScene(*this, getOperands(), n)))
+    return failure();
+  ArrayRef<int64_t> result = getResult().getType().getShape();
+  if (result.size() != 1 || result[0] == 0)
+    return emitOpError() << "result must be a non-empty rank-1 buffer, got "
+                         << formatShape(result);
+  return success();
+}
+
+LogicalResult GaussianSplatRasterizeOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  inferredReturnTypes.push_back(
+      rgbaType(context, inferenceInt(adaptor.getWidthAttr(), adaptor, "width"),
+               inferenceInt(adaptor.getHeightAttr(), adaptor, "height")));
+  return success();
+}
+
+LogicalResult GaussianSplatRasterizeOp::verify() {
+  SplatSettings s{int64_t(getWidth()),
+                  int64_t(getHeight()),
+                  int64_t(getTileSize()),
+                  int64_t(getMaxSplatSteps()),
+                  int64_t(getMaxListEntries()),
+                  std::nullopt,
+                  getAlphaCutoff().convertToFloat(),
+                  getTransmittanceThreshold().convertToFloat()};
+  if (failed(verifySettings(*this, s)))
+    return failure();
+  ArrayRef<int64_t> prep = getPrep().getType().getShape();
+  if (prep.size() != 1 || prep[0] == 0)
+    return emitOpError() << "prep must be a non-empty rank-1 buffer, got "
+                         << formatShape(prep);
+  return expectBuffer(*this, "meta", "camera and render settings",
+                      getMeta().getType().getShape(), kMetaLength);
 }
 
 //===----------------------------------------------------------------------===//

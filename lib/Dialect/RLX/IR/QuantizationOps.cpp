@@ -8,6 +8,8 @@
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::rlx;
 
@@ -16,6 +18,322 @@ void RLXDialect::registerQuantizationOps() {
 #define GET_OP_LIST
 #include "rlx/Dialect/RLX/IR/RLXQuantizationOps.cpp.inc"
       >();
+}
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+/// An attribute for type inference. The parser infers result types before it
+/// moves the attributes of the attribute dictionary into the op's
+/// properties, so look there when the property is not set yet.
+template <typename AttrT, typename AdaptorT>
+static AttrT inferenceAttr(AttrT fromProperties, AdaptorT &adaptor,
+                           StringRef name) {
+  if (fromProperties)
+    return fromProperties;
+  if (DictionaryAttr attrs = adaptor.getAttributes())
+    return dyn_cast_or_null<AttrT>(attrs.get(name));
+  return {};
+}
+
+/// The same shape as `type` with element type `elementType`; `type` itself
+/// when it is not a ranked tensor (inference stays total).
+static Type withElementType(Type type, Type elementType) {
+  if (auto ranked = dyn_cast<RankedTensorType>(type))
+    return RankedTensorType::get(ranked.getShape(), elementType);
+  return type;
+}
+
+/// Resolves an optional channel axis against `shape`. Returns failure (after
+/// emitting) when the axis is out of range; `channels` is the channel count
+/// (1 without an axis, possibly dynamic).
+static LogicalResult resolveAxis(Operation *op, std::optional<int64_t> axis,
+                                 ArrayRef<int64_t> shape, int64_t &channels,
+                                 std::optional<int64_t> &normalized) {
+  channels = 1;
+  normalized = std::nullopt;
+  if (!axis)
+    return success();
+  normalized = normalizeAxis(*axis, shape.size());
+  if (!normalized)
+    return op->emitOpError()
+           << "axis " << *axis << " is out of range for input "
+           << formatShape(shape) << " of rank " << shape.size();
+  channels = shape[*normalized];
+  return success();
+}
+
+/// Checks that a per-channel payload has 1 or `channels` entries.
+static LogicalResult verifyPayloadLength(Operation *op, StringRef name,
+                                         size_t length,
+                                         std::optional<int64_t> axis,
+                                         int64_t channels) {
+  if (length == 1)
+    return success();
+  if (!axis)
+    return op->emitOpError()
+           << name << " has " << length
+           << " entries, expected 1 (per-tensor: no axis is set)";
+  // A dynamic channel dim may match any per-channel payload.
+  if (ShapedType::isDynamic(channels))
+    return success();
+  if (static_cast<int64_t>(length) != channels)
+    return op->emitOpError()
+           << name << " has " << length << " entries, expected 1 or dim(axis "
+           << *axis << ") = " << channels;
+  return success();
+}
+
+/// Verifier shared by rlx.quantize and rlx.dequantize.
+static LogicalResult verifyAffineQuant(Operation *op, RankedTensorType input,
+                                       std::optional<int64_t> axis,
+                                       ArrayRef<float> scales,
+                                       ArrayRef<int32_t> zeroPoints) {
+  int64_t channels;
+  std::optional<int64_t> normalized;
+  if (failed(resolveAxis(op, axis, input.getShape(), channels, normalized)))
+    return failure();
+  if (scales.empty())
+    return op->emitOpError() << "scales must not be empty";
+  if (zeroPoints.empty())
+    return op->emitOpError() << "zero_points must not be empty";
+  if (failed(
+          verifyPayloadLength(op, "scales", scales.size(), axis, channels)) ||
+      failed(verifyPayloadLength(op, "zero_points", zeroPoints.size(), axis,
+                                 channels)))
+    return failure();
+  for (auto [i, scale] : llvm::enumerate(scales))
+    if (!(scale > 0.0f) || !std::isfinite(scale))
+      return op->emitOpError() << "scales[" << i << "] = " << scale
+                               << " must be positive and finite";
+  for (auto [i, zp] : llvm::enumerate(zeroPoints))
+    if (zp < -128 || zp > 127)
+      return op->emitOpError() << "zero_points[" << i << "] = " << zp
+                               << " is outside the i8 range [-128, 127]";
+  return success();
+}
+
+/// `bits` of the fake-quantize ops.
+static LogicalResult verifyBits(Operation *op, int64_t bits) {
+  if (bits != 2 && bits != 4 && bits != 8)
+    return op->emitOpError() << "bits must be 2, 4 or 8, got " << bits;
+  return success();
+}
+
+/// Checks a per-channel scale or state tensor: shape `[dim(axis)]`, or `[1]`
+/// without an axis, and the input's element type.
+static LogicalResult verifyChannelTensor(Operation *op, StringRef name,
+                                         RankedTensorType input,
+                                         RankedTensorType tensor,
+                                         std::optional<int64_t> axis) {
+  int64_t channels;
+  std::optional<int64_t> normalized;
+  if (failed(resolveAxis(op, axis, input.getShape(), channels, normalized)))
+    return failure();
+  ArrayRef<int64_t> shape = tensor.getShape();
+  if (shape.size() != 1 || !dimsCompatible(shape[0], channels)) {
+    InFlightDiagnostic diag = op->emitOpError() << name << " must have shape "
+                                                << formatShape({channels});
+    if (axis)
+      diag << " (dim(axis " << *axis << ") of input "
+           << formatShape(input.getShape()) << ")";
+    else
+      diag << " (per-tensor: no axis is set)";
+    return diag << ", got " << formatShape(shape);
+  }
+  if (tensor.getElementType() != input.getElementType())
+    return op->emitOpError()
+           << name << " element type " << tensor.getElementType()
+           << " differs from input element type " << input.getElementType();
+  return success();
+}
+
+/// Checks that an upstream gradient has the type of the forward input.
+static LogicalResult verifySameAsInput(Operation *op, StringRef name,
+                                       RankedTensorType input,
+                                       RankedTensorType tensor) {
+  if (tensor != input)
+    return op->emitOpError() << name << " type " << tensor
+                             << " differs from input type " << input;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeOp / DequantizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+QuantizeOp::inferReturnTypes(MLIRContext *context, std::optional<Location>,
+                             Adaptor adaptor,
+                             SmallVectorImpl<Type> &inferredReturnTypes) {
+  inferredReturnTypes.push_back(withElementType(adaptor.getInput().getType(),
+                                                IntegerType::get(context, 8)));
+  return success();
+}
+
+LogicalResult QuantizeOp::verify() {
+  return verifyAffineQuant(*this, getInput().getType(), getAxis(), getScales(),
+                           getZeroPoints());
+}
+
+LogicalResult
+DequantizeOp::inferReturnTypes(MLIRContext *context, std::optional<Location>,
+                               Adaptor adaptor,
+                               SmallVectorImpl<Type> &inferredReturnTypes) {
+  inferredReturnTypes.push_back(
+      withElementType(adaptor.getInput().getType(), Float32Type::get(context)));
+  return success();
+}
+
+LogicalResult DequantizeOp::verify() {
+  return verifyAffineQuant(*this, getInput().getType(), getAxis(), getScales(),
+                           getZeroPoints());
+}
+
+//===----------------------------------------------------------------------===//
+// FakeQuantizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+FakeQuantizeOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                 Adaptor adaptor,
+                                 SmallVectorImpl<Type> &inferredReturnTypes) {
+  inferredReturnTypes.push_back(adaptor.getInput().getType());
+  ScaleModeAttr mode =
+      inferenceAttr(adaptor.getScaleModeAttr(), adaptor, "scale_mode");
+  if (mode && mode.getValue() == ScaleMode::Ema) {
+    // The updated state has the state's type; without a state (malformed,
+    // reported by the verifier) fall back to the input's type.
+    Value state = adaptor.getState();
+    inferredReturnTypes.push_back(state ? state.getType()
+                                        : adaptor.getInput().getType());
+  }
+  return success();
+}
+
+LogicalResult FakeQuantizeOp::verify() {
+  if (failed(verifyBits(*this, getBits())))
+    return failure();
+  RankedTensorType input = getInput().getType();
+  int64_t channels;
+  std::optional<int64_t> normalized;
+  if (failed(resolveAxis(*this, getAxis(), input.getShape(), channels,
+                         normalized)))
+    return failure();
+  ScaleMode mode = getScaleMode();
+  StringRef modeName = stringifyEnum(mode);
+  std::optional<double> decay;
+  if (FloatAttr decayAttr = getEmaDecayAttr())
+    decay = decayAttr.getValueAsDouble();
+  if (mode == ScaleMode::Ema) {
+    if (!decay)
+      return emitOpError()
+             << "scale_mode 'ema' requires an ema_decay attribute";
+    if (!(*decay > 0.0 && *decay < 1.0))
+      return emitOpError() << "ema_decay must lie in (0, 1), got " << *decay;
+  } else if (decay) {
+    return emitOpError() << "ema_decay is only meaningful with scale_mode "
+                            "'ema', but scale_mode is '"
+                         << modeName << "'";
+  }
+  bool needsState = mode != ScaleMode::PerBatch;
+  if (needsState && !getState())
+    return emitOpError() << "scale_mode '" << modeName
+                         << "' requires a state operand (one scale per "
+                            "channel)";
+  if (!needsState && getState())
+    return emitOpError() << "scale_mode 'per_batch' takes no state operand";
+  if (getState() &&
+      failed(verifyChannelTensor(*this, "state", input,
+                                 cast<RankedTensorType>(getState().getType()),
+                                 getAxis())))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LSQ ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult FakeQuantizeLSQOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  inferredReturnTypes.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+LogicalResult FakeQuantizeLSQOp::verify() {
+  if (failed(verifyBits(*this, getBits())))
+    return failure();
+  return verifyChannelTensor(*this, "scale", getInput().getType(),
+                             getScale().getType(), getAxis());
+}
+
+/// Verifier shared by the two LSQ backward ops.
+static LogicalResult verifyLSQBackward(Operation *op, int64_t bits,
+                                       std::optional<int64_t> axis,
+                                       RankedTensorType input,
+                                       RankedTensorType scale,
+                                       RankedTensorType dy) {
+  if (failed(verifyBits(op, bits)) ||
+      failed(verifyChannelTensor(op, "scale", input, scale, axis)))
+    return failure();
+  return verifySameAsInput(op, "dy", input, dy);
+}
+
+LogicalResult FakeQuantizeLSQBackwardXOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  inferredReturnTypes.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+LogicalResult FakeQuantizeLSQBackwardXOp::verify() {
+  return verifyLSQBackward(*this, getBits(), getAxis(), getInput().getType(),
+                           getScale().getType(), getDy().getType());
+}
+
+LogicalResult FakeQuantizeLSQBackwardScaleOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  inferredReturnTypes.push_back(adaptor.getScale().getType());
+  return success();
+}
+
+LogicalResult FakeQuantizeLSQBackwardScaleOp::verify() {
+  return verifyLSQBackward(*this, getBits(), getAxis(), getInput().getType(),
+                           getScale().getType(), getDy().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// FakeQuantizeBackwardOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FakeQuantizeBackwardOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  inferredReturnTypes.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+LogicalResult FakeQuantizeBackwardOp::verify() {
+  if (failed(verifyBits(*this, getBits())))
+    return failure();
+  RankedTensorType input = getInput().getType();
+  int64_t channels;
+  std::optional<int64_t> normalized;
+  if (failed(resolveAxis(*this, getAxis(), input.getShape(), channels,
+                         normalized)))
+    return failure();
+  return verifySameAsInput(*this, "dy", input, getDy().getType());
+}
+
+OpFoldResult FakeQuantizeBackwardOp::fold(FoldAdaptor) {
+  // The identity estimator passes the upstream gradient through unchanged.
+  if (getSte() == SteKind::Identity)
+    return getDy();
+  return {};
 }
 
 //===----------------------------------------------------------------------===//

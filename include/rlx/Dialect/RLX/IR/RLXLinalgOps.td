@@ -42,4 +42,106 @@ def RLX_MatMulOp : RLX_Op<"matmul", [
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// rlx.dot_general
+//===----------------------------------------------------------------------===//
+
+def RLX_DotGeneralOp : RLX_Op<"dot_general", [
+    Pure, AllElementTypesMatch<["lhs", "rhs", "result"]>,
+    InferTypeOpAdaptor]> {
+  let summary = "contraction with explicit batch and contracting dims (RLX `DotGeneral`)";
+  let description = [{
+    XLA-style `DotGeneral`. `lhs_contracting[i]` of `lhs` is contracted with
+    `rhs_contracting[i]` of `rhs`, and `lhs_batch[i]` is paired with
+    `rhs_batch[i]`; paired dims have equal sizes. Every other dim is a free
+    dim. The result shape is
+
+    `[batch dims (in lhs_batch order), lhs free dims, rhs free dims]`
+
+    with free dims in their operand order. Dims are in range and appear at
+    most once across an operand's batch and contracting lists; both lists
+    default to empty. Operands share a floating-point element type, which
+    the result has too.
+
+    Example (a batched `[B, M, K] x [B, K, N]` matmul):
+
+    ```mlir
+    %y = rlx.dot_general %a, %b contracting_dims = [2] x [1]
+        batch_dims = [0] x [0] : tensor<4x8x16xf32>, tensor<4x16x3xf32>
+    // %y : tensor<4x8x3xf32>
+    ```
+  }];
+
+  let arguments = (ins RLX_FloatTensor:$lhs,
+                       RLX_FloatTensor:$rhs,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$lhs_contracting,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$rhs_contracting,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$lhs_batch,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$rhs_batch);
+  let results = (outs RLX_FloatTensor:$result);
+
+  let assemblyFormat = [{
+    $lhs `,` $rhs `contracting_dims` `=` $lhs_contracting `x` $rhs_contracting
+    `batch_dims` `=` $lhs_batch `x` $rhs_batch attr-dict `:` type($lhs) `,`
+    type($rhs)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// rlx.dense_solve / rlx.batched_dense_solve
+//===----------------------------------------------------------------------===//
+
+def RLX_DenseSolveOp : RLX_Op<"dense_solve", [
+    Pure, AllElementTypesMatch<["a", "b", "result"]>, InferTypeOpAdaptor]> {
+  let summary = "dense linear solve x = A^-1 b (RLX `DenseSolve`)";
+  let description = [{
+    Solves `A x = b` for `x` (LU factorisation with partial pivoting).
+    `A` is `[N, N]`; `b` is `[N]` (one right-hand side) or `[N, K]`
+    (K right-hand sides). The result has the type of `b`. Both operands
+    share a floating-point element type.
+
+    Example:
+
+    ```mlir
+    %x = rlx.dense_solve %a, %b : tensor<3x3xf64>, tensor<3x2xf64>
+    // %x : tensor<3x2xf64>
+    ```
+  }];
+
+  let arguments = (ins RLX_FloatTensor:$a, RLX_FloatTensor:$b);
+  let results = (outs RLX_FloatTensor:$result);
+
+  let assemblyFormat = [{
+    $a `,` $b attr-dict `:` type($a) `,` type($b)
+  }];
+  let hasVerifier = 1;
+}
+
+def RLX_BatchedDenseSolveOp : RLX_Op<"batched_dense_solve", [
+    Pure, AllElementTypesMatch<["a", "b", "result"]>, InferTypeOpAdaptor]> {
+  let summary = "independent dense solves over a batch (RLX `BatchedDenseSolve`)";
+  let description = [{
+    `rlx.dense_solve` applied to every batch entry independently:
+    `x[i] = A[i]^-1 b[i]`. `A` is `[B, N, N]`; `b` is `[B, N]` or
+    `[B, N, K]`. The result has the type of `b`. Both operands share a
+    floating-point element type.
+
+    Example:
+
+    ```mlir
+    %x = rlx.batched_dense_solve %a, %b : tensor<8x3x3xf32>, tensor<8x3xf32>
+    // %x : tensor<8x3xf32>
+    ```
+  }];
+
+  let arguments = (ins RLX_FloatTensor:$a, RLX_FloatTensor:$b);
+  let results = (outs RLX_FloatTensor:$result);
+
+  let assemblyFormat = [{
+    $a `,` $b attr-dict `:` type($a) `,` type($b)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // RLX_DIALECT_RLX_IR_RLXLINALGOPS_TD
