@@ -59,8 +59,9 @@ static LogicalResult verifyBlockArgs(Operation *op, Region &region,
 /// that the region ends in something else.
 static YieldOp getYield(Operation *op, Region &region, StringRef regionName) {
   Block &block = region.front();
-  auto yield =
-      block.empty() ? YieldOp() : dyn_cast<YieldOp>(block.getTerminator());
+  // Also runs before the region is verified: the block may lack a
+  // terminator.
+  auto yield = block.empty() ? YieldOp() : dyn_cast<YieldOp>(block.back());
   if (!yield)
     op->emitOpError() << "'" << regionName
                       << "' region must end in 'rlx.yield'";
@@ -140,8 +141,6 @@ static LogicalResult verifyScalarYield(Operation *op, Region &region,
     return op->emitOpError() << "body must yield exactly one scalar, got "
                              << yield.getValues().size() << " values";
   Type yielded = yield.getValues().front().getType();
-  if (isa<ShapedType>(yielded))
-    return op->emitOpError() << "body must yield a scalar, got " << yielded;
   if (yielded != elementType)
     return op->emitOpError()
            << "body yields " << yielded << " but the result element type is "
@@ -153,7 +152,9 @@ static LogicalResult verifyScalarYield(Operation *op, Region &region,
 // IfOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult IfOp::verifyRegions() {
+// The region signatures of `rlx.if` and `rlx.while` are checked in verify(),
+// before the RegionBranchOpInterface verifier, whose messages are generic.
+LogicalResult IfOp::verify() {
   if (!isBoolScalarTensor(getPredicate().getType()))
     return emitOpError() << "predicate must hold exactly one element (shape "
                             "[] or [1]), got "
@@ -226,10 +227,6 @@ LogicalResult WhileOp::verify() {
       max && static_cast<int64_t>(*max) <= 0)
     return emitOpError() << "'max_iterations' must be positive, got "
                          << static_cast<int64_t>(*max);
-  return success();
-}
-
-LogicalResult WhileOp::verifyRegions() {
   TypeRange carried = getInits().getTypes();
   if (failed(verifyBlockArgs(*this, getCond(), "cond", carried,
                              "the loop-carried types")) ||
@@ -297,8 +294,12 @@ LogicalResult ScanOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
     inferred.push_back(carry);
     return success();
   }
+  // Attributes may be missing while parsing or on malformed ops.
+  IntegerAttr length = adaptor.getLengthAttr();
+  IntegerAttr checkpoints = adaptor.getNumCheckpointsAttr();
   inferred.push_back(stackedType(
-      carry, trajectoryRows(adaptor.getLength(), adaptor.getNumCheckpoints())));
+      carry, trajectoryRows(length ? length.getInt() : 0,
+                            checkpoints ? checkpoints.getInt() : 0)));
   return success();
 }
 
@@ -367,8 +368,9 @@ LogicalResult
 ScanBackwardXsOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
                                    Adaptor adaptor,
                                    SmallVectorImpl<Type> &inferred) {
-  // A bad index is the verifier's to report.
-  int64_t index = adaptor.getXsIdx();
+  // A bad or missing index is the verifier's to report.
+  IntegerAttr indexAttr = adaptor.getXsIdxAttr();
+  int64_t index = indexAttr ? indexAttr.getInt() : -1;
   ValueRange xs = adaptor.getXs();
   inferred.push_back(index >= 0 && index < static_cast<int64_t>(xs.size())
                          ? xs[index].getType()

@@ -68,7 +68,7 @@ def RLX_IfOp : RLX_Op<"if", [
     $predicate `:` type($predicate) (`->` type($results)^)?
     $thenRegion `else` $elseRegion attr-dict
   }];
-  let hasRegionVerifier = 1;
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -125,7 +125,6 @@ def RLX_WhileOp : RLX_Op<"while", [
     attr-dict `cond` $cond `do` $body
   }];
   let hasVerifier = 1;
-  let hasRegionVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
