@@ -97,7 +97,7 @@ func.func @while_max_iterations(%x: tensor<4xf32>, %p: tensor<i1>) {
   // expected-error @+1 {{'max_iterations' must be positive, got 0}}
   %r = rlx.while %x : tensor<4xf32> max_iterations = 0 cond {
   ^bb0(%c: tensor<4xf32>):
-    rlx.yield %p : tensor<i1>
+    rlx.yield %p, %c : tensor<i1>, tensor<4xf32>
   } do {
   ^bb0(%c: tensor<4xf32>):
     rlx.yield %c : tensor<4xf32>
@@ -124,7 +124,7 @@ func.func @while_body_arg_type(%x: tensor<4xf32>, %p: tensor<i1>) {
   // expected-error @+1 {{'body' region argument #0 must have type 'tensor<4xf32>' (the loop-carried types), got 'tensor<4xf64>'}}
   %r = rlx.while %x : tensor<4xf32> cond {
   ^bb0(%c: tensor<4xf32>):
-    rlx.yield %p : tensor<i1>
+    rlx.yield %p, %c : tensor<i1>, tensor<4xf32>
   } do {
   ^bb0(%c: tensor<4xf64>):
     rlx.yield %x : tensor<4xf32>
@@ -135,10 +135,10 @@ func.func @while_body_arg_type(%x: tensor<4xf32>, %p: tensor<i1>) {
 // -----
 
 func.func @while_cond_yield(%x: tensor<4xf32>, %p: tensor<2xi1>) {
-  // expected-error @+1 {{'cond' region must yield one i1 tensor with a single element, got (tensor<2xi1>)}}
+  // expected-error @+1 {{'cond' region must yield an i1 tensor with a single element followed by its 1 block argument(s), got (tensor<2xi1>, tensor<4xf32>)}}
   %r = rlx.while %x : tensor<4xf32> cond {
   ^bb0(%c: tensor<4xf32>):
-    rlx.yield %p : tensor<2xi1>
+    rlx.yield %p, %c : tensor<2xi1>, tensor<4xf32>
   } do {
   ^bb0(%c: tensor<4xf32>):
     rlx.yield %c : tensor<4xf32>
@@ -149,10 +149,25 @@ func.func @while_cond_yield(%x: tensor<4xf32>, %p: tensor<2xi1>) {
 // -----
 
 func.func @while_cond_yield_count(%x: tensor<4xf32>, %p: tensor<i1>) {
-  // expected-error @+1 {{'cond' region must yield one i1 tensor with a single element, got (tensor<i1>, tensor<4xf32>)}}
+  // expected-error @+1 {{'cond' region must yield an i1 tensor with a single element followed by its 1 block argument(s), got (tensor<i1>)}}
   %r = rlx.while %x : tensor<4xf32> cond {
   ^bb0(%c: tensor<4xf32>):
-    rlx.yield %p, %c : tensor<i1>, tensor<4xf32>
+    rlx.yield %p : tensor<i1>
+  } do {
+  ^bb0(%c: tensor<4xf32>):
+    rlx.yield %c : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @while_cond_forward(%x: tensor<4xf32>, %p: tensor<i1>) {
+  // expected-error @+1 {{'cond' region must forward its block arguments unchanged: yielded value #1 is not block argument #0}}
+  %r = rlx.while %x : tensor<4xf32> cond {
+  ^bb0(%c: tensor<4xf32>):
+    %n = rlx.activation neg %c : tensor<4xf32>
+    rlx.yield %p, %n : tensor<i1>, tensor<4xf32>
   } do {
   ^bb0(%c: tensor<4xf32>):
     rlx.yield %c : tensor<4xf32>
@@ -166,7 +181,7 @@ func.func @while_body_yield(%x: tensor<4xf32>, %i: tensor<i32>, %p: tensor<i1>) 
   // expected-error @+1 {{'body' region yields 'tensor<4xf32>' as value #1 but the loop-carried types requires 'tensor<i32>'}}
   %r:2 = rlx.while %x, %i : tensor<4xf32>, tensor<i32> cond {
   ^bb0(%c: tensor<4xf32>, %j: tensor<i32>):
-    rlx.yield %p : tensor<i1>
+    rlx.yield %p, %c, %j : tensor<i1>, tensor<4xf32>, tensor<i32>
   } do {
   ^bb0(%c: tensor<4xf32>, %j: tensor<i32>):
     rlx.yield %c, %c : tensor<4xf32>, tensor<4xf32>
@@ -181,7 +196,7 @@ func.func @while_result_type(%x: tensor<4xf32>, %p: tensor<i1>) {
   // expected-error @+1 {{'rlx.while' op failed to infer returned types}}
   %r = "rlx.while"(%x) ({
   ^bb0(%c: tensor<4xf32>):
-    rlx.yield %p : tensor<i1>
+    rlx.yield %p, %c : tensor<i1>, tensor<4xf32>
   }, {
   ^bb0(%c: tensor<4xf32>):
     rlx.yield %c : tensor<4xf32>

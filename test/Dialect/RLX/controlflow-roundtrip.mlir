@@ -47,7 +47,7 @@ func.func @while_bounded(%x: tensor<4xf32>, %n: tensor<i32>, %lim: tensor<i32>)
     -> (tensor<4xf32>, tensor<i32>) {
   // CHECK: %{{.*}}:2 = rlx.while %{{.*}}, %{{.*}} : tensor<4xf32>, tensor<i32> max_iterations = 8 cond {
   // CHECK-NEXT: ^bb0(%{{.*}}: tensor<4xf32>, %{{.*}}: tensor<i32>):
-  // CHECK: rlx.yield %{{.*}} : tensor<i1>
+  // CHECK: rlx.yield %{{.*}}, %{{.*}}, %{{.*}} : tensor<i1>, tensor<4xf32>, tensor<i32>
   // CHECK-NEXT: } do {
   // CHECK: rlx.yield %{{.*}}, %{{.*}} : tensor<4xf32>, tensor<i32>
   %r:2 = rlx.while %x, %n : tensor<4xf32>, tensor<i32> max_iterations = 8 cond {
@@ -57,7 +57,7 @@ func.func @while_bounded(%x: tensor<4xf32>, %n: tensor<i32>, %lim: tensor<i32>)
       %lt = arith.cmpi slt, %a, %b : i32
       rlx.yield %lt : i1
     }
-    rlx.yield %p : tensor<i1>
+    rlx.yield %p, %c, %i : tensor<i1>, tensor<4xf32>, tensor<i32>
   } do {
   ^bb0(%c: tensor<4xf32>, %i: tensor<i32>):
     %t = rlx.activation tanh %c : tensor<4xf32>
@@ -72,10 +72,10 @@ func.func @while_bounded(%x: tensor<4xf32>, %n: tensor<i32>, %lim: tensor<i32>)
 // CHECK-LABEL: func.func @while_unbounded
 func.func @while_unbounded(%x: tensor<?x8xf32>, %p: tensor<1xi1>) -> tensor<?x8xf32> {
   // CHECK: rlx.while %{{.*}} : tensor<?x8xf32> cond {
-  // CHECK: rlx.yield %{{.*}} : tensor<1xi1>
+  // CHECK: rlx.yield %{{.*}}, %{{.*}} : tensor<1xi1>, tensor<?x8xf32>
   %r = rlx.while %x : tensor<?x8xf32> cond {
   ^bb0(%c: tensor<?x8xf32>):
-    rlx.yield %p : tensor<1xi1>
+    rlx.yield %p, %c : tensor<1xi1>, tensor<?x8xf32>
   } do {
   ^bb0(%c: tensor<?x8xf32>):
     rlx.yield %c : tensor<?x8xf32>

@@ -236,11 +236,21 @@ LogicalResult WhileOp::verify() {
   YieldOp condYield = getYield(*this, getCond(), "cond");
   if (!condYield)
     return failure();
-  if (condYield.getValues().size() != 1 ||
-      !isBoolScalarTensor(condYield.getValues().front().getType()))
-    return emitOpError() << "'cond' region must yield one i1 tensor with a "
-                            "single element, got "
-                         << formatTypes(condYield.getValues().getTypes());
+  OperandRange condValues = condYield.getValues();
+  if (condValues.size() != carried.size() + 1 ||
+      !isBoolScalarTensor(condValues.front().getType()))
+    return emitOpError() << "'cond' region must yield an i1 tensor with a "
+                            "single element followed by its "
+                         << carried.size() << " block argument(s), got "
+                         << formatTypes(condValues.getTypes());
+  for (auto [index, pair] : llvm::enumerate(
+           llvm::zip(condValues.drop_front(), getCond().getArguments()))) {
+    auto [value, argument] = pair;
+    if (value != argument)
+      return emitOpError() << "'cond' region must forward its block "
+                              "arguments unchanged: yielded value #"
+                           << index + 1 << " is not block argument #" << index;
+  }
   return verifyYield(*this, getBody(), "body", carried,
                      "the loop-carried types");
 }
@@ -258,14 +268,10 @@ void WhileOp::getSuccessorRegions(RegionBranchPoint point,
     regions.push_back(RegionSuccessor(&getCond(), getCond().getArguments()));
     return;
   }
-  // From `cond`, control goes to `body` or leaves the op. The `cond` yield
-  // forwards nothing: `body` and the results receive the values `cond` was
-  // entered with, which this interface cannot express, so neither edge has
-  // forwarded inputs.
-  regions.push_back(
-      RegionSuccessor(&getBody(), getBody().getArguments().take_front(0)));
-  regions.push_back(
-      RegionSuccessor(getOperation(), getResults().take_front(0)));
+  // From `cond`, control goes to `body` or leaves the op with the values
+  // yielded after the predicate.
+  regions.push_back(RegionSuccessor(&getBody(), getBody().getArguments()));
+  regions.push_back(RegionSuccessor(getOperation(), getResults()));
 }
 
 //===----------------------------------------------------------------------===//
@@ -637,12 +643,14 @@ LogicalResult BatchElementwiseRegionOp::verifyRegions() {
 //===----------------------------------------------------------------------===//
 
 MutableOperandRange YieldOp::getMutableSuccessorOperands(RegionSuccessor) {
-  // The predicate yielded by the `cond` region of `rlx.while` decides whether
-  // the loop continues; it is not forwarded to a successor.
+  // The predicate yielded first by the `cond` region of `rlx.while` decides
+  // whether the loop continues; only the values after it are forwarded.
+  MutableOperandRange values = getValuesMutable();
   if (auto loop = dyn_cast<WhileOp>((*this)->getParentOp());
-      loop && (*this)->getParentRegion() == &loop.getCond())
-    return MutableOperandRange(getOperation(), 0, 0);
-  return getValuesMutable();
+      loop && (*this)->getParentRegion() == &loop.getCond() &&
+      values.size() != 0)
+    return values.slice(1, values.size() - 1);
+  return values;
 }
 
 //===----------------------------------------------------------------------===//

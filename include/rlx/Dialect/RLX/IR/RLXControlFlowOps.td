@@ -76,21 +76,24 @@ def RLX_IfOp : RLX_Op<"if", [
 //===----------------------------------------------------------------------===//
 
 def RLX_WhileOp : RLX_Op<"while", [
+    InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<RegionBranchOpInterface,
                               ["getEntrySuccessorOperands"]>,
-    InferTypeOpAdaptor,
     RecursiveMemoryEffects]> {
   let summary = "loop with loop-carried values (RLX `While`)";
   let description = [{
     Iterates while `cond` holds. `inits` are the initial loop-carried
     values (at least one). Each iteration runs `cond` on the carried values;
-    when its yielded predicate is false the loop ends and the op returns the
-    carried values, otherwise `body` runs on them and yields the next
-    carried values.
+    when its predicate is false the loop ends and the op returns the carried
+    values, otherwise `body` runs on them and yields the next carried
+    values.
 
-    * `cond` has one block argument per carried value (the carried types)
-      and yields one `i1` tensor with a single element (shape `[]` or
-      `[1]`).
+    * `cond` has one block argument per carried value (the carried types).
+      It yields the predicate, an `i1` tensor with a single element (shape
+      `[]` or `[1]`), followed by its block arguments unchanged. `cond` only
+      observes the carried values (RLX semantics); listing them in the yield
+      makes their flow to `body` and to the results explicit, so that
+      RegionBranchOpInterface describes the loop exactly.
     * `body` has the same block arguments and yields exactly the carried
       types.
     * The results have the carried types.
@@ -106,7 +109,7 @@ def RLX_WhileOp : RLX_Op<"while", [
     %r = rlx.while %x : tensor<4xf32> max_iterations = 16 cond {
     ^bb0(%c: tensor<4xf32>):
       %p = ... : tensor<i1>
-      rlx.yield %p : tensor<i1>
+      rlx.yield %p, %c : tensor<i1>, tensor<4xf32>
     } do {
     ^bb0(%c: tensor<4xf32>):
       %n = rlx.activation tanh %c : tensor<4xf32>
@@ -533,9 +536,9 @@ def RLX_YieldOp : RLX_Op<"yield", [
     number and types of the yielded values.
 
     The yielded values flow to the region's successor (the op results, or
-    the next region of a loop), except in the `cond` region of `rlx.while`:
-    its single `i1` value decides whether the loop continues and is not
-    forwarded anywhere.
+    the next region of a loop). In the `cond` region of `rlx.while` the first
+    value, the predicate, decides whether the loop continues; only the
+    values after it are forwarded.
 
     Example:
 
