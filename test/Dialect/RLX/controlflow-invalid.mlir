@@ -684,7 +684,7 @@ func.func @elementwise_region_arg_type(%a: tensor<4xf32>, %b: tensor<4xi32>) {
 // -----
 
 func.func @elementwise_region_foreign_op(%a: tensor<4xf32>) {
-  // expected-error @+1 {{body may only hold arith and math ops, found 'tensor.empty'}}
+  // expected-error @+1 {{body may only hold arith, math and complex ops, found 'tensor.empty'}}
   %r = rlx.elementwise_region(%a) : (tensor<4xf32>) -> tensor<4xf32> body {
   ^bb0(%x: f32):
     %e = tensor.empty() : tensor<4xf32>
@@ -887,7 +887,7 @@ func.func @batch_region_args(%a: tensor<8xf32>) {
 // -----
 
 func.func @batch_region_body_op(%a: tensor<8xf32>) {
-  // expected-error @+1 {{body may only hold arith and math ops, found 'rlx.constant'}}
+  // expected-error @+1 {{body may only hold arith, math and complex ops, found 'rlx.constant'}}
   %r = rlx.batch_elementwise_region(%a) : (tensor<8xf32>) -> tensor<8xf32> body {
   ^bb0(%e: f32):
     %c = rlx.constant dense<1.0> : tensor<8xf32>

@@ -370,6 +370,23 @@ func.func @elementwise_region_cast(%x: tensor<?x16xf32>) -> tensor<?x16xf16> {
   return %y : tensor<?x16xf16>
 }
 
+// Complex inputs use complex dialect ops.
+// CHECK-LABEL: func.func @elementwise_region_complex
+func.func @elementwise_region_complex(%z: tensor<4xcomplex<f32>>, %w: tensor<complex<f32>>)
+    -> tensor<4xf32> {
+  // CHECK: rlx.elementwise_region(%{{.*}}, %{{.*}}) : (tensor<4xcomplex<f32>>, tensor<complex<f32>>) -> tensor<4xf32> body {
+  // CHECK: complex.mul
+  // CHECK: complex.abs
+  %y = rlx.elementwise_region(%z, %w)
+      : (tensor<4xcomplex<f32>>, tensor<complex<f32>>) -> tensor<4xf32> body {
+  ^bb0(%a: complex<f32>, %b: complex<f32>):
+    %m = complex.mul %a, %b : complex<f32>
+    %n = complex.abs %m : complex<f32>
+    rlx.yield %n : f32
+  }
+  return %y : tensor<4xf32>
+}
+
 // The resize_nearest2x prologue: input 1 is read at half resolution.
 // CHECK-LABEL: func.func @elementwise_region_prologue
 func.func @elementwise_region_prologue(%x: tensor<1x3x8x8xf32>, %lo: tensor<1x3x4x4xf32>)

@@ -162,7 +162,7 @@ func.func @swiglu_rank(%x: tensor<f32>) {
 // -----
 
 func.func @swiglu_cast_int(%x: tensor<4x8xf32>) {
-  // expected-error @+1 {{'cast_to' must be a floating-point type, got 'i8'}}
+  // expected-error @+1 {{'cast_to' must be f16, bf16, f32, f64, f8E4M3FN or f8E5M2, got 'i8'}}
   %0 = "rlx.fused_swiglu"(%x) {cast_to = i8} : (tensor<4x8xf32>) -> tensor<4x4xf32>
   return
 }

@@ -80,6 +80,8 @@ func.func @fused_swiglu(%x: tensor<2x8x512xf32>, %d: tensor<?x?xf32>)
   %3 = rlx.fused_swiglu %x gate_first cast_to bf16 : tensor<2x8x512xf32>
   // CHECK: rlx.fused_swiglu %{{.*}} : tensor<?x?xf32>
   %4 = rlx.fused_swiglu %d : tensor<?x?xf32>
+  // CHECK: rlx.fused_swiglu %{{.*}} cast_to f8E4M3FN : tensor<2x8x512xf32>
+  %5 = rlx.fused_swiglu %x cast_to f8E4M3FN : tensor<2x8x512xf32>
   // CHECK: return {{.*}} : tensor<2x8x256xf32>, tensor<2x8x256xf32>, tensor<2x8x256xf16>, tensor<2x8x256xbf16>, tensor<?x?xf32>
   return %0, %1, %2, %3, %4 : tensor<2x8x256xf32>, tensor<2x8x256xf32>, tensor<2x8x256xf16>, tensor<2x8x256xbf16>, tensor<?x?xf32>
 }

@@ -108,15 +108,15 @@ static RankedTensorType dropLeadingDim(RankedTensorType type) {
                                type.getElementType());
 }
 
-/// Checks the body of a scalar elementwise region: side-effect-free `arith`
-/// and `math` ops on scalars, without nested regions.
+/// Checks the body of a scalar elementwise region: side-effect-free `arith`,
+/// `math` and `complex` ops on scalars, without nested regions.
 static LogicalResult verifyScalarBody(Operation *op, Region &region) {
   for (Operation &nested : region.front().without_terminator()) {
     StringRef ns =
         nested.getDialect() ? nested.getDialect()->getNamespace() : StringRef();
-    if (ns != "arith" && ns != "math")
+    if (ns != "arith" && ns != "math" && ns != "complex")
       return op->emitOpError()
-             << "body may only hold arith and math ops, found '"
+             << "body may only hold arith, math and complex ops, found '"
              << nested.getName() << "'";
     if (nested.getNumRegions() != 0 || !isMemoryEffectFree(&nested))
       return op->emitOpError()
@@ -295,9 +295,10 @@ static RankedTensorType stackedType(RankedTensorType carry, int64_t rows) {
 LogicalResult ScanOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &inferred) {
-  auto carry = cast<RankedTensorType>(adaptor.getInit().getType());
-  if (!adaptor.getSaveTrajectory()) {
-    inferred.push_back(carry);
+  auto carry = dyn_cast<RankedTensorType>(adaptor.getInit().getType());
+  // An unranked carry is the verifier's to report.
+  if (!carry || !adaptor.getSaveTrajectory()) {
+    inferred.push_back(adaptor.getInit().getType());
     return success();
   }
   // Attributes may be missing while parsing or on malformed ops.

@@ -83,14 +83,15 @@ static LogicalResult verifyPositive(Operation *op, StringRef name,
 LogicalResult FusedMatMulBiasActOp::inferReturnTypes(
     MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
     OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferred) {
-  auto inputType = cast<RankedTensorType>(operands[0].getType());
-  auto weightType = cast<RankedTensorType>(operands[1].getType());
-  SmallVector<int64_t> shape(inputType.getShape());
-  // Rank errors are the verifier's to report.
-  if (shape.empty() || weightType.getRank() != 2) {
-    inferred.push_back(inputType);
+  auto inputType = dyn_cast<RankedTensorType>(operands[0].getType());
+  auto weightType = dyn_cast<RankedTensorType>(operands[1].getType());
+  // Type and rank errors are the verifier's to report.
+  if (!inputType || !weightType || inputType.getRank() == 0 ||
+      weightType.getRank() != 2) {
+    inferred.push_back(operands[0].getType());
     return success();
   }
+  SmallVector<int64_t> shape(inputType.getShape());
   shape.back() = weightType.getDimSize(1);
   inferred.push_back(RankedTensorType::get(shape, inputType.getElementType()));
   return success();
@@ -156,7 +157,11 @@ LogicalResult FusedSwiGLUOp::inferReturnTypes(MLIRContext *,
                                               std::optional<Location>,
                                               Adaptor adaptor,
                                               SmallVectorImpl<Type> &inferred) {
-  auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+  auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  if (!inputType) {
+    inferred.push_back(adaptor.getInput().getType());
+    return success();
+  }
   Type elementType = inputType.getElementType();
   if (std::optional<Type> castTo = adaptor.getCastTo())
     elementType = *castTo;
@@ -175,8 +180,10 @@ LogicalResult FusedSwiGLUOp::verify() {
     return emitOpError() << "the last dim of input " << formatShape(input)
                          << " must be even (up and gate halves [..., 2F])";
   if (std::optional<Type> castTo = getCastTo();
-      castTo && !isa<FloatType>(*castTo))
-    return emitOpError() << "'cast_to' must be a floating-point type, got "
+      castTo && !isa<Float16Type, BFloat16Type, Float32Type, Float64Type,
+                     Float8E4M3FNType, Float8E5M2Type>(*castTo))
+    return emitOpError() << "'cast_to' must be f16, bf16, f32, f64, "
+                            "f8E4M3FN or f8E5M2, got "
                          << *castTo;
   return success();
 }
@@ -267,10 +274,14 @@ LogicalResult
 FusedAttentionBlockOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &inferred) {
-  auto hiddenType = cast<RankedTensorType>(adaptor.getHidden().getType());
-  auto outType = cast<RankedTensorType>(adaptor.getOutW().getType());
+  auto hiddenType = dyn_cast<RankedTensorType>(adaptor.getHidden().getType());
+  auto outType = dyn_cast<RankedTensorType>(adaptor.getOutW().getType());
+  if (!hiddenType) {
+    inferred.push_back(adaptor.getHidden().getType());
+    return success();
+  }
   SmallVector<int64_t> shape(hiddenType.getShape());
-  if (!shape.empty() && outType.getRank() == 2)
+  if (!shape.empty() && outType && outType.getRank() == 2)
     shape.back() = outType.getDimSize(1);
   inferred.push_back(RankedTensorType::get(shape, hiddenType.getElementType()));
   return success();
@@ -387,10 +398,11 @@ LogicalResult FusedAttentionBlockOp::verify() {
 LogicalResult LoraMatMulOp::inferReturnTypes(
     MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
     OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferred) {
-  auto xType = cast<RankedTensorType>(operands[0].getType());
-  auto wType = cast<RankedTensorType>(operands[1].getType());
-  if (xType.getRank() != 2 || wType.getRank() != 2) {
-    inferred.push_back(xType);
+  auto xType = dyn_cast<RankedTensorType>(operands[0].getType());
+  auto wType = dyn_cast<RankedTensorType>(operands[1].getType());
+  // Type and rank errors are the verifier's to report.
+  if (!xType || !wType || xType.getRank() != 2 || wType.getRank() != 2) {
+    inferred.push_back(operands[0].getType());
     return success();
   }
   inferred.push_back(RankedTensorType::get(

@@ -397,9 +397,10 @@ def RLX_ElementwiseRegionOp : RLX_Op<"elementwise_region", [
       to the result shape; this subsumes the RLX `scalar_input_mask` and
       `input_modulus` encodings, which follow from the shapes.
     * Body: one block with one scalar block argument per input, of the
-      input's element type (`f32`, `i1`, ...). Its ops are side-effect-free
-      `arith` and `math` ops on scalars (the per-element semantics of the
-      rlx elementwise ops), and it ends in `rlx.yield` of one scalar.
+      input's element type (`f32`, `i1`, `complex<f32>`, ...). Its ops are
+      side-effect-free `arith`, `math` and `complex` ops on scalars (the
+      per-element semantics of the rlx elementwise ops), and it ends in
+      `rlx.yield` of one scalar.
     * Result: the broadcast shape with the yielded element type.
     * `prologue_input` (optional, RLX `prologue = ResizeNearest2x`): that
       input is a half-resolution NCHW tensor `[N, C, H, W]` upsampled 2x by
@@ -487,8 +488,8 @@ def RLX_BatchElementwiseRegionOp : RLX_Op<"batch_elementwise_region", [
 
     * Operands: N inputs of one identical tensor type.
     * Body: one block with one scalar block argument of the inputs' element
-      type; side-effect-free `arith` / `math` ops on scalars; `rlx.yield` of
-      one scalar.
+      type; side-effect-free `arith`, `math` and `complex` ops on scalars;
+      `rlx.yield` of one scalar.
     * Results: N tensors, each of the inputs' shape with the yielded element
       type; result `i` is the body applied to every element of input `i`.
 

@@ -157,7 +157,8 @@ def RLX_FusedSwiGLUOp : RLX_Op<"fused_swiglu", [Pure, InferTypeOpAdaptor]> {
     `[..., 0, F)` and `gate` the high half `[..., F, 2F)`; `gate_first`
     swaps them. With `cast_to`, the result is converted to that
     floating-point type in the same kernel; otherwise it has the input's
-    element type.
+    element type; `cast_to` is a float type of the dialect (`f16`, `bf16`,
+    `f32`, `f64`) or an 8-bit float (`f8E4M3FN`, `f8E5M2`).
 
     Example:
 
@@ -170,7 +171,7 @@ def RLX_FusedSwiGLUOp : RLX_Op<"fused_swiglu", [Pure, InferTypeOpAdaptor]> {
   let arguments = (ins RLX_FloatTensor:$input,
                        OptionalAttr<TypeAttr>:$cast_to,
                        UnitAttr:$gate_first);
-  let results = (outs RLX_FloatTensor:$result);
+  let results = (outs RankedTensorOf<[RLX_Float, RLX_Float8]>:$result);
 
   let assemblyFormat = [{
     $input (`gate_first` $gate_first^)? (`cast_to` $cast_to^)? attr-dict
