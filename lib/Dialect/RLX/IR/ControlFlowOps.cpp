@@ -9,6 +9,7 @@
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 using namespace mlir::rlx;
@@ -209,6 +210,35 @@ void IfOp::getRegionInvocationBounds(
   bounds.push_back(*taken ? InvocationBounds(0, 0) : InvocationBounds(1, 1));
 }
 
+namespace {
+/// Inlines the taken region of an `rlx.if` with a constant predicate.
+struct InlineConstantIf : OpRewritePattern<IfOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(IfOp op,
+                                PatternRewriter &rewriter) const override {
+    Attribute value;
+    if (!matchPattern(op.getPredicate(), m_Constant(&value)))
+      return failure();
+    std::optional<bool> taken = getConstantPredicate(value);
+    if (!taken)
+      return failure();
+    Block *block = &(*taken ? op.getThenRegion() : op.getElseRegion()).front();
+    auto yield = cast<YieldOp>(block->getTerminator());
+    SmallVector<Value> results(yield.getValues());
+    rewriter.inlineBlockBefore(block, op);
+    rewriter.eraseOp(yield);
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+} // namespace
+
+void IfOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                       MLIRContext *context) {
+  patterns.add<InlineConstantIf>(context);
+}
+
 //===----------------------------------------------------------------------===//
 // WhileOp
 //===----------------------------------------------------------------------===//
@@ -253,6 +283,38 @@ LogicalResult WhileOp::verify() {
   }
   return verifyYield(*this, getBody(), "body", carried,
                      "the loop-carried types");
+}
+
+namespace {
+/// A loop whose `cond` yields a constant false predicate never runs `body`:
+/// its results are its initial values.
+struct RemoveNeverTakenWhile : OpRewritePattern<WhileOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(WhileOp op,
+                                PatternRewriter &rewriter) const override {
+    Block &cond = op.getCond().front();
+    auto yield = cast<YieldOp>(cond.getTerminator());
+    Attribute value;
+    if (yield.getValues().empty() ||
+        !matchPattern(yield.getValues().front(), m_Constant(&value)))
+      return failure();
+    std::optional<bool> predicate = getConstantPredicate(value);
+    if (!predicate || *predicate)
+      return failure();
+    if (!llvm::all_of(cond.without_terminator(), [](Operation &nested) {
+          return isMemoryEffectFree(&nested);
+        }))
+      return failure();
+    rewriter.replaceOp(op, op.getInits());
+    return success();
+  }
+};
+} // namespace
+
+void WhileOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                          MLIRContext *context) {
+  patterns.add<RemoveNeverTakenWhile>(context);
 }
 
 OperandRange WhileOp::getEntrySuccessorOperands(RegionSuccessor) {

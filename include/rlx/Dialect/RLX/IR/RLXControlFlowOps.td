@@ -40,6 +40,9 @@ def RLX_IfOp : RLX_Op<"if", [
     otherwise, and returns what the branch yields. `predicate` is an `i1`
     tensor holding exactly one element: shape `[]` or `[1]`.
 
+    Canonicalization inlines the taken region when the predicate is a
+    constant.
+
     Captures are implicit: the regions are not isolated and use values
     defined above the op directly (the RLX captures `[predicate,
     captures...]` become plain SSA uses). Both regions have no arguments,
@@ -69,6 +72,7 @@ def RLX_IfOp : RLX_Op<"if", [
     $thenRegion `else` $elseRegion attr-dict
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -103,6 +107,9 @@ def RLX_WhileOp : RLX_Op<"while", [
 
     As with `rlx.if`, the regions may use values defined above the op.
 
+    Canonicalization replaces a loop whose side-effect-free `cond` yields a
+    constant false predicate by its initial values.
+
     Example:
 
     ```mlir
@@ -128,6 +135,7 @@ def RLX_WhileOp : RLX_Op<"while", [
     attr-dict `cond` $cond `do` $body
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
