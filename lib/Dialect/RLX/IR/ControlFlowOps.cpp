@@ -25,7 +25,7 @@ void RLXDialect::registerControlFlowOps() {
 // Region signature helpers
 //===----------------------------------------------------------------------===//
 
-/// Renders a type list as `'tensor<4xf32>', 'f32'` for diagnostics.
+/// Renders a type list as `(tensor<4xf32>, f32)` for diagnostics.
 static std::string formatTypes(TypeRange types) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -109,8 +109,8 @@ static RankedTensorType dropLeadingDim(RankedTensorType type) {
                                type.getElementType());
 }
 
-/// Checks the body of a scalar elementwise region: side-effect-free `arith`,
-/// `math` and `complex` ops on scalars, without nested regions.
+/// Checks the body of a scalar elementwise region: `arith`, `math` and
+/// `complex` ops (all side-effect free, without regions) on scalars.
 static LogicalResult verifyScalarBody(Operation *op, Region &region) {
   for (Operation &nested : region.front().without_terminator()) {
     StringRef ns =
@@ -119,9 +119,6 @@ static LogicalResult verifyScalarBody(Operation *op, Region &region) {
       return op->emitOpError()
              << "body may only hold arith, math and complex ops, found '"
              << nested.getName() << "'";
-    if (nested.getNumRegions() != 0 || !isMemoryEffectFree(&nested))
-      return op->emitOpError()
-             << "body op '" << nested.getName() << "' must be side-effect free";
     auto isScalar = [](Type type) { return !isa<ShapedType>(type); };
     if (!llvm::all_of(nested.getOperandTypes(), isScalar) ||
         !llvm::all_of(nested.getResultTypes(), isScalar))
