@@ -154,7 +154,7 @@ func.func @constant_element_type() {
 // -----
 
 func.func @yield_outside_rlx(%x: tensor<2xf32>) {
-  // expected-error @+1 {{must terminate the region of an rlx op, not of 'func.func'}}
+  // expected-error @+1 {{'rlx.yield' op expects parent op to be one of 'rlx.if, rlx.while, rlx.scan, rlx.scan_backward, rlx.scan_backward_xs, rlx.custom_fn, rlx.elementwise_region, rlx.transform_region, rlx.batch_elementwise_region'}}
   rlx.yield %x : tensor<2xf32>
 }
 
