@@ -177,8 +177,8 @@ LogicalResult LayerNormBackwardGammaOp::inferReturnTypes(
     SmallVectorImpl<Type> &inferred) {
   inferred.push_back(vectorType(
       extentAlong(adaptor.getX(),
-                  inherentAttr<IntegerAttr>(adaptor.getProperties().axis,
-                                            adaptor.getAttributes(), "axis")),
+                  inferenceAttr<IntegerAttr>(adaptor.getProperties().axis,
+                                             adaptor.getAttributes(), "axis")),
       elementTypeOf(adaptor.getX())));
   return success();
 }
@@ -562,7 +562,7 @@ LogicalResult Conv2dBackwardWeightOp::inferReturnTypes(
   auto xType = dyn_cast<RankedTensorType>(adaptor.getX().getType());
   auto dyType = dyn_cast<RankedTensorType>(adaptor.getDy().getType());
   SmallVector<int64_t> shape(4, ShapedType::kDynamic);
-  IntegerAttr groupsAttr = inherentAttr<IntegerAttr>(
+  IntegerAttr groupsAttr = inferenceAttr<IntegerAttr>(
       adaptor.getProperties().groups, adaptor.getAttributes(), "groups");
   int64_t groups = groupsAttr ? groupsAttr.getInt() : 0;
   if (dyType && dyType.getRank() == 4)
@@ -661,8 +661,8 @@ LogicalResult SoftmaxCrossEntropyBackwardOp::verify() {
 LogicalResult AttentionBackwardOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
     SmallVectorImpl<Type> &inferred) {
-  auto wrt = inherentAttr<AttentionBwdWrtAttr>(adaptor.getProperties().wrt,
-                                               adaptor.getAttributes(), "wrt");
+  auto wrt = inferenceAttr<AttentionBwdWrtAttr>(adaptor.getProperties().wrt,
+                                                adaptor.getAttributes(), "wrt");
   Value chosen = adaptor.getQ();
   if (wrt && wrt.getValue() == AttentionBwdWrt::Key)
     chosen = adaptor.getK();

@@ -51,22 +51,12 @@ inline ArrayRef<int64_t> arrayOrEmpty(DenseI64ArrayAttr attr) {
   return attr ? attr.asArrayRef() : ArrayRef<int64_t>();
 }
 
-/// An inherent attribute as type inference sees it: from the op's
-/// properties, or, while an op is parsed or built from a plain attribute
-/// list (properties not yet populated), from the attribute dictionary.
-template <typename AttrT>
-inline AttrT inherentAttr(Attribute fromProperties, DictionaryAttr attrs,
-                          StringRef name) {
-  if (auto attr = dyn_cast_or_null<AttrT>(fromProperties))
-    return attr;
-  return attrs ? dyn_cast_or_null<AttrT>(attrs.get(name)) : AttrT();
-}
-
 /// The array of a window attribute during type inference (empty if absent).
 template <typename AdaptorT>
 inline ArrayRef<int64_t> windowArray(AdaptorT &adaptor,
-                                     Attribute fromProperties, StringRef name) {
-  return arrayOrEmpty(inherentAttr<DenseI64ArrayAttr>(
+                                     DenseI64ArrayAttr fromProperties,
+                                     StringRef name) {
+  return arrayOrEmpty(inferenceAttr<DenseI64ArrayAttr>(
       fromProperties, adaptor.getAttributes(), name));
 }
 

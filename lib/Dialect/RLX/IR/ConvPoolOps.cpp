@@ -169,7 +169,7 @@ LogicalResult ConvTranspose2dOp::inferReturnTypes(
   Type elementType = getElementTypeOrSelf(adaptor.getInput().getType());
   RankedTensorType result = unknownNCHW(elementType);
   Window window = convTransposeWindow(adaptor);
-  IntegerAttr groupsAttr = inherentAttr<IntegerAttr>(
+  IntegerAttr groupsAttr = inferenceAttr<IntegerAttr>(
       adaptor.getProperties().groups, adaptor.getAttributes(), "groups");
   int64_t groups = groupsAttr ? groupsAttr.getInt() : 0;
   if (inputType && weightType && inputType.getRank() == 4 &&

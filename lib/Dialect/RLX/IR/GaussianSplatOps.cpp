@@ -24,24 +24,12 @@ void RLXDialect::registerGaussianSplatOps() {
 // Shared rules
 //===----------------------------------------------------------------------===//
 
-/// An attribute for type inference. The parser infers result types before it
-/// moves the attributes of the attribute dictionary into the op's
-/// properties, so look there when the property is not set yet.
-template <typename AttrT, typename AdaptorT>
-static AttrT inferenceAttr(AttrT fromProperties, AdaptorT &adaptor,
-                           StringRef name) {
-  if (fromProperties)
-    return fromProperties;
-  if (DictionaryAttr attrs = adaptor.getAttributes())
-    return dyn_cast_or_null<AttrT>(attrs.get(name));
-  return {};
-}
-
 /// The value of an integer attribute for inference; -1 when it is missing.
 template <typename AdaptorT>
 static int64_t inferenceInt(IntegerAttr fromProperties, AdaptorT &adaptor,
                             StringRef name) {
-  IntegerAttr attr = inferenceAttr(fromProperties, adaptor, name);
+  IntegerAttr attr =
+      inferenceAttr(fromProperties, adaptor.getAttributes(), name);
   return attr ? attr.getInt() : -1;
 }
 

@@ -78,19 +78,6 @@ static bool hasBlockSize(QuantScheme scheme) {
 /// Group size of NVFP4 block scales along K.
 static constexpr int64_t kNvfp4Group = 16;
 
-/// An attribute for type inference. The parser infers result types before it
-/// moves the attributes of the attribute dictionary into the op's
-/// properties, so look there when the property is not set yet.
-template <typename AttrT, typename AdaptorT>
-static AttrT inferenceAttr(AttrT fromProperties, AdaptorT &adaptor,
-                           StringRef name) {
-  if (fromProperties)
-    return fromProperties;
-  if (DictionaryAttr attrs = adaptor.getAttributes())
-    return dyn_cast_or_null<AttrT>(attrs.get(name));
-  return {};
-}
-
 static int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 
 static int64_t product(ArrayRef<int64_t> shape) {
@@ -136,7 +123,7 @@ DequantMatMulOp::inferReturnTypes(MLIRContext *context, std::optional<Location>,
   }
   int64_t n = ShapedType::kDynamic;
   QuantSchemeAttr schemeAttr =
-      inferenceAttr(adaptor.getSchemeAttr(), adaptor, "scheme");
+      inferenceAttr(adaptor.getSchemeAttr(), adaptor.getAttributes(), "scheme");
   if (wType && schemeAttr) {
     QuantScheme scheme = schemeAttr.getValue();
     if (std::optional<GgufBlock> block = ggufBlock(scheme)) {
@@ -384,7 +371,7 @@ QConv2dOp::inferReturnTypes(MLIRContext *context, std::optional<Location>,
   auto wType = dyn_cast<RankedTensorType>(adaptor.getW().getType());
   SmallVector<int64_t> shape(4, ShapedType::kDynamic);
   auto arrayOf = [&](DenseI64ArrayAttr attr, StringRef name) {
-    attr = inferenceAttr(attr, adaptor, name);
+    attr = inferenceAttr(attr, adaptor.getAttributes(), name);
     return attr ? attr.asArrayRef() : ArrayRef<int64_t>();
   };
   ArrayRef<int64_t> kernel =

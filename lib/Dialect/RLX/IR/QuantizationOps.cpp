@@ -24,19 +24,6 @@ void RLXDialect::registerQuantizationOps() {
 // Shared helpers
 //===----------------------------------------------------------------------===//
 
-/// An attribute for type inference. The parser infers result types before it
-/// moves the attributes of the attribute dictionary into the op's
-/// properties, so look there when the property is not set yet.
-template <typename AttrT, typename AdaptorT>
-static AttrT inferenceAttr(AttrT fromProperties, AdaptorT &adaptor,
-                           StringRef name) {
-  if (fromProperties)
-    return fromProperties;
-  if (DictionaryAttr attrs = adaptor.getAttributes())
-    return dyn_cast_or_null<AttrT>(attrs.get(name));
-  return {};
-}
-
 /// The same shape as `type` with element type `elementType`; `type` itself
 /// when it is not a ranked tensor (inference stays total).
 static Type withElementType(Type type, Type elementType) {
@@ -200,8 +187,8 @@ FakeQuantizeOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
                                  Adaptor adaptor,
                                  SmallVectorImpl<Type> &inferredReturnTypes) {
   inferredReturnTypes.push_back(adaptor.getInput().getType());
-  ScaleModeAttr mode =
-      inferenceAttr(adaptor.getScaleModeAttr(), adaptor, "scale_mode");
+  ScaleModeAttr mode = inferenceAttr(adaptor.getScaleModeAttr(),
+                                     adaptor.getAttributes(), "scale_mode");
   if (mode && mode.getValue() == ScaleMode::Ema) {
     // The updated state has the state's type; without a state (malformed,
     // reported by the verifier) fall back to the input's type.

@@ -20,17 +20,6 @@ void RLXDialect::registerReductionOps() {
       >();
 }
 
-/// Inherent attributes live in the op's properties, except while the custom
-/// assembly parser infers result types: attributes written in the attribute
-/// dictionary are then still in `attrs`. Returns null when absent.
-template <typename AttrT>
-static AttrT lookupInherent(AttrT fromProperties, DictionaryAttr attrs,
-                            StringRef name) {
-  if (fromProperties)
-    return fromProperties;
-  return attrs ? dyn_cast_or_null<AttrT>(attrs.get(name)) : AttrT();
-}
-
 /// Checks a single `axis` attribute that may count from the end.
 static LogicalResult verifySignedAxis(Operation *op, Value input,
                                       int64_t axis) {
@@ -59,12 +48,12 @@ ReduceOp::inferReturnTypes(MLIRContext *context,
   // Missing or out-of-range axes are the verifier's to report; they are
   // ignored here.
   llvm::SmallBitVector reduced(shape.size());
-  if (auto axes = lookupInherent(adaptor.getProperties().axes,
-                                 adaptor.getAttributes(), "axes"))
+  if (auto axes = inferenceAttr(adaptor.getProperties().axes,
+                                adaptor.getAttributes(), "axes"))
     for (int64_t axis : axes.asArrayRef())
       if (axis >= 0 && axis < static_cast<int64_t>(shape.size()))
         reduced.set(axis);
-  bool keepDim = static_cast<bool>(lookupInherent(
+  bool keepDim = static_cast<bool>(inferenceAttr(
       adaptor.getProperties().keep_dim, adaptor.getAttributes(), "keep_dim"));
   SmallVector<int64_t> resultShape;
   for (auto [index, dim] : llvm::enumerate(shape)) {
@@ -164,7 +153,7 @@ TopKOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
   SmallVector<int64_t> shape(inputType.getShape());
   // A rank-0 input or a missing or negative k is the verifier's to report.
   IntegerAttr kAttr =
-      lookupInherent(adaptor.getProperties().k, adaptor.getAttributes(), "k");
+      inferenceAttr(adaptor.getProperties().k, adaptor.getAttributes(), "k");
   int64_t k = kAttr ? kAttr.getInt() : -1;
   if (!shape.empty())
     shape.back() = k >= 0 ? k : ShapedType::kDynamic;

@@ -13,6 +13,7 @@
 #ifndef RLX_DIALECT_RLX_IR_RLXSHAPEUTILS_H
 #define RLX_DIALECT_RLX_IR_RLXSHAPEUTILS_H
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Support/LLVM.h"
@@ -40,6 +41,17 @@ SmallVector<int64_t> broadcastShapesOrDynamic(ArrayRef<int64_t> lhs,
 
 /// True when two dims may be equal at run time (equal, or either dynamic).
 bool dimsCompatible(int64_t a, int64_t b);
+
+/// An inherent attribute as type inference sees it: from the op's
+/// properties, or, while the op is parsed or built from a plain attribute
+/// list (properties not populated yet), from the attribute dictionary.
+template <typename AttrT>
+AttrT inferenceAttr(AttrT fromProperties, DictionaryAttr attrs,
+                    StringRef name) {
+  if (fromProperties)
+    return fromProperties;
+  return attrs ? dyn_cast_or_null<AttrT>(attrs.get(name)) : AttrT();
+}
 
 /// Normalises an axis that may count from the end (`-1` is the last axis).
 /// Returns std::nullopt when it is out of range for `rank`.
