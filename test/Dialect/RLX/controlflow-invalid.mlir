@@ -790,7 +790,7 @@ func.func @transform_region_args(%a: tensor<1x3x4x4xf32>) {
 // -----
 
 func.func @transform_region_foreign_op(%a: tensor<1x3x4x4xf32>) {
-  // expected-error @+1 {{body may only hold rlx ops, found 'tensor.empty'}}
+  // expected-error @+1 {{body may only hold geometry ops (rlx.resize_nearest2x, rlx.reshape, rlx.transpose, rlx.narrow, rlx.concat, rlx.expand), found 'tensor.empty'}}
   %r = rlx.transform_region(%a) : (tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32> body {
   ^bb0(%x: tensor<1x3x4x4xf32>):
     %e = tensor.empty() : tensor<1x3x4x4xf32>
@@ -801,8 +801,20 @@ func.func @transform_region_foreign_op(%a: tensor<1x3x4x4xf32>) {
 
 // -----
 
+func.func @transform_region_arithmetic(%a: tensor<4xf32>) {
+  // expected-error @+1 {{body may only hold geometry ops (rlx.resize_nearest2x, rlx.reshape, rlx.transpose, rlx.narrow, rlx.concat, rlx.expand), found 'rlx.binary'}}
+  %r = rlx.transform_region(%a) : (tensor<4xf32>) -> tensor<4xf32> body {
+  ^bb0(%x: tensor<4xf32>):
+    %m = rlx.binary max %x, %x : tensor<4xf32>, tensor<4xf32>
+    rlx.yield %m : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
 func.func @transform_region_nested_region(%a: tensor<4xf32>, %p: tensor<i1>) {
-  // expected-error @+1 {{body op 'rlx.scan' must be side-effect free and hold no regions}}
+  // expected-error @+1 {{body may only hold geometry ops (rlx.resize_nearest2x, rlx.reshape, rlx.transpose, rlx.narrow, rlx.concat, rlx.expand), found 'rlx.scan'}}
   %r = rlx.transform_region(%a) : (tensor<4xf32>) -> tensor<4xf32> body {
   ^bb0(%x: tensor<4xf32>):
     %s = rlx.scan %x : tensor<4xf32> length = 2 body {

@@ -407,8 +407,8 @@ func.func @elementwise_region_prologue(%x: tensor<1x3x8x8xf32>, %lo: tensor<1x3x
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @transform_region
-func.func @transform_region(%x: tensor<1x3x8x8xf32>, %y: tensor<1x3x8x8xf32>)
-    -> (tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>) {
+func.func @transform_region(%x: tensor<1x3x8x8xf32>, %y: tensor<1x3x4x4xf32>)
+    -> (tensor<1x3x8x8xf32>, tensor<1x6x8x8xf32>) {
   // CHECK: rlx.transform_region(%{{.*}}) : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32> body {
   // CHECK-NEXT: ^bb0(%{{.*}}: tensor<1x3x8x8xf32>):
   // CHECK-NEXT: rlx.yield %{{.*}} : tensor<1x3x8x8xf32>
@@ -416,15 +416,17 @@ func.func @transform_region(%x: tensor<1x3x8x8xf32>, %y: tensor<1x3x8x8xf32>)
   ^bb0(%t: tensor<1x3x8x8xf32>):
     rlx.yield %t : tensor<1x3x8x8xf32>
   }
-  // CHECK: rlx.transform_region(%{{.*}}, %{{.*}}) : (tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32> body {
-  // CHECK: rlx.binary max
+  // CHECK: rlx.transform_region(%{{.*}}, %{{.*}}) : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x6x8x8xf32> body {
+  // CHECK: rlx.resize_nearest2x
+  // CHECK: rlx.concat
   %b = rlx.transform_region(%x, %y)
-      : (tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32> body {
-  ^bb0(%t: tensor<1x3x8x8xf32>, %u: tensor<1x3x8x8xf32>):
-    %m = rlx.binary max %t, %u : tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>
-    rlx.yield %m : tensor<1x3x8x8xf32>
+      : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x6x8x8xf32> body {
+  ^bb0(%t: tensor<1x3x8x8xf32>, %u: tensor<1x3x4x4xf32>):
+    %r = rlx.resize_nearest2x %u : tensor<1x3x4x4xf32>
+    %c = rlx.concat %t, %r axis = 1 : tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>
+    rlx.yield %c : tensor<1x6x8x8xf32>
   }
-  return %a, %b : tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>
+  return %a, %b : tensor<1x3x8x8xf32>, tensor<1x6x8x8xf32>
 }
 
 //===----------------------------------------------------------------------===//

@@ -645,13 +645,15 @@ LogicalResult TransformRegionOp::verifyRegions() {
   if (failed(verifyBlockArgs(*this, getBody(), "body", getInputs().getTypes(),
                              "the input types")))
     return failure();
+  // RLX transform steps are geometry: the resize and pure data movement.
   for (Operation &nested : getBody().front().without_terminator()) {
-    if (nested.getDialect() != (*this)->getDialect())
-      return emitOpError() << "body may only hold rlx ops, found '"
-                           << nested.getName() << "'";
-    if (nested.getNumRegions() != 0 || !isMemoryEffectFree(&nested))
-      return emitOpError() << "body op '" << nested.getName()
-                           << "' must be side-effect free and hold no regions";
+    if (!isa<ResizeNearest2xOp, ReshapeOp, TransposeOp, NarrowOp, ConcatOp,
+             ExpandOp>(nested))
+      return emitOpError()
+             << "body may only hold geometry ops (rlx.resize_nearest2x, "
+                "rlx.reshape, rlx.transpose, rlx.narrow, rlx.concat, "
+                "rlx.expand), found '"
+             << nested.getName() << "'";
   }
   return verifyYield(*this, getBody(), "body", getResult().getType(),
                      "the result type");

@@ -456,8 +456,10 @@ def RLX_TransformRegionOp : RLX_Op<"transform_region", [
     kernel or decompose back into its ops.
 
     The body has one tensor block argument per input (the input types), its
-    ops are side-effect-free rlx ops without regions operating on tensors,
-    and it ends in `rlx.yield` of one tensor, the op's result type.
+    ops are geometry ops only (`rlx.resize_nearest2x`, `rlx.reshape`,
+    `rlx.transpose`, `rlx.narrow`, `rlx.concat`, `rlx.expand`: data
+    movement, no arithmetic), and it ends in `rlx.yield` of one tensor, the
+    op's result type.
 
     Example:
 
