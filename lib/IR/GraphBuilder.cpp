@@ -141,6 +141,262 @@ Value GraphBuilder::linear(Value x, Value w, Value bias,
   return y;
 }
 
+Value GraphBuilder::compare(CompareKind kind, Value lhs, Value rhs) {
+  return resultOf(create<CompareOp>(kind, lhs, rhs));
+}
+
+Value GraphBuilder::where(Value cond, Value onTrue, Value onFalse) {
+  return resultOf(create<WhereOp>(cond, onTrue, onFalse));
+}
+
+Value GraphBuilder::cast(Value x, Type elementType) {
+  return resultOf(create<CastOp>(x, elementType));
+}
+
+Value GraphBuilder::stopGradient(Value x) {
+  return resultOf(create<StopGradientOp>(x));
+}
+
+//===----------------------------------------------------------------------===//
+// Shape
+//===----------------------------------------------------------------------===//
+
+Value GraphBuilder::reshape(Value x, ArrayRef<int64_t> newShape) {
+  return resultOf(create<ReshapeOp>(x, newShape));
+}
+
+Value GraphBuilder::transpose(Value x, ArrayRef<int64_t> perm) {
+  return resultOf(create<TransposeOp>(x, perm));
+}
+
+Value GraphBuilder::narrow(Value x, int64_t axis, int64_t start,
+                           int64_t length) {
+  return resultOf(create<NarrowOp>(x, builder.getI64IntegerAttr(axis),
+                                   builder.getI64IntegerAttr(start),
+                                   builder.getI64IntegerAttr(length)));
+}
+
+Value GraphBuilder::concat(ValueRange inputs, int64_t axis) {
+  return resultOf(create<ConcatOp>(inputs, builder.getI64IntegerAttr(axis)));
+}
+
+Value GraphBuilder::expand(Value x, ArrayRef<int64_t> targetShape) {
+  return resultOf(create<ExpandOp>(x, targetShape));
+}
+
+Value GraphBuilder::gather(Value table, Value indices, int64_t axis) {
+  return resultOf(
+      create<GatherOp>(table, indices, builder.getI64IntegerAttr(axis)));
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalization
+//===----------------------------------------------------------------------===//
+
+Value GraphBuilder::reduce(ReduceKind kind, Value x, ArrayRef<int64_t> axes,
+                           bool keepDim) {
+  return resultOf(create<ReduceOp>(kind, x, axes, keepDim));
+}
+
+Value GraphBuilder::softmax(Value x, int64_t axis) {
+  return resultOf(create<SoftmaxOp>(x, builder.getI64IntegerAttr(axis)));
+}
+
+Value GraphBuilder::cumsum(Value x, int64_t axis, bool exclusive) {
+  return resultOf(
+      create<CumsumOp>(x, builder.getI64IntegerAttr(axis),
+                       exclusive ? builder.getUnitAttr() : UnitAttr()));
+}
+
+std::pair<Value, Value> GraphBuilder::topK(Value x, int64_t k) {
+  TopKOp op = create<TopKOp>(x, builder.getI64IntegerAttr(k));
+  if (!op)
+    return {};
+  return {op->getResult(0), op->getResult(1)};
+}
+
+Value GraphBuilder::layerNorm(Value x, Value gamma, Value beta, int64_t axis,
+                              float eps) {
+  return resultOf(create<LayerNormOp>(x, gamma, beta,
+                                      builder.getI64IntegerAttr(axis),
+                                      builder.getF32FloatAttr(eps)));
+}
+
+Value GraphBuilder::rmsNorm(Value x, Value gamma, Value beta, int64_t axis,
+                            float eps) {
+  return resultOf(create<RmsNormOp>(x, gamma, beta,
+                                    builder.getI64IntegerAttr(axis),
+                                    builder.getF32FloatAttr(eps)));
+}
+
+Value GraphBuilder::groupNorm(Value x, Value gamma, Value beta,
+                              int64_t numGroups, float eps) {
+  return resultOf(create<GroupNormOp>(x, gamma, beta,
+                                      builder.getI64IntegerAttr(numGroups),
+                                      builder.getF32FloatAttr(eps)));
+}
+
+Value GraphBuilder::batchNormInference(Value x, Value gamma, Value beta,
+                                       Value mean, Value var, float eps) {
+  return resultOf(create<BatchNormInferenceOp>(x, gamma, beta, mean, var,
+                                               builder.getF32FloatAttr(eps)));
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+Value GraphBuilder::attention(Value q, Value k, Value v, int64_t numHeads,
+                              int64_t headDim,
+                              const AttentionOptions &options) {
+  auto optionalInt = [&](std::optional<int64_t> value) {
+    return value ? builder.getI64IntegerAttr(*value) : IntegerAttr();
+  };
+  auto optionalFloat = [&](std::optional<float> value) {
+    return value ? builder.getF32FloatAttr(*value) : FloatAttr();
+  };
+  return resultOf(createWithOptional<AttentionOp>(
+      {q, k, v}, q, k, v, options.mask, builder.getI64IntegerAttr(numHeads),
+      builder.getI64IntegerAttr(headDim),
+      MaskKindAttr::get(getContext(), options.maskKind),
+      optionalInt(options.window), optionalFloat(options.scoreScale),
+      optionalFloat(options.logitSoftcap)));
+}
+
+Value GraphBuilder::rope(Value x, Value cos, Value sin, int64_t headDim,
+                         int64_t nRot) {
+  return resultOf(create<RopeOp>(x, cos, sin,
+                                 builder.getI64IntegerAttr(headDim),
+                                 builder.getI64IntegerAttr(nRot)));
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+Value GraphBuilder::conv2d(Value x, Value weight, ArrayRef<int64_t> stride,
+                           ArrayRef<int64_t> padding,
+                           ArrayRef<int64_t> dilation, int64_t groups) {
+  // The kernel extent is the weight's [.., .., kH, kW]; the op's verifier
+  // reports a weight of the wrong rank.
+  SmallVector<int64_t> kernel;
+  if (auto type = dyn_cast_or_null<RankedTensorType>(weight ? weight.getType()
+                                                            : Type());
+      type && type.getRank() == 4)
+    kernel = {type.getDimSize(2), type.getDimSize(3)};
+  return resultOf(create<ConvOp>(x, weight, kernel, stride, padding, dilation,
+                                 static_cast<uint64_t>(groups)));
+}
+
+Value GraphBuilder::pool(ReduceKind kind, Value x, ArrayRef<int64_t> kernel,
+                         ArrayRef<int64_t> stride, ArrayRef<int64_t> padding) {
+  return resultOf(create<PoolOp>(kind, x, kernel, stride, padding));
+}
+
+//===----------------------------------------------------------------------===//
+// Fused ops
+//===----------------------------------------------------------------------===//
+
+Value GraphBuilder::fusedMatMulBiasAct(Value x, Value w, Value bias,
+                                       std::optional<ActivationKind> act) {
+  ActivationKindAttr actAttr =
+      act ? ActivationKindAttr::get(getContext(), *act) : ActivationKindAttr();
+  return resultOf(createWithOptional<FusedMatMulBiasActOp>({x, w, bias}, x, w,
+                                                           bias, actAttr));
+}
+
+Value GraphBuilder::fusedResidualLayerNorm(Value x, Value residual, Value bias,
+                                           Value gamma, Value beta, float eps) {
+  return resultOf(createWithOptional<FusedResidualLNOp>(
+      {x, residual, gamma, beta}, x, residual, bias, gamma, beta,
+      builder.getF32FloatAttr(eps)));
+}
+
+Value GraphBuilder::fusedResidualRmsNorm(Value x, Value residual, Value bias,
+                                         Value gamma, Value beta, float eps) {
+  return resultOf(create<FusedResidualRmsNormOp>(x, residual, bias, gamma, beta,
+                                                 builder.getF32FloatAttr(eps)));
+}
+
+Value GraphBuilder::fusedSwiGLU(Value x, bool gateFirst) {
+  return resultOf(createWithOptional<FusedSwiGLUOp>(
+      {x}, x, TypeAttr(), gateFirst ? builder.getUnitAttr() : UnitAttr()));
+}
+
+Value GraphBuilder::loraMatMul(Value x, Value w, Value a, Value b,
+                               float scale) {
+  return resultOf(
+      create<LoraMatMulOp>(x, w, a, b, builder.getF32FloatAttr(scale)));
+}
+
+Value GraphBuilder::fusedTransformerLayer(Value hidden,
+                                          const TransformerLayerWeights &w,
+                                          const TransformerLayerConfig &config,
+                                          Value mask) {
+  return resultOf(createWithOptional<FusedTransformerLayerOp>(
+      {hidden, w.qkvW, w.outW, w.ln1Gamma, w.fc1W, w.fc2W, w.ln2Gamma}, hidden,
+      w.qkvW, w.qkvB, w.outW, w.outB, w.ln1Gamma, w.ln1Beta, w.fc1W, w.fc1B,
+      w.fc2W, w.fc2B, w.ln2Gamma, w.ln2Beta, mask,
+      builder.getI64IntegerAttr(config.numHeads),
+      builder.getI64IntegerAttr(config.headDim),
+      builder.getI64IntegerAttr(config.intermediateSize),
+      builder.getF32FloatAttr(config.eps1),
+      builder.getF32FloatAttr(config.eps2),
+      ActivationKindAttr::get(getContext(), config.activation)));
+}
+
+Value GraphBuilder::transformerLayer(Value hidden,
+                                     const TransformerLayerWeights &w,
+                                     const TransformerLayerConfig &config,
+                                     Value mask) {
+  if (failed(checkOperands(!hidden)))
+    return {};
+  auto type = dyn_cast<RankedTensorType>(hidden.getType());
+  if (!type || type.getRank() != 3) {
+    emitError(currentLoc) << "transformer layer input must be [B, S, H*D], "
+                          << "got " << hidden.getType();
+    failedState = true;
+    return {};
+  }
+  int64_t heads = config.numHeads, headDim = config.headDim;
+  int64_t embed = heads * headDim;
+  int64_t seq = type.getDimSize(1);
+  Type elementType = type.getElementType();
+  // A missing LayerNorm beta is a zero shift.
+  auto betaOrZero = [&](Value beta) {
+    return beta ? beta : splat({embed}, elementType, 0.0);
+  };
+  auto project = [&](Value x, Value weight, Value bias) {
+    Value y = matmul(x, weight);
+    return bias ? add(y, bias) : y;
+  };
+  // [B, S, H*D] -> [B, H, S, D] and back.
+  auto toHeads = [&](Value t) {
+    return transpose(reshape(t, {-1, seq, heads, headDim}), {0, 2, 1, 3});
+  };
+  auto fromHeads = [&](Value t) {
+    return reshape(transpose(t, {0, 2, 1, 3}), {-1, seq, embed});
+  };
+
+  Value qkv = project(hidden, w.qkvW, w.qkvB);
+  Value q = toHeads(narrow(qkv, 2, 0, embed));
+  Value k = toHeads(narrow(qkv, 2, embed, embed));
+  Value v = toHeads(narrow(qkv, 2, 2 * embed, embed));
+  AttentionOptions options;
+  if (mask) {
+    options.maskKind = MaskKind::Custom;
+    options.mask = mask;
+  }
+  Value context = fromHeads(attention(q, k, v, heads, headDim, options));
+  Value attnOut = project(context, w.outW, w.outB);
+  Value h1 = layerNorm(add(hidden, attnOut), w.ln1Gamma, betaOrZero(w.ln1Beta),
+                       -1, config.eps1);
+  Value ff = activation(config.activation, project(h1, w.fc1W, w.fc1B));
+  Value ff2 = project(ff, w.fc2W, w.fc2B);
+  return layerNorm(add(h1, ff2), w.ln2Gamma, betaOrZero(w.ln2Beta), -1,
+                   config.eps2);
+}
+
 //===----------------------------------------------------------------------===//
 // Verification and finishing
 //===----------------------------------------------------------------------===//
