@@ -8,6 +8,7 @@
 #include "rlx/InitRLX.h"
 #include "rlx/Conversion/Passes.h"
 #include "rlx/Dialect/RLX/IR/RLXDialect.h"
+#include "rlx/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -26,4 +27,5 @@ void mlir::rlx::registerAllDialects(DialectRegistry &registry) {
 void mlir::rlx::registerAllPasses() {
   mlir::registerAllPasses();
   registerConversionPassesAndPipelines();
+  registerRLXTransformsPasses();
 }

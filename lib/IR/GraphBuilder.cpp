@@ -7,6 +7,7 @@
 
 #include "rlx/IR/GraphBuilder.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
+#include "rlx/Transforms/Unfuse.h"
 
 #include "mlir/IR/Verifier.h"
 
@@ -349,52 +350,21 @@ Value GraphBuilder::transformerLayer(Value hidden,
                                      const TransformerLayerWeights &w,
                                      const TransformerLayerConfig &config,
                                      Value mask) {
-  if (failed(checkOperands(!hidden)))
+  // One definition of the layer: build the fused op, then expand it with
+  // the rlx-unfuse decomposition.
+  Value fused = fusedTransformerLayer(hidden, w, config, mask);
+  if (!fused)
     return {};
-  auto type = dyn_cast<RankedTensorType>(hidden.getType());
-  if (!type || type.getRank() != 3) {
-    emitError(currentLoc) << "transformer layer input must be [B, S, H*D], "
-                          << "got " << hidden.getType();
+  auto op = fused.getDefiningOp<FusedTransformerLayerOp>();
+  IRRewriter rewriter(builder);
+  FailureOr<Value> expanded = decomposeFusedTransformerLayer(rewriter, op);
+  if (failed(expanded)) {
+    emitError(currentLoc) << "cannot expand the transformer layer into "
+                             "primitives (dynamic sequence length)";
     failedState = true;
     return {};
   }
-  int64_t heads = config.numHeads, headDim = config.headDim;
-  int64_t embed = heads * headDim;
-  int64_t seq = type.getDimSize(1);
-  Type elementType = type.getElementType();
-  // A missing LayerNorm beta is a zero shift.
-  auto betaOrZero = [&](Value beta) {
-    return beta ? beta : splat({embed}, elementType, 0.0);
-  };
-  auto project = [&](Value x, Value weight, Value bias) {
-    Value y = matmul(x, weight);
-    return bias ? add(y, bias) : y;
-  };
-  // [B, S, H*D] -> [B, H, S, D] and back.
-  auto toHeads = [&](Value t) {
-    return transpose(reshape(t, {-1, seq, heads, headDim}), {0, 2, 1, 3});
-  };
-  auto fromHeads = [&](Value t) {
-    return reshape(transpose(t, {0, 2, 1, 3}), {-1, seq, embed});
-  };
-
-  Value qkv = project(hidden, w.qkvW, w.qkvB);
-  Value q = toHeads(narrow(qkv, 2, 0, embed));
-  Value k = toHeads(narrow(qkv, 2, embed, embed));
-  Value v = toHeads(narrow(qkv, 2, 2 * embed, embed));
-  AttentionOptions options;
-  if (mask) {
-    options.maskKind = MaskKind::Custom;
-    options.mask = mask;
-  }
-  Value context = fromHeads(attention(q, k, v, heads, headDim, options));
-  Value attnOut = project(context, w.outW, w.outB);
-  Value h1 = layerNorm(add(hidden, attnOut), w.ln1Gamma, betaOrZero(w.ln1Beta),
-                       -1, config.eps1);
-  Value ff = activation(config.activation, project(h1, w.fc1W, w.fc1B));
-  Value ff2 = project(ff, w.fc2W, w.fc2B);
-  return layerNorm(add(h1, ff2), w.ln2Gamma, betaOrZero(w.ln2Beta), -1,
-                   config.eps2);
+  return *expanded;
 }
 
 //===----------------------------------------------------------------------===//

@@ -225,10 +225,10 @@ public:
   Value fusedTransformerLayer(Value hidden, const TransformerLayerWeights &w,
                               const TransformerLayerConfig &config,
                               Value mask = {});
-  /// The same post-LN encoder layer from primitive ops: QKV projection,
+  /// The same post-LN encoder layer from primitive ops (QKV projection,
   /// split, head reshapes, attention, output projection, residual +
-  /// layer_norm, FFN, residual + layer_norm. `rlx-fuse` turns this form into
-  /// the fused one.
+  /// layer_norm, FFN, residual + layer_norm): the fused op expanded by the
+  /// rlx-unfuse decomposition, so both forms have one definition.
   Value transformerLayer(Value hidden, const TransformerLayerWeights &w,
                          const TransformerLayerConfig &config, Value mask = {});
 

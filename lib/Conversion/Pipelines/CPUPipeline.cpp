@@ -7,6 +7,7 @@
 
 #include "rlx/Conversion/Passes.h"
 #include "rlx/Dialect/RLX/IR/RLXDialect.h"
+#include "rlx/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -52,7 +53,11 @@ void addTextualPipeline(OpPassManager &pm, StringRef pipeline) {
 
 void rlx::buildRLXCPUPipeline(OpPassManager &pm,
                               const CPUPipelineOptions &options) {
-  // rlx -> linalg on tensors, then elementwise fusion.
+  // Composite ops the CPU has no direct lowering for become primitives;
+  // then rlx -> linalg on tensors, then elementwise fusion.
+  RLXUnfuseOptions unfuse;
+  unfuse.target = "cpu";
+  pm.addPass(createRLXUnfuse(unfuse));
   pm.addPass(createConvertRLXToLinalg());
   pm.addPass(createCanonicalizerPass());
   addTextualPipeline(pm, "func.func(linalg-fuse-elementwise-ops)");

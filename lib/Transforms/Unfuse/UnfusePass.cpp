@@ -1,0 +1,89 @@
+//===- UnfusePass.cpp - rlx-unfuse and its per-target policies ------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "UnfusePatterns.h"
+#include "rlx/Transforms/Passes.h"
+
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir {
+namespace rlx {
+#define GEN_PASS_DEF_RLXUNFUSE
+#include "rlx/Transforms/Passes.h.inc"
+} // namespace rlx
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::rlx;
+
+namespace {
+
+using D = Decomposition;
+
+/// The policies, as data. A target lists the decompositions it wants; what
+/// it does not list stays native because its lowering handles it directly.
+const UnfusePolicy kPolicies[] = {
+    // The CPU lowers primitives and rank-3 attention directly.
+    {"cpu",
+     {D::FusedMatMulBiasAct, D::FusedResidualLayerNorm, D::FusedResidualRmsNorm,
+      D::FusedSwiGLU, D::LoraMatMul, D::FusedAttentionBlock,
+      D::FusedTransformerLayer, D::DotGeneral}},
+    // CUDA has kernels for matmul+bias+act, residual norms and rank-4
+    // attention.
+    {"cuda",
+     {D::FusedSwiGLU, D::LoraMatMul, D::FusedAttentionBlock,
+      D::FusedTransformerLayer, D::DotGeneral, D::Rank3Attention}},
+    // Autodiff differentiates primitives only.
+    {"autodiff",
+     {D::FusedMatMulBiasAct, D::FusedResidualLayerNorm, D::FusedResidualRmsNorm,
+      D::FusedSwiGLU, D::LoraMatMul, D::FusedAttentionBlock,
+      D::FusedTransformerLayer, D::DotGeneral, D::Rank3Attention}},
+    {"all",
+     {D::FusedMatMulBiasAct, D::FusedResidualLayerNorm, D::FusedResidualRmsNorm,
+      D::FusedSwiGLU, D::LoraMatMul, D::FusedAttentionBlock,
+      D::FusedTransformerLayer, D::DotGeneral, D::Rank3Attention}},
+};
+
+struct RLXUnfusePass : rlx::impl::RLXUnfuseBase<RLXUnfusePass> {
+  using RLXUnfuseBase::RLXUnfuseBase;
+
+  void runOnOperation() override {
+    const UnfusePolicy *policy = UnfusePolicy::lookup(target);
+    if (!policy) {
+      getOperation().emitError()
+          << "rlx-unfuse: unknown target '" << target
+          << "' (expected one of: " << UnfusePolicy::targetNames() << ")";
+      return signalPassFailure();
+    }
+    RewritePatternSet patterns(&getContext());
+    populateUnfusePatterns(patterns, *policy);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+const UnfusePolicy *UnfusePolicy::lookup(StringRef target) {
+  for (const UnfusePolicy &policy : kPolicies)
+    if (policy.target == target)
+      return &policy;
+  return nullptr;
+}
+
+std::string UnfusePolicy::targetNames() {
+  std::string names;
+  for (const UnfusePolicy &policy : kPolicies)
+    names += (names.empty() ? "" : ", ") + policy.target.str();
+  return names;
+}
+
+void rlx::populateUnfusePatterns(RewritePatternSet &patterns,
+                                 const UnfusePolicy &policy) {
+  populateFusedDecompositions(patterns, policy);
+  populateLayoutDecompositions(patterns, policy);
+}
