@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+"""CPU benchmark: rlx (rlx-run --bench) vs PyTorch vs OpenBLAS, side by side
+in one run, with the same thread count. Writes docs/perf/cpu.md.
+
+Usage: bench/cpu_bench.py [--build build] [--runs 30] [--threads 2]
+"""
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import torch
+import torch.nn.functional as F
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def graph_sgemm(n):
+    t = f"tensor<{n}x{n}xf32>"
+    return (f"func.func @sgemm(%a: {t} {{rlx.input = \"a\"}}, %b: {t} {{rlx.input = \"b\"}}) -> {t} {{\n"
+            f"  %0 = rlx.matmul %a, %b : {t}, {t}\n  return %0 : {t}\n}}")
+
+
+def graph_chain(n):
+    t = f"tensor<{n}x{n}xf32>"
+    return (f"func.func @chain(%x: {t} {{rlx.input = \"x\"}}, %y: {t} {{rlx.input = \"y\"}}) -> {t} {{\n"
+            f"  %0 = rlx.binary mul %x, %y : {t}, {t}\n"
+            f"  %1 = rlx.binary add %0, %x : {t}, {t}\n"
+            f"  %2 = rlx.activation tanh %1 : {t}\n"
+            f"  %3 = rlx.binary mul %2, %y : {t}, {t}\n"
+            f"  return %3 : {t}\n}}")
+
+
+def graph_softmax(n):
+    t = f"tensor<{n}x{n}xf32>"
+    return (f"func.func @softmax(%x: {t} {{rlx.input = \"x\"}}) -> {t} {{\n"
+            f"  %0 = rlx.softmax %x {{axis = -1 : i64}} : {t}\n  return %0 : {t}\n}}")
+
+
+def graph_layer_norm(n):
+    t = f"tensor<{n}x{n}xf32>"
+    v = f"tensor<{n}xf32>"
+    return (f"func.func @layer_norm(%x: {t} {{rlx.input = \"x\"}}, %g: {v} {{rlx.param = \"g\"}}, "
+            f"%b: {v} {{rlx.param = \"b\"}}) -> {t} {{\n"
+            f"  %0 = rlx.layer_norm %x, %g, %b {{axis = -1 : i64, eps = 1.0e-5 : f32}} : {t}, {v}, {v}\n"
+            f"  return %0 : {t}\n}}")
+
+
+def time_torch(fn, runs):
+    for _ in range(3):
+        fn()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def time_rlx(rlx_run, mlir_path, runs):
+    proc = subprocess.run([rlx_run, mlir_path, "--random-inputs", "--bench", str(runs)],
+                          capture_output=True, text=True)
+    match = re.search(r"bench: median ([0-9.]+) ms", proc.stdout)
+    if proc.returncode != 0 or not match:
+        return None, (proc.stderr.strip().splitlines() or ["failed"])[-1]
+    return float(match.group(1)), None
+
+
+def bert_torch(runs):
+    layer = torch.nn.TransformerEncoderLayer(768, 12, 3072, dropout=0.0,
+                                             activation="gelu", batch_first=True)
+    layer.eval()
+    x = torch.rand(1, 128, 768)
+    with torch.no_grad():
+        return time_torch(lambda: layer(x), runs)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--output", default=os.path.join(ROOT, "docs", "perf", "cpu.md"))
+    args = parser.parse_args()
+
+    torch.set_num_threads(args.threads)
+    os.environ["OMP_NUM_THREADS"] = str(args.threads)
+    os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)
+    rlx_run = os.path.join(args.build, "bin", "rlx-run")
+    work = tempfile.mkdtemp(prefix="rlx-bench-")
+
+    sgemm_bin = os.path.join(work, "sgemm_openblas")
+    subprocess.run(["cc", "-O2", os.path.join(ROOT, "bench", "sgemm_openblas.c"),
+                    "-I/usr/include/x86_64-linux-gnu", "-lopenblas", "-o", sgemm_bin],
+                   check=True)
+
+    rows = []
+
+    def bench(name, mlir, torch_fn, extra=None, flops=None):
+        path = os.path.join(work, name.split()[0] + ".mlir")
+        with open(path, "w") as f:
+            f.write(mlir)
+        rlx_ms, error = time_rlx(rlx_run, path, args.runs)
+        torch_ms = torch_fn()
+        print(f"{name}: rlx {rlx_ms} ms, torch {torch_ms:.3f} ms"
+              + (f", {extra[0]} {extra[1]:.3f} ms" if extra else ""), flush=True)
+        rows.append((name, rlx_ms, error, torch_ms, extra, flops))
+
+    n = 1024
+    a, b = torch.rand(n, n), torch.rand(n, n)
+    blas_ms = float(subprocess.run([sgemm_bin, str(n), str(args.runs)], capture_output=True,
+                                   text=True, check=True).stdout)
+    bench("sgemm 1024^3", graph_sgemm(n), lambda: time_torch(lambda: a @ b, args.runs),
+          ("OpenBLAS", blas_ms), 2 * n ** 3)
+
+    m = 4096
+    x, y = torch.rand(m, m), torch.rand(m, m)
+    g, bb = torch.rand(m), torch.rand(m)
+    bench("elementwise chain [4096,4096] (tanh(x*y+x)*y)", graph_chain(m),
+          lambda: time_torch(lambda: torch.tanh(x * y + x) * y, args.runs))
+    bench("softmax [4096,4096]", graph_softmax(m),
+          lambda: time_torch(lambda: torch.softmax(x, -1), args.runs))
+    bench("layer_norm [4096,4096]", graph_layer_norm(m),
+          lambda: time_torch(lambda: F.layer_norm(x, (m,), g, bb), args.runs))
+    with open(os.path.join(ROOT, "examples", "bert_layer.mlir")) as f:
+        bert = f.read()
+    bench("BERT-base layer B=1 S=128", bert, lambda: bert_torch(args.runs))
+
+    lines = ["# CPU performance", "",
+             f"Produced by `bench/cpu_bench.py --runs {args.runs} --threads {args.threads}` "
+             f"on this machine ({os.cpu_count()} cores), all columns in one run with the same "
+             "thread count. Times are medians in ms; ratio = PyTorch time / rlx time "
+             "(> 1: rlx is faster).", "",
+             "| benchmark | rlx (ms) | PyTorch 1.13 (ms) | OpenBLAS direct (ms) | rlx vs PyTorch | rlx vs OpenBLAS |",
+             "|---|---|---|---|---|---|"]
+    for name, rlx_ms, error, torch_ms, extra, flops in rows:
+        rlx_cell = f"{rlx_ms:.3f}" if rlx_ms else f"n/a ({error})"
+        blas = f"{extra[1]:.3f}" if extra else ""
+        ratio = f"{torch_ms / rlx_ms:.2f}x" if rlx_ms else ""
+        vs_blas = f"{extra[1] / rlx_ms:.2f}x" if extra and rlx_ms else ""
+        if flops and rlx_ms:
+            rlx_cell += f" ({flops / rlx_ms / 1e6:.0f} GFLOP/s)"
+        lines.append(f"| {name} | {rlx_cell} | {torch_ms:.3f} | {blas} | {ratio} | {vs_blas} |")
+    with open(args.output, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
