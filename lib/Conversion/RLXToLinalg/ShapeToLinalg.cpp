@@ -370,7 +370,7 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
 /// rlx.expand -> a linalg.generic copying the input with broadcasting
 /// indexing maps. A dynamic input dim under a static target size other than
 /// 1 is 1 or that size only at run time; such an expand reads the input with
-/// tensor.extract at an index chosen at run time instead.
+/// tensor.extract at an index chosen at run time instead (`i < size ? i : 0`).
 struct ExpandLowering : OpConversionPattern<ExpandOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -410,7 +410,6 @@ struct ExpandLowering : OpConversionPattern<ExpandOp> {
         ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx)},
         iterators, [&](OpBuilder &b, Location nestedLoc, ValueRange) {
           Value zero = arith::ConstantIndexOp::create(b, nestedLoc, 0);
-          Value one = arith::ConstantIndexOp::create(b, nestedLoc, 1);
           SmallVector<Value> indices;
           for (int64_t d = 0; d < srcType.getRank(); ++d) {
             int64_t resultSize = type.getDimSize(offset + d);
@@ -421,9 +420,13 @@ struct ExpandLowering : OpConversionPattern<ExpandOp> {
             Value index = linalg::IndexOp::create(b, nestedLoc, offset + d);
             if (srcSizes[d] && !type.isDynamicDim(offset + d) &&
                 resultSize != 1) {
-              Value isOne = arith::CmpIOp::create(
-                  b, nestedLoc, arith::CmpIPredicate::eq, srcSizes[d], one);
-              index = arith::SelectOp::create(b, nestedLoc, isOne, zero, index);
+              // Index `i` where the input has it (size = target), else 0
+              // (size 1). An input violating the precondition is still
+              // read in bounds.
+              Value inside = arith::CmpIOp::create(
+                  b, nestedLoc, arith::CmpIPredicate::ult, index, srcSizes[d]);
+              index =
+                  arith::SelectOp::create(b, nestedLoc, inside, index, zero);
             }
             indices.push_back(index);
           }

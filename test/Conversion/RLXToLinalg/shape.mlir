@@ -170,14 +170,15 @@ func.func @expand(%x: tensor<1x5xf32>, %y: tensor<2x1x?xf32>) -> (tensor<4x3x5xf
 // -----
 
 // A dynamic input dim under a static target size is 1 or that size only at
-// run time: the index is chosen at run time.
+// run time: the index is chosen at run time (i where the input has it, else
+// 0).
 // CHECK-LABEL: func.func @expand_runtime
 // CHECK-SAME: (%[[X:.*]]: tensor<?x5xf32>)
 // CHECK: %[[D:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x5xf32>
 // CHECK: linalg.generic
 // CHECK: %[[I:.*]] = linalg.index 1
-// CHECK: %[[ONE:.*]] = arith.cmpi eq, %[[D]], %{{.*}} : index
-// CHECK: %[[S:.*]] = arith.select %[[ONE]], %{{.*}}, %[[I]] : index
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[I]], %[[D]] : index
+// CHECK: %[[S:.*]] = arith.select %[[IN]], %[[I]], %{{.*}} : index
 // CHECK: %[[J:.*]] = linalg.index 2
 // CHECK: tensor.extract %[[X]][%[[S]], %[[J]]] : tensor<?x5xf32>
 func.func @expand_runtime(%x: tensor<?x5xf32>) -> tensor<3x4x5xf32> {
