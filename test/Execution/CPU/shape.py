@@ -215,4 +215,25 @@ for i, want in enumerate([np.full((1, 1, 1), 2.5), np.full((2, 3), 2.5),
                           x[:, 4, :], np.zeros((5, 3))]):
     check.close(f"rank-0 operand #{i}", outs[i] if outs else None, want, 0, 0)
 
+# Empty tensors: an empty narrow, concat with empty inputs, gather with no
+# indices and from an empty axis (every index out of range: zeros), and a
+# reshape of an empty tensor.
+x = check.uniform((3, 4), np.float32)
+e = np.zeros((3, 0), np.float32)
+i = np.zeros((0,), np.int64)
+j = np.array([0, 5], np.int32)
+mlir = """func.func @main(%x: tensor<3x4xf32> {rlx.input = "x"}, %e: tensor<3x0xf32> {rlx.input = "e"}, %i: tensor<0xi64> {rlx.input = "i"}, %j: tensor<2xi32> {rlx.input = "j"}) -> (tensor<3x0xf32>, tensor<3x4xf32>, tensor<0x4xf32>, tensor<0x3xf32>, tensor<3x2xf32>) {
+  %0 = rlx.narrow %x axis = 1 start = 2 len = 0 : tensor<3x4xf32>
+  %1 = rlx.concat %e, %x, %e axis = 1 : tensor<3x0xf32>, tensor<3x4xf32>, tensor<3x0xf32>
+  %2 = rlx.gather %x, %i axis = 0 : tensor<3x4xf32>, tensor<0xi64>
+  %3 = rlx.reshape %e new_shape = [0, 3] : tensor<3x0xf32>
+  %4 = rlx.gather %e, %j axis = 1 : tensor<3x0xf32>, tensor<2xi32>
+  return %0, %1, %2, %3, %4 : tensor<3x0xf32>, tensor<3x4xf32>, tensor<0x4xf32>, tensor<0x3xf32>, tensor<3x2xf32>
+}"""
+outs = check.run(mlir, {"x": x, "e": e, "i": i, "j": j})
+for k, want in enumerate([x[:, 2:2], x, np.zeros((0, 4), np.float32),
+                          np.zeros((0, 3), np.float32),
+                          np.zeros((3, 2), np.float32)]):
+    check.close(f"empty tensors #{k}", outs[k] if outs else None, want, 0, 0)
+
 check.finish()
