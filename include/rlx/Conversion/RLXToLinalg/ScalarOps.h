@@ -31,6 +31,25 @@ Value emitActivation(OpBuilder &b, Location loc, ActivationKind kind, Value x);
 Value emitBinary(OpBuilder &b, Location loc, BinaryKind kind, Value lhs,
                  Value rhs, bool isUnsigned = false);
 
+/// `x` converted from the rlx element type `from` to the rlx element type
+/// `to` by the rules of `rlx.cast` (truncating, saturating float -> integer
+/// with NaN -> 0; wrapping integer -> integer; round-to-nearest-even into
+/// floats; `!= 0` into i1; complex <-> real). `x` and the result are carried
+/// signless (ui8 as i8), so `from` and `to` give the signedness. 8-bit
+/// floats and bf16 are rounded by integer arithmetic, which needs no runtime
+/// support and keeps subnormals.
+Value emitCast(OpBuilder &b, Location loc, Value x, Type from, Type to);
+
+/// `lhs kind rhs` as an i1: IEEE comparisons for floats (false with a NaN
+/// except `ne`), unsigned ones for `isUnsigned` integers and i1, `eq`/`ne`
+/// only for complex values.
+Value emitCompare(OpBuilder &b, Location loc, CompareKind kind, Value lhs,
+                  Value rhs, bool isUnsigned = false);
+
+/// `cond ? onTrue : onFalse`.
+Value emitWhere(OpBuilder &b, Location loc, Value cond, Value onTrue,
+                Value onFalse);
+
 } // namespace rlx
 } // namespace mlir
 

@@ -226,9 +226,10 @@ def RLX_GatherOp : RLX_Op<"gather", [
     where `a...` runs over the dims before `axis` and `b...` over those
     after it. `axis` is non-negative (RLX `usize`) and less than the
     table's rank. `indices` is an `i32` or `i64` tensor of any rank (rank 0
-    drops the axis). Each index must lie in `[0, table.shape[axis])`;
-    negative indices do not count from the end, and an out-of-range index
-    is a run-time error.
+    drops the axis). Each index should lie in `[0, table.shape[axis])`;
+    negative indices do not count from the end, and an index outside that
+    range (a negative one included) selects a slice of zeros (`false` for
+    `i1`).
 
     Shape rule:
     `result.shape = table.shape[:axis] + indices.shape + table.shape[axis+1:]`,
