@@ -51,6 +51,24 @@ def RLXLinalgToBLAS : Pass<"rlx-linalg-to-blas", "ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def RLXCPUVectorize : Pass<"rlx-cpu-vectorize", "func::FuncOp"> {
+  let summary = "Vectorize innermost affine loops whose accesses are contiguous";
+  let description = [{
+    Vectorizes an innermost `affine.for` only when every `affine.load` and
+    `affine.store` in it either does not depend on the loop's induction
+    variable (a broadcast load) or depends on it only through the last
+    memref index, as `iv + (terms free of iv)`: unit stride, no scaling, no
+    `mod`/`floordiv`. Every store must advance with the loop (no
+    accumulation into a fixed location). Other loops stay scalar and
+    correct; the upstream vectorizer is then run on the accepted loops only.
+  }];
+  let options = [
+    Option<"vectorSize", "vector-size", "int64_t", /*default=*/"16",
+           "Elements per vector">,
+  ];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
 def RLXCPUMathApproximation
     : Pass<"rlx-cpu-math-approximation", "ModuleOp"> {
   let summary = "Vectorizable polynomial approximations of f32 math";
@@ -72,8 +90,12 @@ def RLXExportGraphFunctions
     LLVM lowering emits `_mlir_ciface_<name>`, which takes one pointer per
     memref argument. `rlx-run` and ahead-of-time compiled modules call graphs
     through it. The `rlx.input` / `rlx.param` argument names are dropped:
-    runners read them from the graph before compiling.
+    runners read them from the graph before compiling. A value returned more
+    than once, or a graph input returned as is, is copied, so every output
+    has its own buffer.
   }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 #endif // RLX_CONVERSION_PASSES_TD

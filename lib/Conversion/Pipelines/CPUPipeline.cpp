@@ -10,6 +10,8 @@
 #include "rlx/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -27,12 +29,39 @@ using namespace mlir::rlx;
 namespace {
 struct RLXExportGraphFunctionsPass
     : rlx::impl::RLXExportGraphFunctionsBase<RLXExportGraphFunctionsPass> {
+  /// Each output is written to its own out-parameter buffer, so a value
+  /// returned twice (or a graph input returned as is) gets a copy: the
+  /// result-to-out-parameter rewrite needs one distinct producer per result.
+  static void giveEachResultItsOwnValue(func::FuncOp fn) {
+    fn.walk([](func::ReturnOp ret) {
+      OpBuilder b(ret);
+      llvm::SmallPtrSet<Value, 8> seen;
+      for (OpOperand &operand : ret->getOpOperands()) {
+        Value value = operand.get();
+        bool isArgument = isa<BlockArgument>(value);
+        if (seen.insert(value).second && !isArgument)
+          continue;
+        auto type = dyn_cast<RankedTensorType>(value.getType());
+        if (!type)
+          continue;
+        SmallVector<Value> sizes;
+        for (int64_t dim = 0; dim < type.getRank(); ++dim)
+          if (type.isDynamicDim(dim))
+            sizes.push_back(tensor::DimOp::create(b, ret.getLoc(), value, dim));
+        Value init = tensor::EmptyOp::create(b, ret.getLoc(), type, sizes);
+        operand.set(
+            linalg::CopyOp::create(b, ret.getLoc(), value, init).getResult(0));
+      }
+    });
+  }
+
   void runOnOperation() override {
     UnitAttr unit = UnitAttr::get(&getContext());
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (!fn.isPublic() || fn.isExternal())
         continue;
       fn->setAttr("llvm.emit_c_interface", unit);
+      giveEachResultItsOwnValue(fn);
       // Leaf names are for runners that read the graph before compiling;
       // LLVM has no use for them.
       for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
@@ -85,10 +114,11 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
   addTextualPipeline(pm, "func.func(convert-linalg-to-affine-loops)");
   if (options.parallel)
     addTextualPipeline(pm, "func.func(affine-parallelize{max-nested=1})");
-  if (options.vectorWidth > 1)
-    addTextualPipeline(pm, "func.func(affine-super-vectorize{virtual-vector-"
-                           "size=" +
-                               std::to_string(options.vectorWidth) + "})");
+  if (options.vectorWidth > 1) {
+    RLXCPUVectorizeOptions vectorize;
+    vectorize.vectorSize = options.vectorWidth;
+    pm.addNestedPass<func::FuncOp>(createRLXCPUVectorize(vectorize));
+  }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createRLXCPUMathApproximation());
 
@@ -101,6 +131,7 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
                          "lower-affine,"
                          "convert-scf-to-cf,"
                          "convert-complex-to-standard,"
+                         "arith-expand{include-bf16},"
                          "convert-math-to-llvm,"
                          "convert-math-to-libm,"
                          "convert-vector-to-llvm,"

@@ -73,7 +73,7 @@ class Checker:
             cmd += ["--entry", entry]
         for name, value in inputs.items():
             path = os.path.join(case, f"in_{name}.npy")
-            np.save(path, np.ascontiguousarray(value))
+            np.save(path, np.require(value, requirements="C"))
             cmd += ["--input", f"{name}={path}"]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
