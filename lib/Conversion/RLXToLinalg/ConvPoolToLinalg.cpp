@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Every op here reads a padded copy of its NCHW input (a filled tensor with
-// the input inserted, the pad value being zero or the reduction's identity)
-// through affine windows, so no index computation is ever out of bounds.
+// Every op here reads a padded copy of its NCHW input (built by one gather
+// generic; the pad value is zero or the reduction's identity) through
+// window index maps, so no read is ever out of bounds.
 //
 // rlx.conv becomes, for f32/f64 when both GEMM dims are worthwhile, im2col
 // plus one linalg.batch_matmul over (batch, group) (OpenBLAS), else one

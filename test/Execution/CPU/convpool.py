@@ -85,7 +85,7 @@ def im2col_oracle(x, kernel, stride, padding, dilation):
     return cols.permute(0, 2, 1).reshape(n * length, ck).numpy()
 
 
-for dtype in (np.float32, np.float64, np.int32):
+for dtype in (np.float32, np.float64, np.int32, np.complex64):
     for xshape, kernel, stride, padding, dilation in (
             ((2, 3, 6, 7), (3, 3), (1, 1), (1, 1), (1, 1)),
             ((1, 2, 9, 8), (2, 3), (2, 3), (1, 0), (2, 1)),
@@ -94,7 +94,13 @@ for dtype in (np.float32, np.float64, np.int32):
             x = check.integers(xshape, dtype, -50, 50)
         else:
             x = check.uniform(xshape, dtype)
-        want = im2col_oracle(x, kernel, stride, padding, dilation).astype(dtype)
+        if np.dtype(dtype).kind == "c":
+            want = (im2col_oracle(x.real, kernel, stride, padding, dilation) +
+                    1j * im2col_oracle(x.imag, kernel, stride, padding,
+                                       dilation)).astype(dtype)
+        else:
+            want = im2col_oracle(x, kernel, stride, padding,
+                                 dilation).astype(dtype)
         xt, ot = tensor_type(xshape, dtype), tensor_type(want.shape, dtype)
         mlir = (f"func.func @main(%x: {xt} {{rlx.input = \"x\"}}) -> {ot} {{\n"
                 f"  %0 = rlx.im2col %x kernel_size = {pair(kernel)}, stride = "
