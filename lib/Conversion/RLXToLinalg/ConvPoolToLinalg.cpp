@@ -193,9 +193,11 @@ struct Placement {
 };
 
 /// `x` `[N, C, H, W]` placed into a `[N, C, outH, outW]` tensor whose other
-/// positions hold `padValue`. Built as one generic that reads `x` with
-/// clamped indices (an inserted slice would bufferize to a strided copy that
-/// needs a runtime helper). Returns `x` itself when that is the identity.
+/// positions hold `padValue`. Built as one `linalg.map` that reads `x` with
+/// clamped indices: an inserted slice would bufferize to a strided copy that
+/// needs a runtime helper, and a map (unlike a generic) is not fused into
+/// the window op that reads it, which then keeps its plain affine reads.
+/// Returns `x` itself when that is the identity.
 Value placeNCHW(OpBuilder &b, Location loc, Value x, int64_t outH, int64_t outW,
                 const Placement (&place)[2], Value padValue) {
   auto type = cast<RankedTensorType>(x.getType());
@@ -211,48 +213,47 @@ Value placeNCHW(OpBuilder &b, Location loc, Value x, int64_t outH, int64_t outW,
       tensor::getMixedSize(b, loc, x, 0), tensor::getMixedSize(b, loc, x, 1),
       b.getIndexAttr(outH), b.getIndexAttr(outW)};
   Value init = tensor::EmptyOp::create(b, loc, outSizes, padValue.getType());
-  MLIRContext *ctx = b.getContext();
-  SmallVector<utils::IteratorType> parallel4(4, utils::IteratorType::parallel);
-  return buildGeneric(
-      b, loc, ValueRange{}, init, {AffineMap::getMultiDimIdentityMap(4, ctx)},
-      parallel4, [&](OpBuilder &nb, Location nl, ValueRange) -> Value {
-        auto cst = [&](int64_t v) -> Value {
-          return arith::ConstantIndexOp::create(nb, nl, v);
-        };
-        Value zero = cst(0);
-        Value valid;
-        SmallVector<Value> indices = {linalg::IndexOp::create(nb, nl, 0),
-                                      linalg::IndexOp::create(nb, nl, 1)};
-        for (int i = 0; i < 2; ++i) {
-          const Placement &pl = place[i];
-          Value pos = linalg::IndexOp::create(nb, nl, 2 + i);
-          Value rel = arith::SubIOp::create(nb, nl, pos, cst(pl.offset));
-          Value inRange = arith::AndIOp::create(
-              nb, nl,
-              arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, rel,
-                                    zero),
-              arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, rel,
-                                    cst(pl.count * pl.stride)));
-          Value safeRel = arith::SelectOp::create(nb, nl, inRange, rel, zero);
-          Value onGrid = arith::CmpIOp::create(
-              nb, nl, arith::CmpIPredicate::eq,
-              arith::RemUIOp::create(nb, nl, safeRel, cst(pl.stride)), zero);
-          Value axisValid = arith::AndIOp::create(nb, nl, inRange, onGrid);
-          valid =
-              valid
+  auto body = [&](OpBuilder &nb, Location nl) -> Value {
+    auto cst = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(nb, nl, v);
+    };
+    Value zero = cst(0);
+    Value valid;
+    SmallVector<Value> indices = {linalg::IndexOp::create(nb, nl, 0),
+                                  linalg::IndexOp::create(nb, nl, 1)};
+    for (int i = 0; i < 2; ++i) {
+      const Placement &pl = place[i];
+      Value pos = linalg::IndexOp::create(nb, nl, 2 + i);
+      Value rel = arith::SubIOp::create(nb, nl, pos, cst(pl.offset));
+      Value inRange = arith::AndIOp::create(
+          nb, nl,
+          arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, rel, zero),
+          arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, rel,
+                                cst(pl.count * pl.stride)));
+      Value safeRel = arith::SelectOp::create(nb, nl, inRange, rel, zero);
+      Value onGrid = arith::CmpIOp::create(
+          nb, nl, arith::CmpIPredicate::eq,
+          arith::RemUIOp::create(nb, nl, safeRel, cst(pl.stride)), zero);
+      Value axisValid = arith::AndIOp::create(nb, nl, inRange, onGrid);
+      valid = valid
                   ? arith::AndIOp::create(nb, nl, valid, axisValid).getResult()
                   : axisValid;
-          Value index = arith::AddIOp::create(
-              nb, nl, cst(pl.first),
-              arith::DivUIOp::create(nb, nl, safeRel, cst(pl.stride)));
-          indices.push_back(index);
-        }
-        // Every index stays in bounds, also where the value is not used.
-        for (int i = 2; i < 4; ++i)
-          indices[i] = arith::SelectOp::create(nb, nl, valid, indices[i], zero);
-        Value element = tensor::ExtractOp::create(nb, nl, x, indices);
-        return arith::SelectOp::create(nb, nl, valid, element, padValue);
-      });
+      Value index = arith::AddIOp::create(
+          nb, nl, cst(pl.first),
+          arith::DivUIOp::create(nb, nl, safeRel, cst(pl.stride)));
+      indices.push_back(index);
+    }
+    // Every index stays in bounds, also where the value is not used.
+    for (int i = 2; i < 4; ++i)
+      indices[i] = arith::SelectOp::create(nb, nl, valid, indices[i], zero);
+    Value element = tensor::ExtractOp::create(nb, nl, x, indices);
+    return arith::SelectOp::create(nb, nl, valid, element, padValue);
+  };
+  return linalg::MapOp::create(b, loc, ValueRange{}, init,
+                               [&](OpBuilder &nb, Location nl, ValueRange) {
+                                 linalg::YieldOp::create(nb, nl, body(nb, nl));
+                               })
+      ->getResult(0);
 }
 
 /// Symmetric spatial padding of an NCHW tensor.

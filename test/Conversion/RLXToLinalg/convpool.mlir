@@ -2,10 +2,10 @@
 
 // f32 with C_out/groups = 4 and K = 2*3*3 = 18: im2col and one
 // batch_matmul over (batch, group) = 4, the zero-padded input built by a
-// gather generic, the result laid back out as NCHW.
+// gathering linalg.map, the result laid back out as NCHW.
 // CHECK-DAG: #[[COLS:.*]] = affine_map<(d0, d1, d2) -> (d0 floordiv 2, (d0 mod 2) * 2 + d1 floordiv 9, (d2 floordiv 3) * 2 + (d1 floordiv 3) mod 3, (d2 mod 3) * 2 + d1 mod 3)>
 // CHECK-LABEL: func.func @conv_gemm
-// CHECK: %[[PAD:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4x8x8xf32>)
+// CHECK: %[[PAD:.*]] = linalg.map outs(%{{.*}} : tensor<2x4x8x8xf32>)
 // CHECK:   tensor.extract %arg0
 // CHECK:   arith.select
 // CHECK: %[[COLS_T:.*]] = linalg.generic {indexing_maps = [#[[COLS]], #{{.*}}], {{.*}} ins(%[[PAD]] : tensor<2x4x8x8xf32>) outs(%{{.*}} : tensor<4x18x9xf32>)
@@ -26,7 +26,7 @@ func.func @conv_gemm(%x: tensor<2x4x6x6xf32>, %w: tensor<8x2x3x3xf32>) -> tensor
 // CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d0, d2, d6)>
 // CHECK-LABEL: func.func @conv_depthwise
 // CHECK-NOT: linalg.batch_matmul
-// CHECK: %[[PAD:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x3x7x7xf32>)
+// CHECK: %[[PAD:.*]] = linalg.map outs(%{{.*}} : tensor<1x3x7x7xf32>)
 // CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[WT]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%[[PAD]], %arg1 : tensor<1x3x7x7xf32>, tensor<3x1x3x3xf32>)
 // CHECK:   arith.mulf
 // CHECK:   arith.addf
@@ -79,7 +79,7 @@ func.func @im2col(%x: tensor<2x3x5x5xi32>) -> tensor<8x12xi32> {
 // padded to H_out + k - 1 = 8, the kernel flipped into conv layout
 // [C_out, C_in/groups, kH, kW], then a stride-1 convolution.
 // CHECK-LABEL: func.func @conv_transpose
-// CHECK: %[[Z:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x8x8xf32>)
+// CHECK: %[[Z:.*]] = linalg.map outs(%{{.*}} : tensor<1x4x8x8xf32>)
 // CHECK:   arith.remui
 // CHECK:   tensor.extract %arg0
 // CHECK: %[[F:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<6x2x3x3xf32>)
@@ -95,7 +95,7 @@ func.func @conv_transpose(%x: tensor<1x4x3x3xf32>, %w: tensor<4x3x3x3xf32>) -> t
 // max pooling pads with -inf and reduces with maximumf.
 // CHECK-LABEL: func.func @pool_max
 // CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
-// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x7x7xf32>)
+// CHECK: linalg.map outs(%{{.*}} : tensor<1x2x7x7xf32>)
 // CHECK:   arith.select %{{.*}}, %{{.*}}, %[[NEGINF]] : f32
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]
 // CHECK:   arith.maximumf
@@ -124,7 +124,7 @@ func.func @pool_mean(%x: tensor<1x2x4x4xf64>) -> tensor<1x2x3x3xf64> {
 // Integer min pooling pads with INT_MAX; dynamic batch.
 // CHECK-LABEL: func.func @pool_min_i32
 // CHECK: %[[MAX:.*]] = arith.constant 2147483647 : i32
-// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<?x2x6x6xi32>)
+// CHECK: linalg.map outs(%{{.*}} : tensor<?x2x6x6xi32>)
 // CHECK:   arith.select %{{.*}}, %{{.*}}, %[[MAX]] : i32
 // CHECK: arith.minsi
 func.func @pool_min_i32(%x: tensor<?x2x4x4xi32>) -> tensor<?x2x3x3xi32> {
