@@ -1,0 +1,261 @@
+"""rlx.attention, rlx.rope and rlx.axial_rope2d on the CPU against PyTorch.
+
+The attention oracle is written out explicitly (matmul, scale, soft cap,
+mask, softmax, matmul) in float64 from the same inputs.
+
+Tolerances: f32 rtol 1e-5 with atol 1e-5 (the outputs are convex
+combinations of unit-scale values, so absolute error is what matters near
+zero; exp runs through the f32 polynomial of the CPU pipeline); f64 rtol and
+atol 1e-12; f16 rtol 2e-3 / atol 2e-3 (f32 computation, one final rounding,
+but the f16 inputs of the two products are rounded as in the oracle).
+axial_rope2d f32 uses atol 2e-5: its angles (position * frequency) are
+formed in f32 as in SAM2, and the oracle forms them in float64.
+"""
+
+import math
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, __file__.rsplit("/", 3)[0] + "/Execution/lib")
+from rlxcheck import Checker, tensor_type  # noqa: E402
+
+check = Checker(sys.argv[1])
+
+TOLERANCE = {np.float32: (1e-5, 1e-5), np.float64: (1e-12, 1e-12),
+             np.float16: (2e-3, 2e-3)}
+
+
+def to_heads(x, packed, heads):
+    """[B, S, H*D] -> [B, H, S, D]; rank-4 tensors unchanged."""
+    if not packed:
+        return x
+    b, s, hd = x.shape
+    return x.reshape(b, s, heads, hd // heads).permute(0, 2, 1, 3)
+
+
+def attention_oracle(q, k, v, heads, head_dim, kind, mask=None, window=None,
+                     scale=None, softcap=None):
+    packed = q.ndim == 3
+    t = [to_heads(torch.from_numpy(a.astype(np.float64)), packed, heads)
+         for a in (q, k, v)]
+    qh, kh, vh = t
+    sq, sk = qh.shape[2], kh.shape[2]
+    s = torch.matmul(qh, kh.transpose(-1, -2))
+    s = s * (scale if scale is not None else 1.0 / math.sqrt(head_dim))
+    if softcap is not None:
+        s = softcap * torch.tanh(s / softcap)
+    i = torch.arange(sq).reshape(sq, 1)
+    j = torch.arange(sk).reshape(1, sk)
+    off = sk - sq
+    if kind == "bias":
+        s = s + torch.from_numpy(mask.astype(np.float64))
+    elif kind == "custom":
+        keep = torch.from_numpy(mask.astype(np.float64) >= 0.5)[:, None, None, :]
+        s = s.masked_fill(~keep, -math.inf)
+    elif kind == "causal":
+        s = s.masked_fill(~(j <= i + off), -math.inf)
+    elif kind == "sliding_window":
+        keep = (j <= i + off) & (j >= i + off - window)
+        s = s.masked_fill(~keep, -math.inf)
+    p = torch.softmax(s, dim=-1)
+    o = torch.matmul(p, vh)
+    if packed:
+        b, h, sq_, d = o.shape
+        o = o.permute(0, 2, 1, 3).reshape(b, sq_, h * d)
+    return o.numpy()
+
+
+def f32_attr(value):
+    return f"{float(np.float32(value)):.9e} : f32"
+
+
+def attention_case(name, dtype, qshape, kshape, heads, head_dim, kind,
+                   window=None, scale=None, softcap=None, mask=None):
+    q = check.uniform(qshape, dtype)
+    k = check.uniform(kshape, dtype)
+    v = check.uniform(kshape, dtype)
+    qt, kt = tensor_type(qshape, dtype), tensor_type(kshape, dtype)
+    attrs = [f"num_heads = {heads} : i64", f"head_dim = {head_dim} : i64",
+             f"mask_kind = #rlx.mask<{kind}>"]
+    if window is not None:
+        attrs.append(f"window = {window} : i64")
+    if scale is not None:
+        attrs.append(f"score_scale = {f32_attr(scale)}")
+    if softcap is not None:
+        attrs.append(f"attn_logit_softcap = {f32_attr(softcap)}")
+    args = (f"%q: {qt} {{rlx.input = \"q\"}}, %k: {kt} {{rlx.input = \"k\"}}, "
+            f"%v: {kt} {{rlx.input = \"v\"}}")
+    inputs = {"q": q, "k": k, "v": v}
+    mask_text = ""
+    if mask is not None:
+        mt = tensor_type(mask.shape, dtype)
+        args += f", %m: {mt} {{rlx.input = \"m\"}}"
+        mask_text = f" mask %m : {mt}"
+        inputs["m"] = mask
+    mlir = (f"func.func @main({args}) -> {qt} {{\n"
+            f"  %0 = rlx.attention %q, %k, %v{mask_text} {{{', '.join(attrs)}}}"
+            f" : {qt}, {kt}, {kt}\n  return %0 : {qt}\n}}")
+    outs = check.run(mlir, inputs)
+    # The op reads the f32 attribute values.
+    want = attention_oracle(
+        q, k, v, heads, head_dim, kind, mask, window,
+        None if scale is None else float(np.float32(scale)),
+        None if softcap is None else float(np.float32(softcap)))
+    rtol, atol = TOLERANCE[dtype]
+    check.close(f"attention {name} {np.dtype(dtype)}", outs[0] if outs else None,
+                want.astype(dtype), rtol, atol)
+
+
+def key_padding(batch, sk, fully_masked_batch=None):
+    """A [B, Sk] mask with values on both sides of 0.5, at least one valid
+    key per batch (except `fully_masked_batch`, whose rows are NaN)."""
+    m = check.uniform((batch, sk), np.float64, 0.0, 1.0)
+    m[:, 0] = 0.75
+    m[:, -1] = 0.5  # exactly the threshold: visible
+    if sk > 2:
+        m[:, 1] = 0.25
+    if fully_masked_batch is not None:
+        m[fully_masked_batch, :] = 0.1
+    return m
+
+
+for dtype in (np.float32, np.float64):
+    # [B, H, S, D], no mask, default scale.
+    attention_case("rank4 none", dtype, (2, 3, 5, 8), (2, 3, 5, 8), 3, 8, "none")
+    # kv_seq != seq with causal alignment to the end of the keys.
+    attention_case("rank4 causal sk>sq", dtype, (2, 2, 4, 6), (2, 2, 7, 6), 2, 6,
+                   "causal")
+    attention_case("rank4 causal", dtype, (1, 2, 6, 4), (1, 2, 6, 4), 2, 4,
+                   "causal", scale=0.3)
+    # [B, S, H*D] packed heads.
+    attention_case("rank3 none sk>sq", dtype, (2, 3, 12), (2, 5, 12), 3, 4,
+                   "none")
+    attention_case("rank3 sliding_window", dtype, (2, 7, 8), (2, 7, 8), 2, 4,
+                   "sliding_window", window=2)
+    attention_case("rank4 sliding_window sk>sq", dtype, (1, 2, 3, 5),
+                   (1, 2, 8, 5), 2, 5, "sliding_window", window=1)
+    attention_case("rank4 sliding_window 0", dtype, (1, 1, 4, 3), (1, 1, 4, 3),
+                   1, 3, "sliding_window", window=0)
+    attention_case("rank3 custom", dtype, (2, 3, 8), (2, 9, 8), 2, 4, "custom",
+                   mask=key_padding(2, 9).astype(dtype))
+    attention_case("rank4 custom", dtype, (3, 2, 4, 5), (3, 2, 4, 5), 2, 5,
+                   "custom", mask=key_padding(3, 4).astype(dtype))
+    # A batch whose keys are all masked out: NaN rows.
+    attention_case("rank4 custom fully masked", dtype, (2, 1, 2, 3),
+                   (2, 1, 4, 3), 1, 3, "custom",
+                   mask=key_padding(2, 4, fully_masked_batch=1).astype(dtype))
+    attention_case("rank4 bias", dtype, (2, 2, 3, 4), (2, 2, 5, 4), 2, 4, "bias",
+                   mask=check.uniform((2, 2, 3, 5), dtype, -2, 2))
+    # Soft cap (small enough to bite) with a bias after it, and a scale.
+    attention_case("rank4 bias softcap scale", dtype, (2, 2, 5, 8),
+                   (2, 2, 5, 8), 2, 8, "bias", scale=1.7, softcap=0.8,
+                   mask=check.uniform((2, 2, 5, 5), dtype, -2, 2))
+    attention_case("rank3 causal softcap", dtype, (2, 5, 6), (2, 5, 6), 2, 3,
+                   "causal", softcap=0.5)
+    # Sizes that take the OpenBLAS path.
+    attention_case("rank4 causal large", dtype, (2, 4, 64, 32), (2, 4, 64, 32),
+                   4, 32, "causal")
+    attention_case("rank3 custom large", dtype, (1, 48, 128), (1, 80, 128), 4,
+                   32, "custom", mask=key_padding(1, 80).astype(dtype))
+
+# f16: computed in f32, rounded once.
+attention_case("rank4 causal", np.float16, (1, 2, 5, 8), (1, 2, 5, 8), 2, 8,
+               "causal")
+attention_case("rank3 bias softcap", np.float16, (2, 3, 8), (2, 4, 8), 2, 4,
+               "bias", softcap=0.9, mask=check.uniform((2, 2, 3, 4), np.float16))
+
+# --------------------------------------------------------------------------
+# rlx.rope (NeoX): rank 4, 3 and 2 layouts, full and partial rotation.
+
+
+def rope_oracle(x, cos, sin, head_dim, n_rot):
+    x = x.astype(np.float64)
+    cos, sin = cos.astype(np.float64), sin.astype(np.float64)
+    shape = x.shape
+    if x.ndim == 4:
+        xh = x  # [B, H, S, D]
+        c, s = cos[None, None], sin[None, None]
+    elif x.ndim == 3:
+        xh = x.reshape(shape[0], shape[1], -1, head_dim)  # [B, S, H, D]
+        c, s = cos[None, :, None], sin[None, :, None]
+    else:
+        xh = x.reshape(shape[0], -1, head_dim)  # [S, H, D]
+        c, s = cos[:, None], sin[:, None]
+    r = n_rot // 2
+    y = xh.copy()
+    x1, x2 = xh[..., :r], xh[..., r:n_rot]
+    y[..., :r] = x1 * c - x2 * s
+    y[..., r:n_rot] = x2 * c + x1 * s
+    return y.reshape(shape)
+
+
+def rope_case(dtype, shape, seq, head_dim, n_rot):
+    x = check.uniform(shape, dtype)
+    angles = check.uniform((seq, n_rot // 2), np.float64, -3, 3)
+    cos, sin = np.cos(angles).astype(dtype), np.sin(angles).astype(dtype)
+    xt, ct = tensor_type(shape, dtype), tensor_type(cos.shape, dtype)
+    mlir = (f"func.func @main(%x: {xt} {{rlx.input = \"x\"}}, %c: {ct} "
+            f"{{rlx.input = \"c\"}}, %s: {ct} {{rlx.input = \"s\"}}) -> {xt} {{\n"
+            f"  %0 = rlx.rope %x, %c, %s {{head_dim = {head_dim} : i64, "
+            f"n_rot = {n_rot} : i64}} : {xt}, {ct}, {ct}\n"
+            f"  return %0 : {xt}\n}}")
+    outs = check.run(mlir, {"x": x, "c": cos, "s": sin})
+    want = rope_oracle(x, cos, sin, head_dim, n_rot)
+    rtol, atol = TOLERANCE[dtype]
+    check.close(f"rope {shape} n_rot={n_rot} {np.dtype(dtype)}",
+                outs[0] if outs else None, want.astype(dtype), rtol, atol)
+
+
+for dtype in (np.float32, np.float64, np.float16):
+    rope_case(dtype, (2, 3, 5, 8), 5, 8, 8)     # [B, H, S, D], full
+    rope_case(dtype, (2, 3, 5, 10), 5, 10, 4)   # partial rotation
+    rope_case(dtype, (2, 7, 18), 7, 6, 6)       # [B, S, H*D]
+    rope_case(dtype, (1, 4, 24), 4, 12, 6)      # [B, S, H*D], partial
+    rope_case(dtype, (5, 16), 5, 8, 2)          # [S, H*D], n_rot = 2
+    rope_case(dtype, (3, 12), 3, 12, 12)        # [S, H*D], one head
+    rope_case(dtype, (1, 2, 3, 40), 3, 40, 20)  # wider than a vector
+    rope_case(dtype, (2, 3, 80), 3, 40, 24)
+
+# --------------------------------------------------------------------------
+# rlx.axial_rope2d (SAM2), written out from the op description.
+
+
+def axial_oracle(x, end_x, end_y, head_dim, heads, theta):
+    b, s, _ = x.shape
+    xh = x.astype(np.float64).reshape(b, s, heads, head_dim // 2, 2)
+    q = head_dim // 4
+    freqs = theta ** (-4.0 * np.arange(q) / head_dim)
+    t = np.arange(s) % (end_x * end_y)
+    px, py = t % end_x, t // end_x
+    angles = np.concatenate([np.outer(px, freqs), np.outer(py, freqs)], axis=1)
+    c, sn = np.cos(angles)[None, :, None], np.sin(angles)[None, :, None]
+    x0, x1 = xh[..., 0], xh[..., 1]
+    y = np.stack([x0 * c - x1 * sn, x0 * sn + x1 * c], axis=-1)
+    return y.reshape(x.shape)
+
+
+for dtype in (np.float32, np.float64, np.float16):
+    for end_x, end_y, head_dim, heads, repeat, theta in (
+            (4, 3, 8, 2, 1, 10000.0), (3, 2, 12, 1, 2, 100.0),
+            (5, 5, 16, 3, 1, 10.0), (4, 2, 64, 1, 1, 10000.0)):
+        s = end_x * end_y * repeat
+        shape = (2, s, heads * head_dim)
+        x = check.uniform(shape, dtype)
+        xt = tensor_type(shape, dtype)
+        mlir = (f"func.func @main(%x: {xt} {{rlx.input = \"x\"}}) -> {xt} {{\n"
+                f"  %0 = rlx.axial_rope2d %x {{end_x = {end_x} : i64, end_y = "
+                f"{end_y} : i64, head_dim = {head_dim} : i64, num_heads = "
+                f"{heads} : i64, repeat_factor = {repeat} : i64, theta = "
+                f"{theta} : f32}} : {xt}\n  return %0 : {xt}\n}}")
+        outs = check.run(mlir, {"x": x})
+        want = axial_oracle(x, end_x, end_y, head_dim, heads, theta)
+        rtol, atol = TOLERANCE[dtype]
+        if dtype == np.float32:
+            atol = 2e-5
+        check.close(f"axial_rope2d {end_x}x{end_y}x{repeat} hd={head_dim} "
+                    f"{np.dtype(dtype)}", outs[0] if outs else None,
+                    want.astype(dtype), rtol, atol)
+
+check.finish()
