@@ -51,6 +51,19 @@ def RLXLinalgToBLAS : Pass<"rlx-linalg-to-blas", "ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def RLXFuseElementwise : Pass<"rlx-fuse-elementwise", "func::FuncOp"> {
+  let summary = "Fuse elementwise linalg producers into their consumers";
+  let description = [{
+    Fuses `linalg.generic` elementwise producers into consumers (the
+    upstream elementwise fusion patterns) when the producer has one use, so
+    no work is duplicated. Unlike `linalg-fuse-elementwise-ops` it does not
+    propagate reshapes through named ops: `linalg.matmul` and
+    `linalg.batch_matmul` stay named, so `rlx-linalg-to-blas` can call BLAS
+    for them.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def RLXCPUVectorize : Pass<"rlx-cpu-vectorize", "func::FuncOp"> {
   let summary = "Vectorize innermost affine loops whose accesses are contiguous";
   let description = [{

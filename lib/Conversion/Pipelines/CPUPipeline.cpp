@@ -89,7 +89,7 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
   pm.addPass(createRLXUnfuse(unfuse));
   pm.addPass(createConvertRLXToLinalg());
   pm.addPass(createCanonicalizerPass());
-  addTextualPipeline(pm, "func.func(linalg-fuse-elementwise-ops)");
+  pm.addNestedPass<func::FuncOp>(createRLXFuseElementwise());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 

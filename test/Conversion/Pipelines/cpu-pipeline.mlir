@@ -23,3 +23,12 @@ func.func @layer(%x: tensor<64x128xf32> {rlx.input = "x"},
   %2 = rlx.activation gelu %1 : tensor<64x256xf32>
   return %2 : tensor<64x256xf32>
 }
+
+// Rows of a batch times a matrix stay one named GEMM through fusion, so
+// BLAS computes them.
+// CHECK-LABEL: llvm.func @rows(
+// CHECK: llvm.call @rlx_rt_matmul_f32(
+func.func @rows(%a: tensor<4x64x128xf32>, %b: tensor<128x96xf32>) -> tensor<4x64x96xf32> {
+  %0 = rlx.matmul %a, %b : tensor<4x64x128xf32>, tensor<128x96xf32>
+  return %0 : tensor<4x64x96xf32>
+}

@@ -1,0 +1,39 @@
+//===- FuseElementwise.cpp - elementwise fusion that keeps GEMMs named ----===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rlx/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir {
+namespace rlx {
+#define GEN_PASS_DEF_RLXFUSEELEMENTWISE
+#include "rlx/Conversion/Passes.h.inc"
+} // namespace rlx
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+struct RLXFuseElementwisePass
+    : rlx::impl::RLXFuseElementwiseBase<RLXFuseElementwisePass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    // Fusing a producer with other uses would compute it twice.
+    linalg::populateElementwiseOpsFusionPatterns(
+        patterns, [](OpOperand *fused) {
+          Operation *producer = fused->get().getDefiningOp();
+          return producer && producer->hasOneUse();
+        });
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
