@@ -184,11 +184,18 @@ static SmallVector<Value> buildReduction(OpBuilder &b, Location loc,
   SmallVector<AffineMap> maps = {AffineMap::get(numLoops, 0, inputExprs, ctx)};
   for (size_t i = 0; i < keptInputs.size(); ++i)
     maps.push_back(keptMap);
+  // Without reduction loops (every reduced dim is a unit dim) the result is
+  // one step from the start values: a plain elementwise generic that does
+  // not read its outputs, so that fusion leaves no store of an accumulator
+  // behind in a unit loop.
+  bool reduces = numLoops > numKept;
   SmallVector<Value> outs;
   SmallVector<Type> outTypes;
   for (Value init : inits) {
     Value empty = tensor::EmptyOp::create(b, loc, keptSizes, init.getType());
-    outs.push_back(linalg::FillOp::create(b, loc, init, empty).getResult(0));
+    outs.push_back(
+        reduces ? linalg::FillOp::create(b, loc, init, empty).getResult(0)
+                : empty);
     outTypes.push_back(empty.getType());
     maps.push_back(keptMap);
   }
@@ -200,7 +207,10 @@ static SmallVector<Value> buildReduction(OpBuilder &b, Location loc,
   auto generic = linalg::GenericOp::create(
       b, loc, outTypes, operands, outs, maps, iterators,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
-        linalg::YieldOp::create(nb, nl, body(nb, nl, args));
+        SmallVector<Value> bodyArgs(args);
+        if (!reduces)
+          llvm::copy(inits, bodyArgs.end() - inits.size());
+        linalg::YieldOp::create(nb, nl, body(nb, nl, bodyArgs));
       });
   return SmallVector<Value>(generic.getResults());
 }

@@ -66,7 +66,8 @@ REFS = {"layer_norm": layer_norm_ref, "rms_norm": rms_norm_ref}
 AXIS_CASES = [((3, 5, 7), [0, 1, 2, -1, -2, -3]),
               ((17,), [0, -1]),
               ((2, 1, 9), [1, -1, 0]),
-              ((4, 6, 1, 33), [3, 2, -3])]
+              ((4, 6, 1, 33), [3, 2, -3]),
+              ((33, 1), [0, -1])]
 for dtype in (np.float32, np.float64, np.float16):
     rtol, atol = TOLERANCE[dtype]
     for shape, axes in AXIS_CASES:

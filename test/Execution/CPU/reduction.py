@@ -71,7 +71,8 @@ def reduce_ref(x, kind, axes, keep, dtype):
 REDUCE_CASES = [((3, 5, 7), [[0], [1], [2], [0, 2], [2, 0, 1], [1, 2]]),
                 ((17,), [[0]]),
                 ((2, 1, 9), [[1], [0, 1], [2]]),
-                ((4, 3, 2, 33), [[3], [1, 3], [0, 2]])]
+                ((4, 3, 2, 33), [[3], [1, 3], [0, 2]]),
+                ((33, 1), [[0], [0, 1]])]
 
 
 def reduce_ops(shape, dtype, axes):
@@ -172,7 +173,8 @@ def softmax_ref(x, axis, dtype):
 
 
 SOFTMAX_CASES = [((3, 5, 7), [0, 1, 2, -1, -2, -3]), ((17,), [0, -1]),
-                 ((2, 1, 9), [1, -1, 0]), ((4, 3, 2, 33), [3, 1, -4])]
+                 ((2, 1, 9), [1, -1, 0]), ((4, 3, 2, 33), [3, 1, -4]),
+                 ((33, 1), [0])]
 for dtype in (np.float32, np.float64, np.float16):
     for shape, axes in SOFTMAX_CASES:
         t = tensor_type(shape, dtype)
