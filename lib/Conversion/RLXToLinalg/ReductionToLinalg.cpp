@@ -570,10 +570,11 @@ struct CumsumLowering : OpConversionPattern<CumsumOp> {
 // rlx.top_k
 //===----------------------------------------------------------------------===//
 
-/// Per row, k selection scans along the last axis. Elements are totally
-/// ordered by (value descending, index ascending), NaN above every number;
-/// selection j picks the first element in that order among those after the
-/// pick of selection j - 1. Scalar loops, as for cumsum.
+/// Per row, one scan along the last axis keeping the row's k results
+/// sorted: an element that comes before the current k-th (or any element
+/// while fewer than k are kept) is inserted, shifting the later ones down.
+/// Elements are totally ordered by (value descending, index ascending), NaN
+/// above every number. Scalar loops, as for cumsum.
 struct TopKLowering : OpConversionPattern<TopKOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -588,21 +589,23 @@ struct TopKLowering : OpConversionPattern<TopKOp> {
         op.getInput().getType().getElementType().isUnsignedInteger();
     int64_t k = op.getK();
     Type i64 = rewriter.getI64Type();
+    Type indexType = rewriter.getIndexType();
 
     SmallVector<Value> sizes = indexSizesOf(rewriter, loc, input);
     SmallVector<Value> rowBounds(sizes.begin(), sizes.end() - 1);
     SmallVector<OpFoldResult> outSizes =
         tensor::getMixedSizes(rewriter, loc, input);
     outSizes.back() = rewriter.getIndexAttr(k);
-    Value values0 =
-        tensor::EmptyOp::create(rewriter, loc, outSizes, elementType);
-    Value indices0 = tensor::EmptyOp::create(rewriter, loc, outSizes, i64);
     Value zero = zeroOf(rewriter, loc, elementType);
     Value none = arith::ConstantOp::create(rewriter, loc, i64,
                                            rewriter.getI64IntegerAttr(-1));
+    // Filled, so that no read (even a discarded one) sees undefined data.
+    Value values0 = filledTensor(rewriter, loc, outSizes, zero);
+    Value indices0 = filledTensor(rewriter, loc, outSizes, none);
     Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
     Value kValue = arith::ConstantIndexOp::create(rewriter, loc, k);
+    Value lastSlot = arith::ConstantIndexOp::create(rewriter, loc, k - 1);
     SmallVector<Value> lowers(rowBounds.size(), c0);
     SmallVector<Value> steps(rowBounds.size(), c1);
 
@@ -610,52 +613,102 @@ struct TopKLowering : OpConversionPattern<TopKOp> {
         rewriter, loc, lowers, rowBounds, steps, ValueRange{values0, indices0},
         [&](OpBuilder &b, Location l, ValueRange rowIvs,
             ValueRange args) -> scf::ValueVector {
-          // Carries: values, indices, previous pick (value, index); index
-          // -1 means "none yet".
-          auto picks = scf::ForOp::create(
-              b, l, c0, kValue, c1, ValueRange{args[0], args[1], zero, none},
-              [&](OpBuilder &jb, Location jl, Value j, ValueRange pickArgs) {
-                Value prevValue = pickArgs[2], prevIndex = pickArgs[3];
-                Value first = arith::CmpIOp::create(
-                    jb, jl, arith::CmpIPredicate::eq, prevIndex, none);
-                auto scan = scf::ForOp::create(
-                    jb, jl, c0, sizes.back(), c1, ValueRange{zero, none},
-                    [&](OpBuilder &ib, Location il, Value i, ValueRange best) {
-                      SmallVector<Value> at(rowIvs);
-                      at.push_back(i);
-                      Value x = tensor::ExtractOp::create(ib, il, input, at);
-                      Value index = arith::IndexCastOp::create(ib, il, i64, i);
-                      Value candidate = arith::OrIOp::create(
-                          ib, il, first,
-                          precedes(ib, il, prevValue, prevIndex, x, index,
-                                   isUnsigned));
-                      Value noBest = arith::CmpIOp::create(
-                          ib, il, arith::CmpIPredicate::eq, best[1], none);
-                      Value better = arith::OrIOp::create(
-                          ib, il, noBest,
-                          precedes(ib, il, x, index, best[0], best[1],
-                                   isUnsigned));
-                      Value take =
-                          arith::AndIOp::create(ib, il, candidate, better);
+          auto at = [&](Value slot) {
+            SmallVector<Value> indices(rowIvs);
+            indices.push_back(slot);
+            return indices;
+          };
+          // Carries: values, indices, number of slots filled (<= k).
+          auto scan = scf::ForOp::create(
+              b, l, c0, sizes.back(), c1, ValueRange{args[0], args[1], c0},
+              [&](OpBuilder &sb, Location sl, Value i, ValueRange scanArgs) {
+                Value values = scanArgs[0], indices = scanArgs[1];
+                Value filled = scanArgs[2];
+                Value x = tensor::ExtractOp::create(sb, sl, input, at(i));
+                Value xIndex = arith::IndexCastOp::create(sb, sl, i64, i);
+                Value full = arith::CmpIOp::create(
+                    sb, sl, arith::CmpIPredicate::eq, filled, kValue);
+                Value lastValue =
+                    tensor::ExtractOp::create(sb, sl, values, at(lastSlot));
+                Value lastIndex =
+                    tensor::ExtractOp::create(sb, sl, indices, at(lastSlot));
+                Value notFull = arith::CmpIOp::create(
+                    sb, sl, arith::CmpIPredicate::ne, filled, kValue);
+                Value keep =
+                    arith::OrIOp::create(sb, sl, notFull,
+                                         precedes(sb, sl, x, xIndex, lastValue,
+                                                  lastIndex, isUnsigned));
+                auto insert = scf::IfOp::create(
+                    sb, sl, keep,
+                    [&](OpBuilder &tb, Location tl) {
+                      Value start = arith::SelectOp::create(tb, tl, full,
+                                                            lastSlot, filled);
+                      // Shift the kept results that x comes before one slot
+                      // down, from `start` towards slot 0.
+                      auto shift = scf::WhileOp::create(
+                          tb, tl,
+                          TypeRange{indexType, values.getType(),
+                                    indices.getType()},
+                          ValueRange{start, values, indices},
+                          [&](OpBuilder &wb, Location wl, ValueRange w) {
+                            Value slot = w[0];
+                            Value positive = arith::CmpIOp::create(
+                                wb, wl, arith::CmpIPredicate::sgt, slot, c0);
+                            // Slot 0 reads slot 0, not -1; the result is
+                            // then ignored.
+                            Value above = arith::SelectOp::create(
+                                wb, wl, positive,
+                                arith::SubIOp::create(wb, wl, slot, c1)
+                                    .getResult(),
+                                c0);
+                            Value aboveValue = tensor::ExtractOp::create(
+                                wb, wl, w[1], at(above));
+                            Value aboveIndex = tensor::ExtractOp::create(
+                                wb, wl, w[2], at(above));
+                            Value before =
+                                precedes(wb, wl, x, xIndex, aboveValue,
+                                         aboveIndex, isUnsigned);
+                            Value move =
+                                arith::AndIOp::create(wb, wl, positive, before);
+                            scf::ConditionOp::create(wb, wl, move, w);
+                          },
+                          [&](OpBuilder &wb, Location wl, ValueRange w) {
+                            Value slot = w[0];
+                            Value above =
+                                arith::SubIOp::create(wb, wl, slot, c1);
+                            Value movedValue = tensor::InsertOp::create(
+                                wb, wl,
+                                tensor::ExtractOp::create(wb, wl, w[1],
+                                                          at(above)),
+                                w[1], at(slot));
+                            Value movedIndex = tensor::InsertOp::create(
+                                wb, wl,
+                                tensor::ExtractOp::create(wb, wl, w[2],
+                                                          at(above)),
+                                w[2], at(slot));
+                            scf::YieldOp::create(
+                                wb, wl,
+                                ValueRange{above, movedValue, movedIndex});
+                          });
+                      Value slot = shift.getResult(0);
+                      Value newValues = tensor::InsertOp::create(
+                          tb, tl, x, shift.getResult(1), at(slot));
+                      Value newIndices = tensor::InsertOp::create(
+                          tb, tl, xIndex, shift.getResult(2), at(slot));
+                      Value newFilled = arith::SelectOp::create(
+                          tb, tl, full, filled,
+                          arith::AddIOp::create(tb, tl, filled, c1)
+                              .getResult());
                       scf::YieldOp::create(
-                          ib, il,
-                          ValueRange{
-                              arith::SelectOp::create(ib, il, take, x, best[0]),
-                              arith::SelectOp::create(ib, il, take, index,
-                                                      best[1])});
+                          tb, tl, ValueRange{newValues, newIndices, newFilled});
+                    },
+                    [&](OpBuilder &eb, Location el) {
+                      scf::YieldOp::create(eb, el,
+                                           ValueRange{values, indices, filled});
                     });
-                SmallVector<Value> at(rowIvs);
-                at.push_back(j);
-                Value values = tensor::InsertOp::create(
-                    jb, jl, scan.getResult(0), pickArgs[0], at);
-                Value indices = tensor::InsertOp::create(
-                    jb, jl, scan.getResult(1), pickArgs[1], at);
-                scf::YieldOp::create(jb, jl,
-                                     ValueRange{values, indices,
-                                                scan.getResult(0),
-                                                scan.getResult(1)});
+                scf::YieldOp::create(sb, sl, insert.getResults());
               });
-          return {picks.getResult(0), picks.getResult(1)};
+          return {scan.getResult(0), scan.getResult(1)};
         });
     rewriter.replaceOp(op, nest.results);
     return success();

@@ -162,22 +162,29 @@ func.func @cumsum_inclusive_f16(%x: tensor<3x7xf16>) -> tensor<3x7xf16> {
 
 // -----
 
-// top_k: per row, k selection scans; NaN compares above numbers, ties go
-// to the smaller index.
+// top_k: per row, one scan keeping the k results sorted; an element that
+// comes before the current k-th is inserted, the later ones shift down (a
+// while loop). NaN compares above numbers, ties go to the smaller index.
 // CHECK-LABEL: func.func @top_k
 // CHECK-SAME: (%[[X:.*]]: tensor<16x8xf32>) -> (tensor<16x2xf32>, tensor<16x2xi64>)
 // CHECK: scf.for %[[ROW:[a-z0-9_]+]] = {{.*}} -> (tensor<16x2xf32>, tensor<16x2xi64>)
-// CHECK: scf.for %[[J:[a-z0-9_]+]] = %{{.*}} to %c2 {{.*}} -> (tensor<16x2xf32>, tensor<16x2xi64>, f32, i64)
-// CHECK: scf.for %[[I:[a-z0-9_]+]] = %{{.*}} to %c8 {{.*}} -> (f32, i64)
-// CHECK: tensor.extract %[[X]][%[[ROW]], %[[I]]]
+// CHECK: scf.for %[[I:[a-z0-9_]+]] = %{{.*}} to %c8 {{.*}} iter_args(%[[V:[a-z0-9_]+]] = %{{.*}}, %[[IX:[a-z0-9_]+]] = %{{.*}}, %[[N:[a-z0-9_]+]] = %{{.*}}) -> (tensor<16x2xf32>, tensor<16x2xi64>, index)
+// CHECK: %[[E:.*]] = tensor.extract %[[X]][%[[ROW]], %[[I]]]
+// CHECK: arith.cmpi eq, %[[N]], %c2 : index
+// CHECK: tensor.extract %[[V]][%[[ROW]], %c1{{(_[0-9]+)?}}] : tensor<16x2xf32>
 // CHECK: arith.cmpf uno
 // CHECK: arith.cmpf ogt
 // CHECK: arith.cmpf oeq
 // CHECK: arith.cmpi slt
-// CHECK: arith.select
-// CHECK: arith.select
-// CHECK: tensor.insert %{{.*}} into %{{.*}}[%[[ROW]], %[[J]]] : tensor<16x2xf32>
-// CHECK: tensor.insert %{{.*}} into %{{.*}}[%[[ROW]], %[[J]]] : tensor<16x2xi64>
+// CHECK: scf.if
+// CHECK: scf.while
+// CHECK: scf.condition
+// CHECK: } do {
+// CHECK: tensor.insert
+// CHECK: tensor.insert
+// CHECK: tensor.insert %[[E]] into
+// CHECK: } else {
+// CHECK: scf.yield %[[V]], %[[IX]], %[[N]]
 func.func @top_k(%x: tensor<16x8xf32>) -> (tensor<16x2xf32>, tensor<16x2xi64>) {
   %v, %i = rlx.top_k %x {k = 2 : i64} : tensor<16x8xf32>
   return %v, %i : tensor<16x2xf32>, tensor<16x2xi64>

@@ -287,6 +287,7 @@ for dtype in (np.float32, np.float64, np.float16, np.int32, np.int64,
             flat = x.reshape(-1)
             if flat.size >= 4:
                 flat[1] = flat[3]
+                flat[2] = np.nan
                 flat[-1] = np.nan
         else:
             # Few distinct values: many ties; uint8 above 127 checks the
@@ -314,6 +315,21 @@ for dtype in (np.float32, np.float64, np.float16, np.int32, np.int64,
                         outs[2 * i] if outs else None, want_v, 0, 0)
             check.close(f"top_k {shape} k={k} indices {np.dtype(dtype)}",
                         outs[2 * i + 1] if outs else None, want_i, 0, 0)
+
+# Sorted rows: ascending inserts every element at the top, descending
+# keeps the first k.
+for dtype in (np.float32, np.int32):
+    x = np.stack([np.arange(33), np.arange(33)[::-1], np.zeros(33)]).astype(dtype)
+    t = tensor_type((3, 33), dtype)
+    rt = f"{tensor_type((3, 5), dtype)}, {tensor_type((3, 5), np.int64)}"
+    outs = check.run(f"func.func @main(%x: {t} {{rlx.input = \"x\"}}) -> ({rt}) {{\n"
+                     f"  %v, %i = rlx.top_k %x {{k = 5 : i64}} : {t}\n"
+                     f"  return %v, %i : {rt}\n}}", {"x": x})
+    want_v, want_i = topk_ref(x, 5)
+    check.close(f"top_k sorted rows values {np.dtype(dtype)}",
+                outs[0] if outs else None, want_v, 0, 0)
+    check.close(f"top_k sorted rows indices {np.dtype(dtype)}",
+                outs[1] if outs else None, want_i, 0, 0)
 
 # Without ties the oracle is torch.topk itself.
 x = check.uniform((64, 1000), np.float32)
