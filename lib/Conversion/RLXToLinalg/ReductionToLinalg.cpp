@@ -7,9 +7,12 @@
 //
 // Reductions are `linalg.generic`s whose reduced dims are innermost in the
 // iteration space; what is applied per element afterwards is a parallel
-// generic. Scans (cumsum), top-k and scatter-add are `scf.for` loops over
-// tensors whose steps are parallel generics over slices. f16/bf16 accumulate
-// in f32 and round once.
+// generic. Scans (cumsum), top-k and scatter-add are sequential by nature:
+// they are scalar `scf.for` loop nests over tensors (tensor.extract /
+// tensor.insert, in place after bufferization). Slices at loop-dependent
+// offsets would become strided buffers, which the affine vectorizer rejects
+// with an error and the lowering of memref.copy sends to a runtime function
+// the JIT does not link. f16/bf16 accumulate in f32 and round once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -502,9 +505,7 @@ struct SoftmaxLowering : OpConversionPattern<SoftmaxOp> {
 
 /// A loop nest over the other dims with the axis innermost, carrying the
 /// running sum as a scalar and storing it before (exclusive) or after
-/// (inclusive) each addition. The loops work on scalars (tensor.extract /
-/// tensor.insert): slices at loop-dependent offsets would become strided
-/// buffers, which the affine vectorizer rejects with an error.
+/// (inclusive) each addition.
 struct CumsumLowering : OpConversionPattern<CumsumOp> {
   using OpConversionPattern::OpConversionPattern;
 

@@ -180,14 +180,16 @@ for dtype in (np.float32, np.float64, np.float16):
         check.close(f"batch_norm_inference {shape} {np.dtype(dtype)}",
                     outs[0] if outs else None, want, rtol, atol)
 
-# resize_nearest2x: floats, integers, odd sizes and size-1 dims.
+# resize_nearest2x: floats, integers, booleans, complex, odd sizes and size-1
+# dims.
 for dtype, shape in ((np.float32, (2, 3, 5, 7)), (np.float64, (1, 1, 1, 1)),
                      (np.int32, (1, 2, 3, 1)), (np.uint8, (2, 1, 4, 9)),
-                     (np.float16, (1, 2, 17, 3)), (np.float32, (1, 4, 16, 20))):
-    if np.dtype(dtype).kind == "f":
+                     (np.float16, (1, 2, 17, 3)), (np.float32, (1, 4, 16, 20)),
+                     (np.bool_, (2, 2, 3, 5)), (np.complex64, (1, 3, 2, 7))):
+    if np.dtype(dtype).kind in "fc":
         x = check.uniform(shape, dtype)
     else:
-        x = check.integers(shape, dtype, 0, 100)
+        x = check.integers(shape, dtype, 0, 2 if dtype == np.bool_ else 100)
     out_shape = shape[:2] + (2 * shape[2], 2 * shape[3])
     xt, ot = tensor_type(shape, dtype), tensor_type(out_shape, dtype)
     mlir = (f"func.func @main(%x: {xt} {{rlx.input = \"x\"}}) -> {ot} {{\n"
