@@ -5,7 +5,9 @@ Inputs are fresh random data on every run; the seed is printed so a failure
 can be replayed with RLX_TEST_SEED=<seed>.
 """
 
+import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -31,6 +33,27 @@ def tensor_type(shape, dtype):
     """`tensor<2x3xf32>` for a shape and a NumPy dtype."""
     dims = "".join(f"{d}x" for d in shape)
     return f"tensor<{dims}{MLIR_TYPES[np.dtype(dtype)]}>"
+
+
+SAFETENSORS_DTYPES = {"float32": "F32", "float64": "F64", "float16": "F16",
+                      "int64": "I64", "int32": "I32", "int8": "I8",
+                      "uint8": "U8", "bool": "BOOL"}
+
+
+def write_safetensors(path, tensors):
+    """Writes name -> array as a .safetensors file."""
+    header, blobs, offset = {}, [], 0
+    for name, value in tensors.items():
+        raw = np.require(value, requirements="C").tobytes()
+        header[name] = {"dtype": SAFETENSORS_DTYPES[str(value.dtype)],
+                        "shape": list(value.shape),
+                        "data_offsets": [offset, offset + len(raw)]}
+        blobs.append(raw)
+        offset += len(raw)
+    text = json.dumps(header).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
 class Checker:
@@ -59,9 +82,10 @@ class Checker:
     def integers(self, shape, dtype, low, high):
         return self.rng.integers(low, high, shape).astype(dtype)
 
-    def run(self, mlir, inputs, entry=None):
-        """Runs the graph in `mlir` with `inputs` (name -> array) and returns
-        its outputs in order."""
+    def run(self, mlir, inputs, entry=None, params=None):
+        """Runs the graph in `mlir` with `inputs` (name -> array, as .npy)
+        and `params` (name -> array, as one .safetensors) and returns its
+        outputs in order."""
         self.cases += 1
         case = os.path.join(self.workdir, f"case{self.cases}")
         os.makedirs(case)
@@ -71,6 +95,10 @@ class Checker:
                os.path.join(case, "out")]
         if entry:
             cmd += ["--entry", entry]
+        if params:
+            path = os.path.join(case, "params.safetensors")
+            write_safetensors(path, params)
+            cmd += ["--params", path]
         for name, value in inputs.items():
             path = os.path.join(case, f"in_{name}.npy")
             np.save(path, np.require(value, requirements="C"))
