@@ -71,9 +71,12 @@ def RLXCPUVectorize : Pass<"rlx-cpu-vectorize", "func::FuncOp"> {
     `affine.store` in it either does not depend on the loop's induction
     variable (a broadcast load) or depends on it only through the last
     memref index, as `iv + (terms free of iv)`: unit stride, no scaling, no
-    `mod`/`floordiv`. Every store must advance with the loop (no
-    accumulation into a fixed location). Other loops stay scalar and
-    correct; the upstream vectorizer is then run on the accepted loops only.
+    `mod`/`floordiv`. Every store must advance with the loop. A reduction
+    into a fixed location (`acc[c] = acc[c] op f(iv)`, with `op` an add,
+    mul, min or max) is first turned into a loop-carried value and then
+    vectorized as a reduction (partial sums in vector lanes, so float sums
+    are reassociated). Other loops stay scalar and correct; the upstream
+    vectorizer runs on the accepted loops only.
   }];
   let options = [
     Option<"vectorSize", "vector-size", "int64_t", /*default=*/"16",

@@ -13,7 +13,10 @@
 
 #include "rlx/Conversion/Passes.h"
 
+#include "mlir/Dialect/Affine/Analysis/AffineAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -84,6 +87,82 @@ bool isSafeToVectorize(affine::AffineForOp loop) {
   return safe;
 }
 
+/// Turns `acc[c] = acc[c] <op> f(iv)` (the form linalg reductions take as
+/// loops) into a loop-carried value, which the vectorizer reduces in vector
+/// registers: load before the loop, iter_args inside, store after. Returns
+/// the loop to vectorize (the new one, or `loop` when there is no such
+/// accumulator).
+affine::AffineForOp carryAccumulator(IRRewriter &rewriter,
+                                     affine::AffineForOp loop) {
+  if (loop.getNumIterOperands() != 0)
+    return loop;
+  Value iv = loop.getInductionVar();
+  affine::AffineStoreOp store;
+  for (auto candidate : loop.getBody()->getOps<affine::AffineStoreOp>()) {
+    if (classify(candidate.getAffineMap(), candidate.getMapOperands(), iv) !=
+        Dependence::Invariant)
+      continue;
+    if (store)
+      return loop; // Several accumulators: leave the loop alone.
+    store = candidate;
+  }
+  if (!store || !llvm::all_of(store.getMapOperands(), [&](Value v) {
+        return loop.isDefinedOutsideOfLoop(v);
+      }))
+    return loop;
+  Operation *combiner = store.getValueToStore().getDefiningOp();
+  if (!combiner || combiner->getBlock() != loop.getBody() ||
+      !combiner->hasOneUse() ||
+      !isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
+           arith::AddIOp, arith::MulIOp, arith::MaxSIOp, arith::MinSIOp,
+           arith::MaxUIOp, arith::MinUIOp>(combiner))
+    return loop;
+  affine::AffineLoadOp load;
+  for (Value operand : combiner->getOperands()) {
+    auto candidate = operand.getDefiningOp<affine::AffineLoadOp>();
+    if (candidate && candidate.getMemRef() == store.getMemRef() &&
+        candidate.getAffineMap() == store.getAffineMap() &&
+        candidate.getMapOperands() == store.getMapOperands() &&
+        candidate->hasOneUse())
+      load = candidate;
+  }
+  if (!load)
+    return loop;
+  // Nothing else in the loop may touch the accumulator's buffer.
+  bool otherAccess = false;
+  loop.getBody()->walk([&](Operation *op) {
+    if (op != load && op != store &&
+        llvm::is_contained(op->getOperands(), store.getMemRef()))
+      otherAccess = true;
+  });
+  if (otherAccess)
+    return loop;
+
+  rewriter.setInsertionPoint(loop);
+  Value init = affine::AffineLoadOp::create(
+      rewriter, load.getLoc(), store.getMemRef(), store.getAffineMap(),
+      store.getMapOperands());
+  Value combined = combiner->getResult(0);
+  FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+      rewriter, init, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+        return SmallVector<Value>{combined};
+      });
+  if (failed(replaced))
+    return loop; // Nothing was changed but the hoisted load, which is dead.
+  auto carried = cast<affine::AffineForOp>(replaced->getOperation());
+  rewriter.replaceAllUsesWith(load.getResult(),
+                              carried.getRegionIterArgs().back());
+  rewriter.eraseOp(load);
+  rewriter.setInsertionPointAfter(carried);
+  affine::AffineStoreOp::create(rewriter, store.getLoc(),
+                                carried.getResults().back(),
+                                store.getMemRef(), store.getAffineMap(),
+                                store.getMapOperands());
+  rewriter.eraseOp(store);
+  return carried;
+}
+
 struct RLXCPUVectorizePass
     : rlx::impl::RLXCPUVectorizeBase<RLXCPUVectorizePass> {
   using RLXCPUVectorizeBase::RLXCPUVectorizeBase;
@@ -91,14 +170,31 @@ struct RLXCPUVectorizePass
   void runOnOperation() override {
     if (vectorSize < 2)
       return;
-    llvm::DenseSet<Operation *> loops;
+    SmallVector<affine::AffineForOp> innermost;
     getOperation().walk([&](affine::AffineForOp loop) {
-      if (isSafeToVectorize(loop))
-        loops.insert(loop);
+      if (loop.getBody()->getOps<affine::AffineForOp>().empty())
+        innermost.push_back(loop);
     });
+    IRRewriter rewriter(&getContext());
+    llvm::DenseSet<Operation *> loops;
+    affine::ReductionLoopMap reductions;
+    for (affine::AffineForOp loop : innermost) {
+      loop = carryAccumulator(rewriter, loop);
+      if (!isSafeToVectorize(loop))
+        continue;
+      if (loop.getNumIterOperands() != 0) {
+        SmallVector<affine::LoopReduction, 2> loopReductions;
+        if (!affine::isLoopParallel(loop, &loopReductions) ||
+            loopReductions.size() != loop.getNumIterOperands())
+          continue;
+        reductions[loop] = loopReductions;
+      }
+      loops.insert(loop);
+    }
     if (loops.empty())
       return;
-    affine::vectorizeAffineLoops(getOperation(), loops, {vectorSize}, {});
+    affine::vectorizeAffineLoops(getOperation(), loops, {vectorSize}, {},
+                                 reductions);
   }
 };
 

@@ -42,14 +42,48 @@ func.func @mod_and_row(%a: memref<64xf32>, %m: memref<16x16xf32>, %c: memref<16x
   return
 }
 
-// Accumulating into a fixed location (a reduction) stays scalar.
+// Accumulating into a fixed location with add/mul/min/max is carried in
+// a register and vectorized as a reduction.
 // CHECK-LABEL: func.func @reduction
-// CHECK-NOT: vector.
+// CHECK: %[[INIT:.*]] = affine.load %{{.*}}[] : memref<f32>
+// CHECK: %[[SUM:.*]] = affine.for %{{.*}} = 0 to 64 step 8 iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>)
+// CHECK: vector.reduction <add>
+// CHECK: affine.store %{{.*}}, %{{.*}}[] : memref<f32>
 func.func @reduction(%a: memref<64xf32>, %acc: memref<f32>) {
   affine.for %j = 0 to 64 {
     %x = affine.load %a[%j] : memref<64xf32>
     %s = affine.load %acc[] : memref<f32>
     %t = arith.addf %s, %x : f32
+    affine.store %t, %acc[] : memref<f32>
+  }
+  return
+}
+
+// Row maxima of a matrix: the inner loop reduces, the row index is outer.
+// CHECK-LABEL: func.func @row_max
+// CHECK: affine.for %{{.*}} = 0 to 4 {
+// CHECK: affine.for %{{.*}} = 0 to 40 step 8 iter_args
+// CHECK: vector.reduction <maximumf>
+func.func @row_max(%a: memref<4x40xf32>, %m: memref<4xf32>) {
+  affine.for %i = 0 to 4 {
+    affine.for %j = 0 to 40 {
+      %x = affine.load %a[%i, %j] : memref<4x40xf32>
+      %s = affine.load %m[%i] : memref<4xf32>
+      %t = arith.maximumf %s, %x : f32
+      affine.store %t, %m[%i] : memref<4xf32>
+    }
+  }
+  return
+}
+
+// A non-associative update (subtraction) is not a reduction: scalar.
+// CHECK-LABEL: func.func @not_a_reduction
+// CHECK-NOT: vector.
+func.func @not_a_reduction(%a: memref<64xf32>, %acc: memref<f32>) {
+  affine.for %j = 0 to 64 {
+    %x = affine.load %a[%j] : memref<64xf32>
+    %s = affine.load %acc[] : memref<f32>
+    %t = arith.subf %s, %x : f32
     affine.store %t, %acc[] : memref<f32>
   }
   return
