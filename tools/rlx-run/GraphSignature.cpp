@@ -175,3 +175,75 @@ std::string GraphSignature::argumentNames() const {
     names += (names.empty() ? "" : ", ") + spec.name;
   return names;
 }
+
+std::string GraphSignature::serialize() const {
+  std::string text = "graph " + name + "\n";
+  if (flops > 0)
+    text += "flops " + std::to_string(static_cast<int64_t>(flops)) + "\n";
+  auto line = [&](const TensorSpec &spec) {
+    text +=
+        spec.kindName() + " " + spec.name + " " + dtypeName(spec.dtype) + " ";
+    for (size_t i = 0; i < spec.shape.size(); ++i)
+      text += (i ? "," : "") + std::to_string(spec.shape[i]);
+    text += "\n";
+  };
+  for (const TensorSpec &spec : arguments)
+    line(spec);
+  for (const TensorSpec &spec : results)
+    line(spec);
+  return text;
+}
+
+std::optional<GraphSignature> GraphSignature::parse(const std::string &text,
+                                                    std::string &error) {
+  GraphSignature sig;
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(text).split(lines, '\n', -1, /*KeepEmpty=*/false);
+  auto fail = [&](const llvm::Twine &why) -> std::optional<GraphSignature> {
+    error = ("malformed graph signature: " + why).str();
+    return std::nullopt;
+  };
+  if (lines.empty() || !lines.front().starts_with("graph "))
+    return fail("missing the 'graph NAME' line");
+  sig.name = lines.front().drop_front(6).str();
+  for (llvm::StringRef line : llvm::drop_begin(lines)) {
+    if (line.consume_front("flops ")) {
+      int64_t flops;
+      if (line.getAsInteger(10, flops) || flops < 0)
+        return fail("bad flops count '" + line + "'");
+      sig.flops = static_cast<double>(flops);
+      continue;
+    }
+    llvm::SmallVector<llvm::StringRef> fields;
+    line.split(fields, ' ', -1, /*KeepEmpty=*/true);
+    if (fields.size() != 4)
+      return fail("expected 'KIND NAME DTYPE DIMS', got '" + line + "'");
+    TensorSpec spec;
+    spec.name = fields[1].str();
+    if (fields[0] == "input")
+      spec.kind = TensorSpec::Kind::Input;
+    else if (fields[0] == "parameter")
+      spec.kind = TensorSpec::Kind::Param;
+    else if (fields[0] == "argument")
+      spec.kind = TensorSpec::Kind::Unnamed;
+    else if (fields[0] == "output")
+      spec.kind = TensorSpec::Kind::Result;
+    else
+      return fail("unknown kind '" + fields[0] + "'");
+    std::optional<DType> dtype = parseDTypeName(fields[2].str());
+    if (!dtype)
+      return fail("unknown dtype '" + fields[2] + "'");
+    spec.dtype = *dtype;
+    llvm::SmallVector<llvm::StringRef> dims;
+    fields[3].split(dims, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef dim : dims) {
+      int64_t size;
+      if (dim.getAsInteger(10, size) || size < 0)
+        return fail("bad dim '" + dim + "'");
+      spec.shape.push_back(size);
+    }
+    (spec.kind == TensorSpec::Kind::Result ? sig.results : sig.arguments)
+        .push_back(std::move(spec));
+  }
+  return sig;
+}

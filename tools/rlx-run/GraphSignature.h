@@ -47,6 +47,14 @@ struct GraphSignature {
   static std::optional<GraphSignature>
   fromModule(mlir::ModuleOp module, llvm::StringRef entry, std::string &error);
 
+  /// A line-based text form, embedded in ahead-of-time compiled graphs:
+  ///   graph NAME
+  ///   flops N                                    (when known)
+  ///   input|parameter|argument|output NAME DTYPE DIM,DIM,...
+  std::string serialize() const;
+  static std::optional<GraphSignature> parse(const std::string &text,
+                                             std::string &error);
+
   const TensorSpec *findArgument(const std::string &name) const;
   /// `x, w1, b1` for messages.
   std::string argumentNames() const;

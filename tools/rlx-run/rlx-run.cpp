@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AheadOfTime.h"
 #include "GraphSignature.h"
 
 #include "rlx/Conversion/Passes.h"
@@ -51,7 +52,17 @@ namespace cl = llvm::cl;
 static cl::OptionCategory runCategory("rlx-run options");
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<graph.mlir>"),
-                                      cl::Required, cl::cat(runCategory));
+                                      cl::cat(runCategory));
+static cl::opt<std::string> emitSharedLib(
+    "emit-shared-lib",
+    cl::desc("Compile the graph ahead of time into a shared library OUT.so "
+             "(needs only librlx_cpu_runtime.so at run time) and exit"),
+    cl::value_desc("OUT.so"), cl::cat(runCategory));
+static cl::opt<std::string> loadSharedLib(
+    "load",
+    cl::desc("Run a graph compiled with --emit-shared-lib instead of "
+             "compiling <graph.mlir>"),
+    cl::value_desc("OUT.so"), cl::cat(runCategory));
 static cl::opt<std::string>
     entryName("entry",
               cl::desc("Graph function to run (default: the only public "
@@ -199,27 +210,85 @@ int main(int argc, char **argv) {
       "names.\nOutputs are named output_0, output_1, ... in result order.\n");
   if (target != "cpu")
     fatal("unknown --target '" + target + "' (available: cpu)");
-  if (!llvm::sys::fs::exists(inputFile))
-    fatal("no such file '" + inputFile + "'");
+  if (loadSharedLib.empty() == inputFile.empty())
+    fatal("give either a graph file or --load OUT.so");
+  if (!loadSharedLib.empty() && !emitSharedLib.empty())
+    fatal("--load and --emit-shared-lib exclude each other");
 
   DialectRegistry registry;
   rlx::registerAllDialects(registry);
   rlx::registerAllPasses();
   registerAllToLLVMIRTranslations(registry);
   MLIRContext context(registry);
-
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(inputFile, sourceMgr, ParserConfig(&context));
-  if (!module)
-    fatal("cannot parse '" + inputFile + "' (see the diagnostics above)");
+  OwningOpRef<ModuleOp> module;
 
   std::string error;
-  std::optional<GraphSignature> signature =
-      GraphSignature::fromModule(*module, entryName, error);
-  if (!signature)
-    fatal(error);
+  std::optional<GraphSignature> signature;
+  GraphRunFn runGraph = nullptr;
+  if (!loadSharedLib.empty()) {
+    std::optional<LoadedGraph> loaded = loadSharedLibrary(loadSharedLib, error);
+    if (!loaded)
+      fatal(error);
+    signature = std::move(loaded->signature);
+    runGraph = loaded->run;
+  } else {
+    if (!llvm::sys::fs::exists(inputFile))
+      fatal("no such file '" + inputFile + "'");
+    module =
+        parseSourceFile<ModuleOp>(inputFile, sourceMgr, ParserConfig(&context));
+    if (!module)
+      fatal("cannot parse '" + inputFile + "' (see the diagnostics above)");
+    signature = GraphSignature::fromModule(*module, entryName, error);
+    if (!signature)
+      fatal(error);
+  }
+
+  // Compile (unless loaded): the CPU pipeline, then the graph entry.
+  double compileMs = 0;
+  std::unique_ptr<ExecutionEngine> engine;
+  if (module) {
+    auto compileStart = std::chrono::steady_clock::now();
+    PassManager pm(&context);
+    rlx::CPUPipelineOptions pipelineOptions;
+    pipelineOptions.useBlas = useBlas;
+    rlx::buildRLXCPUPipeline(pm, pipelineOptions);
+    if (failed(pm.run(*module)) || failed(addGraphEntry(*module, *signature)))
+      fatal("compiling @" + signature->name +
+            " for the CPU failed (see the diagnostics above)");
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    std::string runtimePath =
+        runtimeLib.empty() ? defaultRuntimeLib(argv[0]) : runtimeLib;
+    if (!llvm::sys::fs::exists(runtimePath))
+      fatal("CPU runtime library not found at '" + runtimePath +
+            "' (use --runtime-lib)");
+    if (!emitSharedLib.empty()) {
+      if (!emitSharedLibrary(*module, emitSharedLib, runtimePath, error))
+        fatal(error);
+      llvm::outs() << "wrote " << emitSharedLib << " (@" << signature->name
+                   << "; run it with rlx-run --load " << emitSharedLib << ")\n";
+      return 0;
+    }
+    llvm::StringRef libs[] = {runtimePath};
+    ExecutionEngineOptions engineOptions;
+    auto transformer = makeOptimizingTransformer(3, 0, nullptr);
+    engineOptions.transformer = transformer;
+    engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+    engineOptions.sharedLibPaths = libs;
+    auto created = ExecutionEngine::create(*module, engineOptions);
+    if (!created)
+      fatal("JIT compilation failed: " + llvm::toString(created.takeError()));
+    engine = std::move(*created);
+    auto address = engine->lookup("rlx_graph_run");
+    if (!address)
+      fatal("JIT compilation failed: " + llvm::toString(address.takeError()));
+    runGraph = reinterpret_cast<GraphRunFn>(*address);
+    compileMs = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - compileStart)
+                    .count();
+  }
 
   // Gather every argument's tensor: --input files, then --params, then
   // random data.
@@ -264,36 +333,7 @@ int main(int argc, char **argv) {
     arguments.push_back(randomTensor(spec, seed * 1000003 + i));
   }
 
-  // Compile.
-  auto compileStart = std::chrono::steady_clock::now();
-  PassManager pm(&context);
-  rlx::CPUPipelineOptions pipelineOptions;
-  pipelineOptions.useBlas = useBlas;
-  rlx::buildRLXCPUPipeline(pm, pipelineOptions);
-  if (failed(pm.run(*module)))
-    fatal("compiling @" + signature->name +
-          " for the CPU failed (see the diagnostics above)");
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  std::string runtimePath =
-      runtimeLib.empty() ? defaultRuntimeLib(argv[0]) : runtimeLib;
-  if (!llvm::sys::fs::exists(runtimePath))
-    fatal("CPU runtime library not found at '" + runtimePath +
-          "' (use --runtime-lib)");
-  llvm::StringRef libs[] = {runtimePath};
-  ExecutionEngineOptions engineOptions;
-  auto transformer = makeOptimizingTransformer(3, 0, nullptr);
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  engineOptions.sharedLibPaths = libs;
-  auto engine = ExecutionEngine::create(*module, engineOptions);
-  if (!engine)
-    fatal("JIT compilation failed: " + llvm::toString(engine.takeError()));
-  double compileMs = std::chrono::duration<double, std::milli>(
-                         std::chrono::steady_clock::now() - compileStart)
-                         .count();
-
-  // Call `_mlir_ciface_<entry>(args..., outs...)` through its packed wrapper.
+  // rlx_graph_run(descriptors of args..., outs...).
   std::vector<HostTensor> outputs;
   for (const TensorSpec &spec : signature->results)
     outputs.emplace_back(spec.dtype, spec.shape);
@@ -318,15 +358,7 @@ int main(int argc, char **argv) {
   std::vector<void *> descriptorPtrs;
   for (std::vector<int64_t> &desc : descriptors)
     descriptorPtrs.push_back(desc.data());
-  std::vector<void *> packedArgs;
-  for (void *&ptr : descriptorPtrs)
-    packedArgs.push_back(&ptr);
-  std::string symbol = "_mlir_ciface_" + signature->name;
-  auto invoke = [&]() {
-    if (llvm::Error err = (*engine)->invokePacked(symbol, packedArgs))
-      fatal("running @" + signature->name +
-            " failed: " + llvm::toString(std::move(err)));
-  };
+  auto invoke = [&]() { runGraph(descriptorPtrs.data()); };
   invoke();
 
   if (benchRuns > 0) {
@@ -349,7 +381,9 @@ int main(int argc, char **argv) {
     if (signature->flops > 0)
       llvm::outs() << llvm::format(", %.1f GFLOP/s",
                                    signature->flops / median / 1e6);
-    llvm::outs() << llvm::format(" (compile %.0f ms)\n", compileMs);
+    if (module)
+      llvm::outs() << llvm::format(" (compile %.0f ms)", compileMs);
+    llvm::outs() << "\n";
   }
 
   for (size_t i = 0; i < outputs.size(); ++i) {
