@@ -11,6 +11,9 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
+namespace func {
+class FuncOp;
+} // namespace func
 namespace rlx {
 
 #define GEN_PASS_DECL

@@ -36,4 +36,33 @@ def RLXUnfuse : Pass<"rlx-unfuse", "ModuleOp"> {
   ];
 }
 
+def RLXFuse : Pass<"rlx-fuse", "func::FuncOp"> {
+  let summary = "Fuse chains of primitive rlx ops into fused ops";
+  let description = [{
+    Greedy rewrite patterns, each selectable by an option (all on by
+    default), matched by dataflow (never by position). Each checks what
+    makes the rewrite valid: the intermediates it swallows have one use,
+    shapes of bias/gamma/beta, axes, element types.
+
+    | option | rewrite |
+    |--------|---------|
+    | `matmul-bias-act` | `matmul` + `add` of a `[N]` bias (+ `activation`) -> `rlx.fused_matmul_bias_act` |
+    | `residual-norm` | `add(x, residual)` (+ `add` of a `[D]` bias) + `layer_norm` / `rms_norm` over the last axis -> `rlx.fused_residual_ln` / `rlx.fused_residual_rms_norm` |
+    | `lora` | `x @ W + (x @ A) @ B * s` (splat constant `s`) -> `rlx.lora_matmul` |
+
+    With `report=true` every near miss (a candidate that fails one check)
+    emits a remark at the op saying why it was not fused.
+  }];
+  let options = [
+    Option<"matmulBiasAct", "matmul-bias-act", "bool", /*default=*/"true",
+           "Fuse matmul + bias (+ activation)">,
+    Option<"residualNorm", "residual-norm", "bool", /*default=*/"true",
+           "Fuse residual add (+ bias) + layer_norm / rms_norm">,
+    Option<"lora", "lora", "bool", /*default=*/"true",
+           "Fuse LoRA matmuls">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for each near miss saying why it did not fuse">,
+  ];
+}
+
 #endif // RLX_TRANSFORMS_PASSES_TD

@@ -1,0 +1,217 @@
+//===- FusePass.cpp - rlx-fuse: primitive chains into fused ops -----------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// Each pattern is the inverse of an rlx-unfuse decomposition and checks the
+// dataflow that makes it valid. With `report`, a candidate that fails a
+// check gets a remark naming the check.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir {
+namespace rlx {
+#define GEN_PASS_DEF_RLXFUSE
+#include "rlx/Transforms/Passes.h.inc"
+} // namespace rlx
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::rlx;
+
+namespace {
+
+/// Base of the fusion patterns: `nearMiss` reports (once per op and reason)
+/// why a candidate did not fuse, when asked to.
+template <typename OpTy> struct FusionPattern : OpRewritePattern<OpTy> {
+  FusionPattern(MLIRContext *ctx, bool report)
+      : OpRewritePattern<OpTy>(ctx), report(report) {}
+
+  LogicalResult nearMiss(Operation *op, PatternRewriter &rewriter,
+                         const Twine &fused, const Twine &why) const {
+    if (report && !op->hasAttr(kReported)) {
+      op->emitRemark() << "not fused into " << fused << ": " << why;
+      // Mark the op so the greedy driver's revisits do not repeat remarks.
+      rewriter.modifyOpInPlace(
+          op, [&] { op->setAttr(kReported, UnitAttr::get(op->getContext())); });
+    }
+    return failure();
+  }
+
+  static constexpr StringLiteral kReported = "rlx.fuse_reported";
+  bool report;
+};
+
+/// A value produced by `OpTy` whose only use is the op being fused.
+template <typename OpTy> OpTy singleUseProducer(Value value) {
+  auto op = value.getDefiningOp<OpTy>();
+  return op && op->hasOneUse() ? op : OpTy();
+}
+
+/// `bias` is a rank-1 `[n]` tensor of `type`'s element type, `n` the last
+/// (static) dim of `type`.
+bool isRowBias(Value bias, RankedTensorType type) {
+  auto biasType = cast<RankedTensorType>(bias.getType());
+  return biasType.getRank() == 1 && !type.isDynamicDim(type.getRank() - 1) &&
+         biasType.getDimSize(0) == type.getDimSize(type.getRank() - 1) &&
+         biasType.getElementType() == type.getElementType();
+}
+
+/// matmul + add(bias) -> fused_matmul_bias_act (no activation yet).
+struct FuseMatMulBias : FusionPattern<BinaryOp> {
+  using FusionPattern::FusionPattern;
+  LogicalResult matchAndRewrite(BinaryOp add,
+                                PatternRewriter &rewriter) const override {
+    if (add.getKind() != BinaryKind::Add)
+      return failure();
+    for (int i = 0; i < 2; ++i) {
+      Value mm = add->getOperand(i), bias = add->getOperand(1 - i);
+      auto matmul = mm.getDefiningOp<MatMulOp>();
+      if (!matmul)
+        continue;
+      const char *name = "rlx.fused_matmul_bias_act";
+      if (!matmul->hasOneUse())
+        return nearMiss(add, rewriter, name,
+                        "the matmul result has other uses");
+      if (matmul.getRhs().getType().getRank() != 2)
+        return nearMiss(add, rewriter, name, "the weight is not [K, N]");
+      if (!isRowBias(bias, matmul.getType()))
+        return nearMiss(add, rewriter, name,
+                        "the added operand is not a [N] bias of the matmul's "
+                        "element type");
+      rewriter.replaceOpWithNewOp<FusedMatMulBiasActOp>(
+          add, matmul.getLhs(), matmul.getRhs(), bias, ActivationKindAttr());
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// activation(fused_matmul_bias_act without activation) -> with activation.
+struct FuseActivationIntoMatMulBias : FusionPattern<ActivationOp> {
+  using FusionPattern::FusionPattern;
+  LogicalResult matchAndRewrite(ActivationOp act,
+                                PatternRewriter &rewriter) const override {
+    auto fused = act.getInput().getDefiningOp<FusedMatMulBiasActOp>();
+    if (!fused || fused.getActivation())
+      return failure();
+    if (!fused->hasOneUse())
+      return nearMiss(act, rewriter, "rlx.fused_matmul_bias_act",
+                      "the pre-activation value has other uses");
+    rewriter.replaceOpWithNewOp<FusedMatMulBiasActOp>(
+        act, fused.getInput(), fused.getWeight(), fused.getBias(),
+        act.getKindAttr());
+    rewriter.eraseOp(fused);
+    return success();
+  }
+};
+
+/// add(x, residual) (+ add bias) + norm over the last axis.
+template <typename NormOp, typename FusedOp>
+struct FuseResidualNorm : FusionPattern<NormOp> {
+  using FusionPattern<NormOp>::FusionPattern;
+  LogicalResult matchAndRewrite(NormOp norm,
+                                PatternRewriter &rewriter) const override {
+    StringRef name = FusedOp::getOperationName();
+    auto type = cast<RankedTensorType>(norm.getInput().getType());
+    auto sum = norm.getInput().template getDefiningOp<BinaryOp>();
+    if (!sum || sum.getKind() != BinaryKind::Add)
+      return failure();
+    int64_t axis = norm.getAxisAttr().getInt();
+    if (axis != -1 && axis != type.getRank() - 1)
+      return this->nearMiss(norm, rewriter, name,
+                            "the norm is not over the last axis");
+    if (!sum->hasOneUse())
+      return this->nearMiss(norm, rewriter, name,
+                            "the residual sum has other uses");
+    Value x = sum.getLhs(), residual = sum.getRhs(), bias;
+    // A bias added after the residual add: (x + r) + bias.
+    if (isRowBias(sum.getRhs(), type)) {
+      auto inner = singleUseProducer<BinaryOp>(sum.getLhs());
+      if (!inner || inner.getKind() != BinaryKind::Add)
+        return this->nearMiss(norm, rewriter, name,
+                              "no residual add under the bias add");
+      x = inner.getLhs();
+      residual = inner.getRhs();
+      bias = sum.getRhs();
+    }
+    if (x.getType() != type || residual.getType() != type)
+      return this->nearMiss(norm, rewriter, name,
+                            "x and residual do not both have the norm's "
+                            "input type (the add broadcasts)");
+    rewriter.replaceOpWithNewOp<FusedOp>(norm, x, residual, bias,
+                                         norm.getGamma(), norm.getBeta(),
+                                         norm.getEpsAttr());
+    return success();
+  }
+};
+
+/// x @ W + ((x @ A) @ B) * s -> lora_matmul(x, W, A, B, s).
+struct FuseLora : FusionPattern<BinaryOp> {
+  using FusionPattern::FusionPattern;
+  LogicalResult matchAndRewrite(BinaryOp add,
+                                PatternRewriter &rewriter) const override {
+    if (add.getKind() != BinaryKind::Add)
+      return failure();
+    for (int i = 0; i < 2; ++i) {
+      auto base = singleUseProducer<MatMulOp>(add->getOperand(i));
+      auto scaled = singleUseProducer<BinaryOp>(add->getOperand(1 - i));
+      if (!base || !scaled || scaled.getKind() != BinaryKind::Mul)
+        continue;
+      for (int j = 0; j < 2; ++j) {
+        auto up = singleUseProducer<MatMulOp>(scaled->getOperand(j));
+        FloatAttr scale;
+        SplatElementsAttr splat;
+        if (!up || !matchPattern(scaled->getOperand(1 - j), m_Constant(&splat)))
+          continue;
+        auto down = singleUseProducer<MatMulOp>(up.getLhs());
+        if (!down || down.getLhs() != base.getLhs())
+          continue;
+        auto lowRank = cast<RankedTensorType>(up.getType());
+        if (cast<ShapedType>(splat.getType()).getNumElements() != 1 ||
+            !isa<FloatType>(splat.getElementType()) ||
+            lowRank != add.getType() || base.getLhs().getType().getRank() != 2)
+          return nearMiss(add, rewriter, "rlx.lora_matmul",
+                          "the scale is not a one-element float constant or "
+                          "x is not [m, k]");
+        scale = rewriter.getF32FloatAttr(
+            splat.getSplatValue<APFloat>().convertToDouble());
+        rewriter.replaceOpWithNewOp<LoraMatMulOp>(add, base.getLhs(),
+                                                  base.getRhs(), down.getRhs(),
+                                                  up.getRhs(), scale);
+        return success();
+      }
+    }
+    return failure();
+  }
+};
+
+struct RLXFusePass : rlx::impl::RLXFuseBase<RLXFusePass> {
+  using RLXFuseBase::RLXFuseBase;
+
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    if (lora)
+      patterns.add<FuseLora>(ctx, report);
+    if (matmulBiasAct)
+      patterns.add<FuseMatMulBias, FuseActivationIntoMatMulBias>(ctx, report);
+    if (residualNorm)
+      patterns.add<FuseResidualNorm<LayerNormOp, FusedResidualLNOp>,
+                   FuseResidualNorm<RmsNormOp, FusedResidualRmsNormOp>>(ctx,
+                                                                        report);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
