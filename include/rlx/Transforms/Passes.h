@@ -11,9 +11,18 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
+namespace arith {
+class ArithDialect;
+} // namespace arith
+namespace complex {
+class ComplexDialect;
+} // namespace complex
 namespace func {
 class FuncOp;
 } // namespace func
+namespace math {
+class MathDialect;
+} // namespace math
 namespace rlx {
 
 #define GEN_PASS_DECL

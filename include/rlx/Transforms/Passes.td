@@ -38,6 +38,9 @@ def RLXUnfuse : Pass<"rlx-unfuse", "ModuleOp"> {
 
 def RLXFuse : Pass<"rlx-fuse", "func::FuncOp"> {
   let summary = "Fuse chains of primitive rlx ops into fused ops";
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::complex::ComplexDialect",
+                           "::mlir::math::MathDialect"];
   let description = [{
     Greedy rewrite patterns, each selectable by an option (all on by
     default), matched by dataflow (never by position). Each checks what
@@ -49,6 +52,7 @@ def RLXFuse : Pass<"rlx-fuse", "func::FuncOp"> {
     | `matmul-bias-act` | `matmul` + `add` of a `[N]` bias (+ `activation`) -> `rlx.fused_matmul_bias_act` |
     | `residual-norm` | `add(x, residual)` (+ `add` of a `[D]` bias) + `layer_norm` / `rms_norm` over the last axis -> `rlx.fused_residual_ln` / `rlx.fused_residual_rms_norm` |
     | `lora` | `x @ W + (x @ A) @ B * s` (splat constant `s`) -> `rlx.lora_matmul` |
+    | `elementwise-region` | maximal chains of `activation`, `binary`, `compare`, `where`, `cast` (with broadcasting inputs) -> one `rlx.elementwise_region` whose scalar body uses the same per-op definitions as the linalg lowering; a producer joins only if its one use is in the chain and it has the result's shape, so no work is duplicated (runs after the other patterns) |
 
     With `report=true` every near miss (a candidate that fails one check)
     emits a remark at the op saying why it was not fused.
@@ -60,6 +64,9 @@ def RLXFuse : Pass<"rlx-fuse", "func::FuncOp"> {
            "Fuse residual add (+ bias) + layer_norm / rms_norm">,
     Option<"lora", "lora", "bool", /*default=*/"true",
            "Fuse LoRA matmuls">,
+    Option<"elementwiseRegion", "elementwise-region", "bool",
+           /*default=*/"true",
+           "Fuse chains of elementwise ops into rlx.elementwise_region">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark for each near miss saying why it did not fuse">,
   ];

@@ -11,10 +11,17 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "rlx/Conversion/RLXToLinalg/ScalarOps.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Transforms/Passes.h"
 
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -195,6 +202,115 @@ struct FuseLora : FusionPattern<BinaryOp> {
   }
 };
 
+/// The elementwise ops a region can hold (stop_gradient is kept: it marks
+/// where autodiff stops).
+bool isRegionable(Operation *op) {
+  if (!isa<ActivationOp, BinaryOp, CompareOp, WhereOp, CastOp>(op))
+    return false;
+  // Region bodies compute on scalars of the rlx element types, and arith
+  // has no unsigned integer types.
+  auto unsignedInt = [](Type type) {
+    auto elementType = cast<RankedTensorType>(type).getElementType();
+    return elementType.isUnsignedInteger();
+  };
+  return llvm::none_of(op->getOperandTypes(), unsignedInt) &&
+         llvm::none_of(op->getResultTypes(), unsignedInt);
+}
+
+/// The body of one region op: `op`'s per-element semantics on scalars, from
+/// the same definitions the linalg lowering uses.
+Value emitScalar(OpBuilder &b, Location loc, Operation *op,
+                 ArrayRef<Value> args) {
+  if (auto act = dyn_cast<ActivationOp>(op))
+    return emitActivation(b, loc, act.getKind(), args[0]);
+  if (auto bin = dyn_cast<BinaryOp>(op))
+    return emitBinary(b, loc, bin.getKind(), args[0], args[1]);
+  if (auto cmp = dyn_cast<CompareOp>(op))
+    return emitCompare(b, loc, cmp.getKind(), args[0], args[1]);
+  if (isa<WhereOp>(op))
+    return emitWhere(b, loc, args[0], args[1], args[2]);
+  auto castOp = cast<CastOp>(op);
+  return emitCast(b, loc, args[0], getElementTypeOrSelf(castOp.getInput()),
+                  getElementTypeOrSelf(castOp.getType()));
+}
+
+/// A maximal chain of elementwise ops ending at a sink -> one
+/// rlx.elementwise_region. A producer joins the chain only if its one use is
+/// in the chain and it has the sink's shape (a smaller intermediate would be
+/// recomputed per output element); everything else becomes a region input.
+struct FuseElementwiseChain : RewritePattern {
+  FuseElementwiseChain(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *sink,
+                                PatternRewriter &rewriter) const override {
+    if (!isRegionable(sink))
+      return failure();
+    Type shapeType = sink->getResult(0).getType();
+    auto sameShape = [&](Operation *op) {
+      return cast<RankedTensorType>(op->getResult(0).getType()).getShape() ==
+             cast<RankedTensorType>(shapeType).getShape();
+    };
+    // Not a sink if its only user would absorb it.
+    if (sink->hasOneUse()) {
+      Operation *user = *sink->getUsers().begin();
+      if (isRegionable(user) && sameShape(user) &&
+          user->getBlock() == sink->getBlock())
+        return failure();
+    }
+    // Grow the chain backwards.
+    llvm::SetVector<Operation *> chain;
+    SmallVector<Operation *> worklist = {sink};
+    chain.insert(sink);
+    while (!worklist.empty()) {
+      Operation *op = worklist.pop_back_val();
+      for (Value operand : op->getOperands()) {
+        Operation *producer = operand.getDefiningOp();
+        if (producer && !chain.contains(producer) && isRegionable(producer) &&
+            producer->hasOneUse() && sameShape(producer) &&
+            producer->getBlock() == sink->getBlock()) {
+          chain.insert(producer);
+          worklist.push_back(producer);
+        }
+      }
+    }
+    if (chain.size() < 2)
+      return failure();
+    // Program order, and the external inputs in first-use order.
+    SmallVector<Operation *> ops(chain.begin(), chain.end());
+    llvm::sort(
+        ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    llvm::SetVector<Value> inputs;
+    for (Operation *op : ops)
+      for (Value operand : op->getOperands())
+        if (!chain.contains(operand.getDefiningOp()))
+          inputs.insert(operand);
+
+    Location loc = rewriter.getFusedLoc(llvm::to_vector(
+        llvm::map_range(ops, [](Operation *op) { return op->getLoc(); })));
+    rewriter.setInsertionPoint(sink);
+    auto region = ElementwiseRegionOp::create(
+        rewriter, loc, shapeType, inputs.getArrayRef(), IntegerAttr());
+    Block *body = rewriter.createBlock(&region.getBody());
+    IRMapping scalars;
+    for (Value input : inputs)
+      scalars.map(input, body->addArgument(getElementTypeOrSelf(input), loc));
+    rewriter.setInsertionPointToStart(body);
+    for (Operation *op : ops) {
+      SmallVector<Value> args = llvm::to_vector(llvm::map_range(
+          op->getOperands(), [&](Value v) { return scalars.lookup(v); }));
+      scalars.map(op->getResult(0),
+                  emitScalar(rewriter, op->getLoc(), op, args));
+    }
+    YieldOp::create(rewriter, loc, scalars.lookup(sink->getResult(0)));
+    rewriter.replaceOp(sink, region.getResult());
+    for (Operation *op : llvm::reverse(ops))
+      if (op != sink)
+        rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct RLXFusePass : rlx::impl::RLXFuseBase<RLXFusePass> {
   using RLXFuseBase::RLXFuseBase;
 
@@ -210,7 +326,15 @@ struct RLXFusePass : rlx::impl::RLXFuseBase<RLXFusePass> {
                    FuseResidualNorm<RmsNormOp, FusedResidualRmsNormOp>>(ctx,
                                                                         report);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    // Elementwise chains last, so the fused ops above keep their adds and
+    // activations.
+    if (elementwiseRegion) {
+      RewritePatternSet regions(ctx);
+      regions.add<FuseElementwiseChain>(ctx);
+      if (failed(applyPatternsGreedily(getOperation(), std::move(regions))))
+        signalPassFailure();
+    }
   }
 };
 
