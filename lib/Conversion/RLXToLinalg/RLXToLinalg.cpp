@@ -55,6 +55,8 @@ void rlx::populateRLXToLinalgPatterns(const TypeConverter &converter,
   populateReductionToLinalgPatterns(converter, patterns);
   populateAttentionToLinalgPatterns(converter, patterns);
   populateConvPoolToLinalgPatterns(converter, patterns);
+  populateQuantizationToLinalgPatterns(converter, patterns);
+  populateRegionToLinalgPatterns(converter, patterns);
 }
 
 namespace {

@@ -851,10 +851,137 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// rlx.softmax_cross_entropy_with_logits / rlx.softmax_cross_entropy_backward
+//===----------------------------------------------------------------------===//
+
+/// The row max, the row sum of exp(x - max) and the logit at the label of
+/// `logits` [N, C] (in `computeType`): a max reduction, then one reduction
+/// carrying the sum and the picked logit, which compares the class index
+/// with the label. A label outside [0, C) picks nothing: NaN.
+static SmallVector<Value> buildCrossEntropyStats(OpBuilder &b, Location loc,
+                                                 Value logits, Value labels,
+                                                 Type computeType) {
+  auto type = cast<RankedTensorType>(logits.getType());
+  bool unitClasses = type.getDimSize(1) == 1;
+  Value max =
+      buildReduction(b, loc, logits, {1}, {},
+                     {floatConstant(b, loc, computeType, -INFINITY)},
+                     [&](OpBuilder &nb, Location l, ValueRange args) {
+                       Value x = extendTo(nb, l, computeType, args[0]);
+                       return SmallVector<Value>{
+                           arith::MaximumFOp::create(nb, l, args[1], x)};
+                     })
+          .front();
+  SmallVector<Value> stats = buildReduction(
+      b, loc, logits, {1}, {max, labels},
+      {floatConstant(b, loc, computeType, 0.0),
+       floatConstant(b, loc, computeType, NAN)},
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value x = extendTo(nb, l, computeType, args[0]);
+        Value e = math::ExpOp::create(nb, l,
+                                      arith::SubFOp::create(nb, l, x, args[1]));
+        Value sum = arith::AddFOp::create(nb, l, args[3], e);
+        Value c = unitClasses ? Value(arith::ConstantIndexOp::create(nb, l, 0))
+                              : Value(linalg::IndexOp::create(nb, l, 1));
+        Value label =
+            arith::IndexCastOp::create(nb, l, nb.getIndexType(), args[2]);
+        Value hit =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, c, label);
+        Value picked = arith::SelectOp::create(nb, l, hit, x, args[4]);
+        return SmallVector<Value>{sum, picked};
+      });
+  return {max, stats[0], stats[1]};
+}
+
+/// loss[n] = max + log(sum) - logits[n, label[n]].
+struct SoftmaxCrossEntropyLowering
+    : OpConversionPattern<SoftmaxCrossEntropyWithLogitsOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SoftmaxCrossEntropyWithLogitsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value logits = adaptor.getLogits();
+    Type elementType =
+        cast<RankedTensorType>(logits.getType()).getElementType();
+    Type computeType = computeTypeOf(elementType);
+    SmallVector<Value> stats = buildCrossEntropyStats(
+        rewriter, loc, logits, adaptor.getLabels(), computeType);
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(1, ctx);
+    Value loss =
+        buildParallel(
+            rewriter, loc, tensor::getMixedSizes(rewriter, loc, stats[0]),
+            {elementType}, stats, {identity, identity, identity},
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value lse = arith::AddFOp::create(
+                  b, l, args[0], math::LogOp::create(b, l, args[1]));
+              Value y = arith::SubFOp::create(b, l, lse, args[2]);
+              return SmallVector<Value>{truncateTo(b, l, elementType, y)};
+            })
+            .front();
+    rewriter.replaceOp(op, loss);
+    return success();
+  }
+};
+
+/// result[n, c] = (exp(x - max) / sum - (c == label ? 1 : 0)) * d_loss[n].
+struct SoftmaxCrossEntropyBackwardLowering
+    : OpConversionPattern<SoftmaxCrossEntropyBackwardOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SoftmaxCrossEntropyBackwardOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value logits = adaptor.getLogits();
+    Value labels = adaptor.getLabels();
+    Type elementType =
+        cast<RankedTensorType>(logits.getType()).getElementType();
+    Type computeType = computeTypeOf(elementType);
+    SmallVector<Value> stats =
+        buildCrossEntropyStats(rewriter, loc, logits, labels, computeType);
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(2, ctx);
+    AffineMap rowMap = projection(ctx, 2, {0});
+    Value result =
+        buildParallel(
+            rewriter, loc, tensor::getMixedSizes(rewriter, loc, logits),
+            {elementType},
+            {logits, stats[0], stats[1], labels, adaptor.getDLoss()},
+            {identity, rowMap, rowMap, rowMap, rowMap},
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value x = extendTo(b, l, computeType, args[0]);
+              Value e = math::ExpOp::create(
+                  b, l, arith::SubFOp::create(b, l, x, args[1]));
+              Value p = arith::DivFOp::create(b, l, e, args[2]);
+              Value c = linalg::IndexOp::create(b, l, 1);
+              Value label =
+                  arith::IndexCastOp::create(b, l, b.getIndexType(), args[3]);
+              Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                                c, label);
+              Value target = arith::SelectOp::create(
+                  b, l, hit, floatConstant(b, l, computeType, 1.0),
+                  floatConstant(b, l, computeType, 0.0));
+              Value diff = arith::SubFOp::create(b, l, p, target);
+              Value g = extendTo(b, l, computeType, args[4]);
+              Value y = arith::MulFOp::create(b, l, diff, g);
+              return SmallVector<Value>{truncateTo(b, l, elementType, y)};
+            })
+            .front();
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void rlx::populateReductionToLinalgPatterns(const TypeConverter &converter,
                                             RewritePatternSet &patterns) {
   patterns.add<ReduceLowering, SoftmaxLowering, CumsumLowering, TopKLowering,
-               ScatterAddLowering>(converter, patterns.getContext());
+               ScatterAddLowering, SoftmaxCrossEntropyLowering,
+               SoftmaxCrossEntropyBackwardLowering>(converter,
+                                                    patterns.getContext());
 }

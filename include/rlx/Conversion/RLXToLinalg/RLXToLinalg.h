@@ -36,6 +36,10 @@ void populateAttentionToLinalgPatterns(const TypeConverter &converter,
                                        RewritePatternSet &patterns);
 void populateConvPoolToLinalgPatterns(const TypeConverter &converter,
                                       RewritePatternSet &patterns);
+void populateQuantizationToLinalgPatterns(const TypeConverter &converter,
+                                          RewritePatternSet &patterns);
+void populateRegionToLinalgPatterns(const TypeConverter &converter,
+                                    RewritePatternSet &patterns);
 
 /// Every pattern of convert-rlx-to-linalg.
 void populateRLXToLinalgPatterns(const TypeConverter &converter,

@@ -698,7 +698,8 @@ def RLX_SoftmaxCrossEntropyWithLogitsOp
     computed without materialising the softmax. `logits` is `[N, C]`
     (floating point), `labels` is `[N]` of i32/i64 class indices in
     `[0, C)`. The result is the per-row loss `[N]`; a mean over the batch is
-    a separate `rlx.reduce mean`.
+    a separate `rlx.reduce mean`. A label outside `[0, C)` selects no logit:
+    the loss of that row is NaN (the other rows are unaffected).
 
     Example:
 
@@ -728,7 +729,8 @@ def RLX_SoftmaxCrossEntropyBackwardOp
     `result[n, c] = (softmax(logits[n])[c] - (c == labels[n] ? 1 : 0)) * d_loss[n]`,
     recomputing the softmax. `logits` is `[N, C]`, `labels` `[N]` (i32/i64
     in `[0, C)`), `d_loss` `[N]` the gradient of the per-row loss. The
-    result has `logits`' type. Labels get no gradient.
+    result has `logits`' type. Labels get no gradient. A label outside
+    `[0, C)` matches no class: that row's result is `softmax * d_loss`.
 
     Example:
 
