@@ -8,9 +8,9 @@ activations, f32/f64); fused_residual_ln (with/without bias) and
 fused_residual_rms_norm (every bias x beta combination), f32/f64/f16;
 fused_swiglu (gate_first x cast_to none/f16/bf16/f8E4M3FN/f8E5M2/f32/f64,
 f32/f64/f16 inputs); lora_matmul (two scales, f32/f64);
-fused_attention_block (mask kinds none, causal, sliding_window, custom f32,
-custom i1, bias; with/without biases, rope, score_scale; output width
-different from the hidden width); fused_transformer_layer (every optional
+fused_attention_block (mask kinds none, causal, sliding_window with windows
+0/2/3/5, custom f32, custom i1, bias; with/without biases, rope,
+score_scale; output width different from the hidden width); fused_transformer_layer (every optional
 operand combination, mask f32/i1/absent, four activations; against
 TransformerEncoderLayer where it applies and explicit math otherwise);
 dot_general (batch dims leading, trailing or reordered, several contracting
@@ -376,7 +376,8 @@ for dtype in (np.float32, np.float64):
         if mask_kind != "none":
             attrs.append(f"mask_kind = #rlx.mask<{mask_kind}>")
         if mask_kind == "sliding_window":
-            window = 2
+            # Windows 0, 2, 3 and 5 over the four operand combinations.
+            window = 2 * has_bias + 3 * has_rope
             attrs.append(f"window = {window} : i64")
         if scale:
             attrs.append(f"score_scale = {scale} : f32")
@@ -390,7 +391,7 @@ for dtype in (np.float32, np.float64):
         want = attn @ f(wo) + (f(bo) if has_bias else 0)
         mname = mask_kind + ("(i1)" if mask_dtype == np.bool_ else "")
         rtol, atol = BLOCK_TOL[dtype]
-        check.close(f"fused_attention_block mask={mname} bias={has_bias} "
+        check.close(f"fused_attention_block mask={mname}{'' if window is None else window} bias={has_bias} "
                     f"rope={has_rope} scale={scale} {np.dtype(dtype)}",
                     outs[0], want.astype(dtype), rtol, atol)
 
