@@ -10,9 +10,11 @@ fused_swiglu (gate_first x cast_to none/f16/bf16/f8E4M3FN/f8E5M2/f32/f64,
 f32/f64/f16 inputs); lora_matmul (two scales, f32/f64);
 fused_attention_block (mask kinds none, causal, sliding_window with windows
 0/2/3/5, custom f32, custom i1, bias; with/without biases, rope,
-score_scale; output width different from the hidden width); fused_transformer_layer (every optional
-operand combination, mask f32/i1/absent, four activations; against
-TransformerEncoderLayer where it applies and explicit math otherwise);
+score_scale; output width different from the hidden width);
+fused_transformer_layer (eight combinations in which the projection
+biases, ln1_b and ln2_b are each present and absent and the mask is f32, i1
+or absent; five activations; eps1 != eps2; against TransformerEncoderLayer
+where it applies and explicit math otherwise);
 dot_general (batch dims leading, trailing or reordered, several contracting
 dims in different orders on each side, no contraction, full contraction).
 
@@ -391,7 +393,9 @@ for dtype in (np.float32, np.float64):
         want = attn @ f(wo) + (f(bo) if has_bias else 0)
         mname = mask_kind + ("(i1)" if mask_dtype == np.bool_ else "")
         rtol, atol = BLOCK_TOL[dtype]
-        check.close(f"fused_attention_block mask={mname}{'' if window is None else window} bias={has_bias} "
+        if window is not None:
+            mname += f" window={window}"
+        check.close(f"fused_attention_block mask={mname} bias={has_bias} "
                     f"rope={has_rope} scale={scale} {np.dtype(dtype)}",
                     outs[0], want.astype(dtype), rtol, atol)
 
