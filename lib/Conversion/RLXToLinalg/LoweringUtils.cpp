@@ -7,12 +7,33 @@
 
 #include "LoweringUtils.h"
 
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlir::rlx;
+
+namespace {
+/// The map from an iteration space of `numDims` dims onto the listed dims.
+AffineMap projection(MLIRContext *ctx, unsigned numDims,
+                     ArrayRef<int64_t> dims) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t dim : dims)
+    exprs.push_back(getAffineDimExpr(dim, ctx));
+  return AffineMap::get(numDims, 0, exprs, ctx);
+}
+
+SmallVector<int64_t> rangeOf(int64_t size) {
+  return llvm::to_vector(llvm::seq<int64_t>(0, size));
+}
+
+Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
+  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
+}
+} // namespace
 
 Value rlx::buildBroadcastEmpty(OpBuilder &b, Location loc,
                                RankedTensorType type, ValueRange sources) {
@@ -83,4 +104,173 @@ Value rlx::buildBroadcastElementwise(OpBuilder &b, Location loc,
         linalg::YieldOp::create(nested, nestedLoc, result);
       });
   return generic.getResult(0);
+}
+
+SmallVector<Value> rlx::buildReduction(OpBuilder &b, Location loc, Value input,
+                                       ArrayRef<int64_t> reducedDims,
+                                       ValueRange keptInputs, ValueRange inits,
+                                       GenericBody body) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> inputSizes = tensor::getMixedSizes(b, loc, input);
+  SmallVector<OpFoldResult> keptSizes;
+  SmallVector<int64_t> position(rank, -1);
+  int64_t next = 0;
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    if (llvm::is_contained(reducedDims, dim))
+      continue;
+    position[dim] = next++;
+    keptSizes.push_back(inputSizes[dim]);
+  }
+  int64_t numKept = next;
+  for (int64_t dim = 0; dim < rank; ++dim)
+    if (llvm::is_contained(reducedDims, dim) && type.getDimSize(dim) != 1)
+      position[dim] = next++;
+  int64_t numLoops = next;
+  SmallVector<AffineExpr> inputExprs;
+  for (int64_t dim = 0; dim < rank; ++dim)
+    inputExprs.push_back(position[dim] < 0
+                             ? getAffineConstantExpr(0, ctx)
+                             : getAffineDimExpr(position[dim], ctx));
+
+  AffineMap keptMap = projection(ctx, numLoops, rangeOf(numKept));
+  SmallVector<AffineMap> maps = {AffineMap::get(numLoops, 0, inputExprs, ctx)};
+  for (size_t i = 0; i < keptInputs.size(); ++i)
+    maps.push_back(keptMap);
+  // Without reduction loops (every reduced dim is a unit dim) the result is
+  // one step from the start values: a plain elementwise generic that does
+  // not read its outputs, so that fusion leaves no store of an accumulator
+  // behind in a unit loop.
+  bool reduces = numLoops > numKept;
+  SmallVector<Value> outs;
+  SmallVector<Type> outTypes;
+  for (Value init : inits) {
+    Value empty = tensor::EmptyOp::create(b, loc, keptSizes, init.getType());
+    outs.push_back(
+        reduces ? linalg::FillOp::create(b, loc, init, empty).getResult(0)
+                : empty);
+    outTypes.push_back(empty.getType());
+    maps.push_back(keptMap);
+  }
+  SmallVector<utils::IteratorType> iterators(numKept,
+                                             utils::IteratorType::parallel);
+  iterators.append(numLoops - numKept, utils::IteratorType::reduction);
+  SmallVector<Value> operands = {input};
+  llvm::append_range(operands, keptInputs);
+  auto generic = linalg::GenericOp::create(
+      b, loc, outTypes, operands, outs, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        SmallVector<Value> bodyArgs(args);
+        if (!reduces)
+          llvm::copy(inits, bodyArgs.end() - inits.size());
+        linalg::YieldOp::create(nb, nl, body(nb, nl, bodyArgs));
+      });
+  return SmallVector<Value>(generic.getResults());
+}
+
+Value rlx::countOf(OpBuilder &b, Location loc, Value input,
+                   ArrayRef<int64_t> dims, Type type) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t staticCount = 1;
+  Value dynamicCount;
+  for (int64_t dim : dims) {
+    if (!inputType.isDynamicDim(dim)) {
+      staticCount *= inputType.getDimSize(dim);
+      continue;
+    }
+    Value size = tensor::DimOp::create(b, loc, input, dim);
+    dynamicCount =
+        dynamicCount ? Value(arith::MulIOp::create(b, loc, dynamicCount, size))
+                     : size;
+  }
+  if (!dynamicCount)
+    return floatConstant(b, loc, type, static_cast<double>(staticCount));
+  if (staticCount != 1)
+    dynamicCount = arith::MulIOp::create(
+        b, loc, dynamicCount,
+        arith::ConstantIndexOp::create(b, loc, staticCount));
+  Value asInt =
+      arith::IndexCastOp::create(b, loc, b.getI64Type(), dynamicCount);
+  return arith::SIToFPOp::create(b, loc, type, asInt);
+}
+
+std::optional<int64_t> rlx::linearCoefficient(AffineExpr expr, unsigned d) {
+  if (!expr.isFunctionOfDim(d))
+    return 0;
+  if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    return dim.getPosition() == d ? 1 : 0;
+  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!binary)
+    return std::nullopt;
+  std::optional<int64_t> lhs = linearCoefficient(binary.getLHS(), d);
+  if (binary.getKind() == AffineExprKind::Add) {
+    std::optional<int64_t> rhs = linearCoefficient(binary.getRHS(), d);
+    if (!lhs || !rhs)
+      return std::nullopt;
+    return *lhs + *rhs;
+  }
+  if (binary.getKind() == AffineExprKind::Mul)
+    if (auto c = dyn_cast<AffineConstantExpr>(binary.getRHS()); c && lhs)
+      return *lhs * c.getValue();
+  return std::nullopt;
+}
+
+bool rlx::mayBeMisvectorized(AffineMap map) {
+  if (map.getNumResults() == 0)
+    return false;
+  AffineExpr last = map.getResults().back();
+  for (unsigned d = 0; d < map.getNumDims(); ++d) {
+    if (!last.isFunctionOfDim(d))
+      continue;
+    bool onlyLast =
+        llvm::none_of(map.getResults().drop_back(),
+                      [&](AffineExpr e) { return e.isFunctionOfDim(d); });
+    if (onlyLast && linearCoefficient(last, d) != 1)
+      return true;
+  }
+  return false;
+}
+
+Value rlx::buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
+                        Value init, ArrayRef<AffineMap> maps,
+                        ArrayRef<utils::IteratorType> iterators,
+                        ScalarBodyBuilder body) {
+  SmallVector<Value> operands;
+  SmallVector<AffineMap> operandMaps;
+  SmallVector<bool> gathered;
+  for (auto [input, map] : llvm::zip(inputs, maps.drop_back())) {
+    gathered.push_back(mayBeMisvectorized(map));
+    if (!gathered.back()) {
+      operands.push_back(input);
+      operandMaps.push_back(map);
+    }
+  }
+  operandMaps.push_back(maps.back());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, operands, ValueRange{init},
+             operandMaps, iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange blockArgs) {
+               SmallVector<Value> ivs;
+               if (llvm::is_contained(gathered, true))
+                 for (unsigned i = 0; i < iterators.size(); ++i)
+                   ivs.push_back(linalg::IndexOp::create(nb, nl, i));
+               SmallVector<Value> args;
+               unsigned next = 0;
+               for (auto [i, input] : llvm::enumerate(inputs)) {
+                 if (!gathered[i]) {
+                   args.push_back(blockArgs[next++]);
+                   continue;
+                 }
+                 SmallVector<Value> indices;
+                 for (AffineExpr expr : maps[i].getResults())
+                   indices.push_back(
+                       affine::expandAffineExpr(nb, nl, expr, ivs, {}));
+                 args.push_back(
+                     tensor::ExtractOp::create(nb, nl, input, indices));
+               }
+               args.push_back(blockArgs.back());
+               linalg::YieldOp::create(nb, nl, body(nb, nl, args));
+             })
+      .getResult(0);
 }

@@ -8,6 +8,8 @@
 #ifndef RLX_LIB_CONVERSION_RLXTOLINALG_LOWERINGUTILS_H
 #define RLX_LIB_CONVERSION_RLXTOLINALG_LOWERINGUTILS_H
 
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -38,6 +40,49 @@ Value buildZeros(OpBuilder &b, Location loc, RankedTensorType type,
 /// The size of `dim` of tensor `value` as an index value when dynamic, else
 /// nothing is created and a null value is returned.
 Value dynamicDimOf(OpBuilder &b, Location loc, Value value, int64_t dim);
+
+/// The body of a multi-result generic (one value per accumulator).
+using GenericBody =
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
+
+/// A `linalg.generic` reducing `input` over `reducedDims`. The iteration
+/// space is the kept dims in order, then the reduced dims (innermost, so
+/// the outermost loop is a parallel one). `keptInputs` are indexed by the
+/// kept dims; there is one result per scalar in `inits`, shaped like the
+/// kept dims and filled with it first. The body gets (input element, kept
+/// input elements..., accumulators...).
+///
+/// Reduced dims of static size 1 are read at index 0 and get no loop: the
+/// affine vectorizer takes a single-trip reduction loop for a parallel one
+/// and emits an invalid broadcasting store for its accumulator.
+SmallVector<Value> buildReduction(OpBuilder &b, Location loc, Value input,
+                                  ArrayRef<int64_t> reducedDims,
+                                  ValueRange keptInputs, ValueRange inits,
+                                  GenericBody body);
+
+/// The number of elements of `input` in `dims`, as a `type` float.
+Value countOf(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims,
+              Type type);
+
+/// The coefficient of dim `d` in `expr` when `expr` is linear in it (0
+/// when `d` does not occur), else nothing.
+std::optional<int64_t> linearCoefficient(AffineExpr expr, unsigned d);
+
+/// True when the CPU pipeline's vectorizer may mis-read an operand accessed
+/// through `map`: it vectorizes a loop whose dim varies only the last index
+/// as if that index advanced by exactly 1, so any other dependence there
+/// (a stride, a reversal, mod, floordiv) would be read as contiguous.
+bool mayBeMisvectorized(AffineMap map);
+
+/// A single-result `linalg.generic` writing into `init`. Inputs whose map
+/// mayBeMisvectorized are not generic operands but read in the body with
+/// tensor.extract at the map's indices (explicit index arithmetic, which the
+/// vectorizer leaves scalar); the body sees every input in order either way.
+/// The remaining operands must determine every loop's extent.
+Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs, Value init,
+                   ArrayRef<AffineMap> maps,
+                   ArrayRef<utils::IteratorType> iterators,
+                   ScalarBodyBuilder body);
 
 } // namespace rlx
 } // namespace mlir

@@ -27,11 +27,6 @@
 using namespace mlir;
 using namespace mlir::rlx;
 
-namespace {
-using GenericBody =
-    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
-} // namespace
-
 /// The axis of a channel attribute in [0, rank), or -1 without one.
 static int64_t channelAxis(IntegerAttr axis, int64_t rank) {
   if (!axis)

@@ -34,13 +34,6 @@
 using namespace mlir;
 using namespace mlir::rlx;
 
-namespace {
-
-using GenericBody =
-    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
-
-} // namespace
-
 /// The type sums are accumulated in: f32 for f16/bf16, else `type`.
 static Type computeTypeOf(Type type) {
   auto floatType = dyn_cast<FloatType>(type);
@@ -73,10 +66,6 @@ static AffineMap projection(MLIRContext *ctx, unsigned numDims,
   for (int64_t dim : dims)
     exprs.push_back(getAffineDimExpr(dim, ctx));
   return AffineMap::get(numDims, 0, exprs, ctx);
-}
-
-static SmallVector<int64_t> rangeOf(int64_t size) {
-  return llvm::to_vector(llvm::seq<int64_t>(0, size));
 }
 
 static int64_t normalizedAxis(int64_t axis, int64_t rank) {
@@ -142,107 +131,6 @@ static Value mapElements(OpBuilder &b, Location loc, Value value,
                return SmallVector<Value>{fn(nb, nl, args[0])};
              })
       .front();
-}
-
-/// A `linalg.generic` reducing `input` over `reducedDims`. The iteration
-/// space is the kept dims in order, then the reduced dims (innermost, so
-/// the outermost loop is a parallel one). `keptInputs` are indexed by the
-/// kept dims; there is one result per scalar in `inits`, shaped like the
-/// kept dims and filled with it first. The body gets (input element, kept
-/// input elements..., accumulators...).
-///
-/// Reduced dims of static size 1 are read at index 0 and get no loop: the
-/// affine vectorizer takes a single-trip reduction loop for a parallel one
-/// and emits an invalid broadcasting store for its accumulator.
-static SmallVector<Value> buildReduction(OpBuilder &b, Location loc,
-                                         Value input,
-                                         ArrayRef<int64_t> reducedDims,
-                                         ValueRange keptInputs,
-                                         ValueRange inits, GenericBody body) {
-  MLIRContext *ctx = b.getContext();
-  auto type = cast<RankedTensorType>(input.getType());
-  int64_t rank = type.getRank();
-  SmallVector<OpFoldResult> inputSizes = tensor::getMixedSizes(b, loc, input);
-  SmallVector<OpFoldResult> keptSizes;
-  SmallVector<int64_t> position(rank, -1);
-  int64_t next = 0;
-  for (int64_t dim = 0; dim < rank; ++dim) {
-    if (llvm::is_contained(reducedDims, dim))
-      continue;
-    position[dim] = next++;
-    keptSizes.push_back(inputSizes[dim]);
-  }
-  int64_t numKept = next;
-  for (int64_t dim = 0; dim < rank; ++dim)
-    if (llvm::is_contained(reducedDims, dim) && type.getDimSize(dim) != 1)
-      position[dim] = next++;
-  int64_t numLoops = next;
-  SmallVector<AffineExpr> inputExprs;
-  for (int64_t dim = 0; dim < rank; ++dim)
-    inputExprs.push_back(position[dim] < 0
-                             ? getAffineConstantExpr(0, ctx)
-                             : getAffineDimExpr(position[dim], ctx));
-
-  AffineMap keptMap = projection(ctx, numLoops, rangeOf(numKept));
-  SmallVector<AffineMap> maps = {AffineMap::get(numLoops, 0, inputExprs, ctx)};
-  for (size_t i = 0; i < keptInputs.size(); ++i)
-    maps.push_back(keptMap);
-  // Without reduction loops (every reduced dim is a unit dim) the result is
-  // one step from the start values: a plain elementwise generic that does
-  // not read its outputs, so that fusion leaves no store of an accumulator
-  // behind in a unit loop.
-  bool reduces = numLoops > numKept;
-  SmallVector<Value> outs;
-  SmallVector<Type> outTypes;
-  for (Value init : inits) {
-    Value empty = tensor::EmptyOp::create(b, loc, keptSizes, init.getType());
-    outs.push_back(
-        reduces ? linalg::FillOp::create(b, loc, init, empty).getResult(0)
-                : empty);
-    outTypes.push_back(empty.getType());
-    maps.push_back(keptMap);
-  }
-  SmallVector<utils::IteratorType> iterators(numKept,
-                                             utils::IteratorType::parallel);
-  iterators.append(numLoops - numKept, utils::IteratorType::reduction);
-  SmallVector<Value> operands = {input};
-  llvm::append_range(operands, keptInputs);
-  auto generic = linalg::GenericOp::create(
-      b, loc, outTypes, operands, outs, maps, iterators,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        SmallVector<Value> bodyArgs(args);
-        if (!reduces)
-          llvm::copy(inits, bodyArgs.end() - inits.size());
-        linalg::YieldOp::create(nb, nl, body(nb, nl, bodyArgs));
-      });
-  return SmallVector<Value>(generic.getResults());
-}
-
-/// The number of elements of `input` in `dims`, as a `type` float.
-static Value countOf(OpBuilder &b, Location loc, Value input,
-                     ArrayRef<int64_t> dims, Type type) {
-  auto inputType = cast<RankedTensorType>(input.getType());
-  int64_t staticCount = 1;
-  Value dynamicCount;
-  for (int64_t dim : dims) {
-    if (!inputType.isDynamicDim(dim)) {
-      staticCount *= inputType.getDimSize(dim);
-      continue;
-    }
-    Value size = tensor::DimOp::create(b, loc, input, dim);
-    dynamicCount =
-        dynamicCount ? Value(arith::MulIOp::create(b, loc, dynamicCount, size))
-                     : size;
-  }
-  if (!dynamicCount)
-    return floatConstant(b, loc, type, static_cast<double>(staticCount));
-  if (staticCount != 1)
-    dynamicCount = arith::MulIOp::create(
-        b, loc, dynamicCount,
-        arith::ConstantIndexOp::create(b, loc, staticCount));
-  Value asInt =
-      arith::IndexCastOp::create(b, loc, b.getI64Type(), dynamicCount);
-  return arith::SIToFPOp::create(b, loc, type, asInt);
 }
 
 namespace {
