@@ -17,21 +17,8 @@ using namespace mlir;
 using namespace mlir::rlx;
 
 namespace {
-/// The map from an iteration space of `numDims` dims onto the listed dims.
-AffineMap projection(MLIRContext *ctx, unsigned numDims,
-                     ArrayRef<int64_t> dims) {
-  SmallVector<AffineExpr> exprs;
-  for (int64_t dim : dims)
-    exprs.push_back(getAffineDimExpr(dim, ctx));
-  return AffineMap::get(numDims, 0, exprs, ctx);
-}
-
 SmallVector<int64_t> rangeOf(int64_t size) {
   return llvm::to_vector(llvm::seq<int64_t>(0, size));
-}
-
-Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
-  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
 }
 } // namespace
 
@@ -273,4 +260,61 @@ Value rlx::buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
                linalg::YieldOp::create(nb, nl, body(nb, nl, args));
              })
       .getResult(0);
+}
+
+Type rlx::computeTypeOf(Type type) {
+  auto floatType = dyn_cast<FloatType>(type);
+  if (floatType && floatType.getWidth() < 32)
+    return Float32Type::get(type.getContext());
+  return type;
+}
+
+Value rlx::extendTo(OpBuilder &b, Location loc, Type type, Value value) {
+  if (value.getType() == type)
+    return value;
+  return arith::ExtFOp::create(b, loc, type, value);
+}
+
+Value rlx::truncateTo(OpBuilder &b, Location loc, Type type, Value value) {
+  if (value.getType() == type)
+    return value;
+  return arith::TruncFOp::create(b, loc, type, value);
+}
+
+Value rlx::floatConstant(OpBuilder &b, Location loc, Type type, double value) {
+  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
+}
+
+AffineMap rlx::projection(MLIRContext *ctx, unsigned numDims,
+                          ArrayRef<int64_t> dims) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t dim : dims)
+    exprs.push_back(getAffineDimExpr(dim, ctx));
+  return AffineMap::get(numDims, 0, exprs, ctx);
+}
+
+SmallVector<Value> rlx::buildParallel(OpBuilder &b, Location loc,
+                                      ArrayRef<OpFoldResult> sizes,
+                                      TypeRange resultTypes, ValueRange inputs,
+                                      ArrayRef<AffineMap> inputMaps,
+                                      GenericBody body) {
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = sizes.size();
+  SmallVector<AffineMap> maps(inputMaps);
+  SmallVector<Value> inits;
+  SmallVector<Type> tensorTypes;
+  for (Type type : resultTypes) {
+    Value init = tensor::EmptyOp::create(b, loc, sizes, type);
+    inits.push_back(init);
+    tensorTypes.push_back(init.getType());
+    maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+  }
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, tensorTypes, inputs, inits, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        linalg::YieldOp::create(nb, nl, body(nb, nl, args));
+      });
+  return SmallVector<Value>(generic.getResults());
 }

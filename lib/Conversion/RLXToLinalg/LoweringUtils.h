@@ -45,6 +45,28 @@ Value dynamicDimOf(OpBuilder &b, Location loc, Value value, int64_t dim);
 using GenericBody =
     function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
 
+/// The type sums and statistics are computed in: f32 for f16/bf16, else
+/// `type`.
+Type computeTypeOf(Type type);
+
+Value extendTo(OpBuilder &b, Location loc, Type type, Value value);
+
+Value truncateTo(OpBuilder &b, Location loc, Type type, Value value);
+
+Value floatConstant(OpBuilder &b, Location loc, Type type, double value);
+
+/// The map from an iteration space of `numDims` dims onto the listed dims.
+AffineMap projection(MLIRContext *ctx, unsigned numDims,
+                     ArrayRef<int64_t> dims);
+
+/// A parallel `linalg.generic` over `sizes` with one identity-mapped result
+/// per element type in `resultTypes`.
+SmallVector<Value> buildParallel(OpBuilder &b, Location loc,
+                                 ArrayRef<OpFoldResult> sizes,
+                                 TypeRange resultTypes, ValueRange inputs,
+                                 ArrayRef<AffineMap> inputMaps,
+                                 GenericBody body);
+
 /// A `linalg.generic` reducing `input` over `reducedDims`. The iteration
 /// space is the kept dims in order, then the reduced dims (innermost, so
 /// the outermost loop is a parallel one). `keptInputs` are indexed by the

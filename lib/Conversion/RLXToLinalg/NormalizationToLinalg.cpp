@@ -27,71 +27,10 @@
 using namespace mlir;
 using namespace mlir::rlx;
 
-/// The type statistics are computed in: f32 for f16/bf16, else `type`.
-static Type computeTypeOf(Type type) {
-  auto floatType = dyn_cast<FloatType>(type);
-  if (floatType && floatType.getWidth() < 32)
-    return Float32Type::get(type.getContext());
-  return type;
-}
-
-static Value extendTo(OpBuilder &b, Location loc, Type type, Value value) {
-  if (value.getType() == type)
-    return value;
-  return arith::ExtFOp::create(b, loc, type, value);
-}
-
-static Value truncateTo(OpBuilder &b, Location loc, Type type, Value value) {
-  if (value.getType() == type)
-    return value;
-  return arith::TruncFOp::create(b, loc, type, value);
-}
-
-static Value floatConstant(OpBuilder &b, Location loc, Type type,
-                           double value) {
-  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
-}
-
-/// The map from an iteration space of `numDims` dims onto the listed dims.
-static AffineMap projection(MLIRContext *ctx, unsigned numDims,
-                            ArrayRef<int64_t> dims) {
-  SmallVector<AffineExpr> exprs;
-  for (int64_t dim : dims)
-    exprs.push_back(getAffineDimExpr(dim, ctx));
-  return AffineMap::get(numDims, 0, exprs, ctx);
-}
-
 /// Static sizes as attributes, dynamic ones read with tensor.dim.
 static SmallVector<OpFoldResult> sizesOf(OpBuilder &b, Location loc,
                                          Value tensor) {
   return tensor::getMixedSizes(b, loc, tensor);
-}
-
-/// A parallel `linalg.generic` over `sizes` with one identity-mapped result
-/// per element type in `resultTypes`.
-static SmallVector<Value>
-buildParallel(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
-              TypeRange resultTypes, ValueRange inputs,
-              ArrayRef<AffineMap> inputMaps, GenericBody body) {
-  MLIRContext *ctx = b.getContext();
-  unsigned rank = sizes.size();
-  SmallVector<AffineMap> maps(inputMaps);
-  SmallVector<Value> inits;
-  SmallVector<Type> tensorTypes;
-  for (Type type : resultTypes) {
-    Value init = tensor::EmptyOp::create(b, loc, sizes, type);
-    inits.push_back(init);
-    tensorTypes.push_back(init.getType());
-    maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
-  }
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, tensorTypes, inputs, inits, maps, iterators,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        linalg::YieldOp::create(nb, nl, body(nb, nl, args));
-      });
-  return SmallVector<Value>(generic.getResults());
 }
 
 /// Normalizes `input` over `reducedDims` and applies `gamma` and `beta`,
