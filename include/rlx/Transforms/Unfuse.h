@@ -26,10 +26,32 @@ enum class Decomposition {
   FusedTransformerLayer,
   DotGeneral,
   Rank3Attention,
+  // Control flow and regions.
+  IfToWhere,
+  UnrollWhile,
+  InlineCustomFn,
+  ElementwiseRegion,
+  TransformRegion,
+  BatchElementwiseRegion,
+  // Backward kernels whose math is expressible in primitives.
+  ReluBackward,
+  ActivationBackward,
+  LayerNormBackward,
+  RmsNormBackward,
+  GroupNormBackward,
+  BatchNormInferenceBackward,
+  RopeBackward,
+  CumsumBackward,
+  GatherBackward,
+  SoftmaxCrossEntropyBackward,
+  ComplexNormSqBackward,
+  Conv2dBackward,
+  MaxPool2dBackward,
+  AttentionBackward,
 };
 
-/// Which decompositions a target wants. Policies are data: see
-/// UnfusePolicy.cpp.
+/// Which decompositions a target wants. Policies are data: the table in
+/// lib/Transforms/Unfuse/UnfusePass.cpp.
 struct UnfusePolicy {
   StringRef target;
   SmallVector<Decomposition> decompose;

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusionPatterns.h"
 #include "rlx/Conversion/RLXToLinalg/ScalarOps.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Transforms/Passes.h"
@@ -36,42 +37,6 @@ using namespace mlir;
 using namespace mlir::rlx;
 
 namespace {
-
-/// Base of the fusion patterns: `nearMiss` reports (once per op and reason)
-/// why a candidate did not fuse, when asked to.
-template <typename OpTy> struct FusionPattern : OpRewritePattern<OpTy> {
-  FusionPattern(MLIRContext *ctx, bool report)
-      : OpRewritePattern<OpTy>(ctx), report(report) {}
-
-  LogicalResult nearMiss(Operation *op, PatternRewriter &rewriter,
-                         const Twine &fused, const Twine &why) const {
-    if (report && !op->hasAttr(kReported)) {
-      op->emitRemark() << "not fused into " << fused << ": " << why;
-      // Mark the op so the greedy driver's revisits do not repeat remarks.
-      rewriter.modifyOpInPlace(
-          op, [&] { op->setAttr(kReported, UnitAttr::get(op->getContext())); });
-    }
-    return failure();
-  }
-
-  static constexpr StringLiteral kReported = "rlx.fuse_reported";
-  bool report;
-};
-
-/// A value produced by `OpTy` whose only use is the op being fused.
-template <typename OpTy> OpTy singleUseProducer(Value value) {
-  auto op = value.getDefiningOp<OpTy>();
-  return op && op->hasOneUse() ? op : OpTy();
-}
-
-/// `bias` is a rank-1 `[n]` tensor of `type`'s element type, `n` the last
-/// (static) dim of `type`.
-bool isRowBias(Value bias, RankedTensorType type) {
-  auto biasType = cast<RankedTensorType>(bias.getType());
-  return biasType.getRank() == 1 && !type.isDynamicDim(type.getRank() - 1) &&
-         biasType.getDimSize(0) == type.getDimSize(type.getRank() - 1) &&
-         biasType.getElementType() == type.getElementType();
-}
 
 /// matmul + add(bias) -> fused_matmul_bias_act (no activation yet).
 struct FuseMatMulBias : FusionPattern<BinaryOp> {
@@ -316,25 +281,48 @@ struct RLXFusePass : rlx::impl::RLXFuseBase<RLXFusePass> {
 
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
-    RewritePatternSet patterns(ctx);
-    if (lora)
-      patterns.add<FuseLora>(ctx, report);
-    if (matmulBiasAct)
-      patterns.add<FuseMatMulBias, FuseActivationIntoMatMulBias>(ctx, report);
-    if (residualNorm)
-      patterns.add<FuseResidualNorm<LayerNormOp, FusedResidualLNOp>,
-                   FuseResidualNorm<RmsNormOp, FusedResidualRmsNormOp>>(ctx,
-                                                                        report);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // Phase 1: the chains that contain matmuls the matmul-bias pattern
+    // would otherwise take (attention blocks, SwiGLU projections).
+    RewritePatternSet blocks(ctx);
+    if (attentionBlock)
+      populateAttentionBlockFusionPatterns(blocks, report);
+    if (swiglu)
+      populateSwiGLUFusionPatterns(blocks, report);
+    if (failed(applyPatterns(std::move(blocks))))
       return signalPassFailure();
-    // Elementwise chains last, so the fused ops above keep their adds and
-    // activations.
-    if (elementwiseRegion) {
-      RewritePatternSet regions(ctx);
+    // Phase 2: matmul + bias + activation, residual norms, LoRA.
+    RewritePatternSet layers(ctx);
+    if (lora)
+      layers.add<FuseLora>(ctx, report);
+    if (matmulBiasAct)
+      layers.add<FuseMatMulBias, FuseActivationIntoMatMulBias>(ctx, report);
+    if (residualNorm)
+      layers.add<FuseResidualNorm<LayerNormOp, FusedResidualLNOp>,
+                 FuseResidualNorm<RmsNormOp, FusedResidualRmsNormOp>>(ctx,
+                                                                      report);
+    if (failed(applyPatterns(std::move(layers))))
+      return signalPassFailure();
+    // Phase 3: whole encoder layers, out of the fused ops of phases 1-2.
+    RewritePatternSet encoder(ctx);
+    if (transformerLayer)
+      populateTransformerLayerFusionPatterns(encoder, report);
+    if (failed(applyPatterns(std::move(encoder))))
+      return signalPassFailure();
+    // Phase 4: elementwise chains last, so the fused ops above keep their
+    // adds and activations.
+    RewritePatternSet regions(ctx);
+    if (elementwiseRegion)
       regions.add<FuseElementwiseChain>(ctx);
-      if (failed(applyPatternsGreedily(getOperation(), std::move(regions))))
-        signalPassFailure();
-    }
+    if (failed(applyPatterns(std::move(regions))))
+      signalPassFailure();
+  }
+
+private:
+  /// Runs one phase to a fixpoint; an empty phase is skipped.
+  LogicalResult applyPatterns(RewritePatternSet &&patterns) {
+    if (patterns.getNativePatterns().empty())
+      return success();
+    return applyPatternsGreedily(getOperation(), std::move(patterns));
   }
 };
 

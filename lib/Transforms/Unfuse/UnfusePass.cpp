@@ -27,25 +27,80 @@ using D = Decomposition;
 /// The policies, as data. A target lists the decompositions it wants; what
 /// it does not list stays native because its lowering handles it directly.
 const UnfusePolicy kPolicies[] = {
-    // The CPU lowers primitives and rank-3 attention directly.
+    // The CPU lowers primitives, rank-3 attention and structured control
+    // flow directly; it has no kernels for the backward ops.
     {"cpu",
-     {D::FusedMatMulBiasAct, D::FusedResidualLayerNorm, D::FusedResidualRmsNorm,
-      D::FusedSwiGLU, D::LoraMatMul, D::FusedAttentionBlock,
-      D::FusedTransformerLayer, D::DotGeneral}},
-    // CUDA has kernels for matmul+bias+act, residual norms and rank-4
-    // attention.
+     {D::FusedMatMulBiasAct,
+      D::FusedResidualLayerNorm,
+      D::FusedResidualRmsNorm,
+      D::FusedSwiGLU,
+      D::LoraMatMul,
+      D::FusedAttentionBlock,
+      D::FusedTransformerLayer,
+      D::DotGeneral,
+      D::InlineCustomFn,
+      D::TransformRegion,
+      D::ReluBackward,
+      D::ActivationBackward,
+      D::LayerNormBackward,
+      D::RmsNormBackward,
+      D::GroupNormBackward,
+      D::BatchNormInferenceBackward,
+      D::RopeBackward,
+      D::CumsumBackward,
+      D::GatherBackward,
+      D::SoftmaxCrossEntropyBackward,
+      D::ComplexNormSqBackward,
+      D::Conv2dBackward,
+      D::MaxPool2dBackward,
+      D::AttentionBackward}},
+    // CUDA has kernels for matmul+bias+act, residual norms, rank-4
+    // attention, the region ops and the RMS-norm, rope, cumsum, gather,
+    // max-pool and attention backward ops; it has no runtime loop.
     {"cuda",
      {D::FusedSwiGLU, D::LoraMatMul, D::FusedAttentionBlock,
-      D::FusedTransformerLayer, D::DotGeneral, D::Rank3Attention}},
-    // Autodiff differentiates primitives only.
+      D::FusedTransformerLayer, D::DotGeneral, D::Rank3Attention, D::IfToWhere,
+      D::UnrollWhile, D::InlineCustomFn, D::TransformRegion, D::ReluBackward,
+      D::ActivationBackward, D::LayerNormBackward, D::GroupNormBackward,
+      D::BatchNormInferenceBackward, D::SoftmaxCrossEntropyBackward,
+      D::ComplexNormSqBackward, D::Conv2dBackward}},
+    // Autodiff differentiates primitives; custom_fn carries its own rules
+    // and the backward ops are what it emits.
     {"autodiff",
      {D::FusedMatMulBiasAct, D::FusedResidualLayerNorm, D::FusedResidualRmsNorm,
       D::FusedSwiGLU, D::LoraMatMul, D::FusedAttentionBlock,
-      D::FusedTransformerLayer, D::DotGeneral, D::Rank3Attention}},
+      D::FusedTransformerLayer, D::DotGeneral, D::Rank3Attention,
+      D::ElementwiseRegion, D::TransformRegion, D::BatchElementwiseRegion}},
     {"all",
-     {D::FusedMatMulBiasAct, D::FusedResidualLayerNorm, D::FusedResidualRmsNorm,
-      D::FusedSwiGLU, D::LoraMatMul, D::FusedAttentionBlock,
-      D::FusedTransformerLayer, D::DotGeneral, D::Rank3Attention}},
+     {D::FusedMatMulBiasAct,
+      D::FusedResidualLayerNorm,
+      D::FusedResidualRmsNorm,
+      D::FusedSwiGLU,
+      D::LoraMatMul,
+      D::FusedAttentionBlock,
+      D::FusedTransformerLayer,
+      D::DotGeneral,
+      D::Rank3Attention,
+      D::IfToWhere,
+      D::UnrollWhile,
+      D::InlineCustomFn,
+      D::ElementwiseRegion,
+      D::TransformRegion,
+      D::BatchElementwiseRegion,
+      D::ReluBackward,
+      D::ActivationBackward,
+      D::LayerNormBackward,
+      D::RmsNormBackward,
+      D::GroupNormBackward,
+      D::BatchNormInferenceBackward,
+      D::RopeBackward,
+      D::CumsumBackward,
+      D::GatherBackward,
+      D::SoftmaxCrossEntropyBackward,
+      D::ComplexNormSqBackward,
+      D::Conv2dBackward,
+      D::MaxPool2dBackward,
+      D::AttentionBackward}},
 };
 
 struct RLXUnfusePass : rlx::impl::RLXUnfuseBase<RLXUnfusePass> {
@@ -86,4 +141,6 @@ void rlx::populateUnfusePatterns(RewritePatternSet &patterns,
                                  const UnfusePolicy &policy) {
   populateFusedDecompositions(patterns, policy);
   populateLayoutDecompositions(patterns, policy);
+  populateControlFlowDecompositions(patterns, policy);
+  populateBackwardDecompositions(patterns, policy);
 }

@@ -19,6 +19,12 @@ void populateFusedDecompositions(RewritePatternSet &patterns,
 /// dot_general and rank-3 attention.
 void populateLayoutDecompositions(RewritePatternSet &patterns,
                                   const UnfusePolicy &policy);
+/// if, while, custom_fn and the region ops.
+void populateControlFlowDecompositions(RewritePatternSet &patterns,
+                                       const UnfusePolicy &policy);
+/// Backward kernel ops.
+void populateBackwardDecompositions(RewritePatternSet &patterns,
+                                    const UnfusePolicy &policy);
 
 } // namespace rlx
 } // namespace mlir

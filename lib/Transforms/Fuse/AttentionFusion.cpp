@@ -1,0 +1,17 @@
+//===- AttentionFusion.cpp - rlx-fuse: attention, encoder layer -----------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FusionPatterns.h"
+
+using namespace mlir;
+using namespace mlir::rlx;
+
+void rlx::populateAttentionBlockFusionPatterns(RewritePatternSet &patterns,
+                                               bool report) {}
+
+void rlx::populateTransformerLayerFusionPatterns(RewritePatternSet &patterns,
+                                                 bool report) {}
