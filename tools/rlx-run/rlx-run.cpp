@@ -8,7 +8,7 @@
 // rlx-run FILE.mlir [--entry NAME] [--input NAME=FILE.npy ...]
 //         [--params FILE.safetensors] [--random-inputs --seed S]
 //         [--output DIR] [--print] [--bench N]
-//         [--check NAME=REF.npy --rtol R --atol A]
+//         [--check NAME=REF.npy --rtol R --atol A] [--profile]
 //
 // Compiles the graph with rlx-cpu-pipeline, JIT-compiles it with the MLIR
 // ExecutionEngine, feeds inputs and parameters by their argument names
@@ -19,6 +19,7 @@
 
 #include "AheadOfTime.h"
 #include "GraphSignature.h"
+#include "OpProfiler.h"
 
 #include "rlx/Conversion/Passes.h"
 #include "rlx/InitRLX.h"
@@ -43,6 +44,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <random>
 
 using namespace mlir;
@@ -106,6 +108,12 @@ static cl::opt<double> relTolerance("rtol",
 static cl::opt<double> absTolerance("atol",
                                     cl::desc("Absolute tolerance of --check"),
                                     cl::init(1e-6), cl::cat(runCategory));
+static cl::opt<bool> profile(
+    "profile",
+    cl::desc("Time each op (compiled with per-op timers) and print the time "
+             "per op, largest first, after the runs (the --bench runs if "
+             "given)"),
+    cl::cat(runCategory));
 static cl::opt<bool> useBlas("use-blas",
                              cl::desc("Call OpenBLAS for large matmuls"),
                              cl::init(true), cl::cat(runCategory));
@@ -214,6 +222,9 @@ int main(int argc, char **argv) {
     fatal("give either a graph file or --load OUT.so");
   if (!loadSharedLib.empty() && !emitSharedLib.empty())
     fatal("--load and --emit-shared-lib exclude each other");
+  if (profile && (!loadSharedLib.empty() || !emitSharedLib.empty()))
+    fatal("--profile compiles the graph with timers; it does not combine "
+          "with --load or --emit-shared-lib");
 
   DialectRegistry registry;
   rlx::registerAllDialects(registry);
@@ -248,15 +259,19 @@ int main(int argc, char **argv) {
   // Compile (unless loaded): the CPU pipeline, then the graph entry.
   double compileMs = 0;
   std::unique_ptr<ExecutionEngine> engine;
+  std::optional<OpProfiler> profiler;
   if (module) {
     auto compileStart = std::chrono::steady_clock::now();
     PassManager pm(&context);
     rlx::CPUPipelineOptions pipelineOptions;
     pipelineOptions.useBlas = useBlas;
+    pipelineOptions.profile = profile;
     rlx::buildRLXCPUPipeline(pm, pipelineOptions);
     if (failed(pm.run(*module)) || failed(addGraphEntry(*module, *signature)))
       fatal("compiling @" + signature->name +
             " for the CPU failed (see the diagnostics above)");
+    if (profile)
+      profiler.emplace(*module);
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     std::string runtimePath =
@@ -264,6 +279,8 @@ int main(int argc, char **argv) {
     if (!llvm::sys::fs::exists(runtimePath))
       fatal("CPU runtime library not found at '" + runtimePath +
             "' (use --runtime-lib)");
+    if (profiler && !profiler->bind(runtimePath, error))
+      fatal(error);
     if (!emitSharedLib.empty()) {
       if (!emitSharedLibrary(*module, emitSharedLib, runtimePath, error))
         fatal(error);
@@ -359,11 +376,18 @@ int main(int argc, char **argv) {
   for (std::vector<int64_t> &desc : descriptors)
     descriptorPtrs.push_back(desc.data());
   auto invoke = [&]() { runGraph(descriptorPtrs.data()); };
+  auto wallStart = std::chrono::steady_clock::now();
   invoke();
+  double profiledMs = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - wallStart)
+                          .count();
+  unsigned profiledRuns = 1;
 
   if (benchRuns > 0) {
     for (int i = 0; i < 2; ++i) // Warm-up beyond the first run.
       invoke();
+    if (profiler)
+      profiler->reset();
     std::vector<double> times;
     for (unsigned i = 0; i < benchRuns; ++i) {
       auto start = std::chrono::steady_clock::now();
@@ -372,6 +396,8 @@ int main(int argc, char **argv) {
                           std::chrono::steady_clock::now() - start)
                           .count());
     }
+    profiledMs = std::accumulate(times.begin(), times.end(), 0.0);
+    profiledRuns = benchRuns;
     std::sort(times.begin(), times.end());
     double median = times[times.size() / 2];
     double p90 = times[std::min(times.size() - 1, times.size() * 9 / 10)];
@@ -385,6 +411,8 @@ int main(int argc, char **argv) {
       llvm::outs() << llvm::format(" (compile %.0f ms)", compileMs);
     llvm::outs() << "\n";
   }
+  if (profiler)
+    profiler->print(llvm::outs(), profiledRuns, profiledMs);
 
   for (size_t i = 0; i < outputs.size(); ++i) {
     std::string name = "output_" + std::to_string(i);

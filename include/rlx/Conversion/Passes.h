@@ -64,7 +64,18 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Run the outermost parallel loop of each loop nest on "
                      "OpenMP threads (OMP_NUM_THREADS)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> profile{
+      *this, "profile",
+      llvm::cl::desc("Time each op with runtime timers (rlx-cpu-profile); "
+                     "the labels are in the module attribute "
+                     "rlx.profile_labels"),
+      llvm::cl::init(false)};
 };
+
+/// The module attribute in which rlx-cpu-profile stores its timer labels,
+/// indexed by timer id.
+inline constexpr llvm::StringLiteral kProfileLabelsAttrName =
+    "rlx.profile_labels";
 
 /// rlx -> linalg -> bufferized loops (+ BLAS calls) -> LLVM dialect. The
 /// graph functions take their results as trailing out-parameters and have a

@@ -114,4 +114,34 @@ def RLXExportGraphFunctions
                            "::mlir::tensor::TensorDialect"];
 }
 
+def RLXTagOpLocations : Pass<"rlx-tag-op-locations"> {
+  let summary = "Name each rlx op's location after the op";
+  let description = [{
+    Wraps the location of every `rlx` op in a `NameLoc` carrying the op
+    name (`"rlx.matmul"(loc)`). Lowerings, decompositions and fusions keep
+    locations, so whatever an op becomes still says which op it came from:
+    `rlx-cpu-profile` labels its timers with these names.
+  }];
+}
+
+def RLXCPUProfile : Pass<"rlx-cpu-profile", "ModuleOp"> {
+  let summary = "Time each op of a bufferized graph with runtime timers";
+  let description = [{
+    Runs on bufferized graph functions. Each op at the top level of a
+    public function body that does work (a linalg op, a runtime call, a
+    copy, a loop) is bracketed by `rlx_rt_profile_begin(id)` /
+    `rlx_rt_profile_end(id)` calls into the CPU runtime; neighbouring ops
+    with the same label share one timer. A label names the rlx ops the work
+    came from (see `rlx-tag-op-locations`) and the first source location,
+    e.g. `rlx.matmul+rlx.binary @ layer.mlir:12:8`. The labels, indexed by
+    timer id, are stored in the module attribute `rlx.profile_labels`;
+    `rlx-run --profile` reads them and prints the time per label.
+
+    Allocations, deallocations and views take no measurable time and are not
+    timed.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 #endif // RLX_CONVERSION_PASSES_TD

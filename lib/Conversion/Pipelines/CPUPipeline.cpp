@@ -83,7 +83,10 @@ void addTextualPipeline(OpPassManager &pm, StringRef pipeline) {
 void rlx::buildRLXCPUPipeline(OpPassManager &pm,
                               const CPUPipelineOptions &options) {
   // Composite ops the CPU has no direct lowering for become primitives;
-  // then rlx -> linalg on tensors, then elementwise fusion.
+  // then rlx -> linalg on tensors, then elementwise fusion. Profiling names
+  // locations first, so timers can say which of the user's ops ran.
+  if (options.profile)
+    pm.addPass(createRLXTagOpLocations());
   RLXUnfuseOptions unfuse;
   unfuse.target = "cpu";
   pm.addPass(createRLXUnfuse(unfuse));
@@ -107,6 +110,8 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
     blas.minFlops = options.blasMinFlops;
     pm.addPass(createRLXLinalgToBLAS(blas));
   }
+  if (options.profile)
+    pm.addPass(createRLXCPUProfile());
 
   // Buffers -> loops: each linalg op becomes an affine loop nest whose
   // outermost parallel loop runs on OpenMP threads and whose innermost loop
