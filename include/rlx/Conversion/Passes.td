@@ -20,6 +20,13 @@ def ConvertRLXToLinalg : Pass<"convert-rlx-to-linalg", "ModuleOp"> {
     contraction otherwise. Unsigned element types become signless; the
     lowering keeps their unsigned semantics.
 
+    Control flow stays control flow: `rlx.if` becomes `scf.if` (only the
+    taken branch runs), `rlx.while` becomes `scf.while` (with an index
+    counter that also ends the loop at `max_iterations`), and `rlx.scan`
+    becomes an `scf.for` over its steps that slices each `xs` row and
+    writes the trajectory (or its checkpoint rows) with
+    `tensor.insert_slice`.
+
     Before rewriting, the pass checks that it can lower every rlx op in the
     module. Each op it cannot lower is reported with its location, and the
     pass fails without changing the module: nothing is silently dropped.

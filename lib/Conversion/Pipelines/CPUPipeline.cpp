@@ -101,7 +101,8 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
   pm.addPass(createRLXExportGraphFunctions());
   addTextualPipeline(pm,
                      "one-shot-bufferize{bufferize-function-boundaries "
-                     "function-boundary-type-conversion=identity-layout-map},"
+                     "function-boundary-type-conversion=identity-layout-map "
+                     "allow-return-allocs-from-loops},"
                      "buffer-results-to-out-params{modify-public-functions "
                      "hoist-static-allocs},"
                      "buffer-deallocation-pipeline");

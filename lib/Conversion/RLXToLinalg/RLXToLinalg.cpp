@@ -57,6 +57,7 @@ void rlx::populateRLXToLinalgPatterns(const TypeConverter &converter,
   populateConvPoolToLinalgPatterns(converter, patterns);
   populateQuantizationToLinalgPatterns(converter, patterns);
   populateRegionToLinalgPatterns(converter, patterns);
+  populateControlFlowToLinalgPatterns(converter, patterns);
 }
 
 namespace {
