@@ -34,6 +34,12 @@ void eraseChain(PatternRewriter &rewriter, ArrayRef<Operation *> ops) {
     rewriter.eraseOp(op);
 }
 
+/// The location of a fused op: the locations of the ops it replaces.
+Location chainLoc(PatternRewriter &rewriter, ArrayRef<Operation *> ops) {
+  return rewriter.getFusedLoc(llvm::to_vector(
+      llvm::map_range(ops, [](Operation *op) { return op->getLoc(); })));
+}
+
 /// Base of the chain matchers: a failed check records why in `why`; a
 /// failure with an empty `why` means the root is not a candidate at all.
 struct ChainMatcher {
@@ -42,6 +48,24 @@ struct ChainMatcher {
     return failure();
   }
   std::string why;
+};
+
+/// Matches a chain from `RootOp` with `Matcher` and rewrites it to `FusedOp`;
+/// a candidate that fails a check gets a near-miss remark.
+template <typename RootOp, typename Matcher, typename FusedOp>
+struct FuseChain : FusionPattern<RootOp> {
+  using FusionPattern<RootOp>::FusionPattern;
+  LogicalResult matchAndRewrite(RootOp root,
+                                PatternRewriter &rewriter) const override {
+    Matcher matcher(root);
+    if (failed(matcher.match()))
+      return matcher.why.empty()
+                 ? failure()
+                 : this->nearMiss(root, rewriter, FusedOp::getOperationName(),
+                                  matcher.why);
+    matcher.rewrite(rewriter);
+    return success();
+  }
 };
 
 //===----------------------------------------------------------------------===//
@@ -115,9 +139,8 @@ public:
     chain.push_back(attn);
     chain.append(mergeOps);
     chain.append(out.ops);
+    Location loc = chainLoc(rewriter, chain);
     Operation *last = chain.pop_back_val();
-    Location loc = rewriter.getFusedLoc(llvm::to_vector(
-        llvm::map_range(chain, [](Operation *op) { return op->getLoc(); })));
     rewriter.setInsertionPoint(last);
     Value ropeCos = heads[0].rope ? heads[0].rope.getCos() : Value();
     Value ropeSin = heads[0].rope ? heads[0].rope.getSin() : Value();
@@ -334,22 +357,6 @@ private:
   SmallVector<Operation *, 2> mergeOps;
 };
 
-struct FuseAttentionBlock : FusionPattern<AttentionOp> {
-  using FusionPattern::FusionPattern;
-  LogicalResult matchAndRewrite(AttentionOp attn,
-                                PatternRewriter &rewriter) const override {
-    AttentionBlockMatcher matcher(attn);
-    if (failed(matcher.match()))
-      return matcher.why.empty()
-                 ? failure()
-                 : nearMiss(attn, rewriter,
-                            FusedAttentionBlockOp::getOperationName(),
-                            matcher.why);
-    matcher.rewrite(rewriter);
-    return success();
-  }
-};
-
 //===----------------------------------------------------------------------===//
 // Transformer layer
 //===----------------------------------------------------------------------===//
@@ -381,8 +388,9 @@ public:
     SmallVector<Operation *> chain = {attn, ln1};
     chain.append(fc1.ops);
     chain.append(fc2.ops);
-    Location loc = rewriter.getFusedLoc(llvm::to_vector(
-        llvm::map_range(chain, [](Operation *op) { return op->getLoc(); })));
+    chain.push_back(ln2);
+    Location loc = chainLoc(rewriter, chain);
+    chain.pop_back();
     // rlx-unfuse stands in a zero constant for an absent shift.
     auto shift = [](Value beta) { return isZeroSplat(beta) ? Value() : beta; };
     auto fc1Weight = cast<RankedTensorType>(fc1.weight.getType());
@@ -483,15 +491,14 @@ private:
     if (!fc1.activation)
       return fail("the FFN has no activation between its projections");
     auto type = attn.getHidden().getType();
+    int64_t hiddenSize = type.getDimSize(2);
     auto fc1Weight = cast<RankedTensorType>(fc1.weight.getType());
-    auto expectedFc2 = RankedTensorType::get(
-        {fc1Weight.getRank() == 2 ? fc1Weight.getDimSize(1) : 0,
-         type.getDimSize(2)},
-        type.getElementType());
-    if (fc1Weight.getRank() != 2 ||
-        fc1Weight.getDimSize(0) != type.getDimSize(2) ||
-        fc1Weight.getElementType() != type.getElementType() ||
-        fc2.weight.getType() != expectedFc2)
+    auto fc2Weight = cast<RankedTensorType>(fc2.weight.getType());
+    if (fc1Weight.getRank() != 2 || fc1Weight.getDimSize(0) != hiddenSize ||
+        fc2Weight !=
+            RankedTensorType::get({fc1Weight.getDimSize(1), hiddenSize},
+                                  type.getElementType()) ||
+        fc1Weight.getElementType() != type.getElementType())
       return fail("the FFN weights are not [E, F] and [F, E] of the hidden "
                   "state's element type");
     return success();
@@ -517,30 +524,18 @@ private:
   Value hidden, residual2;
 };
 
-struct FuseTransformerLayer : FusionPattern<FusedResidualLNOp> {
-  using FusionPattern::FusionPattern;
-  LogicalResult matchAndRewrite(FusedResidualLNOp ln2,
-                                PatternRewriter &rewriter) const override {
-    TransformerLayerMatcher matcher(ln2);
-    if (failed(matcher.match()))
-      return matcher.why.empty()
-                 ? failure()
-                 : nearMiss(ln2, rewriter,
-                            FusedTransformerLayerOp::getOperationName(),
-                            matcher.why);
-    matcher.rewrite(rewriter);
-    return success();
-  }
-};
-
 } // namespace
 
 void rlx::populateAttentionBlockFusionPatterns(RewritePatternSet &patterns,
                                                bool report) {
-  patterns.add<FuseAttentionBlock>(patterns.getContext(), report);
+  patterns.add<
+      FuseChain<AttentionOp, AttentionBlockMatcher, FusedAttentionBlockOp>>(
+      patterns.getContext(), report);
 }
 
 void rlx::populateTransformerLayerFusionPatterns(RewritePatternSet &patterns,
                                                  bool report) {
-  patterns.add<FuseTransformerLayer>(patterns.getContext(), report);
+  patterns.add<FuseChain<FusedResidualLNOp, TransformerLayerMatcher,
+                         FusedTransformerLayerOp>>(patterns.getContext(),
+                                                   report);
 }

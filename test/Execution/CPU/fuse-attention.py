@@ -49,18 +49,27 @@ def graph(args, lines, result):
             f"  return {result[0]} : {result[1]}\n}}\n")
 
 
+def linear(lines, out, x, w, b, lead, k, n):
+    """Appends `out = x @ w (+ b)` ([*lead, k] x [k, n]; no bias when `b` is
+    None) to `lines`; returns the result's name."""
+    product = f"rlx.matmul {x}, {w} : {tt(lead + [k])}, {tt([k, n])}"
+    if b is None:
+        lines.append(f"{out} = {product}")
+        return out
+    lines.append(f"{out}_mm = {product}")
+    lines.append(f"{out} = rlx.binary add {out}_mm, {b} : {tt(lead + [n])}, "
+                 f"{tt([n])}")
+    return out
+
+
 def attention_lines(c, hidden="%h", out="%o"):
     """The primitive attention block of case `c` as rlx-unfuse writes it
     (or with packed heads when c["rank3"])."""
     B, S, E, H, D, N = c["B"], c["S"], c["E"], c["H"], c["D"], c["N"]
     inner = H * D
-    lines = [f"%qkv0 = rlx.matmul {hidden}, %wqkv : {tt([B, S, E])}, "
-             f"{tt([E, 3 * inner])}"]
-    qkv = "%qkv0"
-    if c["bias"]:
-        lines.append(f"%qkv = rlx.binary add %qkv0, %bqkv : "
-                     f"{tt([B, S, 3 * inner])}, {tt([3 * inner])}")
-        qkv = "%qkv"
+    lines = []
+    qkv = linear(lines, "%qkv", hidden, "%wqkv", "%bqkv" if c["bias"] else None,
+                 [B, S], E, 3 * inner)
     heads = {}
     for i, n in enumerate("qkv"):
         lines.append(f"%{n}0 = rlx.narrow {qkv} axis = 2 start = {i * inner} "
@@ -103,14 +112,8 @@ def attention_lines(c, hidden="%h", out="%o"):
         lines.append(f"%a2 = rlx.reshape %a1 new_shape = [{B}, {S}, {inner}]"
                      f" : {tt([B, S, H, D])}")
         merged = "%a2"
-    projection = f"rlx.matmul {merged}, %wo : {tt([B, S, inner])}, " \
-                 f"{tt([inner, N])}"
-    if c["bias"]:
-        lines.append(f"%o0 = {projection}")
-        lines.append(f"{out} = rlx.binary add %o0, %bo : {tt([B, S, N])}, "
-                     f"{tt([N])}")
-    else:
-        lines.append(f"{out} = {projection}")
+    linear(lines, out, merged, "%wo", "%bo" if c["bias"] else None, [B, S],
+           inner, N)
     return lines
 
 
@@ -121,18 +124,12 @@ def layer_lines(c):
     lines = attention_lines(c, hidden="%x", out="%o")
     lines += [f"%r1 = rlx.binary add %x, %o : {x3}, {x3}",
               f"%x1 = rlx.layer_norm %r1, %g1, %be1 {{axis = -1 : i64, "
-              f"eps = {c['eps1']:e} : f32}} : {x3}, {v1}, {v1}",
-              f"%f0 = rlx.matmul %x1, %w1 : {x3}, {tt([E, F_])}"]
-    f = "%f0"
-    if c["bias"]:
-        lines.append(f"%f1 = rlx.binary add %f0, %b1 : {f3}, {tt([F_])}")
-        f = "%f1"
-    lines += [f"%f2 = rlx.activation {c['act']} {f} : {f3}",
-              f"%f3 = rlx.matmul %f2, %w2 : {f3}, {tt([F_, E])}"]
-    f = "%f3"
-    if c["bias"]:
-        lines.append(f"%f4 = rlx.binary add %f3, %b2 : {x3}, {v1}")
-        f = "%f4"
+              f"eps = {c['eps1']:e} : f32}} : {x3}, {v1}, {v1}"]
+    f = linear(lines, "%f1", "%x1", "%w1", "%b1" if c["bias"] else None,
+               [B, S], E, F_)
+    lines.append(f"%f2 = rlx.activation {c['act']} {f} : {f3}")
+    f = linear(lines, "%f3", "%f2", "%w2", "%b2" if c["bias"] else None,
+               [B, S], F_, E)
     lines += [f"%r2 = rlx.binary add %x1, {f} : {x3}, {x3}",
               f"%y = rlx.layer_norm %r2, %g2, %be2 {{axis = -1 : i64, "
               f"eps = {c['eps2']:e} : f32}} : {x3}, {v1}, {v1}"]

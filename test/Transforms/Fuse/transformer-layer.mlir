@@ -243,7 +243,7 @@ func.func @causal(%x: tensor<2x4x8xf32>, %wqkv: tensor<8x24xf32>, %bqkv: tensor<
 // Near miss: biased attention projections but an FFN without biases.
 // CHECK-LABEL: func.func @ffn_no_bias
 // CHECK-NOT: rlx.fused_transformer_layer
-func.func @ffn_no_bias(%x: tensor<2x4x8xf32>, %wqkv: tensor<8x24xf32>, %bqkv: tensor<24xf32>, %wo: tensor<8x8xf32>, %bo: tensor<8xf32>, %g1: tensor<8xf32>, %be1: tensor<8xf32>, %w1: tensor<8x16xf32>, %w2: tensor<16x8xf32>, %g2: tensor<8xf32>, %be2: tensor<8xf32>) -> tensor<2x4x8xf32> {
+func.func @ffn_no_bias(%x: tensor<2x4x8xf32>, %wqkv: tensor<8x24xf32>, %bqkv: tensor<24xf32>, %wo: tensor<8x8xf32>, %bo: tensor<8xf32>, %g1: tensor<8xf32>, %be1: tensor<8xf32>, %w1: tensor<8x16xf32>, %b1: tensor<16xf32>, %w2: tensor<16x8xf32>, %b2: tensor<8xf32>, %g2: tensor<8xf32>, %be2: tensor<8xf32>) -> tensor<2x4x8xf32> {
   %qkv0 = rlx.matmul %x, %wqkv : tensor<2x4x8xf32>, tensor<8x24xf32>
   %qkv = rlx.binary add %qkv0, %bqkv : tensor<2x4x24xf32>, tensor<24xf32>
   %q0 = rlx.narrow %qkv axis = 2 start = 0 len = 8 : tensor<2x4x24xf32>
@@ -267,6 +267,40 @@ func.func @ffn_no_bias(%x: tensor<2x4x8xf32>, %wqkv: tensor<8x24xf32>, %bqkv: te
   %f3 = rlx.matmul %f2, %w2 : tensor<2x4x16xf32>, tensor<16x8xf32>
   %r2 = rlx.binary add %x1, %f3 : tensor<2x4x8xf32>, tensor<2x4x8xf32>
   // expected-remark @+1 {{not fused into rlx.fused_transformer_layer: the projection biases are not all present or all absent (has_bias)}}
+  %y = rlx.layer_norm %r2, %g2, %be2 {axis = -1 : i64, eps = 1.0e-05 : f32} : tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>
+  return %y : tensor<2x4x8xf32>
+}
+
+// -----
+
+// Near miss: no activation between the FFN projections.
+// CHECK-LABEL: func.func @no_act
+// CHECK-NOT: rlx.fused_transformer_layer
+func.func @no_act(%x: tensor<2x4x8xf32>, %wqkv: tensor<8x24xf32>, %bqkv: tensor<24xf32>, %wo: tensor<8x8xf32>, %bo: tensor<8xf32>, %g1: tensor<8xf32>, %be1: tensor<8xf32>, %w1: tensor<8x16xf32>, %b1: tensor<16xf32>, %w2: tensor<16x8xf32>, %b2: tensor<8xf32>, %g2: tensor<8xf32>, %be2: tensor<8xf32>) -> tensor<2x4x8xf32> {
+  %qkv0 = rlx.matmul %x, %wqkv : tensor<2x4x8xf32>, tensor<8x24xf32>
+  %qkv = rlx.binary add %qkv0, %bqkv : tensor<2x4x24xf32>, tensor<24xf32>
+  %q0 = rlx.narrow %qkv axis = 2 start = 0 len = 8 : tensor<2x4x24xf32>
+  %q1 = rlx.reshape %q0 new_shape = [2, 4, 2, 4] : tensor<2x4x8xf32>
+  %q2 = rlx.transpose %q1 perm = [0, 2, 1, 3] : tensor<2x4x2x4xf32>
+  %k0 = rlx.narrow %qkv axis = 2 start = 8 len = 8 : tensor<2x4x24xf32>
+  %k1 = rlx.reshape %k0 new_shape = [2, 4, 2, 4] : tensor<2x4x8xf32>
+  %k2 = rlx.transpose %k1 perm = [0, 2, 1, 3] : tensor<2x4x2x4xf32>
+  %v0 = rlx.narrow %qkv axis = 2 start = 16 len = 8 : tensor<2x4x24xf32>
+  %v1 = rlx.reshape %v0 new_shape = [2, 4, 2, 4] : tensor<2x4x8xf32>
+  %v2 = rlx.transpose %v1 perm = [0, 2, 1, 3] : tensor<2x4x2x4xf32>
+  %a = rlx.attention %q2, %k2, %v2 {num_heads = 2 : i64, head_dim = 4 : i64, mask_kind = #rlx.mask<none>} : tensor<2x2x4x4xf32>, tensor<2x2x4x4xf32>, tensor<2x2x4x4xf32>
+  %a1 = rlx.transpose %a perm = [0, 2, 1, 3] : tensor<2x2x4x4xf32>
+  %a2 = rlx.reshape %a1 new_shape = [2, 4, 8] : tensor<2x4x2x4xf32>
+  %o0 = rlx.matmul %a2, %wo : tensor<2x4x8xf32>, tensor<8x8xf32>
+  %o = rlx.binary add %o0, %bo : tensor<2x4x8xf32>, tensor<8xf32>
+  %r1 = rlx.binary add %x, %o : tensor<2x4x8xf32>, tensor<2x4x8xf32>
+  %x1 = rlx.layer_norm %r1, %g1, %be1 {axis = -1 : i64, eps = 1.0e-05 : f32} : tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>
+  %f0 = rlx.matmul %x1, %w1 : tensor<2x4x8xf32>, tensor<8x16xf32>
+  %f1 = rlx.binary add %f0, %b1 : tensor<2x4x16xf32>, tensor<16xf32>
+  %f3 = rlx.matmul %f1, %w2 : tensor<2x4x16xf32>, tensor<16x8xf32>
+  %f4 = rlx.binary add %f3, %b2 : tensor<2x4x8xf32>, tensor<8xf32>
+  %r2 = rlx.binary add %x1, %f4 : tensor<2x4x8xf32>, tensor<2x4x8xf32>
+  // expected-remark @+1 {{not fused into rlx.fused_transformer_layer: the FFN has no activation between its projections}}
   %y = rlx.layer_norm %r2, %g2, %be2 {axis = -1 : i64, eps = 1.0e-05 : f32} : tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>
   return %y : tensor<2x4x8xf32>
 }
