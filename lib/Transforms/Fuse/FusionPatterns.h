@@ -70,6 +70,60 @@ void populateAttentionBlockFusionPatterns(RewritePatternSet &patterns,
 void populateTransformerLayerFusionPatterns(RewritePatternSet &patterns,
                                             bool report);
 
+/// A linear layer `input @ weight (+ bias) (-> activation)`, and the ops that
+/// compute it in program order (the last one produces the layer's value).
+struct LinearLayer {
+  Value input, weight, bias;
+  std::optional<ActivationKind> activation;
+  SmallVector<Operation *, 3> ops;
+};
+
+/// `value` as a linear layer: an `rlx.fused_matmul_bias_act`, or a `matmul`
+/// (+ `add` of a row bias) (+ `activation` when `allowActivation`) whose
+/// intermediates have one use. The use count of `value` itself is left to
+/// the caller.
+inline std::optional<LinearLayer> matchLinear(Value value,
+                                              bool allowActivation) {
+  if (auto fused = value.getDefiningOp<FusedMatMulBiasActOp>()) {
+    if (fused.getActivation() && !allowActivation)
+      return std::nullopt;
+    return LinearLayer{fused.getInput(),
+                       fused.getWeight(),
+                       fused.getBias(),
+                       fused.getActivation(),
+                       {fused}};
+  }
+  if (auto act = value.getDefiningOp<ActivationOp>()) {
+    std::optional<LinearLayer> layer;
+    if (allowActivation && act.getInput().hasOneUse())
+      layer = matchLinear(act.getInput(), /*allowActivation=*/false);
+    if (!layer)
+      return std::nullopt;
+    layer->activation = act.getKind();
+    layer->ops.push_back(act);
+    return layer;
+  }
+  if (auto add = value.getDefiningOp<BinaryOp>()) {
+    if (add.getKind() != BinaryKind::Add)
+      return std::nullopt;
+    for (int i = 0; i < 2; ++i) {
+      auto matmul = singleUseProducer<MatMulOp>(add->getOperand(i));
+      Value bias = add->getOperand(1 - i);
+      if (matmul && isRowBias(bias, matmul.getType()))
+        return LinearLayer{matmul.getLhs(),
+                           matmul.getRhs(),
+                           bias,
+                           std::nullopt,
+                           {matmul, add}};
+    }
+    return std::nullopt;
+  }
+  if (auto matmul = value.getDefiningOp<MatMulOp>())
+    return LinearLayer{
+        matmul.getLhs(), matmul.getRhs(), Value(), std::nullopt, {matmul}};
+  return std::nullopt;
+}
+
 } // namespace rlx
 } // namespace mlir
 
