@@ -52,6 +52,7 @@ def RLXFuse : Pass<"rlx-fuse", "func::FuncOp"> {
     | `matmul-bias-act` | `matmul` + `add` of a `[N]` bias (+ `activation`) -> `rlx.fused_matmul_bias_act` |
     | `residual-norm` | `add(x, residual)` (+ `add` of a `[D]` bias) + `layer_norm` / `rms_norm` over the last axis -> `rlx.fused_residual_ln` / `rlx.fused_residual_rms_norm` |
     | `lora` | `x @ W + (x @ A) @ B * s` (splat constant `s`) -> `rlx.lora_matmul` |
+    | `swiglu` | `mul(silu(gate), up)` (either operand order) -> `rlx.fused_swiglu`, where up / gate are the halves `[0, H)` / `[H, 2H)` of one value's static last axis `2H` (swapped: `gate_first`), or `x @ Wu` / `x @ Wg` with `[K, H]` weights of one type (then one GEMM `x @ concat(Wu, Wg)` of width `2H` feeds the op); a `cast` of the result to a float type the op takes becomes `cast_to`. Runs before `matmul-bias-act`, which would otherwise take the projections |
     | `elementwise-region` | maximal chains of `activation`, `binary`, `compare`, `where`, `cast` (with broadcasting inputs) -> one `rlx.elementwise_region` whose scalar body uses the same per-op definitions as the linalg lowering; a producer joins only if its one use is in the chain and it has the result's shape, so no work is duplicated (runs after the other patterns) |
 
     With `report=true` every near miss (a candidate that fails one check)
