@@ -43,13 +43,13 @@ struct FuseGatedProduct : FusionPattern<BinaryOp> {
     for (int i = 0; i < 2; ++i) {
       auto act = mul->getOperand(i).getDefiningOp<ActivationOp>();
       auto up = mul->getOperand(1 - i).getDefiningOp<ProducerOp>();
-      auto gate = act ? act.getInput().template getDefiningOp<ProducerOp>()
-                      : ProducerOp();
+      auto gate =
+          act ? act.getInput().getDefiningOp<ProducerOp>() : ProducerOp();
       if (!gate || !up)
         continue;
       std::string why = whyNot(mul, act, gate, up);
       if (!why.empty())
-        return this->nearMiss(mul, rewriter, kFusedSwiGLU, why);
+        return nearMiss(mul, rewriter, kFusedSwiGLU, why);
       Location loc = rewriter.getFusedLoc(
           {gate.getLoc(), up.getLoc(), act.getLoc(), mul.getLoc()});
       rewriter.setInsertionPoint(mul);
@@ -78,11 +78,11 @@ private:
       return "the silu result has other uses";
     if (!up->hasOneUse())
       return ("the up " + part + " has other uses").str();
-    auto type = cast<RankedTensorType>(up.getType());
-    if (gate.getType() != type || mul.getType() != type ||
-        !isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(
-            type.getElementType()))
-      return "gate, up and the product do not have one float type";
+    // The verifier gives silu a float type of the ones fused_swiglu takes;
+    // the three values must share it (no broadcast, no type change).
+    Type type = up.getType();
+    if (gate.getType() != type || mul.getType() != type)
+      return "gate, up and the product do not have one type";
     return "";
   }
 
