@@ -23,6 +23,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::rlx;
 
@@ -398,6 +400,62 @@ std::optional<ScalarPrimitive> classifyScalarOp(Operation *op) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+/// The erf-based gelus of a scalar body: no rlx op computes erf alone, but
+/// `activation gelu` computes exactly the chain rlx-fuse emits for it
+/// (ScalarOps.cpp: `(0.5 * x) * (1 + erf(x * sqrt(1/2)))` on f32 / f64).
+/// Maps the chain's last op to `x`; the ops before it are absorbed.
+struct GeluChains {
+  DenseMap<Operation *, Value> roots;
+  DenseSet<Operation *> absorbed;
+
+  explicit GeluChains(Block &body) {
+    for (Operation &op : body.without_terminator())
+      if (auto root = dyn_cast<arith::MulFOp>(op))
+        match(root);
+  }
+
+private:
+  /// The operand of the commutative `op` that is not the constant
+  /// `expected` (canonicalization moves constants to either side), or null.
+  static Value besideConstant(Operation *op, double expected) {
+    auto isExpected = [&](Value v) {
+      auto constant = v.getDefiningOp<arith::ConstantOp>();
+      auto attr = constant ? dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
+      return attr && attr == FloatAttr::get(attr.getType(), expected);
+    };
+    if (isExpected(op->getOperand(1)))
+      return op->getOperand(0);
+    return isExpected(op->getOperand(0)) ? op->getOperand(1) : Value();
+  }
+  /// `v`'s single-use defining op of type OpTy.
+  template <typename OpTy> static OpTy soleDef(Value v) {
+    auto op = v ? v.getDefiningOp<OpTy>() : OpTy();
+    return op && op->hasOneUse() ? op : OpTy();
+  }
+  void match(arith::MulFOp root) {
+    if (!isWideFloat(root.getType()))
+      return;
+    for (auto [halfIn, onePlusIn] : {std::pair(root.getLhs(), root.getRhs()),
+                                     std::pair(root.getRhs(), root.getLhs())}) {
+      auto half = soleDef<arith::MulFOp>(halfIn);
+      auto onePlus = soleDef<arith::AddFOp>(onePlusIn);
+      if (!half || !onePlus)
+        continue;
+      Value x = besideConstant(half, 0.5);
+      auto erf = soleDef<math::ErfOp>(besideConstant(onePlus, 1.0));
+      auto scaled =
+          erf ? soleDef<arith::MulFOp>(erf.getOperand()) : arith::MulFOp();
+      if (!x || !scaled || besideConstant(scaled, M_SQRT1_2) != x)
+        continue;
+      roots[root] = x;
+      for (Operation *op : {half.getOperation(), onePlus.getOperation(),
+                            erf.getOperation(), scaled.getOperation()})
+        absorbed.insert(op);
+      return;
+    }
+  }
+};
+
 /// Checks that every op of the scalar `body` has an rlx counterpart and that
 /// the value it yields, broadcast from the inputs it reads, can be
 /// broadcast to `resultShape` by rlx.expand.
@@ -406,7 +464,14 @@ LogicalResult checkScalarBody(Block &body, ArrayRef<RankedTensorType> inputs,
   DenseMap<Value, SmallVector<int64_t>> shapes;
   for (auto [arg, type] : llvm::zip_equal(body.getArguments(), inputs))
     shapes[arg] = llvm::to_vector(type.getShape());
+  GeluChains gelus(body);
   for (Operation &op : body.without_terminator()) {
+    if (gelus.absorbed.contains(&op))
+      continue;
+    if (Value x = gelus.roots.lookup(&op)) {
+      shapes[op.getResult(0)] = shapes.lookup(x);
+      continue;
+    }
     if (op.getNumRegions() || op.getNumResults() != 1 ||
         !classifyScalarOp(&op)) {
       why = ("no rlx elementwise op computes '" + op.getName().getStringRef() +
@@ -452,7 +517,15 @@ Value emitScalarBody(PrimitiveBuilder &p, Block &body, ValueRange inputs,
                      ArrayRef<int64_t> resultShape) {
   IRMapping tensors;
   tensors.map(body.getArguments(), inputs);
+  GeluChains gelus(body);
   for (Operation &op : body.without_terminator()) {
+    if (gelus.absorbed.contains(&op))
+      continue;
+    if (Value x = gelus.roots.lookup(&op)) {
+      tensors.map(op.getResult(0),
+                  p.activation(ActivationKind::Gelu, tensors.lookup(x)));
+      continue;
+    }
     ScalarPrimitive s = *classifyScalarOp(&op);
     auto operand = [&](unsigned i) { return tensors.lookup(op.getOperand(i)); };
     Value result;

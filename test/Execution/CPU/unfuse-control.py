@@ -10,10 +10,14 @@ the bound or never runs, and a loop with f64/f32 carries of different
 ranks; rlx.custom_fn (f64, with a vjp rule that is dropped); elementwise
 regions (a broadcasting float chain with a constant, compare, select and
 exp; an integer / i1 / cast chain; the resize_nearest2x prologue); a batch
-region; a transform region (resize_nearest2x, transpose).
+region; a transform region (resize_nearest2x, transpose); primitives
+through rlx-fuse and back through rlx-unfuse (gelu, gelu_approx, silu,
+sigmoid, compare, where, cast; f32 and f16).
 
 Tolerances: f32 rtol 1e-5 (atol 1e-6), f64 rtol 1e-11 (atol 1e-12);
-integers and booleans exactly. Fused against unfused uses the same
+integers and booleans exactly. The f16 fuse/unfuse round trip uses rtol
+2e-3 / atol 2e-3 (about two f16 ulps: a vectorised approximation may round
+a transcendental differently before the f16 rounding). Fused against unfused uses the same
 tolerances (each primitive rounds once as the region's scalar op does; only
 vectorised transcendental approximations may differ).
 """
@@ -356,5 +360,51 @@ outs = run_unfused("transform region", [("x", x)], body,
                    [("%y", "tensor<1x2x20x12xf32>")])
 check.close("transform region", outs[0],
             upsample(upsample(x).transpose(0, 1, 3, 2)), 0, 0)
+
+#===------------------------------------------------------------------------===#
+# rlx-fuse then rlx-unfuse: the regions rlx-fuse builds (gelu, gelu_approx,
+# silu, sigmoid in f32 and f16, casts, compare, where) decompose back, and
+# primitives, fused and unfused agree
+#===------------------------------------------------------------------------===#
+
+
+def fuse(mlir):
+    proc = subprocess.run([RLX_OPT, "--rlx-fuse"], input=mlir,
+                          capture_output=True, text=True)
+    if proc.returncode != 0 or "rlx.elementwise_region" not in proc.stdout:
+        print(f"FAIL rlx-fuse made no region:\n{proc.stderr}")
+        check.failed += 1
+        return None
+    return proc.stdout
+
+
+for dtype, tol in ((np.float32, TOL[np.float32]), (np.float16, (2e-3, 2e-3))):
+    t = tensor_type((), dtype)[7:-1]
+    x = check.uniform((4, 9), dtype, -3, 3)
+    b = check.uniform((9,), dtype, -1, 1)
+    xt, bt = T(x.shape, dtype), T(b.shape, dtype)
+    body = [
+        f"%g = rlx.activation gelu %x : {xt}",
+        f"%a = rlx.binary add %g, %b : {xt}, {bt}",
+        f"%q = rlx.activation gelu_approx %a : {xt}",
+        f"%s = rlx.activation silu %q : {xt}",
+        f"%c = rlx.compare gt %s, %b : {xt}, {bt}",
+        f"%m = rlx.activation sigmoid %x : {xt}",
+        f"%w = rlx.where %c, %s, %m : {T(x.shape, np.bool_)}, {xt}, {xt}",
+        f"%y = rlx.cast %w : {xt} to f64"]
+    args = [("x", x), ("b", b)]
+    ot = T(x.shape, np.float64)
+    mlir = graph(args, body, [("%y", ot)])
+    plain = check.run(mlir, dict(args))
+    fused_mlir = fuse(mlir)
+    fused = check.run(fused_mlir, dict(args)) if fused_mlir else None
+    unfused_mlir = unfuse(fused_mlir, "fuse/unfuse") if fused_mlir else None
+    unfused = check.run(unfused_mlir, dict(args)) if unfused_mlir else None
+    what = f"fuse/unfuse {np.dtype(dtype)}"
+    ref = plain[0] if plain else None
+    check.close(what + " fused vs primitives", fused[0] if fused else None,
+                ref, *tol)
+    check.close(what + " unfused vs primitives",
+                unfused[0] if unfused else None, ref, *tol)
 
 check.finish()

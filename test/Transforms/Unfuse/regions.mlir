@@ -236,3 +236,63 @@ func.func @transform(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x32x32xf32> {
   }
   return %y : tensor<1x3x32x32xf32>
 }
+
+// -----
+
+// math.erf alone has no rlx op, but the erf-based gelu chain rlx-fuse emits
+// is exactly `activation gelu`, with constants on either side. A chain
+// whose intermediate has another use, or with a different constant, is
+// not a gelu and stays.
+// CHECK-LABEL: func.func @gelu
+// CHECK-SAME: (%[[X:.*]]: tensor<8xf32>, %[[H:.*]]: tensor<8xf16>)
+// CHECK: %[[G:.*]] = rlx.activation gelu %[[X]] : tensor<8xf32>
+// CHECK: %[[T:.*]] = rlx.activation tanh %[[G]]
+// CHECK: %[[W:.*]] = rlx.cast %[[H]] : tensor<8xf16> to f32
+// CHECK: %[[G2:.*]] = rlx.activation gelu %[[W]] : tensor<8xf32>
+// CHECK: %[[N:.*]] = rlx.cast %[[G2]] : tensor<8xf32> to f16
+// CHECK: %[[KEEP:.*]]:2 = rlx.batch_elementwise_region
+// CHECK: math.erf
+// CHECK: return %[[T]], %[[N]], %[[KEEP]]#0, %[[KEEP]]#1
+func.func @gelu(%x: tensor<8xf32>, %h: tensor<8xf16>) -> (tensor<8xf32>, tensor<8xf16>, tensor<8xf32>, tensor<8xf32>) {
+  %0 = rlx.elementwise_region(%x) : (tensor<8xf32>) -> tensor<8xf32> body {
+  ^bb0(%e: f32):
+    %c = arith.constant 0.707106769 : f32
+    %half = arith.constant 0.5 : f32
+    %one = arith.constant 1.0 : f32
+    %s = arith.mulf %e, %c : f32
+    %f = math.erf %s : f32
+    %o = arith.addf %f, %one : f32
+    %m = arith.mulf %e, %half : f32
+    %g = arith.mulf %m, %o : f32
+    %t = math.tanh %g : f32
+    rlx.yield %t : f32
+  }
+  %1 = rlx.elementwise_region(%h) : (tensor<8xf16>) -> tensor<8xf16> body {
+  ^bb0(%e: f16):
+    %c = arith.constant 0.707106769 : f32
+    %half = arith.constant 0.5 : f32
+    %one = arith.constant 1.0 : f32
+    %w = arith.extf %e : f16 to f32
+    %s = arith.mulf %c, %w : f32
+    %f = math.erf %s : f32
+    %o = arith.addf %one, %f : f32
+    %m = arith.mulf %half, %w : f32
+    %g = arith.mulf %o, %m : f32
+    %n = arith.truncf %g : f32 to f16
+    rlx.yield %n : f16
+  }
+  %2:2 = rlx.batch_elementwise_region(%x, %x) : (tensor<8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) body {
+  ^bb0(%e: f32):
+    %c = arith.constant 0.707106769 : f32
+    %half = arith.constant 0.5 : f32
+    %one = arith.constant 1.0 : f32
+    %s = arith.mulf %e, %c : f32
+    %f = math.erf %s : f32
+    %o = arith.addf %f, %one : f32
+    %m = arith.mulf %e, %half : f32
+    %g = arith.mulf %m, %o : f32
+    %r = arith.addf %g, %f : f32
+    rlx.yield %r : f32
+  }
+  return %0, %1, %2#0, %2#1 : tensor<8xf32>, tensor<8xf16>, tensor<8xf32>, tensor<8xf32>
+}
