@@ -19,9 +19,25 @@ def RLXUnfuse : Pass<"rlx-unfuse", "ModuleOp"> {
 
     | target | decomposes | keeps native |
     |--------|------------|--------------|
-    | `cpu` | every fused op, `lora_matmul`, `dot_general` | rank-3 attention (lowered directly) |
-    | `cuda` | `fused_swiglu`, `lora_matmul`, `fused_attention_block`, `fused_transformer_layer`, `dot_general`, rank-3 `attention` (to rank 4) | `fused_matmul_bias_act`, `fused_residual_ln`, `fused_residual_rms_norm`, rank-4 attention |
-    | `autodiff`, `all` | everything above | nothing |
+    | `cpu` | every fused op, `lora_matmul`, `dot_general`, `if`, bounded `while`, `custom_fn`, `transform_region` | rank-3 attention, `elementwise_region`, `batch_elementwise_region` (lowered directly) |
+    | `cuda` | `fused_swiglu`, `lora_matmul`, `fused_attention_block`, `fused_transformer_layer`, `dot_general`, rank-3 `attention` (to rank 4), `if`, bounded `while`, `custom_fn`, `transform_region` | `fused_matmul_bias_act`, `fused_residual_ln`, `fused_residual_rms_norm`, rank-4 attention, `elementwise_region`, `batch_elementwise_region` |
+    | `autodiff` | every fused op, `lora_matmul`, `dot_general`, rank-3 `attention`, the three region ops | `if`, `while` and `custom_fn` (differentiated as such) |
+    | `all` | everything above | nothing |
+
+    Control flow and regions: `rlx.if` runs both branches and selects each
+    result with `rlx.where` (an eager select; an `if` whose branches have
+    side effects stays, one without results and effects is erased).
+    `rlx.while` with `max_iterations = n` (n <= 4096) becomes n copies of
+    cond + body that update each carried value with `where(running, body,
+    carried)`, `running` being the i1 conjunction of the predicates so far;
+    the body always runs n times. A `while` without `max_iterations` stays.
+    `custom_fn` becomes its forward body (its derivative rules are dropped)
+    and `transform_region` its geometry chain. The scalar body of
+    `elementwise_region` / `batch_elementwise_region` becomes one rlx
+    elementwise op per scalar op (a prologue input an explicit
+    `resize_nearest2x`), only where an rlx op has exactly the scalar op's
+    semantics (`docs/passes.md` lists them); any other body op leaves the
+    region in place.
 
     Every decomposition preserves the composite op's semantics exactly
     (attention keeps `score_scale`, softcap, window and its mask; broadcasts

@@ -76,6 +76,35 @@ public:
         b, loc,
         DenseElementsAttr::get(type, b.getFloatAttr(elementType, value)));
   }
+  Value compare(CompareKind kind, Value lhs, Value rhs) {
+    return CompareOp::create(b, loc, kind, lhs, rhs);
+  }
+  Value where(Value cond, Value onTrue, Value onFalse) {
+    return WhereOp::create(b, loc, cond, onTrue, onFalse);
+  }
+  /// `x` broadcast NumPy-style to `shape`, keeping its element type. A
+  /// static `x` of lower rank is first reshaped to the rank (left padded
+  /// with 1s), one of higher rank (a one-element `[1]` predicate for a
+  /// rank-0 value) down to it. A dynamic dim of `shape` keeps the aligned
+  /// dim of `x`; the consumer's own broadcast stretches it.
+  Value broadcastTo(Value x, ArrayRef<int64_t> shape) {
+    auto type = llvm::cast<RankedTensorType>(x.getType());
+    int64_t rank = shape.size();
+    if (type.hasStaticShape() && type.getRank() != rank) {
+      SmallVector<int64_t> padded(std::max<int64_t>(rank - type.getRank(), 0),
+                                  1);
+      if (type.getRank() < rank)
+        llvm::append_range(padded, type.getShape());
+      else
+        padded.assign(rank, 1);
+      x = reshape(x, padded);
+    }
+    if (llvm::cast<RankedTensorType>(x.getType()).getShape() == shape)
+      return x;
+    SmallVector<int64_t> target = llvm::map_to_vector(
+        shape, [](int64_t d) { return ShapedType::isDynamic(d) ? -1 : d; });
+    return ExpandOp::create(b, loc, x, target);
+  }
 
   RewriterBase &b;
   Location loc;

@@ -27,8 +27,10 @@ using D = Decomposition;
 /// The policies, as data. A target lists the decompositions it wants; what
 /// it does not list stays native because its lowering handles it directly.
 const UnfusePolicy kPolicies[] = {
-    // The CPU lowers primitives, rank-3 attention and structured control
-    // flow directly; it has no kernels for the backward ops.
+    // The CPU lowers primitives, rank-3 attention and the elementwise
+    // region ops directly. It has no lowering of rlx.if / rlx.while (they
+    // run as selects and bounded unrolls) and no kernels for the backward
+    // ops.
     {"cpu",
      {D::FusedMatMulBiasAct,
       D::FusedResidualLayerNorm,
@@ -38,6 +40,8 @@ const UnfusePolicy kPolicies[] = {
       D::FusedAttentionBlock,
       D::FusedTransformerLayer,
       D::DotGeneral,
+      D::IfToWhere,
+      D::UnrollWhile,
       D::InlineCustomFn,
       D::TransformRegion,
       D::ReluBackward,
