@@ -19,7 +19,7 @@ def RLXUnfuse : Pass<"rlx-unfuse", "ModuleOp"> {
 
     | target | decomposes | keeps native |
     |--------|------------|--------------|
-    | `cpu` | every fused op, `lora_matmul`, `dot_general`, `if`, bounded `while`, `custom_fn`, `transform_region` | rank-3 attention, `elementwise_region`, `batch_elementwise_region` (lowered directly) |
+    | `cpu` | every fused op, `lora_matmul`, `dot_general`, `custom_fn`, `transform_region` | rank-3 attention, `elementwise_region`, `batch_elementwise_region`, `if`, `while` (lowered directly, to scf) |
     | `cuda` | `fused_swiglu`, `lora_matmul`, `fused_attention_block`, `fused_transformer_layer`, `dot_general`, rank-3 `attention` (to rank 4), `if`, bounded `while`, `custom_fn`, `transform_region` | `fused_matmul_bias_act`, `fused_residual_ln`, `fused_residual_rms_norm`, rank-4 attention, `elementwise_region`, `batch_elementwise_region` |
     | `autodiff` | every fused op, `lora_matmul`, `dot_general`, rank-3 `attention`, the three region ops | `if`, `while` and `custom_fn` (differentiated as such) |
     | `all` | everything above | nothing |

@@ -27,10 +27,10 @@ using D = Decomposition;
 /// The policies, as data. A target lists the decompositions it wants; what
 /// it does not list stays native because its lowering handles it directly.
 const UnfusePolicy kPolicies[] = {
-    // The CPU lowers primitives, rank-3 attention and the elementwise
-    // region ops directly. It has no lowering of rlx.if / rlx.while (they
-    // run as selects and bounded unrolls) and no kernels for the backward
-    // ops.
+    // The CPU lowers primitives, rank-3 attention, the elementwise region
+    // ops and structured control flow (rlx.if / rlx.while / rlx.scan as scf,
+    // so only the taken branch runs and loops need no bound) directly. It
+    // has no kernels for the backward ops.
     {"cpu",
      {D::FusedMatMulBiasAct,
       D::FusedResidualLayerNorm,
@@ -40,8 +40,6 @@ const UnfusePolicy kPolicies[] = {
       D::FusedAttentionBlock,
       D::FusedTransformerLayer,
       D::DotGeneral,
-      D::IfToWhere,
-      D::UnrollWhile,
       D::InlineCustomFn,
       D::TransformRegion,
       D::ReluBackward,

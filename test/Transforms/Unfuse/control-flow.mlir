@@ -17,10 +17,11 @@
 // CHECK-DAG: %[[R1:.*]] = rlx.where %[[P1]], %[[Y]], %[[E]] : tensor<2x3xi1>, tensor<2x3xi32>, tensor<2x3xi32>
 // CHECK-NOT: rlx.if
 // CHECK: return %[[R0]], %[[R1]]
-// The CPU and CUDA have no runtime branch; autodiff differentiates rlx.if.
+// CUDA has no runtime branch; the CPU lowers rlx.if to scf.if and autodiff
+// differentiates it.
 // CPU-LABEL: func.func @if_two_results
-// CPU-NOT: rlx.if
-// CPU: rlx.where
+// CPU: rlx.if
+// CPU-NOT: rlx.where
 // CUDA-LABEL: func.func @if_two_results
 // CUDA-NOT: rlx.if
 // CUDA: rlx.where
@@ -113,8 +114,8 @@ func.func @if_no_results(%p: tensor<i1>, %x: tensor<4xf32>) {
 // CHECK-NOT: rlx.compare
 // CHECK: return %[[C2]], %[[I2]]
 // CPU-LABEL: func.func @while_two_carries
-// CPU-NOT: rlx.while
-// CPU: return
+// CPU: rlx.while
+// CPU-NOT: rlx.where
 // CUDA-LABEL: func.func @while_two_carries
 // CUDA-NOT: rlx.while
 // CUDA: return
