@@ -17,6 +17,7 @@
 #include "rlx/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -199,6 +200,24 @@ Value emitScalar(OpBuilder &b, Location loc, Operation *op,
                   getElementTypeOrSelf(castOp.getType()));
 }
 
+/// The scalar of a splat `rlx.constant` of integer or float elements that
+/// broadcasts into the region (so its shape does not matter), or null.
+TypedAttr splatScalarOf(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return {};
+  auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
+  if (!splat)
+    return {};
+  Type elementType = splat.getElementType();
+  if (auto floatType = dyn_cast<FloatType>(elementType))
+    return FloatAttr::get(floatType, splat.getSplatValue<APFloat>());
+  if (auto intType = dyn_cast<IntegerType>(elementType);
+      intType && intType.isSignless())
+    return IntegerAttr::get(intType, splat.getSplatValue<APInt>());
+  return {};
+}
+
 /// A maximal chain of elementwise ops ending at a sink -> one
 /// rlx.elementwise_region. A producer joins the chain only if its one use is
 /// in the chain and it has the sink's shape (a smaller intermediate would be
@@ -245,11 +264,22 @@ struct FuseElementwiseChain : RewritePattern {
     SmallVector<Operation *> ops(chain.begin(), chain.end());
     llvm::sort(
         ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    // Splat constants become scalar constants of the body rather than
+    // inputs: nothing to read per element, and the region is the same as
+    // the one fused from the op that materialized them.
     llvm::SetVector<Value> inputs;
+    llvm::MapVector<Value, TypedAttr> scalarConstants;
     for (Operation *op : ops)
-      for (Value operand : op->getOperands())
-        if (!chain.contains(operand.getDefiningOp()))
+      for (Value operand : op->getOperands()) {
+        if (chain.contains(operand.getDefiningOp()))
+          continue;
+        if (TypedAttr scalar = splatScalarOf(operand))
+          scalarConstants.insert({operand, scalar});
+        else
           inputs.insert(operand);
+      }
+    if (inputs.empty())
+      return failure();
 
     Location loc = rewriter.getFusedLoc(llvm::to_vector(
         llvm::map_range(ops, [](Operation *op) { return op->getLoc(); })));
@@ -261,6 +291,9 @@ struct FuseElementwiseChain : RewritePattern {
     for (Value input : inputs)
       scalars.map(input, body->addArgument(getElementTypeOrSelf(input), loc));
     rewriter.setInsertionPointToStart(body);
+    for (auto [value, scalar] : scalarConstants)
+      scalars.map(value,
+                  arith::ConstantOp::create(rewriter, value.getLoc(), scalar));
     for (Operation *op : ops) {
       SmallVector<Value> args = llvm::to_vector(llvm::map_range(
           op->getOperands(), [&](Value v) { return scalars.lookup(v); }));

@@ -63,3 +63,23 @@ func.func @not_fused(%x: tensor<4x8xf32>, %v: tensor<8xf32>, %u: tensor<4xui8>) 
   %6 = rlx.stop_gradient %5 : tensor<4x8xf32>
   return %2, %4, %6 : tensor<4x8xf32>, tensor<4xui8>, tensor<4x8xf32>
 }
+
+// -----
+
+// A splat constant operand becomes a scalar constant of the body, not an
+// input; a non-splat constant stays an input.
+// CHECK-LABEL: func.func @splat_constant
+// CHECK: %[[DENSE:.*]] = rlx.constant dense<[1.000000e+00, 2.000000e+00]>
+// CHECK: rlx.elementwise_region(%arg0, %[[DENSE]]) : (tensor<3x2xf32>, tensor<2xf32>) -> tensor<3x2xf32> body {
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %[[D:.*]]: f32):
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[M:.*]] = arith.maximumf %[[X]], %[[ZERO]] : f32
+// CHECK-NEXT: %[[A:.*]] = arith.addf %[[M]], %[[D]] : f32
+// CHECK-NEXT: rlx.yield %[[A]] : f32
+func.func @splat_constant(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %zero = rlx.constant dense<0.0> : tensor<f32>
+  %dense = rlx.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %0 = rlx.binary max %x, %zero : tensor<3x2xf32>, tensor<f32>
+  %1 = rlx.binary add %0, %dense : tensor<3x2xf32>, tensor<2xf32>
+  return %1 : tensor<3x2xf32>
+}
