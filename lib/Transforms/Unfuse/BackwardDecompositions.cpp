@@ -120,18 +120,16 @@ Value normalizedInputGrad(PrimitiveBuilder &p, Value g, Normalized n,
 // Activations
 //===----------------------------------------------------------------------===//
 
-struct UnfuseReluBackward : OpRewritePattern<ReluBackwardOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ReluBackwardOp op,
-                                PatternRewriter &rewriter) const override {
-    PrimitiveBuilder p(rewriter, decompositionLoc(op));
-    Value zero = scalar(p, elementTypeOf(op.getX()), 0.0);
-    // x > 0 ? dy : 0 (a NaN x compares false and passes nothing).
-    Value positive = compare(p, CompareKind::Gt, op.getX(), zero);
-    rewriter.replaceOp(op, select(p, positive, op.getDy(), zero));
-    return success();
-  }
-};
+/// `x > 0 ? dy : 0`, relu's gradient (a NaN `x` compares false and passes
+/// nothing).
+Value reluGrad(PrimitiveBuilder &p, Value x, Value dy) {
+  Value zero = scalar(p, elementTypeOf(x), 0.0);
+  return select(p, compare(p, CompareKind::Gt, x, zero), dy, zero);
+}
+
+FailureOr<Value> reluBackward(PrimitiveBuilder &p, ReluBackwardOp op) {
+  return reluGrad(p, op.getX(), op.getDy());
+}
 
 /// `f'(x)` of activation `kind` in closed form, or null for the kinds whose
 /// gradient is not a product with `dy` (relu, abs, neg, round).
@@ -205,38 +203,28 @@ Value activationDerivative(PrimitiveBuilder &p, ActivationKind kind, Value x) {
   llvm_unreachable("unknown activation kind");
 }
 
-struct UnfuseActivationBackward : OpRewritePattern<ActivationBackwardOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ActivationBackwardOp op,
-                                PatternRewriter &rewriter) const override {
-    PrimitiveBuilder p(rewriter, decompositionLoc(op));
-    Value x = op.getX(), dy = op.getDy();
+FailureOr<Value> activationBackward(PrimitiveBuilder &p,
+                                    ActivationBackwardOp op) {
+  Value x = op.getX(), dy = op.getDy();
+  switch (op.getKind()) {
+  case ActivationKind::Relu:
+    return reluGrad(p, x, dy);
+  case ActivationKind::Neg:
+    return p.activation(ActivationKind::Neg, dy);
+  case ActivationKind::Abs: {
+    // sign(x) dy, 0 at x = 0.
     Value zero = scalar(p, elementTypeOf(x), 0.0);
-    Value dx;
-    switch (op.getKind()) {
-    case ActivationKind::Relu:
-      dx = select(p, compare(p, CompareKind::Gt, x, zero), dy, zero);
-      break;
-    case ActivationKind::Neg:
-      dx = p.activation(ActivationKind::Neg, dy);
-      break;
-    case ActivationKind::Abs:
-      // sign(x) dy, 0 at x = 0.
-      dx = select(p, compare(p, CompareKind::Gt, x, zero), dy,
-                  select(p, compare(p, CompareKind::Lt, x, zero),
-                         p.activation(ActivationKind::Neg, dy), zero));
-      break;
-    case ActivationKind::Round:
-      // Straight-through estimator.
-      dx = dy;
-      break;
-    default:
-      dx = p.mul(activationDerivative(p, op.getKind(), x), dy);
-    }
-    rewriter.replaceOp(op, dx);
-    return success();
+    Value negative = select(p, compare(p, CompareKind::Lt, x, zero),
+                            p.activation(ActivationKind::Neg, dy), zero);
+    return select(p, compare(p, CompareKind::Gt, x, zero), dy, negative);
   }
-};
+  case ActivationKind::Round:
+    // Straight-through estimator: the gradient passes unchanged.
+    return dy;
+  default:
+    return p.mul(activationDerivative(p, op.getKind(), x), dy);
+  }
+}
 
 //===----------------------------------------------------------------------===//
 // Normalisations
@@ -247,426 +235,325 @@ template <typename OpTy> int64_t normAxis(OpTy op) {
                         op.getX().getType().getRank());
 }
 
-struct UnfuseLayerNormBackwardInput
-    : OpRewritePattern<LayerNormBackwardInputOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(LayerNormBackwardInputOp op,
-                                PatternRewriter &rewriter) const override {
-    PrimitiveBuilder p(rewriter, decompositionLoc(op));
-    int64_t rank = op.getX().getType().getRank(), axis = normAxis(op);
-    Normalized n = normalize(p, op.getX(), {axis}, op.getEpsAttr());
-    Value g = p.mul(op.getDy(), alongAxis(p, op.getGamma(), rank, axis));
-    rewriter.replaceOp(op, normalizedInputGrad(p, g, n, {axis}));
-    return success();
-  }
-};
+FailureOr<Value> layerNormBackwardInput(PrimitiveBuilder &p,
+                                        LayerNormBackwardInputOp op) {
+  int64_t rank = op.getX().getType().getRank(), axis = normAxis(op);
+  Normalized n = normalize(p, op.getX(), {axis}, op.getEpsAttr());
+  Value g = p.mul(op.getDy(), alongAxis(p, op.getGamma(), rank, axis));
+  return normalizedInputGrad(p, g, n, {axis});
+}
 
-struct UnfuseLayerNormBackwardGamma
-    : OpRewritePattern<LayerNormBackwardGammaOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(LayerNormBackwardGammaOp op,
-                                PatternRewriter &rewriter) const override {
-    PrimitiveBuilder p(rewriter, decompositionLoc(op));
-    int64_t rank = op.getX().getType().getRank(), axis = normAxis(op);
-    Normalized n = normalize(p, op.getX(), {axis}, op.getEpsAttr());
-    rewriter.replaceOp(op, reduce(p, ReduceKind::Sum, p.mul(op.getDy(), n.xhat),
-                                  allAxesBut(rank, axis), false));
-    return success();
-  }
-};
+FailureOr<Value> layerNormBackwardGamma(PrimitiveBuilder &p,
+                                        LayerNormBackwardGammaOp op) {
+  int64_t rank = op.getX().getType().getRank(), axis = normAxis(op);
+  Normalized n = normalize(p, op.getX(), {axis}, op.getEpsAttr());
+  return reduce(p, ReduceKind::Sum, p.mul(op.getDy(), n.xhat),
+                allAxesBut(rank, axis), false);
+}
 
 /// RMS norm `y = gamma * x * r + beta`, `r = 1 / sqrt(mean(x^2) + eps)`.
-template <typename OpTy> struct UnfuseRmsNormBackward : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
-  LogicalResult matchAndRewrite(OpTy op,
-                                PatternRewriter &rewriter) const override {
-    PrimitiveBuilder p(rewriter, decompositionLoc(op));
-    Value x = op.getX(), dy = op.getDy();
-    int64_t rank = op.getX().getType().getRank(), axis = normAxis(op);
-    SmallVector<int64_t> others = allAxesBut(rank, axis);
-    Type et = elementTypeOf(x);
-    if constexpr (std::is_same_v<OpTy, RmsNormBackwardBetaOp>) {
-      // d_beta = sum of dy over every axis but axis.
-      rewriter.replaceOp(op, reduce(p, ReduceKind::Sum, dy, others, false));
-      return success();
-    }
-    Value meanSq = reduce(p, ReduceKind::Mean, p.mul(x, x), {axis}, true);
-    Value r = p.activation(
-        ActivationKind::Rsqrt,
-        p.add(meanSq, scalar(p, et, op.getEpsAttr().getValueAsDouble())));
-    if constexpr (std::is_same_v<OpTy, RmsNormBackwardGammaOp>) {
-      // d_gamma = sum of dy * x * r over every axis but axis.
-      rewriter.replaceOp(op, reduce(p, ReduceKind::Sum, p.mul(dy, p.mul(x, r)),
-                                    others, false));
-      return success();
-    }
-    // d_x = r * (g - x * r^2 * mean(g * x)), g = dy * gamma.
-    Value g = p.mul(dy, alongAxis(p, op.getGamma(), rank, axis));
-    Value meanGX = reduce(p, ReduceKind::Mean, p.mul(g, x), {axis}, true);
-    Value r2 = p.mul(r, r);
-    rewriter.replaceOp(op, p.mul(r, sub(p, g, p.mul(x, p.mul(r2, meanGX)))));
-    return success();
-  }
-};
+template <typename OpTy>
+FailureOr<Value> rmsNormBackward(PrimitiveBuilder &p, OpTy op) {
+  Value x = op.getX(), dy = op.getDy();
+  int64_t rank = op.getX().getType().getRank(), axis = normAxis(op);
+  SmallVector<int64_t> others = allAxesBut(rank, axis);
+  // d_beta = sum of dy over every axis but axis.
+  if constexpr (std::is_same_v<OpTy, RmsNormBackwardBetaOp>)
+    return reduce(p, ReduceKind::Sum, dy, others, false);
+  Value meanSq = reduce(p, ReduceKind::Mean, p.mul(x, x), {axis}, true);
+  Value r =
+      p.activation(ActivationKind::Rsqrt,
+                   p.add(meanSq, scalar(p, elementTypeOf(x),
+                                        op.getEpsAttr().getValueAsDouble())));
+  // d_gamma = sum of dy * x * r over every axis but axis.
+  if constexpr (std::is_same_v<OpTy, RmsNormBackwardGammaOp>)
+    return reduce(p, ReduceKind::Sum, p.mul(dy, p.mul(x, r)), others, false);
+  // d_x = r * (g - x * r^2 * mean(g * x)), g = dy * gamma.
+  Value g = p.mul(dy, alongAxis(p, op.getGamma(), rank, axis));
+  Value meanGX = reduce(p, ReduceKind::Mean, p.mul(g, x), {axis}, true);
+  return p.mul(r, sub(p, g, p.mul(x, p.mul(p.mul(r, r), meanGX))));
+}
 
 /// Group norm statistics over `[N, G, C/G * H * W]`; fails without emitting
 /// anything unless C, H and W are static.
 template <typename OpTy>
-LogicalResult checkGroupNormShape(OpTy op, PatternRewriter &rewriter) {
+FailureOr<Normalized> groupNormalize(PrimitiveBuilder &p, OpTy op) {
   ArrayRef<int64_t> shape = op.getX().getType().getShape();
   if (!allStatic(shape.drop_front()))
-    return rewriter.notifyMatchFailure(op,
-                                       "group reshapes need static C, H and W");
-  return success();
-}
-
-template <typename OpTy>
-Normalized groupNormalize(PrimitiveBuilder &p, OpTy op, Value &grouped) {
-  ArrayRef<int64_t> shape = op.getX().getType().getShape();
+    return p.b.notifyMatchFailure(op, "group reshapes need static C, H and W");
   int64_t groups = op.getNumGroups();
   int64_t perGroup = shape[1] / groups * shape[2] * shape[3];
-  grouped = p.reshape(op.getX(), {-1, groups, perGroup});
+  Value grouped = p.reshape(op.getX(), {-1, groups, perGroup});
   return normalize(p, grouped, {2}, op.getEpsAttr());
 }
 
-struct UnfuseGroupNormBackwardInput
-    : OpRewritePattern<GroupNormBackwardInputOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(GroupNormBackwardInputOp op,
-                                PatternRewriter &rewriter) const override {
-    if (failed(checkGroupNormShape(op, rewriter)))
-      return failure();
-    PrimitiveBuilder p(rewriter, decompositionLoc(op));
-    ArrayRef<int64_t> shape = op.getX().getType().getShape();
-    Value grouped;
-    Normalized n = groupNormalize(p, op, grouped);
-    // g = dy * gamma[c], then the layer-norm formula over each group.
-    Value g = p.mul(op.getDy(), alongAxis(p, op.getGamma(), 4, 1));
-    g = p.reshape(g, cast<ShapedType>(grouped.getType()).getShape());
-    Value dx = normalizedInputGrad(p, g, n, {2});
-    rewriter.replaceOp(op, p.reshape(dx, {-1, shape[1], shape[2], shape[3]}));
-    return success();
-  }
-};
+/// `[N, G, C/G * H * W]` back to `x`'s `[N, C, H, W]`.
+template <typename OpTy> Value ungroup(PrimitiveBuilder &p, OpTy op, Value v) {
+  ArrayRef<int64_t> shape = op.getX().getType().getShape();
+  return p.reshape(v, {-1, shape[1], shape[2], shape[3]});
+}
 
-template <typename OpTy, bool isGamma>
-struct UnfuseGroupNormBackwardParam : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
-  LogicalResult matchAndRewrite(OpTy op,
-                                PatternRewriter &rewriter) const override {
-    PrimitiveBuilder p(rewriter, decompositionLoc(op));
-    Value dy = op.getDy();
-    if constexpr (isGamma) {
-      // sum over n, h, w of dy * xhat.
-      if (failed(checkGroupNormShape(op, rewriter)))
-        return failure();
-      ArrayRef<int64_t> shape = op.getX().getType().getShape();
-      Value grouped;
-      Normalized n = groupNormalize(p, op, grouped);
-      Value xhat = p.reshape(n.xhat, {-1, shape[1], shape[2], shape[3]});
-      dy = p.mul(dy, xhat);
-    }
-    rewriter.replaceOp(op, reduce(p, ReduceKind::Sum, dy, {0, 2, 3}, false));
-    return success();
-  }
-};
+FailureOr<Value> groupNormBackwardInput(PrimitiveBuilder &p,
+                                        GroupNormBackwardInputOp op) {
+  FailureOr<Normalized> n = groupNormalize(p, op);
+  if (failed(n))
+    return failure();
+  // g = dy * gamma[c], then the layer-norm formula over each group.
+  Value g = p.mul(op.getDy(), alongAxis(p, op.getGamma(), 4, 1));
+  g = p.reshape(g, cast<ShapedType>(n->xhat.getType()).getShape());
+  return ungroup(p, op, normalizedInputGrad(p, g, *n, {2}));
+}
+
+FailureOr<Value> groupNormBackwardGamma(PrimitiveBuilder &p,
+                                        GroupNormBackwardGammaOp op) {
+  // sum over n, h, w of dy * xhat.
+  FailureOr<Normalized> n = groupNormalize(p, op);
+  if (failed(n))
+    return failure();
+  return reduce(p, ReduceKind::Sum, p.mul(op.getDy(), ungroup(p, op, n->xhat)),
+                {0, 2, 3}, false);
+}
+
+FailureOr<Value> groupNormBackwardBeta(PrimitiveBuilder &p,
+                                       GroupNormBackwardBetaOp op) {
+  return reduce(p, ReduceKind::Sum, op.getDy(), {0, 2, 3}, false);
+}
 
 /// Batch norm with frozen statistics, features on the last axis.
-struct UnfuseBatchNormBackwardInput
-    : OpRewritePattern<BatchNormInferenceBackwardInputOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(BatchNormInferenceBackwardInputOp op,
-                                PatternRewriter &rewriter) const override {
-    PrimitiveBuilder p(rewriter, decompositionLoc(op));
-    Type et = elementTypeOf(op.getX());
-    // dy * gamma / sqrt(var + eps).
-    Value invStd = p.activation(
-        ActivationKind::Rsqrt,
-        p.add(op.getVar(), scalar(p, et, op.getEpsAttr().getValueAsDouble())));
-    rewriter.replaceOp(op, p.mul(op.getDy(), p.mul(op.getGamma(), invStd)));
-    return success();
-  }
-};
+FailureOr<Value> batchNormBackwardInput(PrimitiveBuilder &p,
+                                        BatchNormInferenceBackwardInputOp op) {
+  Type et = elementTypeOf(op.getX());
+  // dy * gamma / sqrt(var + eps).
+  Value invStd = p.activation(
+      ActivationKind::Rsqrt,
+      p.add(op.getVar(), scalar(p, et, op.getEpsAttr().getValueAsDouble())));
+  return p.mul(op.getDy(), p.mul(op.getGamma(), invStd));
+}
 
-struct UnfuseBatchNormBackwardGamma
-    : OpRewritePattern<BatchNormInferenceBackwardGammaOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(BatchNormInferenceBackwardGammaOp op,
-                                PatternRewriter &rewriter) const override {
-    PrimitiveBuilder p(rewriter, decompositionLoc(op));
-    Type et = elementTypeOf(op.getX());
-    int64_t rank = op.getX().getType().getRank();
-    // Sum over the leading axes of dy * (x - mean) / sqrt(var + eps).
-    Value invStd = p.activation(
-        ActivationKind::Rsqrt,
-        p.add(op.getVar(), scalar(p, et, op.getEpsAttr().getValueAsDouble())));
-    Value xhat = p.mul(sub(p, op.getX(), op.getMean()), invStd);
-    rewriter.replaceOp(op, reduce(p, ReduceKind::Sum, p.mul(op.getDy(), xhat),
-                                  allAxesBut(rank, rank - 1), false));
-    return success();
-  }
-};
+FailureOr<Value> batchNormBackwardGamma(PrimitiveBuilder &p,
+                                        BatchNormInferenceBackwardGammaOp op) {
+  Type et = elementTypeOf(op.getX());
+  int64_t rank = op.getX().getType().getRank();
+  // Sum over the leading axes of dy * (x - mean) / sqrt(var + eps).
+  Value invStd = p.activation(
+      ActivationKind::Rsqrt,
+      p.add(op.getVar(), scalar(p, et, op.getEpsAttr().getValueAsDouble())));
+  Value xhat = p.mul(sub(p, op.getX(), op.getMean()), invStd);
+  return reduce(p, ReduceKind::Sum, p.mul(op.getDy(), xhat),
+                allAxesBut(rank, rank - 1), false);
+}
 
-struct UnfuseBatchNormBackwardBeta
-    : OpRewritePattern<BatchNormInferenceBackwardBetaOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(BatchNormInferenceBackwardBetaOp op,
-                                PatternRewriter &rewriter) const override {
-    PrimitiveBuilder p(rewriter, decompositionLoc(op));
-    int64_t rank = op.getDy().getType().getRank();
-    rewriter.replaceOp(op, reduce(p, ReduceKind::Sum, op.getDy(),
-                                  allAxesBut(rank, rank - 1), false));
-    return success();
-  }
-};
+FailureOr<Value> batchNormBackwardBeta(PrimitiveBuilder &p,
+                                       BatchNormInferenceBackwardBetaOp op) {
+  int64_t rank = op.getDy().getType().getRank();
+  return reduce(p, ReduceKind::Sum, op.getDy(), allAxesBut(rank, rank - 1),
+                false);
+}
 
 //===----------------------------------------------------------------------===//
 // RoPE, scans, gathers, losses, complex
 //===----------------------------------------------------------------------===//
 
-struct UnfuseRopeBackward : OpRewritePattern<RopeBackwardOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(RopeBackwardOp op,
-                                PatternRewriter &rewriter) const override {
-    PrimitiveBuilder p(rewriter, decompositionLoc(op));
-    // A rotation's adjoint rotates by the negated angle: the forward rope
-    // with sin negated (cos is even).
-    Value negSin = p.activation(ActivationKind::Neg, op.getSin());
-    rewriter.replaceOp(op, p.rope(op.getDy(), op.getCos(), negSin,
-                                  op.getHeadDim(), op.getNRot()));
-    return success();
-  }
-};
+FailureOr<Value> ropeBackward(PrimitiveBuilder &p, RopeBackwardOp op) {
+  // A rotation's adjoint rotates by the negated angle: the forward rope
+  // with sin negated (cos is even).
+  Value negSin = p.activation(ActivationKind::Neg, op.getSin());
+  return p.rope(op.getDy(), op.getCos(), negSin, op.getHeadDim(), op.getNRot());
+}
 
-struct UnfuseCumsumBackward : OpRewritePattern<CumsumBackwardOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(CumsumBackwardOp op,
-                                PatternRewriter &rewriter) const override {
-    auto type = op.getDy().getType();
-    int64_t axis = *normalizeAxis(op.getAxisAttr().getInt(), type.getRank());
-    int64_t n = type.getDimSize(axis);
-    if (ShapedType::isDynamic(n))
-      return rewriter.notifyMatchFailure(op,
-                                         "the reversal needs a static extent");
-    PrimitiveBuilder p(rewriter, decompositionLoc(op));
-    // The adjoint of a prefix sum is the suffix sum: reverse along the axis
-    // (a gather of n-1 .. 0), scan with the same exclusivity, reverse back.
-    // Summing in the suffix order keeps it exact, unlike total - prefix.
-    SmallVector<int64_t> reversed(n);
-    for (int64_t i = 0; i < n; ++i)
-      reversed[i] = n - 1 - i;
-    auto indexType = RankedTensorType::get({n}, rewriter.getI64Type());
-    Value indices = ConstantOp::create(
-        rewriter, p.loc, DenseElementsAttr::get(indexType, ArrayRef(reversed)));
-    Value flipped = GatherOp::create(rewriter, p.loc, op.getDy(), indices,
+FailureOr<Value> cumsumBackward(PrimitiveBuilder &p, CumsumBackwardOp op) {
+  auto type = op.getDy().getType();
+  int64_t axis = *normalizeAxis(op.getAxisAttr().getInt(), type.getRank());
+  int64_t n = type.getDimSize(axis);
+  if (ShapedType::isDynamic(n))
+    return p.b.notifyMatchFailure(op, "the reversal needs a static extent");
+  // The adjoint of a prefix sum is the suffix sum: reverse along the axis
+  // (a gather of n-1 .. 0), scan with the same exclusivity, reverse back.
+  // Summing in the suffix order keeps it exact, unlike total - prefix.
+  SmallVector<int64_t> reversed(n);
+  for (int64_t i = 0; i < n; ++i)
+    reversed[i] = n - 1 - i;
+  auto indexType = RankedTensorType::get({n}, p.b.getI64Type());
+  Value indices = ConstantOp::create(
+      p.b, p.loc, DenseElementsAttr::get(indexType, ArrayRef(reversed)));
+  Value flipped = GatherOp::create(p.b, p.loc, op.getDy(), indices,
+                                   static_cast<uint64_t>(axis));
+  Value scanned = CumsumOp::create(
+      p.b, p.loc, flipped, static_cast<uint64_t>(axis), op.getExclusive());
+  Value unflipped = GatherOp::create(p.b, p.loc, scanned, indices,
                                      static_cast<uint64_t>(axis));
-    Value scanned =
-        CumsumOp::create(rewriter, p.loc, flipped, static_cast<uint64_t>(axis),
-                         op.getExclusive());
-    rewriter.replaceOp(op, GatherOp::create(rewriter, p.loc, scanned, indices,
-                                            static_cast<uint64_t>(axis)));
-    return success();
-  }
-};
+  return unflipped;
+}
 
-struct UnfuseGatherBackward : OpRewritePattern<GatherBackwardOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(GatherBackwardOp op,
-                                PatternRewriter &rewriter) const override {
-    auto tableType = op.getResult().getType();
-    ArrayRef<int64_t> table = tableType.getShape();
-    ArrayRef<int64_t> dyShape = op.getDy().getType().getShape();
-    int64_t axis = *normalizeAxis(op.getAxisAttr().getInt(), table.size());
-    int64_t indexRank = op.getIndices().getType().getRank();
-    if (!allStatic(table) || !allStatic(dyShape))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
-    PrimitiveBuilder p(rewriter, decompositionLoc(op));
-    // dy is P ++ I ++ Q (P = table[:axis], I = indices, Q = table[axis+1:]).
-    // scatter_add accumulates rows of [U, T] into [A, T]: move I to the
-    // front, flatten to [|I|, |P| |Q|], scatter, then restore P ++ A ++ Q.
-    int64_t rank = dyShape.size();
-    SmallVector<int64_t> perm;
-    for (int64_t i = axis; i < axis + indexRank; ++i)
+FailureOr<Value> gatherBackward(PrimitiveBuilder &p, GatherBackwardOp op) {
+  auto tableType = op.getResult().getType();
+  ArrayRef<int64_t> table = tableType.getShape();
+  ArrayRef<int64_t> dyShape = op.getDy().getType().getShape();
+  int64_t axis = *normalizeAxis(op.getAxisAttr().getInt(), table.size());
+  int64_t indexRank = op.getIndices().getType().getRank();
+  if (!allStatic(table) || !allStatic(dyShape))
+    return p.b.notifyMatchFailure(op, "needs static shapes");
+  // dy is P ++ I ++ Q (P = table[:axis], I = indices, Q = table[axis+1:]).
+  // scatter_add accumulates rows of [U, T] into [A, T]: move I to the
+  // front, flatten to [|I|, |P| |Q|], scatter, then restore P ++ A ++ Q.
+  int64_t rank = dyShape.size();
+  SmallVector<int64_t> perm;
+  for (int64_t i = axis; i < axis + indexRank; ++i)
+    perm.push_back(i);
+  for (int64_t i = 0; i < rank; ++i)
+    if (i < axis || i >= axis + indexRank)
       perm.push_back(i);
-    for (int64_t i = 0; i < rank; ++i)
-      if (i < axis || i >= axis + indexRank)
-        perm.push_back(i);
-    int64_t rows = 1;
-    for (int64_t i = axis; i < axis + indexRank; ++i)
-      rows *= dyShape[i];
-    int64_t cols = 1;
-    for (int64_t i = 0, e = table.size(); i < e; ++i)
-      if (i != axis)
-        cols *= table[i];
-    Value updates = p.reshape(p.transpose(op.getDy(), perm), {rows, cols});
-    Value indices = p.reshape(op.getIndices(), {rows});
-    auto scatteredType =
-        RankedTensorType::get({table[axis], cols}, tableType.getElementType());
-    Value scattered =
-        ScatterAddOp::create(rewriter, p.loc, scatteredType, updates, indices);
-    SmallVector<int64_t> front = {table[axis]};
-    SmallVector<int64_t> back;
-    for (int64_t i = 0, e = table.size(); i < e; ++i)
-      if (i != axis)
-        front.push_back(table[i]);
-    // front is A ++ P ++ Q; move A back to position axis.
-    for (int64_t i = 1; i <= axis; ++i)
-      back.push_back(i);
-    back.push_back(0);
-    for (int64_t i = axis + 1, e = table.size(); i < e; ++i)
-      back.push_back(i);
-    rewriter.replaceOp(op, p.transpose(p.reshape(scattered, front), back));
-    return success();
-  }
-};
+  int64_t rows = 1;
+  for (int64_t i = axis; i < axis + indexRank; ++i)
+    rows *= dyShape[i];
+  int64_t cols = 1;
+  for (int64_t i = 0, e = table.size(); i < e; ++i)
+    if (i != axis)
+      cols *= table[i];
+  Value updates = p.reshape(p.transpose(op.getDy(), perm), {rows, cols});
+  Value indices = p.reshape(op.getIndices(), {rows});
+  auto scatteredType =
+      RankedTensorType::get({table[axis], cols}, tableType.getElementType());
+  Value scattered =
+      ScatterAddOp::create(p.b, p.loc, scatteredType, updates, indices);
+  SmallVector<int64_t> front = {table[axis]};
+  SmallVector<int64_t> back;
+  for (int64_t i = 0, e = table.size(); i < e; ++i)
+    if (i != axis)
+      front.push_back(table[i]);
+  // front is A ++ P ++ Q; move A back to position axis.
+  for (int64_t i = 1; i <= axis; ++i)
+    back.push_back(i);
+  back.push_back(0);
+  for (int64_t i = axis + 1, e = table.size(); i < e; ++i)
+    back.push_back(i);
+  return p.transpose(p.reshape(scattered, front), back);
+}
 
-struct UnfuseSoftmaxCrossEntropyBackward
-    : OpRewritePattern<SoftmaxCrossEntropyBackwardOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(SoftmaxCrossEntropyBackwardOp op,
-                                PatternRewriter &rewriter) const override {
-    int64_t classes = op.getLogits().getType().getDimSize(1);
-    if (ShapedType::isDynamic(classes))
-      return rewriter.notifyMatchFailure(
-          op, "the one-hot class index needs a static class count");
-    PrimitiveBuilder p(rewriter, decompositionLoc(op));
-    Type et = elementTypeOf(op.getLogits());
-    // (softmax(logits) - onehot(labels)) * d_loss[:, None]; a label outside
-    // [0, C) equals no class index and selects nothing.
-    Value labels =
-        p.reshape(p.cast(op.getLabels(), rewriter.getI64Type()), {-1, 1});
-    Value onehot = p.cast(
-        compare(p, CompareKind::Eq, iota(p, {classes}, classes), labels), et);
-    Value probs =
-        SoftmaxOp::create(rewriter, p.loc, op.getLogits(), (uint64_t)1);
-    rewriter.replaceOp(
-        op, p.mul(sub(p, probs, onehot), p.reshape(op.getDLoss(), {-1, 1})));
-    return success();
-  }
-};
+FailureOr<Value> softmaxCrossEntropyBackward(PrimitiveBuilder &p,
+                                             SoftmaxCrossEntropyBackwardOp op) {
+  int64_t classes = op.getLogits().getType().getDimSize(1);
+  if (ShapedType::isDynamic(classes))
+    return p.b.notifyMatchFailure(
+        op, "the one-hot class index needs a static class count");
+  Type et = elementTypeOf(op.getLogits());
+  // (softmax(logits) - onehot(labels)) * d_loss[:, None]; a label outside
+  // [0, C) equals no class index and selects nothing.
+  Value labels = p.reshape(p.cast(op.getLabels(), p.b.getI64Type()), {-1, 1});
+  Value onehot = p.cast(
+      compare(p, CompareKind::Eq, iota(p, {classes}, classes), labels), et);
+  Value probs = SoftmaxOp::create(p.b, p.loc, op.getLogits(), (uint64_t)1);
+  return p.mul(sub(p, probs, onehot), p.reshape(op.getDLoss(), {-1, 1}));
+}
 
-struct UnfuseComplexNormSqBackward : OpRewritePattern<ComplexNormSqBackwardOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ComplexNormSqBackwardOp op,
-                                PatternRewriter &rewriter) const override {
-    PrimitiveBuilder p(rewriter, decompositionLoc(op));
-    // g * z for the real g: cast g to complex (imaginary part 0) and multiply.
-    Value g = p.cast(op.getG(), elementTypeOf(op.getZ()));
-    rewriter.replaceOp(op, p.mul(g, op.getZ()));
-    return success();
-  }
-};
+FailureOr<Value> complexNormSqBackward(PrimitiveBuilder &p,
+                                       ComplexNormSqBackwardOp op) {
+  // g * z for the real g: cast g to complex (imaginary part 0) and multiply.
+  Value g = p.cast(op.getG(), elementTypeOf(op.getZ()));
+  return p.mul(g, op.getZ());
+}
 
 //===----------------------------------------------------------------------===//
 // Attention
 //===----------------------------------------------------------------------===//
 
-struct UnfuseAttentionBackward : OpRewritePattern<AttentionBackwardOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AttentionBackwardOp op,
-                                PatternRewriter &rewriter) const override {
-    auto qType = op.getQ().getType();
-    auto kType = op.getK().getType();
-    bool packed = qType.getRank() == 3;
-    int64_t sq = qType.getDimSize(packed ? 1 : 2);
-    int64_t sk = kType.getDimSize(packed ? 1 : 2);
-    MaskKind kind = op.getMaskKind();
-    bool positional =
-        kind == MaskKind::Causal || kind == MaskKind::SlidingWindow;
-    if ((packed || positional) &&
-        (ShapedType::isDynamic(sq) || ShapedType::isDynamic(sk)))
-      return rewriter.notifyMatchFailure(
-          op, "head splits and position masks need static sequence lengths");
-    if (positional && sk < sq)
-      return rewriter.notifyMatchFailure(
-          op, "causal and sliding-window masks need Sk >= Sq");
-    PrimitiveBuilder p(rewriter, decompositionLoc(op));
-    Type et = elementTypeOf(op.getQ());
-    int64_t heads = op.getNumHeads(), dim = op.getHeadDim();
-    // Work in [B, H, S, D]; the packed layout [B, S, H * D] splits heads.
-    auto toHeads = [&](Value t, int64_t s) {
-      if (!packed)
-        return t;
-      return p.transpose(p.reshape(t, {-1, s, heads, dim}), {0, 2, 1, 3});
-    };
-    auto fromHeads = [&](Value t, int64_t s) {
-      if (!packed)
-        return t;
-      return p.reshape(p.transpose(t, {0, 2, 1, 3}), {-1, s, heads * dim});
-    };
-    Value q = toHeads(op.getQ(), sq), k = toHeads(op.getK(), sk);
-    Value v = toHeads(op.getV(), sk), dy = toHeads(op.getDy(), sq);
+FailureOr<Value> attentionBackward(PrimitiveBuilder &p,
+                                   AttentionBackwardOp op) {
+  auto qType = op.getQ().getType();
+  auto kType = op.getK().getType();
+  bool packed = qType.getRank() == 3;
+  int64_t sq = qType.getDimSize(packed ? 1 : 2);
+  int64_t sk = kType.getDimSize(packed ? 1 : 2);
+  MaskKind kind = op.getMaskKind();
+  bool positional = kind == MaskKind::Causal || kind == MaskKind::SlidingWindow;
+  if ((packed || positional) &&
+      (ShapedType::isDynamic(sq) || ShapedType::isDynamic(sk)))
+    return p.b.notifyMatchFailure(
+        op, "head splits and position masks need static sequence lengths");
+  if (positional && sk < sq)
+    return p.b.notifyMatchFailure(
+        op, "causal and sliding-window masks need Sk >= Sq");
+  Type et = elementTypeOf(op.getQ());
+  int64_t heads = op.getNumHeads(), dim = op.getHeadDim();
+  // Work in [B, H, S, D]; the packed layout [B, S, H * D] splits heads.
+  auto toHeads = [&](Value t, int64_t s) {
+    if (!packed)
+      return t;
+    return p.transpose(p.reshape(t, {-1, s, heads, dim}), {0, 2, 1, 3});
+  };
+  auto fromHeads = [&](Value t, int64_t s) {
+    if (!packed)
+      return t;
+    return p.reshape(p.transpose(t, {0, 2, 1, 3}), {-1, s, heads * dim});
+  };
+  Value q = toHeads(op.getQ(), sq), k = toHeads(op.getK(), sk);
+  Value v = toHeads(op.getV(), sk), dy = toHeads(op.getDy(), sq);
 
-    // Recompute the forward probabilities exactly as rlx.attention does.
-    double scaleValue = op.getScoreScaleAttr()
-                            ? op.getScoreScaleAttr().getValueAsDouble()
-                            : 1.0 / std::sqrt(static_cast<double>(dim));
-    Value scale = scalar(p, et, scaleValue);
-    Value scores = p.mul(p.matmul(q, swapLastTwo(p, k)), scale);
-    Value capTanh;
-    if (FloatAttr cap = op.getAttnLogitSoftcapAttr()) {
-      // s = c tanh(s / c).
-      Value c = scalar(p, et, cap.getValueAsDouble());
-      capTanh = p.activation(ActivationKind::Tanh, div(p, scores, c));
-      scores = p.mul(capTanh, c);
-    }
-    Value mask = op.getMask();
-    if (mask && elementTypeOf(mask) != et)
-      mask = p.cast(mask, et);
-    Value visible;
-    if (kind == MaskKind::Bias) {
-      scores = p.add(scores, mask);
-    } else if (kind == MaskKind::Custom) {
-      // Key j of batch b is visible iff mask[b, j] >= 0.5.
-      visible = p.reshape(compare(p, CompareKind::Ge, mask, scalar(p, et, 0.5)),
-                          {-1, 1, 1, sk});
-    } else if (positional) {
-      // Queries align to the end of the keys: query i sits at i + Sk - Sq
-      // and sees keys j <= i + Sk - Sq (and >= that minus the window). The
-      // mask is added as a [1, 1, Sq, Sk] constant of 0 / -inf: the CPU
-      // lowering of constant i1 tensors is not reliable for conditions.
-      int64_t window = kind == MaskKind::SlidingWindow
-                           ? static_cast<int64_t>(*op.getWindow())
-                           : std::numeric_limits<int64_t>::max();
-      double inf = std::numeric_limits<double>::infinity();
-      SmallVector<Attribute> values;
-      values.reserve(sq * sk);
-      for (int64_t i = 0; i < sq; ++i)
-        for (int64_t j = 0; j < sk; ++j)
-          values.push_back(rewriter.getFloatAttr(
-              et, j <= i + sk - sq && i + sk - sq - j <= window ? 0.0 : -inf));
-      auto maskType = RankedTensorType::get({1, 1, sq, sk}, et);
-      scores = p.add(
-          scores, ConstantOp::create(rewriter, p.loc,
-                                     DenseElementsAttr::get(maskType, values)));
-    }
-    if (visible)
-      scores = select(p, visible, scores,
-                      scalar(p, et, -std::numeric_limits<double>::infinity()));
-    Value probs = SoftmaxOp::create(rewriter, p.loc, scores, (uint64_t)3);
-
-    AttentionBwdWrt wrt = op.getWrt();
-    if (wrt == AttentionBwdWrt::Value) {
-      // dV = p^T dy.
-      rewriter.replaceOp(op,
-                         fromHeads(p.matmul(swapLastTwo(p, probs), dy), sk));
-      return success();
-    }
-    // dS = p * (dP - rowsum(p * dP)) with dP = dy v^T, through the soft cap
-    // (d(c tanh(s/c))/ds = 1 - tanh^2) and the scale.
-    Value dp = p.matmul(dy, swapLastTwo(p, v));
-    Value rowSum = reduce(p, ReduceKind::Sum, p.mul(probs, dp), {3}, true);
-    Value ds = p.mul(probs, sub(p, dp, rowSum));
-    if (capTanh)
-      ds = p.mul(ds, sub(p, scalar(p, et, 1.0), p.mul(capTanh, capTanh)));
-    ds = p.mul(ds, scale);
-    if (wrt == AttentionBwdWrt::Query)
-      rewriter.replaceOp(op, fromHeads(p.matmul(ds, k), sq));
-    else
-      rewriter.replaceOp(op, fromHeads(p.matmul(swapLastTwo(p, ds), q), sk));
-    return success();
+  // Recompute the forward probabilities exactly as rlx.attention does.
+  double scaleValue = op.getScoreScaleAttr()
+                          ? op.getScoreScaleAttr().getValueAsDouble()
+                          : 1.0 / std::sqrt(static_cast<double>(dim));
+  Value scale = scalar(p, et, scaleValue);
+  Value scores = p.mul(p.matmul(q, swapLastTwo(p, k)), scale);
+  Value capTanh;
+  if (FloatAttr cap = op.getAttnLogitSoftcapAttr()) {
+    // s = c tanh(s / c).
+    Value c = scalar(p, et, cap.getValueAsDouble());
+    capTanh = p.activation(ActivationKind::Tanh, div(p, scores, c));
+    scores = p.mul(capTanh, c);
   }
-};
+  Value mask = op.getMask();
+  if (mask && elementTypeOf(mask) != et)
+    mask = p.cast(mask, et);
+  Value visible;
+  if (kind == MaskKind::Bias) {
+    scores = p.add(scores, mask);
+  } else if (kind == MaskKind::Custom) {
+    // Key j of batch b is visible iff mask[b, j] >= 0.5.
+    visible = p.reshape(compare(p, CompareKind::Ge, mask, scalar(p, et, 0.5)),
+                        {-1, 1, 1, sk});
+  } else if (positional) {
+    // Queries align to the end of the keys: query i sits at i + Sk - Sq
+    // and sees keys j <= i + Sk - Sq (and >= that minus the window). The
+    // mask is added as a [1, 1, Sq, Sk] constant of 0 / -inf: the CPU
+    // lowering of constant i1 tensors is not reliable for conditions.
+    int64_t window = kind == MaskKind::SlidingWindow
+                         ? static_cast<int64_t>(*op.getWindow())
+                         : std::numeric_limits<int64_t>::max();
+    double inf = std::numeric_limits<double>::infinity();
+    SmallVector<Attribute> values;
+    values.reserve(sq * sk);
+    for (int64_t i = 0; i < sq; ++i)
+      for (int64_t j = 0; j < sk; ++j)
+        values.push_back(p.b.getFloatAttr(
+            et, j <= i + sk - sq && i + sk - sq - j <= window ? 0.0 : -inf));
+    auto maskType = RankedTensorType::get({1, 1, sq, sk}, et);
+    scores = p.add(
+        scores, ConstantOp::create(p.b, p.loc,
+                                   DenseElementsAttr::get(maskType, values)));
+  }
+  if (visible)
+    scores = select(p, visible, scores,
+                    scalar(p, et, -std::numeric_limits<double>::infinity()));
+  Value probs = SoftmaxOp::create(p.b, p.loc, scores, (uint64_t)3);
+
+  AttentionBwdWrt wrt = op.getWrt();
+  if (wrt == AttentionBwdWrt::Value) {
+    // dV = p^T dy.
+    return fromHeads(p.matmul(swapLastTwo(p, probs), dy), sk);
+  }
+  // dS = p * (dP - rowsum(p * dP)) with dP = dy v^T, through the soft cap
+  // (d(c tanh(s/c))/ds = 1 - tanh^2) and the scale.
+  Value dp = p.matmul(dy, swapLastTwo(p, v));
+  Value rowSum = reduce(p, ReduceKind::Sum, p.mul(probs, dp), {3}, true);
+  Value ds = p.mul(probs, sub(p, dp, rowSum));
+  if (capTanh)
+    ds = p.mul(ds, sub(p, scalar(p, et, 1.0), p.mul(capTanh, capTanh)));
+  ds = p.mul(ds, scale);
+  if (wrt == AttentionBwdWrt::Query)
+    return fromHeads(p.matmul(ds, k), sq);
+  return fromHeads(p.matmul(swapLastTwo(p, ds), q), sk);
+}
 
 //===----------------------------------------------------------------------===//
 // Convolution and pooling
@@ -679,130 +566,129 @@ int64_t outputPadding(int64_t in, int64_t out, int64_t kernel, int64_t stride,
   return in - ((out - 1) * stride - 2 * pad + dilation * (kernel - 1) + 1);
 }
 
-struct UnfuseConv2dBackwardInput : OpRewritePattern<Conv2dBackwardInputOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(Conv2dBackwardInputOp op,
-                                PatternRewriter &rewriter) const override {
-    ArrayRef<int64_t> x = op.getResult().getType().getShape();
-    ArrayRef<int64_t> dy = op.getDy().getType().getShape();
-    if (!allStatic(x.drop_front(2)) || !allStatic(dy.drop_front(2)))
-      return rewriter.notifyMatchFailure(
-          op, "the output padding needs static spatial extents");
-    // conv_transpose2d infers N from dy and C_in from the weight.
-    int64_t cin = op.getWeight().getType().getDimSize(1) * op.getGroups();
-    if (x[0] != dy[0] || ShapedType::isDynamic(x[1]) || x[1] != cin)
-      return rewriter.notifyMatchFailure(
-          op, "the result's N and C_in must be those of dy and the weight");
-    ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStride(),
-                      pad = op.getPadding(), d = op.getDilation();
-    SmallVector<int64_t> outPad = {
-        outputPadding(x[2], dy[2], k[0], s[0], pad[0], d[0]),
-        outputPadding(x[3], dy[3], k[1], s[1], pad[1], d[1])};
-    // The transposed convolution with the forward weight [C_out, C_in/g, kH,
-    // kW], read in conv_transpose2d's [C_in', C_out'/g, kH, kW] layout, is
-    // the adjoint of the forward convolution with the same geometry.
-    Value dx = ConvTranspose2dOp::create(rewriter, decompositionLoc(op),
-                                         op.getDy(), op.getWeight(), k, s, pad,
-                                         d, outPad, op.getGroups());
-    rewriter.replaceOp(op, dx);
-    return success();
-  }
-};
+FailureOr<Value> conv2dBackwardInput(PrimitiveBuilder &p,
+                                     Conv2dBackwardInputOp op) {
+  ArrayRef<int64_t> x = op.getResult().getType().getShape();
+  ArrayRef<int64_t> dy = op.getDy().getType().getShape();
+  if (!allStatic(x.drop_front(2)) || !allStatic(dy.drop_front(2)))
+    return p.b.notifyMatchFailure(
+        op, "the output padding needs static spatial extents");
+  // conv_transpose2d infers N from dy and C_in from the weight.
+  int64_t cin = op.getWeight().getType().getDimSize(1) * op.getGroups();
+  if (x[0] != dy[0] || ShapedType::isDynamic(x[1]) || x[1] != cin)
+    return p.b.notifyMatchFailure(
+        op, "the result's N and C_in must be those of dy and the weight");
+  ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStride(),
+                    pad = op.getPadding(), d = op.getDilation();
+  SmallVector<int64_t> outPad = {
+      outputPadding(x[2], dy[2], k[0], s[0], pad[0], d[0]),
+      outputPadding(x[3], dy[3], k[1], s[1], pad[1], d[1])};
+  // The transposed convolution with the forward weight [C_out, C_in/g, kH,
+  // kW], read in conv_transpose2d's [C_in', C_out'/g, kH, kW] layout, is
+  // the adjoint of the forward convolution with the same geometry.
+  Value dx = ConvTranspose2dOp::create(p.b, p.loc, op.getDy(), op.getWeight(),
+                                       k, s, pad, d, outPad, op.getGroups());
+  return dx;
+}
 
-struct UnfuseConv2dBackwardWeight : OpRewritePattern<Conv2dBackwardWeightOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(Conv2dBackwardWeightOp op,
-                                PatternRewriter &rewriter) const override {
-    ArrayRef<int64_t> x = op.getX().getType().getShape();
-    ArrayRef<int64_t> dy = op.getDy().getType().getShape();
-    if (!allStatic(x.drop_front()) || !allStatic(dy.drop_front()) ||
-        !op.getType().hasStaticShape())
-      return rewriter.notifyMatchFailure(
-          op, "the column reshapes need static C, H and W");
-    PrimitiveBuilder p(rewriter, decompositionLoc(op));
-    ArrayRef<int64_t> k = op.getKernelSize();
-    int64_t groups = op.getGroups();
-    int64_t cinG = x[1] / groups, coutG = dy[1] / groups;
-    int64_t window = cinG * k[0] * k[1];
-    // dW[co, ci, kh, kw] = sum over n, oh, ow of dy[n, co, oh, ow] times the
-    // input the window (oh, ow) reads at (ci, kh, kw): im2col lays those
-    // reads out as rows [N Ho Wo, C_in kH kW], so per group
-    //   dW_g = dy_g [C_out/g, N Ho Wo] @ cols_g [N Ho Wo, C_in/g kH kW].
-    Value cols = Im2ColOp::create(rewriter, p.loc, op.getX(), k, op.getStride(),
-                                  op.getPadding(), op.getDilation());
-    cols = p.transpose(p.reshape(cols, {-1, groups, window}), {1, 0, 2});
-    Value dyRows =
-        p.reshape(p.transpose(op.getDy(), {1, 0, 2, 3}), {groups, coutG, -1});
-    Value dw = p.matmul(dyRows, cols);
-    rewriter.replaceOp(op, p.reshape(dw, {dy[1], cinG, k[0], k[1]}));
-    return success();
-  }
-};
+FailureOr<Value> conv2dBackwardWeight(PrimitiveBuilder &p,
+                                      Conv2dBackwardWeightOp op) {
+  ArrayRef<int64_t> x = op.getX().getType().getShape();
+  ArrayRef<int64_t> dy = op.getDy().getType().getShape();
+  if (!allStatic(x.drop_front()) || !allStatic(dy.drop_front()) ||
+      !op.getType().hasStaticShape())
+    return p.b.notifyMatchFailure(op,
+                                  "the column reshapes need static C, H and W");
+  ArrayRef<int64_t> k = op.getKernelSize();
+  int64_t groups = op.getGroups();
+  int64_t cinG = x[1] / groups, coutG = dy[1] / groups;
+  int64_t window = cinG * k[0] * k[1];
+  // dW[co, ci, kh, kw] = sum over n, oh, ow of dy[n, co, oh, ow] times the
+  // input the window (oh, ow) reads at (ci, kh, kw): im2col lays those
+  // reads out as rows [N Ho Wo, C_in kH kW], so per group
+  //   dW_g = dy_g [C_out/g, N Ho Wo] @ cols_g [N Ho Wo, C_in/g kH kW].
+  Value cols = Im2ColOp::create(p.b, p.loc, op.getX(), k, op.getStride(),
+                                op.getPadding(), op.getDilation());
+  cols = p.transpose(p.reshape(cols, {-1, groups, window}), {1, 0, 2});
+  Value dyRows =
+      p.reshape(p.transpose(op.getDy(), {1, 0, 2, 3}), {groups, coutG, -1});
+  Value dw = p.matmul(dyRows, cols);
+  return p.reshape(dw, {dy[1], cinG, k[0], k[1]});
+}
 
-struct UnfuseMaxPool2dBackward : OpRewritePattern<MaxPool2dBackwardOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(MaxPool2dBackwardOp op,
+FailureOr<Value> maxPool2dBackward(PrimitiveBuilder &p,
+                                   MaxPool2dBackwardOp op) {
+  ArrayRef<int64_t> x = op.getX().getType().getShape();
+  ArrayRef<int64_t> dyShape = op.getDy().getType().getShape();
+  if (!allStatic(x.drop_front()) || !allStatic(dyShape.drop_front(2)))
+    return p.b.notifyMatchFailure(op,
+                                  "the window reshapes need static C, H and W");
+  Type et = elementTypeOf(op.getX());
+  ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStride(),
+                    pad = op.getPadding();
+  SmallVector<int64_t> unit = {1, 1};
+  int64_t ho = dyShape[2], wo = dyShape[3], windows = ho * wo;
+  int64_t taps = k[0] * k[1];
+  // Every window of every (n, c) plane as a row of kH kW taps.
+  Value planes = p.reshape(op.getX(), {-1, 1, x[2], x[3]});
+  Value cols = p.reshape(Im2ColOp::create(p.b, p.loc, planes, k, s, pad, unit),
+                         {-1, windows, taps});
+  if (pad[0] || pad[1]) {
+    // im2col reads padding as 0; the pool pads with -inf, which is never
+    // the maximum. The taps that hit the input are where the columns of a
+    // plane of ones are 1.
+    Value ones = p.splat({1, 1, x[2], x[3]}, et, 1.0);
+    Value inside = compare(p, CompareKind::Ne,
+                           Im2ColOp::create(p.b, p.loc, ones, k, s, pad, unit),
+                           scalar(p, et, 0.0));
+    cols = select(p, inside, cols,
+                  scalar(p, et, -std::numeric_limits<double>::infinity()));
+  }
+  // The first tap (row-major in the window) equal to the window maximum.
+  Value maxima = reduce(p, ReduceKind::Max, cols, {2}, true);
+  Value tap = iota(p, {taps}, taps);
+  Value candidates =
+      select(p, compare(p, CompareKind::Eq, cols, maxima), tap,
+             ConstantOp::create(
+                 p.b, p.loc,
+                 DenseElementsAttr::get(
+                     RankedTensorType::get({}, p.b.getI64Type()),
+                     ArrayRef<Attribute>(p.b.getI64IntegerAttr(taps)))));
+  Value first = reduce(p, ReduceKind::Min, candidates, {2}, true);
+  Value routed =
+      select(p, compare(p, CompareKind::Eq, tap, first),
+             p.reshape(op.getDy(), {-1, windows, 1}), scalar(p, et, 0.0));
+  // Scatter the taps back to their input positions, accumulating overlaps:
+  // col2im, the transposed convolution of the [planes, kH kW, Ho, Wo]
+  // taps with the identity kernel w[t, 0, kh, kw] = (t == kh kW + kw).
+  routed = p.reshape(p.transpose(routed, {0, 2, 1}), {-1, taps, ho, wo});
+  auto kernelType = RankedTensorType::get({taps, 1, k[0], k[1]}, et);
+  SmallVector<Attribute> kernelValues(taps * taps, p.b.getFloatAttr(et, 0.0));
+  for (int64_t t = 0; t < taps; ++t)
+    kernelValues[t * taps + t] = p.b.getFloatAttr(et, 1.0);
+  Value kernel = ConstantOp::create(
+      p.b, p.loc, DenseElementsAttr::get(kernelType, kernelValues));
+  SmallVector<int64_t> outPad = {
+      outputPadding(x[2], ho, k[0], s[0], pad[0], 1),
+      outputPadding(x[3], wo, k[1], s[1], pad[1], 1)};
+  Value dx = ConvTranspose2dOp::create(p.b, p.loc, routed, kernel, k, s, pad,
+                                       unit, outPad, 1);
+  return p.reshape(dx, {-1, x[1], x[2], x[3]});
+}
+
+/// Replaces an op by the value its decomposition returns, or leaves it
+/// when the decomposition fails (before emitting anything).
+template <typename OpTy,
+          FailureOr<Value> (*decompose)(PrimitiveBuilder &, OpTy)>
+struct Unfuse : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    ArrayRef<int64_t> x = op.getX().getType().getShape();
-    ArrayRef<int64_t> dyShape = op.getDy().getType().getShape();
-    if (!allStatic(x.drop_front()) || !allStatic(dyShape.drop_front(2)))
-      return rewriter.notifyMatchFailure(
-          op, "the window reshapes need static C, H and W");
     PrimitiveBuilder p(rewriter, decompositionLoc(op));
-    Type et = elementTypeOf(op.getX());
-    ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStride(),
-                      pad = op.getPadding();
-    SmallVector<int64_t> unit = {1, 1};
-    int64_t ho = dyShape[2], wo = dyShape[3], windows = ho * wo;
-    int64_t taps = k[0] * k[1];
-    // Every window of every (n, c) plane as a row of kH kW taps.
-    Value planes = p.reshape(op.getX(), {-1, 1, x[2], x[3]});
-    Value cols =
-        p.reshape(Im2ColOp::create(rewriter, p.loc, planes, k, s, pad, unit),
-                  {-1, windows, taps});
-    if (pad[0] || pad[1]) {
-      // im2col reads padding as 0; the pool pads with -inf, which is never
-      // the maximum. The taps that hit the input are where the columns of a
-      // plane of ones are 1.
-      Value ones = p.splat({1, 1, x[2], x[3]}, et, 1.0);
-      Value inside =
-          compare(p, CompareKind::Ne,
-                  Im2ColOp::create(rewriter, p.loc, ones, k, s, pad, unit),
-                  scalar(p, et, 0.0));
-      cols = select(p, inside, cols,
-                    scalar(p, et, -std::numeric_limits<double>::infinity()));
-    }
-    // The first tap (row-major in the window) equal to the window maximum.
-    Value maxima = reduce(p, ReduceKind::Max, cols, {2}, true);
-    Value tap = iota(p, {taps}, taps);
-    Value candidates =
-        select(p, compare(p, CompareKind::Eq, cols, maxima), tap,
-               ConstantOp::create(
-                   rewriter, p.loc,
-                   DenseElementsAttr::get(
-                       RankedTensorType::get({}, rewriter.getI64Type()),
-                       ArrayRef<Attribute>(rewriter.getI64IntegerAttr(taps)))));
-    Value first = reduce(p, ReduceKind::Min, candidates, {2}, true);
-    Value routed =
-        select(p, compare(p, CompareKind::Eq, tap, first),
-               p.reshape(op.getDy(), {-1, windows, 1}), scalar(p, et, 0.0));
-    // Scatter the taps back to their input positions, accumulating overlaps:
-    // col2im, the transposed convolution of the [planes, kH kW, Ho, Wo]
-    // taps with the identity kernel w[t, 0, kh, kw] = (t == kh kW + kw).
-    routed = p.reshape(p.transpose(routed, {0, 2, 1}), {-1, taps, ho, wo});
-    auto kernelType = RankedTensorType::get({taps, 1, k[0], k[1]}, et);
-    SmallVector<Attribute> kernelValues(taps * taps,
-                                        rewriter.getFloatAttr(et, 0.0));
-    for (int64_t t = 0; t < taps; ++t)
-      kernelValues[t * taps + t] = rewriter.getFloatAttr(et, 1.0);
-    Value kernel = ConstantOp::create(
-        rewriter, p.loc, DenseElementsAttr::get(kernelType, kernelValues));
-    SmallVector<int64_t> outPad = {
-        outputPadding(x[2], ho, k[0], s[0], pad[0], 1),
-        outputPadding(x[3], wo, k[1], s[1], pad[1], 1)};
-    Value dx = ConvTranspose2dOp::create(rewriter, p.loc, routed, kernel, k, s,
-                                         pad, unit, outPad, 1);
-    rewriter.replaceOp(op, p.reshape(dx, {-1, x[1], x[2], x[3]}));
+    FailureOr<Value> result = decompose(p, op);
+    if (failed(result))
+      return failure();
+    rewriter.replaceOp(op, *result);
     return success();
   }
 };
@@ -814,38 +700,45 @@ void rlx::populateBackwardDecompositions(RewritePatternSet &patterns,
   MLIRContext *ctx = patterns.getContext();
   using D = Decomposition;
   if (policy.wants(D::ReluBackward))
-    patterns.add<UnfuseReluBackward>(ctx);
+    patterns.add<Unfuse<ReluBackwardOp, reluBackward>>(ctx);
   if (policy.wants(D::ActivationBackward))
-    patterns.add<UnfuseActivationBackward>(ctx);
+    patterns.add<Unfuse<ActivationBackwardOp, activationBackward>>(ctx);
   if (policy.wants(D::LayerNormBackward))
-    patterns.add<UnfuseLayerNormBackwardInput, UnfuseLayerNormBackwardGamma>(
-        ctx);
+    patterns.add<Unfuse<LayerNormBackwardInputOp, layerNormBackwardInput>,
+                 Unfuse<LayerNormBackwardGammaOp, layerNormBackwardGamma>>(ctx);
   if (policy.wants(D::RmsNormBackward))
-    patterns.add<UnfuseRmsNormBackward<RmsNormBackwardInputOp>,
-                 UnfuseRmsNormBackward<RmsNormBackwardGammaOp>,
-                 UnfuseRmsNormBackward<RmsNormBackwardBetaOp>>(ctx);
-  if (policy.wants(D::GroupNormBackward))
-    patterns.add<UnfuseGroupNormBackwardInput,
-                 UnfuseGroupNormBackwardParam<GroupNormBackwardGammaOp, true>,
-                 UnfuseGroupNormBackwardParam<GroupNormBackwardBetaOp, false>>(
+    patterns.add<
+        Unfuse<RmsNormBackwardInputOp, rmsNormBackward<RmsNormBackwardInputOp>>,
+        Unfuse<RmsNormBackwardGammaOp, rmsNormBackward<RmsNormBackwardGammaOp>>,
+        Unfuse<RmsNormBackwardBetaOp, rmsNormBackward<RmsNormBackwardBetaOp>>>(
         ctx);
+  if (policy.wants(D::GroupNormBackward))
+    patterns.add<Unfuse<GroupNormBackwardInputOp, groupNormBackwardInput>,
+                 Unfuse<GroupNormBackwardGammaOp, groupNormBackwardGamma>,
+                 Unfuse<GroupNormBackwardBetaOp, groupNormBackwardBeta>>(ctx);
   if (policy.wants(D::BatchNormInferenceBackward))
-    patterns.add<UnfuseBatchNormBackwardInput, UnfuseBatchNormBackwardGamma,
-                 UnfuseBatchNormBackwardBeta>(ctx);
+    patterns
+        .add<Unfuse<BatchNormInferenceBackwardInputOp, batchNormBackwardInput>,
+             Unfuse<BatchNormInferenceBackwardGammaOp, batchNormBackwardGamma>,
+             Unfuse<BatchNormInferenceBackwardBetaOp, batchNormBackwardBeta>>(
+            ctx);
   if (policy.wants(D::RopeBackward))
-    patterns.add<UnfuseRopeBackward>(ctx);
+    patterns.add<Unfuse<RopeBackwardOp, ropeBackward>>(ctx);
   if (policy.wants(D::CumsumBackward))
-    patterns.add<UnfuseCumsumBackward>(ctx);
+    patterns.add<Unfuse<CumsumBackwardOp, cumsumBackward>>(ctx);
   if (policy.wants(D::GatherBackward))
-    patterns.add<UnfuseGatherBackward>(ctx);
+    patterns.add<Unfuse<GatherBackwardOp, gatherBackward>>(ctx);
   if (policy.wants(D::SoftmaxCrossEntropyBackward))
-    patterns.add<UnfuseSoftmaxCrossEntropyBackward>(ctx);
+    patterns.add<
+        Unfuse<SoftmaxCrossEntropyBackwardOp, softmaxCrossEntropyBackward>>(
+        ctx);
   if (policy.wants(D::ComplexNormSqBackward))
-    patterns.add<UnfuseComplexNormSqBackward>(ctx);
+    patterns.add<Unfuse<ComplexNormSqBackwardOp, complexNormSqBackward>>(ctx);
   if (policy.wants(D::AttentionBackward))
-    patterns.add<UnfuseAttentionBackward>(ctx);
+    patterns.add<Unfuse<AttentionBackwardOp, attentionBackward>>(ctx);
   if (policy.wants(D::Conv2dBackward))
-    patterns.add<UnfuseConv2dBackwardInput, UnfuseConv2dBackwardWeight>(ctx);
+    patterns.add<Unfuse<Conv2dBackwardInputOp, conv2dBackwardInput>,
+                 Unfuse<Conv2dBackwardWeightOp, conv2dBackwardWeight>>(ctx);
   if (policy.wants(D::MaxPool2dBackward))
-    patterns.add<UnfuseMaxPool2dBackward>(ctx);
+    patterns.add<Unfuse<MaxPool2dBackwardOp, maxPool2dBackward>>(ctx);
 }
