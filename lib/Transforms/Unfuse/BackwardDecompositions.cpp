@@ -466,10 +466,10 @@ FailureOr<Value> attentionBackward(PrimitiveBuilder &p,
   int64_t sk = kType.getDimSize(packed ? 1 : 2);
   MaskKind kind = op.getMaskKind();
   bool positional = kind == MaskKind::Causal || kind == MaskKind::SlidingWindow;
-  if ((packed || positional) &&
+  if ((packed || positional || kind == MaskKind::Custom) &&
       (ShapedType::isDynamic(sq) || ShapedType::isDynamic(sk)))
-    return p.b.notifyMatchFailure(
-        op, "head splits and position masks need static sequence lengths");
+    return p.b.notifyMatchFailure(op, "head splits and position or key-padding "
+                                      "masks need static sequence lengths");
   if (positional && sk < sq)
     return p.b.notifyMatchFailure(
         op, "causal and sliding-window masks need Sk >= Sq");

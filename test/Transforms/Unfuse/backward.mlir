@@ -333,6 +333,17 @@ func.func @attention_dynamic(%q: tensor<1x1x?x4xf32>, %dy: tensor<1x1x?x4xf32>) 
 
 // -----
 
+// A key-padding mask over a dynamic key length cannot be reshaped to
+// [B, 1, 1, Sk]: the op stays.
+// CHECK-LABEL: func.func @attention_custom_dynamic
+// CHECK: rlx.attention_backward
+func.func @attention_custom_dynamic(%q: tensor<1x1x2x4xf32>, %k: tensor<1x1x?x4xf32>, %dy: tensor<1x1x2x4xf32>, %m: tensor<1x?xf32>) -> tensor<1x1x2x4xf32> {
+  %0 = rlx.attention_backward %q, %k, %k, %dy mask %m : tensor<1x?xf32> {head_dim = 4 : i64, mask_kind = #rlx.mask<custom>, num_heads = 1 : i64, wrt = #rlx.wrt<query>} : tensor<1x1x2x4xf32>, tensor<1x1x?x4xf32>, tensor<1x1x?x4xf32>, tensor<1x1x2x4xf32>
+  return %0 : tensor<1x1x2x4xf32>
+}
+
+// -----
+
 // The input gradient is the transposed convolution with the forward weight;
 // output_padding recovers the rows a strided window dropped.
 // CHECK-LABEL: func.func @conv_input
