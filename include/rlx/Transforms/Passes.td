@@ -39,12 +39,34 @@ def RLXUnfuse : Pass<"rlx-unfuse", "ModuleOp"> {
     semantics (`docs/passes.md` lists them); any other body op leaves the
     region in place.
 
+    Backward kernel ops become the primitive form of their forward op's
+    derivative, recomputing norm statistics, softmax probabilities and
+    window maxima from the forward operands (`cpu` and `all` decompose
+    every family; `cuda` keeps the families it has kernels for; `autodiff`
+    keeps them all, since they are what it emits):
+
+    | backward op | primitive form | cuda |
+    |-------------|----------------|------|
+    | `relu_backward`, `activation_backward` | compare/where, closed-form `f'(x) * dy` per kind (gelu's `Phi` as `gelu(x) / x`), round passes `dy` | yes |
+    | `layer_norm_backward_*`, `group_norm_backward_*` | keep-dim mean/var over the axis (groups via `[N, G, C/G*H*W]`), `inv_std (g - mean g - xhat mean(g xhat))`, sums for the parameters | yes |
+    | `rms_norm_backward_*` | `r (g - x r^2 mean(g x))`, sums for gamma/beta | native |
+    | `batch_norm_inference_backward_*` | `dy gamma rsqrt(var + eps)`, sums over the leading axes | yes |
+    | `rope_backward` | `rope` with negated `sin` | native |
+    | `cumsum_backward` | gather-reverse, `cumsum` (same exclusivity), gather-reverse | native |
+    | `gather_backward` | transpose/reshape to rows, `scatter_add`, back | native |
+    | `softmax_cross_entropy_backward` | `(softmax - onehot(labels)) * d_loss` | yes |
+    | `complex_norm_sq_backward` | `cast(g) * z` | yes |
+    | `attention_backward` | recomputed probabilities (scale, soft cap, every mask), `p^T dy` / `dS k` / `dS^T q` | native |
+    | `conv2d_backward_input` / `_weight` | `conv_transpose2d` with the forward weight / grouped `im2col` matmul | yes |
+    | `max_pool2d_backward` | `im2col` windows, first maximum's tap gets `dy`, col2im as `conv_transpose2d` | native |
+
     Every decomposition preserves the composite op's semantics exactly
     (attention keeps `score_scale`, softcap, window and its mask; broadcasts
     keep their dtype) and gives the new ops a fused location naming the
     composite op. A composite op whose shapes a decomposition cannot express
-    (for instance a dynamic sequence length where heads are split) is left
-    in place.
+    (for instance a dynamic sequence length where heads are split, or the
+    dynamic extents a backward op's reshapes, reversal index or masks need)
+    is left in place.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"all\"",

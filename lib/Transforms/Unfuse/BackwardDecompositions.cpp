@@ -4,12 +4,741 @@
 // Exceptions. See the LICENSE file for license information.
 //
 //===----------------------------------------------------------------------===//
+//
+// Each backward kernel op as the primitive ops that compute the derivative of
+// its forward op, recomputing the forward statistics (norm moments, softmax
+// probabilities, window maxima) from the forward operands as the kernels do.
+// Shapes a decomposition cannot express (mostly dynamic extents that index
+// constants or reshapes need) fail to match with a reason; the op then stays.
+//
+//===----------------------------------------------------------------------===//
 
 #include "PrimitiveBuilder.h"
 #include "UnfusePatterns.h"
 
+#include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::rlx;
 
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Local builders
+//===----------------------------------------------------------------------===//
+
+Type elementTypeOf(Value v) { return getElementTypeOrSelf(v.getType()); }
+bool allStatic(ArrayRef<int64_t> dims) {
+  return llvm::none_of(dims, ShapedType::isDynamic);
+}
+
+/// A rank-0 constant `value` of `elementType`, broadcast by the binary ops.
+Value scalar(PrimitiveBuilder &p, Type elementType, double value) {
+  return p.splat({}, elementType, value);
+}
+Value sub(PrimitiveBuilder &p, Value a, Value b) {
+  return p.binary(BinaryKind::Sub, a, b);
+}
+Value div(PrimitiveBuilder &p, Value a, Value b) {
+  return p.binary(BinaryKind::Div, a, b);
+}
+Value reduce(PrimitiveBuilder &p, ReduceKind kind, Value x,
+             ArrayRef<int64_t> axes, bool keepDim) {
+  return ReduceOp::create(p.b, p.loc, kind, x, axes, keepDim);
+}
+Value compare(PrimitiveBuilder &p, CompareKind kind, Value a, Value b) {
+  return CompareOp::create(p.b, p.loc, kind, a, b);
+}
+Value select(PrimitiveBuilder &p, Value cond, Value a, Value b) {
+  return WhereOp::create(p.b, p.loc, cond, a, b);
+}
+/// `0, 1, ..., n - 1` (plus `offset`) as an i64 constant of `shape`, whose
+/// element count is `n`.
+Value iota(PrimitiveBuilder &p, ArrayRef<int64_t> shape, int64_t n,
+           int64_t offset = 0) {
+  SmallVector<int64_t> values(n);
+  std::iota(values.begin(), values.end(), offset);
+  auto type = RankedTensorType::get(shape, p.b.getI64Type());
+  return ConstantOp::create(p.b, p.loc,
+                            DenseElementsAttr::get(type, ArrayRef(values)));
+}
+/// Every axis of a rank-`rank` tensor except `axis`.
+SmallVector<int64_t> allAxesBut(int64_t rank, int64_t axis) {
+  SmallVector<int64_t> axes;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != axis)
+      axes.push_back(i);
+  return axes;
+}
+/// `[D]` reshaped to broadcast along `axis` of a rank-`rank` tensor:
+/// `[D, 1, ..., 1]` with one 1 per dim after `axis`.
+Value alongAxis(PrimitiveBuilder &p, Value vector, int64_t rank, int64_t axis) {
+  if (axis == rank - 1)
+    return vector;
+  SmallVector<int64_t> shape(rank - axis, 1);
+  shape[0] = -1;
+  return p.reshape(vector, shape);
+}
+Value swapLastTwo(PrimitiveBuilder &p, Value x) {
+  int64_t rank = cast<ShapedType>(x.getType()).getRank();
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  return p.transpose(x, perm);
+}
+
+/// The statistics a mean/variance normalisation recomputes over `axes` (kept
+/// as size-1 dims): `xhat = (x - mean) * invStd`, `invStd = 1/sqrt(var+eps)`.
+struct Normalized {
+  Value xhat, invStd;
+};
+Normalized normalize(PrimitiveBuilder &p, Value x, ArrayRef<int64_t> axes,
+                     FloatAttr eps) {
+  Type et = elementTypeOf(x);
+  Value centered = sub(p, x, reduce(p, ReduceKind::Mean, x, axes, true));
+  Value var =
+      reduce(p, ReduceKind::Mean, p.mul(centered, centered), axes, true);
+  Value invStd = p.activation(
+      ActivationKind::Rsqrt, p.add(var, scalar(p, et, eps.getValueAsDouble())));
+  return {p.mul(centered, invStd), invStd};
+}
+
+/// `invStd * (g - mean(g) - xhat * mean(g * xhat))`, means over `axes`: the
+/// input gradient of `xhat` (layer and group norm) for the upstream
+/// `g = dy * gamma`.
+Value normalizedInputGrad(PrimitiveBuilder &p, Value g, Normalized n,
+                          ArrayRef<int64_t> axes) {
+  Value meanG = reduce(p, ReduceKind::Mean, g, axes, true);
+  Value meanGX = reduce(p, ReduceKind::Mean, p.mul(g, n.xhat), axes, true);
+  return p.mul(n.invStd, sub(p, sub(p, g, meanG), p.mul(n.xhat, meanGX)));
+}
+
+//===----------------------------------------------------------------------===//
+// Activations
+//===----------------------------------------------------------------------===//
+
+/// `x > 0 ? dy : 0`, relu's gradient (a NaN `x` compares false and passes
+/// nothing).
+Value reluGrad(PrimitiveBuilder &p, Value x, Value dy) {
+  Value zero = scalar(p, elementTypeOf(x), 0.0);
+  return select(p, compare(p, CompareKind::Gt, x, zero), dy, zero);
+}
+
+FailureOr<Value> reluBackward(PrimitiveBuilder &p, ReluBackwardOp op) {
+  return reluGrad(p, op.getX(), op.getDy());
+}
+
+/// `f'(x)` of activation `kind` in closed form, or null for the kinds whose
+/// gradient is not a product with `dy` (relu, abs, neg, round).
+Value activationDerivative(PrimitiveBuilder &p, ActivationKind kind, Value x) {
+  Type et = elementTypeOf(x);
+  auto c = [&](double v) { return scalar(p, et, v); };
+  auto act = [&](ActivationKind k, Value v) { return p.activation(k, v); };
+  switch (kind) {
+  case ActivationKind::Gelu: {
+    // Phi(x) + x phi(x). There is no erf primitive; gelu(x) = x Phi(x), so
+    // Phi(x) = gelu(x) / x away from 0 and 1/2 at 0.
+    Value zero = c(0.0);
+    Value isZero = compare(p, CompareKind::Eq, x, zero);
+    Value cdf =
+        select(p, isZero, c(0.5), div(p, act(ActivationKind::Gelu, x), x));
+    // phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
+    Value pdf = p.mul(act(ActivationKind::Exp, p.mul(p.mul(x, x), c(-0.5))),
+                      c(1.0 / std::sqrt(2.0 * M_PI)));
+    return p.add(cdf, p.mul(x, pdf));
+  }
+  case ActivationKind::GeluApprox: {
+    // 0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715 x^2) with
+    // t = tanh(sqrt(2/pi) (x + 0.044715 x^3)).
+    double k = std::sqrt(2.0 / M_PI);
+    Value x2 = p.mul(x, x);
+    Value u = p.mul(p.add(x, p.mul(p.mul(x2, x), c(0.044715))), c(k));
+    Value t = act(ActivationKind::Tanh, u);
+    Value du = p.mul(p.add(c(1.0), p.mul(x2, c(3 * 0.044715))), c(k));
+    Value sech2 = sub(p, c(1.0), p.mul(t, t));
+    return p.add(p.mul(p.add(c(1.0), t), c(0.5)),
+                 p.mul(p.mul(p.mul(x, c(0.5)), sech2), du));
+  }
+  case ActivationKind::Silu: {
+    // s (1 + x (1 - s)).
+    Value s = act(ActivationKind::Sigmoid, x);
+    return p.mul(s, p.add(c(1.0), p.mul(x, sub(p, c(1.0), s))));
+  }
+  case ActivationKind::Sigmoid: {
+    Value s = act(ActivationKind::Sigmoid, x);
+    return p.mul(s, sub(p, c(1.0), s));
+  }
+  case ActivationKind::Tanh: {
+    Value t = act(ActivationKind::Tanh, x);
+    return sub(p, c(1.0), p.mul(t, t));
+  }
+  case ActivationKind::Exp:
+    return act(ActivationKind::Exp, x);
+  case ActivationKind::Log:
+    return div(p, c(1.0), x);
+  case ActivationKind::Sqrt:
+    return div(p, c(0.5), act(ActivationKind::Sqrt, x));
+  case ActivationKind::Rsqrt:
+    // -0.5 x^(-3/2) = -0.5 rsqrt(x) / x.
+    return div(p, p.mul(act(ActivationKind::Rsqrt, x), c(-0.5)), x);
+  case ActivationKind::Sin:
+    return act(ActivationKind::Cos, x);
+  case ActivationKind::Cos:
+    return act(ActivationKind::Neg, act(ActivationKind::Sin, x));
+  case ActivationKind::Tan: {
+    Value t = act(ActivationKind::Tan, x);
+    return p.add(c(1.0), p.mul(t, t));
+  }
+  case ActivationKind::Atan:
+    return div(p, c(1.0), p.add(c(1.0), p.mul(x, x)));
+  case ActivationKind::Relu:
+  case ActivationKind::Neg:
+  case ActivationKind::Abs:
+  case ActivationKind::Round:
+    return Value();
+  }
+  llvm_unreachable("unknown activation kind");
+}
+
+FailureOr<Value> activationBackward(PrimitiveBuilder &p,
+                                    ActivationBackwardOp op) {
+  Value x = op.getX(), dy = op.getDy();
+  switch (op.getKind()) {
+  case ActivationKind::Relu:
+    return reluGrad(p, x, dy);
+  case ActivationKind::Neg:
+    return p.activation(ActivationKind::Neg, dy);
+  case ActivationKind::Abs: {
+    // sign(x) dy, 0 at x = 0.
+    Value zero = scalar(p, elementTypeOf(x), 0.0);
+    Value negative = select(p, compare(p, CompareKind::Lt, x, zero),
+                            p.activation(ActivationKind::Neg, dy), zero);
+    return select(p, compare(p, CompareKind::Gt, x, zero), dy, negative);
+  }
+  case ActivationKind::Round:
+    // Straight-through estimator: the gradient passes unchanged.
+    return dy;
+  default:
+    return p.mul(activationDerivative(p, op.getKind(), x), dy);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisations
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy> int64_t normAxis(OpTy op) {
+  return *normalizeAxis(op.getAxisAttr().getInt(),
+                        op.getX().getType().getRank());
+}
+
+FailureOr<Value> layerNormBackwardInput(PrimitiveBuilder &p,
+                                        LayerNormBackwardInputOp op) {
+  int64_t rank = op.getX().getType().getRank(), axis = normAxis(op);
+  Normalized n = normalize(p, op.getX(), {axis}, op.getEpsAttr());
+  Value g = p.mul(op.getDy(), alongAxis(p, op.getGamma(), rank, axis));
+  return normalizedInputGrad(p, g, n, {axis});
+}
+
+FailureOr<Value> layerNormBackwardGamma(PrimitiveBuilder &p,
+                                        LayerNormBackwardGammaOp op) {
+  int64_t rank = op.getX().getType().getRank(), axis = normAxis(op);
+  Normalized n = normalize(p, op.getX(), {axis}, op.getEpsAttr());
+  return reduce(p, ReduceKind::Sum, p.mul(op.getDy(), n.xhat),
+                allAxesBut(rank, axis), false);
+}
+
+/// RMS norm `y = gamma * x * r + beta`, `r = 1 / sqrt(mean(x^2) + eps)`.
+template <typename OpTy>
+FailureOr<Value> rmsNormBackward(PrimitiveBuilder &p, OpTy op) {
+  Value x = op.getX(), dy = op.getDy();
+  int64_t rank = op.getX().getType().getRank(), axis = normAxis(op);
+  SmallVector<int64_t> others = allAxesBut(rank, axis);
+  // d_beta = sum of dy over every axis but axis.
+  if constexpr (std::is_same_v<OpTy, RmsNormBackwardBetaOp>)
+    return reduce(p, ReduceKind::Sum, dy, others, false);
+  Value meanSq = reduce(p, ReduceKind::Mean, p.mul(x, x), {axis}, true);
+  Value r =
+      p.activation(ActivationKind::Rsqrt,
+                   p.add(meanSq, scalar(p, elementTypeOf(x),
+                                        op.getEpsAttr().getValueAsDouble())));
+  // d_gamma = sum of dy * x * r over every axis but axis.
+  if constexpr (std::is_same_v<OpTy, RmsNormBackwardGammaOp>)
+    return reduce(p, ReduceKind::Sum, p.mul(dy, p.mul(x, r)), others, false);
+  // d_x = r * (g - x * r^2 * mean(g * x)), g = dy * gamma.
+  Value g = p.mul(dy, alongAxis(p, op.getGamma(), rank, axis));
+  Value meanGX = reduce(p, ReduceKind::Mean, p.mul(g, x), {axis}, true);
+  return p.mul(r, sub(p, g, p.mul(x, p.mul(p.mul(r, r), meanGX))));
+}
+
+/// Group norm statistics over `[N, G, C/G * H * W]`; fails without emitting
+/// anything unless C, H and W are static.
+template <typename OpTy>
+FailureOr<Normalized> groupNormalize(PrimitiveBuilder &p, OpTy op) {
+  ArrayRef<int64_t> shape = op.getX().getType().getShape();
+  if (!allStatic(shape.drop_front()))
+    return p.b.notifyMatchFailure(op, "group reshapes need static C, H and W");
+  int64_t groups = op.getNumGroups();
+  int64_t perGroup = shape[1] / groups * shape[2] * shape[3];
+  Value grouped = p.reshape(op.getX(), {-1, groups, perGroup});
+  return normalize(p, grouped, {2}, op.getEpsAttr());
+}
+
+/// `[N, G, C/G * H * W]` back to `x`'s `[N, C, H, W]`.
+template <typename OpTy> Value ungroup(PrimitiveBuilder &p, OpTy op, Value v) {
+  ArrayRef<int64_t> shape = op.getX().getType().getShape();
+  return p.reshape(v, {-1, shape[1], shape[2], shape[3]});
+}
+
+FailureOr<Value> groupNormBackwardInput(PrimitiveBuilder &p,
+                                        GroupNormBackwardInputOp op) {
+  FailureOr<Normalized> n = groupNormalize(p, op);
+  if (failed(n))
+    return failure();
+  // g = dy * gamma[c], then the layer-norm formula over each group.
+  Value g = p.mul(op.getDy(), alongAxis(p, op.getGamma(), 4, 1));
+  g = p.reshape(g, cast<ShapedType>(n->xhat.getType()).getShape());
+  return ungroup(p, op, normalizedInputGrad(p, g, *n, {2}));
+}
+
+FailureOr<Value> groupNormBackwardGamma(PrimitiveBuilder &p,
+                                        GroupNormBackwardGammaOp op) {
+  // sum over n, h, w of dy * xhat.
+  FailureOr<Normalized> n = groupNormalize(p, op);
+  if (failed(n))
+    return failure();
+  return reduce(p, ReduceKind::Sum, p.mul(op.getDy(), ungroup(p, op, n->xhat)),
+                {0, 2, 3}, false);
+}
+
+FailureOr<Value> groupNormBackwardBeta(PrimitiveBuilder &p,
+                                       GroupNormBackwardBetaOp op) {
+  return reduce(p, ReduceKind::Sum, op.getDy(), {0, 2, 3}, false);
+}
+
+/// Batch norm with frozen statistics, features on the last axis.
+FailureOr<Value> batchNormBackwardInput(PrimitiveBuilder &p,
+                                        BatchNormInferenceBackwardInputOp op) {
+  Type et = elementTypeOf(op.getX());
+  // dy * gamma / sqrt(var + eps).
+  Value invStd = p.activation(
+      ActivationKind::Rsqrt,
+      p.add(op.getVar(), scalar(p, et, op.getEpsAttr().getValueAsDouble())));
+  return p.mul(op.getDy(), p.mul(op.getGamma(), invStd));
+}
+
+FailureOr<Value> batchNormBackwardGamma(PrimitiveBuilder &p,
+                                        BatchNormInferenceBackwardGammaOp op) {
+  Type et = elementTypeOf(op.getX());
+  int64_t rank = op.getX().getType().getRank();
+  // Sum over the leading axes of dy * (x - mean) / sqrt(var + eps).
+  Value invStd = p.activation(
+      ActivationKind::Rsqrt,
+      p.add(op.getVar(), scalar(p, et, op.getEpsAttr().getValueAsDouble())));
+  Value xhat = p.mul(sub(p, op.getX(), op.getMean()), invStd);
+  return reduce(p, ReduceKind::Sum, p.mul(op.getDy(), xhat),
+                allAxesBut(rank, rank - 1), false);
+}
+
+FailureOr<Value> batchNormBackwardBeta(PrimitiveBuilder &p,
+                                       BatchNormInferenceBackwardBetaOp op) {
+  int64_t rank = op.getDy().getType().getRank();
+  return reduce(p, ReduceKind::Sum, op.getDy(), allAxesBut(rank, rank - 1),
+                false);
+}
+
+//===----------------------------------------------------------------------===//
+// RoPE, scans, gathers, losses, complex
+//===----------------------------------------------------------------------===//
+
+FailureOr<Value> ropeBackward(PrimitiveBuilder &p, RopeBackwardOp op) {
+  // A rotation's adjoint rotates by the negated angle: the forward rope
+  // with sin negated (cos is even).
+  Value negSin = p.activation(ActivationKind::Neg, op.getSin());
+  return p.rope(op.getDy(), op.getCos(), negSin, op.getHeadDim(), op.getNRot());
+}
+
+FailureOr<Value> cumsumBackward(PrimitiveBuilder &p, CumsumBackwardOp op) {
+  auto type = op.getDy().getType();
+  int64_t axis = *normalizeAxis(op.getAxisAttr().getInt(), type.getRank());
+  int64_t n = type.getDimSize(axis);
+  if (ShapedType::isDynamic(n))
+    return p.b.notifyMatchFailure(op, "the reversal needs a static extent");
+  // The adjoint of a prefix sum is the suffix sum: reverse along the axis
+  // (a gather of n-1 .. 0), scan with the same exclusivity, reverse back.
+  // Summing in the suffix order keeps it exact, unlike total - prefix.
+  SmallVector<int64_t> reversed(n);
+  for (int64_t i = 0; i < n; ++i)
+    reversed[i] = n - 1 - i;
+  auto indexType = RankedTensorType::get({n}, p.b.getI64Type());
+  Value indices = ConstantOp::create(
+      p.b, p.loc, DenseElementsAttr::get(indexType, ArrayRef(reversed)));
+  Value flipped = GatherOp::create(p.b, p.loc, op.getDy(), indices,
+                                   static_cast<uint64_t>(axis));
+  Value scanned = CumsumOp::create(
+      p.b, p.loc, flipped, static_cast<uint64_t>(axis), op.getExclusive());
+  Value unflipped = GatherOp::create(p.b, p.loc, scanned, indices,
+                                     static_cast<uint64_t>(axis));
+  return unflipped;
+}
+
+FailureOr<Value> gatherBackward(PrimitiveBuilder &p, GatherBackwardOp op) {
+  auto tableType = op.getResult().getType();
+  ArrayRef<int64_t> table = tableType.getShape();
+  ArrayRef<int64_t> dyShape = op.getDy().getType().getShape();
+  int64_t axis = *normalizeAxis(op.getAxisAttr().getInt(), table.size());
+  int64_t indexRank = op.getIndices().getType().getRank();
+  if (!allStatic(table) || !allStatic(dyShape))
+    return p.b.notifyMatchFailure(op, "needs static shapes");
+  // dy is P ++ I ++ Q (P = table[:axis], I = indices, Q = table[axis+1:]).
+  // scatter_add accumulates rows of [U, T] into [A, T]: move I to the
+  // front, flatten to [|I|, |P| |Q|], scatter, then restore P ++ A ++ Q.
+  int64_t rank = dyShape.size();
+  SmallVector<int64_t> perm;
+  for (int64_t i = axis; i < axis + indexRank; ++i)
+    perm.push_back(i);
+  for (int64_t i = 0; i < rank; ++i)
+    if (i < axis || i >= axis + indexRank)
+      perm.push_back(i);
+  int64_t rows = 1;
+  for (int64_t i = axis; i < axis + indexRank; ++i)
+    rows *= dyShape[i];
+  int64_t cols = 1;
+  for (int64_t i = 0, e = table.size(); i < e; ++i)
+    if (i != axis)
+      cols *= table[i];
+  Value updates = p.reshape(p.transpose(op.getDy(), perm), {rows, cols});
+  Value indices = p.reshape(op.getIndices(), {rows});
+  auto scatteredType =
+      RankedTensorType::get({table[axis], cols}, tableType.getElementType());
+  Value scattered =
+      ScatterAddOp::create(p.b, p.loc, scatteredType, updates, indices);
+  SmallVector<int64_t> front = {table[axis]};
+  SmallVector<int64_t> back;
+  for (int64_t i = 0, e = table.size(); i < e; ++i)
+    if (i != axis)
+      front.push_back(table[i]);
+  // front is A ++ P ++ Q; move A back to position axis.
+  for (int64_t i = 1; i <= axis; ++i)
+    back.push_back(i);
+  back.push_back(0);
+  for (int64_t i = axis + 1, e = table.size(); i < e; ++i)
+    back.push_back(i);
+  return p.transpose(p.reshape(scattered, front), back);
+}
+
+FailureOr<Value> softmaxCrossEntropyBackward(PrimitiveBuilder &p,
+                                             SoftmaxCrossEntropyBackwardOp op) {
+  int64_t classes = op.getLogits().getType().getDimSize(1);
+  if (ShapedType::isDynamic(classes))
+    return p.b.notifyMatchFailure(
+        op, "the one-hot class index needs a static class count");
+  Type et = elementTypeOf(op.getLogits());
+  // (softmax(logits) - onehot(labels)) * d_loss[:, None]; a label outside
+  // [0, C) equals no class index and selects nothing.
+  Value labels = p.reshape(p.cast(op.getLabels(), p.b.getI64Type()), {-1, 1});
+  Value onehot = p.cast(
+      compare(p, CompareKind::Eq, iota(p, {classes}, classes), labels), et);
+  Value probs = SoftmaxOp::create(p.b, p.loc, op.getLogits(), (uint64_t)1);
+  return p.mul(sub(p, probs, onehot), p.reshape(op.getDLoss(), {-1, 1}));
+}
+
+FailureOr<Value> complexNormSqBackward(PrimitiveBuilder &p,
+                                       ComplexNormSqBackwardOp op) {
+  // g * z for the real g: cast g to complex (imaginary part 0) and multiply.
+  Value g = p.cast(op.getG(), elementTypeOf(op.getZ()));
+  return p.mul(g, op.getZ());
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+FailureOr<Value> attentionBackward(PrimitiveBuilder &p,
+                                   AttentionBackwardOp op) {
+  auto qType = op.getQ().getType();
+  auto kType = op.getK().getType();
+  bool packed = qType.getRank() == 3;
+  int64_t sq = qType.getDimSize(packed ? 1 : 2);
+  int64_t sk = kType.getDimSize(packed ? 1 : 2);
+  MaskKind kind = op.getMaskKind();
+  bool positional = kind == MaskKind::Causal || kind == MaskKind::SlidingWindow;
+  if ((packed || positional || kind == MaskKind::Custom) &&
+      (ShapedType::isDynamic(sq) || ShapedType::isDynamic(sk)))
+    return p.b.notifyMatchFailure(op, "head splits and position or key-padding "
+                                      "masks need static sequence lengths");
+  if (positional && sk < sq)
+    return p.b.notifyMatchFailure(
+        op, "causal and sliding-window masks need Sk >= Sq");
+  Type et = elementTypeOf(op.getQ());
+  int64_t heads = op.getNumHeads(), dim = op.getHeadDim();
+  // Work in [B, H, S, D]; the packed layout [B, S, H * D] splits heads.
+  auto toHeads = [&](Value t, int64_t s) {
+    if (!packed)
+      return t;
+    return p.transpose(p.reshape(t, {-1, s, heads, dim}), {0, 2, 1, 3});
+  };
+  auto fromHeads = [&](Value t, int64_t s) {
+    if (!packed)
+      return t;
+    return p.reshape(p.transpose(t, {0, 2, 1, 3}), {-1, s, heads * dim});
+  };
+  Value q = toHeads(op.getQ(), sq), k = toHeads(op.getK(), sk);
+  Value v = toHeads(op.getV(), sk), dy = toHeads(op.getDy(), sq);
+
+  // Recompute the forward probabilities exactly as rlx.attention does.
+  double scaleValue = op.getScoreScaleAttr()
+                          ? op.getScoreScaleAttr().getValueAsDouble()
+                          : 1.0 / std::sqrt(static_cast<double>(dim));
+  Value scale = scalar(p, et, scaleValue);
+  Value scores = p.mul(p.matmul(q, swapLastTwo(p, k)), scale);
+  Value capTanh;
+  if (FloatAttr cap = op.getAttnLogitSoftcapAttr()) {
+    // s = c tanh(s / c).
+    Value c = scalar(p, et, cap.getValueAsDouble());
+    capTanh = p.activation(ActivationKind::Tanh, div(p, scores, c));
+    scores = p.mul(capTanh, c);
+  }
+  Value mask = op.getMask();
+  if (mask && elementTypeOf(mask) != et)
+    mask = p.cast(mask, et);
+  Value visible;
+  if (kind == MaskKind::Bias) {
+    scores = p.add(scores, mask);
+  } else if (kind == MaskKind::Custom) {
+    // Key j of batch b is visible iff mask[b, j] >= 0.5.
+    visible = p.reshape(compare(p, CompareKind::Ge, mask, scalar(p, et, 0.5)),
+                        {-1, 1, 1, sk});
+  } else if (positional) {
+    // Queries align to the end of the keys: query i sits at i + Sk - Sq
+    // and sees keys j <= i + Sk - Sq (and >= that minus the window). The
+    // mask is added as a [1, 1, Sq, Sk] constant of 0 / -inf: the CPU
+    // lowering of constant i1 tensors is not reliable for conditions.
+    int64_t window = kind == MaskKind::SlidingWindow
+                         ? static_cast<int64_t>(*op.getWindow())
+                         : std::numeric_limits<int64_t>::max();
+    double inf = std::numeric_limits<double>::infinity();
+    SmallVector<Attribute> values;
+    values.reserve(sq * sk);
+    for (int64_t i = 0; i < sq; ++i)
+      for (int64_t j = 0; j < sk; ++j)
+        values.push_back(p.b.getFloatAttr(
+            et, j <= i + sk - sq && i + sk - sq - j <= window ? 0.0 : -inf));
+    auto maskType = RankedTensorType::get({1, 1, sq, sk}, et);
+    scores = p.add(
+        scores, ConstantOp::create(p.b, p.loc,
+                                   DenseElementsAttr::get(maskType, values)));
+  }
+  if (visible)
+    scores = select(p, visible, scores,
+                    scalar(p, et, -std::numeric_limits<double>::infinity()));
+  Value probs = SoftmaxOp::create(p.b, p.loc, scores, (uint64_t)3);
+
+  AttentionBwdWrt wrt = op.getWrt();
+  if (wrt == AttentionBwdWrt::Value) {
+    // dV = p^T dy.
+    return fromHeads(p.matmul(swapLastTwo(p, probs), dy), sk);
+  }
+  // dS = p * (dP - rowsum(p * dP)) with dP = dy v^T, through the soft cap
+  // (d(c tanh(s/c))/ds = 1 - tanh^2) and the scale.
+  Value dp = p.matmul(dy, swapLastTwo(p, v));
+  Value rowSum = reduce(p, ReduceKind::Sum, p.mul(probs, dp), {3}, true);
+  Value ds = p.mul(probs, sub(p, dp, rowSum));
+  if (capTanh)
+    ds = p.mul(ds, sub(p, scalar(p, et, 1.0), p.mul(capTanh, capTanh)));
+  ds = p.mul(ds, scale);
+  if (wrt == AttentionBwdWrt::Query)
+    return fromHeads(p.matmul(ds, k), sq);
+  return fromHeads(p.matmul(swapLastTwo(p, ds), q), sk);
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+/// The output padding that makes a transposed convolution of `out` positions
+/// produce `in` positions: the remainder a strided forward window dropped.
+int64_t outputPadding(int64_t in, int64_t out, int64_t kernel, int64_t stride,
+                      int64_t pad, int64_t dilation) {
+  return in - ((out - 1) * stride - 2 * pad + dilation * (kernel - 1) + 1);
+}
+
+FailureOr<Value> conv2dBackwardInput(PrimitiveBuilder &p,
+                                     Conv2dBackwardInputOp op) {
+  ArrayRef<int64_t> x = op.getResult().getType().getShape();
+  ArrayRef<int64_t> dy = op.getDy().getType().getShape();
+  if (!allStatic(x.drop_front(2)) || !allStatic(dy.drop_front(2)))
+    return p.b.notifyMatchFailure(
+        op, "the output padding needs static spatial extents");
+  // conv_transpose2d infers N from dy and C_in from the weight.
+  int64_t cin = op.getWeight().getType().getDimSize(1) * op.getGroups();
+  if (x[0] != dy[0] || ShapedType::isDynamic(x[1]) || x[1] != cin)
+    return p.b.notifyMatchFailure(
+        op, "the result's N and C_in must be those of dy and the weight");
+  ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStride(),
+                    pad = op.getPadding(), d = op.getDilation();
+  SmallVector<int64_t> outPad = {
+      outputPadding(x[2], dy[2], k[0], s[0], pad[0], d[0]),
+      outputPadding(x[3], dy[3], k[1], s[1], pad[1], d[1])};
+  // The transposed convolution with the forward weight [C_out, C_in/g, kH,
+  // kW], read in conv_transpose2d's [C_in', C_out'/g, kH, kW] layout, is
+  // the adjoint of the forward convolution with the same geometry.
+  Value dx = ConvTranspose2dOp::create(p.b, p.loc, op.getDy(), op.getWeight(),
+                                       k, s, pad, d, outPad, op.getGroups());
+  return dx;
+}
+
+FailureOr<Value> conv2dBackwardWeight(PrimitiveBuilder &p,
+                                      Conv2dBackwardWeightOp op) {
+  ArrayRef<int64_t> x = op.getX().getType().getShape();
+  ArrayRef<int64_t> dy = op.getDy().getType().getShape();
+  if (!allStatic(x.drop_front()) || !allStatic(dy.drop_front()) ||
+      !op.getType().hasStaticShape())
+    return p.b.notifyMatchFailure(op,
+                                  "the column reshapes need static C, H and W");
+  ArrayRef<int64_t> k = op.getKernelSize();
+  int64_t groups = op.getGroups();
+  int64_t cinG = x[1] / groups, coutG = dy[1] / groups;
+  int64_t window = cinG * k[0] * k[1];
+  // dW[co, ci, kh, kw] = sum over n, oh, ow of dy[n, co, oh, ow] times the
+  // input the window (oh, ow) reads at (ci, kh, kw): im2col lays those
+  // reads out as rows [N Ho Wo, C_in kH kW], so per group
+  //   dW_g = dy_g [C_out/g, N Ho Wo] @ cols_g [N Ho Wo, C_in/g kH kW].
+  Value cols = Im2ColOp::create(p.b, p.loc, op.getX(), k, op.getStride(),
+                                op.getPadding(), op.getDilation());
+  cols = p.transpose(p.reshape(cols, {-1, groups, window}), {1, 0, 2});
+  Value dyRows =
+      p.reshape(p.transpose(op.getDy(), {1, 0, 2, 3}), {groups, coutG, -1});
+  Value dw = p.matmul(dyRows, cols);
+  return p.reshape(dw, {dy[1], cinG, k[0], k[1]});
+}
+
+FailureOr<Value> maxPool2dBackward(PrimitiveBuilder &p,
+                                   MaxPool2dBackwardOp op) {
+  ArrayRef<int64_t> x = op.getX().getType().getShape();
+  ArrayRef<int64_t> dyShape = op.getDy().getType().getShape();
+  if (!allStatic(x.drop_front()) || !allStatic(dyShape.drop_front(2)))
+    return p.b.notifyMatchFailure(op,
+                                  "the window reshapes need static C, H and W");
+  Type et = elementTypeOf(op.getX());
+  ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStride(),
+                    pad = op.getPadding();
+  SmallVector<int64_t> unit = {1, 1};
+  int64_t ho = dyShape[2], wo = dyShape[3], windows = ho * wo;
+  int64_t taps = k[0] * k[1];
+  // Every window of every (n, c) plane as a row of kH kW taps.
+  Value planes = p.reshape(op.getX(), {-1, 1, x[2], x[3]});
+  Value cols = p.reshape(Im2ColOp::create(p.b, p.loc, planes, k, s, pad, unit),
+                         {-1, windows, taps});
+  if (pad[0] || pad[1]) {
+    // im2col reads padding as 0; the pool pads with -inf, which is never
+    // the maximum. The taps that hit the input are where the columns of a
+    // plane of ones are 1.
+    Value ones = p.splat({1, 1, x[2], x[3]}, et, 1.0);
+    Value inside = compare(p, CompareKind::Ne,
+                           Im2ColOp::create(p.b, p.loc, ones, k, s, pad, unit),
+                           scalar(p, et, 0.0));
+    cols = select(p, inside, cols,
+                  scalar(p, et, -std::numeric_limits<double>::infinity()));
+  }
+  // The first tap (row-major in the window) equal to the window maximum.
+  Value maxima = reduce(p, ReduceKind::Max, cols, {2}, true);
+  Value tap = iota(p, {taps}, taps);
+  Value candidates =
+      select(p, compare(p, CompareKind::Eq, cols, maxima), tap,
+             ConstantOp::create(
+                 p.b, p.loc,
+                 DenseElementsAttr::get(
+                     RankedTensorType::get({}, p.b.getI64Type()),
+                     ArrayRef<Attribute>(p.b.getI64IntegerAttr(taps)))));
+  Value first = reduce(p, ReduceKind::Min, candidates, {2}, true);
+  Value routed =
+      select(p, compare(p, CompareKind::Eq, tap, first),
+             p.reshape(op.getDy(), {-1, windows, 1}), scalar(p, et, 0.0));
+  // Scatter the taps back to their input positions, accumulating overlaps:
+  // col2im, the transposed convolution of the [planes, kH kW, Ho, Wo]
+  // taps with the identity kernel w[t, 0, kh, kw] = (t == kh kW + kw).
+  routed = p.reshape(p.transpose(routed, {0, 2, 1}), {-1, taps, ho, wo});
+  auto kernelType = RankedTensorType::get({taps, 1, k[0], k[1]}, et);
+  SmallVector<Attribute> kernelValues(taps * taps, p.b.getFloatAttr(et, 0.0));
+  for (int64_t t = 0; t < taps; ++t)
+    kernelValues[t * taps + t] = p.b.getFloatAttr(et, 1.0);
+  Value kernel = ConstantOp::create(
+      p.b, p.loc, DenseElementsAttr::get(kernelType, kernelValues));
+  SmallVector<int64_t> outPad = {
+      outputPadding(x[2], ho, k[0], s[0], pad[0], 1),
+      outputPadding(x[3], wo, k[1], s[1], pad[1], 1)};
+  Value dx = ConvTranspose2dOp::create(p.b, p.loc, routed, kernel, k, s, pad,
+                                       unit, outPad, 1);
+  return p.reshape(dx, {-1, x[1], x[2], x[3]});
+}
+
+/// Replaces an op by the value its decomposition returns, or leaves it
+/// when the decomposition fails (before emitting anything).
+template <typename OpTy,
+          FailureOr<Value> (*decompose)(PrimitiveBuilder &, OpTy)>
+struct Unfuse : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    PrimitiveBuilder p(rewriter, decompositionLoc(op));
+    FailureOr<Value> result = decompose(p, op);
+    if (failed(result))
+      return failure();
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+};
+
+} // namespace
+
 void rlx::populateBackwardDecompositions(RewritePatternSet &patterns,
-                                         const UnfusePolicy &policy) {}
+                                         const UnfusePolicy &policy) {
+  MLIRContext *ctx = patterns.getContext();
+  using D = Decomposition;
+  if (policy.wants(D::ReluBackward))
+    patterns.add<Unfuse<ReluBackwardOp, reluBackward>>(ctx);
+  if (policy.wants(D::ActivationBackward))
+    patterns.add<Unfuse<ActivationBackwardOp, activationBackward>>(ctx);
+  if (policy.wants(D::LayerNormBackward))
+    patterns.add<Unfuse<LayerNormBackwardInputOp, layerNormBackwardInput>,
+                 Unfuse<LayerNormBackwardGammaOp, layerNormBackwardGamma>>(ctx);
+  if (policy.wants(D::RmsNormBackward))
+    patterns.add<
+        Unfuse<RmsNormBackwardInputOp, rmsNormBackward<RmsNormBackwardInputOp>>,
+        Unfuse<RmsNormBackwardGammaOp, rmsNormBackward<RmsNormBackwardGammaOp>>,
+        Unfuse<RmsNormBackwardBetaOp, rmsNormBackward<RmsNormBackwardBetaOp>>>(
+        ctx);
+  if (policy.wants(D::GroupNormBackward))
+    patterns.add<Unfuse<GroupNormBackwardInputOp, groupNormBackwardInput>,
+                 Unfuse<GroupNormBackwardGammaOp, groupNormBackwardGamma>,
+                 Unfuse<GroupNormBackwardBetaOp, groupNormBackwardBeta>>(ctx);
+  if (policy.wants(D::BatchNormInferenceBackward))
+    patterns
+        .add<Unfuse<BatchNormInferenceBackwardInputOp, batchNormBackwardInput>,
+             Unfuse<BatchNormInferenceBackwardGammaOp, batchNormBackwardGamma>,
+             Unfuse<BatchNormInferenceBackwardBetaOp, batchNormBackwardBeta>>(
+            ctx);
+  if (policy.wants(D::RopeBackward))
+    patterns.add<Unfuse<RopeBackwardOp, ropeBackward>>(ctx);
+  if (policy.wants(D::CumsumBackward))
+    patterns.add<Unfuse<CumsumBackwardOp, cumsumBackward>>(ctx);
+  if (policy.wants(D::GatherBackward))
+    patterns.add<Unfuse<GatherBackwardOp, gatherBackward>>(ctx);
+  if (policy.wants(D::SoftmaxCrossEntropyBackward))
+    patterns.add<
+        Unfuse<SoftmaxCrossEntropyBackwardOp, softmaxCrossEntropyBackward>>(
+        ctx);
+  if (policy.wants(D::ComplexNormSqBackward))
+    patterns.add<Unfuse<ComplexNormSqBackwardOp, complexNormSqBackward>>(ctx);
+  if (policy.wants(D::AttentionBackward))
+    patterns.add<Unfuse<AttentionBackwardOp, attentionBackward>>(ctx);
+  if (policy.wants(D::Conv2dBackward))
+    patterns.add<Unfuse<Conv2dBackwardInputOp, conv2dBackwardInput>,
+                 Unfuse<Conv2dBackwardWeightOp, conv2dBackwardWeight>>(ctx);
+  if (policy.wants(D::MaxPool2dBackward))
+    patterns.add<Unfuse<MaxPool2dBackwardOp, maxPool2dBackward>>(ctx);
+}
