@@ -41,8 +41,9 @@ def RLXUnfuse : Pass<"rlx-unfuse", "ModuleOp"> {
 
     Backward kernel ops become the primitive form of their forward op's
     derivative, recomputing norm statistics, softmax probabilities and
-    window maxima from the forward operands (`cpu` and `all` decompose
-    every family; `cuda` keeps the families it has kernels for; `autodiff`
+    window maxima from the forward operands (`all` decomposes every family;
+    `cpu` all but `softmax_cross_entropy_backward`, which it lowers
+    directly; `cuda` keeps the families it has kernels for; `autodiff`
     keeps them all, since they are what it emits):
 
     | backward op | primitive form | cuda |

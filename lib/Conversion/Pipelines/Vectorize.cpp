@@ -15,11 +15,11 @@
 
 #include "mlir/Dialect/Affine/Analysis/AffineAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/IR/PatternMatch.h"
 #include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace mlir {
 namespace rlx {
@@ -67,6 +67,15 @@ Dependence classify(AffineMap map, ValueRange operands, Value iv) {
   return result;
 }
 
+/// Memory holds one element of a sub-byte type (i1) per byte, but LLVM
+/// packs the elements of such a vector into bits: a vector load or store of
+/// them would read or write the wrong bytes.
+bool isByteAddressable(Value memref) {
+  Type elementType = cast<MemRefType>(memref.getType()).getElementType();
+  return !elementType.isIntOrFloat() ||
+         elementType.getIntOrFloatBitWidth() % 8 == 0;
+}
+
 bool isSafeToVectorize(affine::AffineForOp loop) {
   Value iv = loop.getInductionVar();
   bool safe = true;
@@ -74,12 +83,16 @@ bool isSafeToVectorize(affine::AffineForOp loop) {
     if (isa<affine::AffineForOp, affine::AffineParallelOp>(op)) {
       safe = false; // Not innermost.
     } else if (auto load = dyn_cast<affine::AffineLoadOp>(op)) {
-      if (classify(load.getAffineMap(), load.getMapOperands(), iv) ==
-          Dependence::Other)
+      Dependence dependence =
+          classify(load.getAffineMap(), load.getMapOperands(), iv);
+      if (dependence == Dependence::Other ||
+          (dependence == Dependence::UnitStride &&
+           !isByteAddressable(load.getMemRef())))
         safe = false;
     } else if (auto store = dyn_cast<affine::AffineStoreOp>(op)) {
       if (classify(store.getAffineMap(), store.getMapOperands(), iv) !=
-          Dependence::UnitStride)
+              Dependence::UnitStride ||
+          !isByteAddressable(store.getMemRef()))
         safe = false;
     }
     return safe ? WalkResult::advance() : WalkResult::interrupt();
@@ -156,9 +169,8 @@ affine::AffineForOp carryAccumulator(IRRewriter &rewriter,
   rewriter.eraseOp(load);
   rewriter.setInsertionPointAfter(carried);
   affine::AffineStoreOp::create(rewriter, store.getLoc(),
-                                carried.getResults().back(),
-                                store.getMemRef(), store.getAffineMap(),
-                                store.getMapOperands());
+                                carried.getResults().back(), store.getMemRef(),
+                                store.getAffineMap(), store.getMapOperands());
   rewriter.eraseOp(store);
   return carried;
 }

@@ -29,8 +29,9 @@ using D = Decomposition;
 const UnfusePolicy kPolicies[] = {
     // The CPU lowers primitives, rank-3 attention, the elementwise region
     // ops and structured control flow (rlx.if / rlx.while / rlx.scan as scf,
-    // so only the taken branch runs and loops need no bound) directly. It
-    // has no kernels for the backward ops.
+    // so only the taken branch runs and loops need no bound) and
+    // softmax_cross_entropy_backward directly; it has no kernels for the
+    // other backward ops.
     {"cpu",
      {D::FusedMatMulBiasAct,
       D::FusedResidualLayerNorm,
@@ -51,7 +52,6 @@ const UnfusePolicy kPolicies[] = {
       D::RopeBackward,
       D::CumsumBackward,
       D::GatherBackward,
-      D::SoftmaxCrossEntropyBackward,
       D::ComplexNormSqBackward,
       D::Conv2dBackward,
       D::MaxPool2dBackward,

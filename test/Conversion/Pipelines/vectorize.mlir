@@ -88,3 +88,47 @@ func.func @not_a_reduction(%a: memref<64xf32>, %acc: memref<f32>) {
   }
   return
 }
+
+// Memory holds an i1 per byte but LLVM packs i1 vectors into bits: a loop
+// reading or writing i1 elements contiguously stays scalar (a broadcast i1
+// read is fine).
+// CHECK-LABEL: func.func @i1_read
+// CHECK: affine.for %{{.*}} = 0 to 64 {
+// CHECK-NOT: vector.
+func.func @i1_read(%m: memref<64xi1>, %a: memref<64xf32>, %c: memref<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  affine.for %j = 0 to 64 {
+    %p = affine.load %m[%j] : memref<64xi1>
+    %x = affine.load %a[%j] : memref<64xf32>
+    %s = arith.select %p, %x, %zero : f32
+    affine.store %s, %c[%j] : memref<64xf32>
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @i1_write
+// CHECK: affine.for %{{.*}} = 0 to 64 {
+// CHECK-NOT: vector.
+func.func @i1_write(%a: memref<64xf32>, %c: memref<64xi1>) {
+  %zero = arith.constant 0.0 : f32
+  affine.for %j = 0 to 64 {
+    %x = affine.load %a[%j] : memref<64xf32>
+    %p = arith.cmpf ogt, %x, %zero : f32
+    affine.store %p, %c[%j] : memref<64xi1>
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @i1_broadcast
+// CHECK: affine.for %{{.*}} = 0 to 64 step 8
+// CHECK: vector.transfer_read
+func.func @i1_broadcast(%m: memref<i1>, %a: memref<64xf32>, %c: memref<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  affine.for %j = 0 to 64 {
+    %p = affine.load %m[] : memref<i1>
+    %x = affine.load %a[%j] : memref<64xf32>
+    %s = arith.select %p, %x, %zero : f32
+    affine.store %s, %c[%j] : memref<64xf32>
+  }
+  return
+}

@@ -357,4 +357,28 @@ check.close("where(x > 0, x, 0)", outs[0] if outs else None,
 check.close("cast(x > 0)", outs[1] if outs else None,
             (tx > 0).to(torch.float32).numpy(), 0, 0)
 
+# An i1 tensor in memory (a constant mask, and a mask that is also a graph
+# result so it is stored) read along a vectorizable innermost dim: i1
+# elements are bytes in memory, so these reads must not become bit-packed
+# vector loads.
+mask = check.rng.integers(0, 2, (9, 37)).astype(np.bool_)
+rows = ", ".join("[" + ", ".join("true" if v else "false" for v in row) + "]"
+                 for row in mask)
+a = check.uniform((2, 3, 9, 37), np.float32)
+b = check.uniform((2, 3, 9, 37), np.float32)
+t4 = tensor_type((2, 3, 9, 37), np.float32)
+mlir = (f"func.func @main(%a: {t4} {{rlx.input = \"a\"}}, "
+        f"%b: {t4} {{rlx.input = \"b\"}}) -> ({t4}, tensor<2x3x9x37xi1>, {t4}) {{\n"
+        f"  %m = rlx.constant dense<[{rows}]> : tensor<9x37xi1>\n"
+        f"  %r = rlx.where %m, %a, %b : tensor<9x37xi1>, {t4}, {t4}\n"
+        f"  %g = rlx.compare gt %a, %b : {t4}, {t4}\n"
+        f"  %s = rlx.where %g, %b, %a : tensor<2x3x9x37xi1>, {t4}, {t4}\n"
+        f"  return %r, %g, %s : {t4}, tensor<2x3x9x37xi1>, {t4}\n}}")
+outs = check.run(mlir, {"a": a, "b": b})
+check.close("where(constant i1 [9, 37] mask)", outs[0] if outs else None,
+            np.where(mask, a, b), 0, 0)
+check.close("a > b stored as i1", outs[1] if outs else None, a > b, 0, 0)
+check.close("where(stored i1 mask)", outs[2] if outs else None,
+            np.minimum(a, b), 0, 0)
+
 check.finish()

@@ -1,5 +1,6 @@
 // RUN: rlx-opt %s --rlx-unfuse="target=cpu" --split-input-file | FileCheck %s
 // RUN: rlx-opt %s --rlx-unfuse="target=cuda" --split-input-file | FileCheck %s --check-prefix=CUDA
+// RUN: rlx-opt %s --rlx-unfuse="target=all" --split-input-file | FileCheck %s --check-prefix=ALL
 
 // The backward kernel ops as primitives. Shapes a decomposition cannot
 // express (dynamic extents) leave the op in place. CUDA keeps its native
@@ -222,18 +223,21 @@ func.func @gather(%dy: tensor<3x2x4x5xf32>, %ids: tensor<2x4xi32>) -> tensor<3x9
 
 // -----
 
-// Softmax cross-entropy: (softmax - onehot(labels)) * d_loss[:, None].
+// Softmax cross-entropy: (softmax - onehot(labels)) * d_loss[:, None]. The
+// CPU lowers the op directly, so its policy keeps it.
 // CHECK-LABEL: func.func @sce
-// CHECK: %[[IOTA:.*]] = rlx.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]> : tensor<10xi64>
-// CHECK: %[[L:.*]] = rlx.cast %arg1 : tensor<4xi32> to i64
-// CHECK: %[[LC:.*]] = rlx.reshape %[[L]] new_shape = [-1, 1]
-// CHECK: %[[EQ:.*]] = rlx.compare eq %[[IOTA]], %[[LC]]
-// CHECK: %[[OH:.*]] = rlx.cast %[[EQ]] : tensor<4x10xi1> to f32
-// CHECK: %[[P:.*]] = rlx.softmax %arg0 {axis = 1 : i64}
-// CHECK: %[[D:.*]] = rlx.binary sub %[[P]], %[[OH]]
-// CHECK: %[[DL:.*]] = rlx.reshape %arg2 new_shape = [-1, 1]
-// CHECK: %[[R:.*]] = rlx.binary mul %[[D]], %[[DL]]
-// CHECK: return %[[R]]
+// CHECK: rlx.softmax_cross_entropy_backward
+// ALL-LABEL: func.func @sce
+// ALL: %[[IOTA:.*]] = rlx.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]> : tensor<10xi64>
+// ALL: %[[L:.*]] = rlx.cast %arg1 : tensor<4xi32> to i64
+// ALL: %[[LC:.*]] = rlx.reshape %[[L]] new_shape = [-1, 1]
+// ALL: %[[EQ:.*]] = rlx.compare eq %[[IOTA]], %[[LC]]
+// ALL: %[[OH:.*]] = rlx.cast %[[EQ]] : tensor<4x10xi1> to f32
+// ALL: %[[P:.*]] = rlx.softmax %arg0 {axis = 1 : i64}
+// ALL: %[[D:.*]] = rlx.binary sub %[[P]], %[[OH]]
+// ALL: %[[DL:.*]] = rlx.reshape %arg2 new_shape = [-1, 1]
+// ALL: %[[R:.*]] = rlx.binary mul %[[D]], %[[DL]]
+// ALL: return %[[R]]
 func.func @sce(%l: tensor<4x10xf32>, %y: tensor<4xi32>, %d: tensor<4xf32>) -> tensor<4x10xf32> {
   %0 = rlx.softmax_cross_entropy_backward %l, %y, %d : tensor<4x10xf32>, tensor<4xi32>, tensor<4xf32>
   return %0 : tensor<4x10xf32>

@@ -784,9 +784,11 @@ def RLX_AttentionBackwardOp : RLX_Op<"attention_backward", [
     Unlike the original RLX kernel, the op carries `score_scale` and
     `attn_logit_softcap` and honours them exactly as the forward op does.
 
-    Masks (`mask_kind`): `none`; `causal` keeps key `j` for query `i` iff
-    `j <= i`; `sliding_window` iff `i - window <= j <= i` (the `window`
-    attribute is required for it and only for it); `custom` takes a key
+    Masks (`mask_kind`), as in `rlx.attention`: `none`; `causal` keeps key
+    `j` for query `i` iff `j <= i + (Sk - Sq)`; `sliding_window` iff
+    `i + (Sk - Sq) - window <= j <= i + (Sk - Sq)` (queries aligned to the
+    end of the keys, so `j <= i` when `Sk == Sq`; the `window` attribute is
+    required for it and only for it); `custom` takes a key
     padding `mask` operand `[B, Sk]` (a key is kept iff its value is
     `>= 0.5`); `bias` adds a `mask` operand `[B, H, Sq, Sk]` to the scaled,
     soft-capped scores. The `mask` operand is present exactly for `custom`
