@@ -59,6 +59,7 @@ void rlx::populateRLXToLinalgPatterns(const TypeConverter &converter,
   populateRegionToLinalgPatterns(converter, patterns);
   populateControlFlowToLinalgPatterns(converter, patterns);
   populateSolveToLinalgPatterns(converter, patterns);
+  populateSampleToLinalgPatterns(converter, patterns);
 }
 
 namespace {

@@ -33,21 +33,6 @@ using namespace mlir::rlx;
 
 namespace {
 
-using LoopBody =
-    function_ref<SmallVector<Value>(OpBuilder &, Location, Value, ValueRange)>;
-
-/// `scf.for iv = lower to upper` carrying `inits`; returns its results.
-SmallVector<Value> forLoop(OpBuilder &b, Location loc, Value lower, Value upper,
-                           ValueRange inits, LoopBody body) {
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  auto loop = scf::ForOp::create(
-      b, loc, lower, upper, one, inits,
-      [&](OpBuilder &nb, Location nl, Value iv, ValueRange args) {
-        scf::YieldOp::create(nb, nl, body(nb, nl, iv, args));
-      });
-  return SmallVector<Value>(loop.getResults());
-}
-
 /// One solve problem seen as `A [B, N, N]` and `X [B, N, K]` whatever the
 /// operand ranks: the index lists drop the batch dim of an unbatched solve
 /// and the column dim of a one-column right-hand side.
@@ -83,14 +68,6 @@ Value insert(OpBuilder &b, Location loc, Value value, Value tensor,
   return tensor::InsertOp::create(b, loc, value, tensor, index);
 }
 
-/// The size of `dim` of `value` as an index value.
-Value sizeOf(OpBuilder &b, Location loc, Value value, int64_t dim) {
-  auto type = cast<RankedTensorType>(value.getType());
-  if (!type.isDynamicDim(dim))
-    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim));
-  return tensor::DimOp::create(b, loc, value, dim);
-}
-
 /// `value` converted elementwise to `elementType` (extending or rounding).
 Value convertTensor(OpBuilder &b, Location loc, Value value, Type elementType) {
   auto type = cast<RankedTensorType>(value.getType());
@@ -116,15 +93,16 @@ Value findPivot(OpBuilder &b, Location loc, const SolveLayout &layout, Value a,
   };
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value next = arith::AddIOp::create(b, loc, c, one);
-  return forLoop(b, loc, next, layout.n, {c, magnitude(b, loc, c)},
-                 [&](OpBuilder &nb, Location nl, Value row, ValueRange best) {
-                   Value value = magnitude(nb, nl, row);
-                   Value larger = arith::CmpFOp::create(
-                       nb, nl, arith::CmpFPredicate::OGT, value, best[1]);
-                   return SmallVector<Value>{
-                       arith::SelectOp::create(nb, nl, larger, row, best[0]),
-                       arith::SelectOp::create(nb, nl, larger, value, best[1])};
-                 })
+  return buildForLoop(
+             b, loc, next, layout.n, {c, magnitude(b, loc, c)},
+             [&](OpBuilder &nb, Location nl, Value row, ValueRange best) {
+               Value value = magnitude(nb, nl, row);
+               Value larger = arith::CmpFOp::create(
+                   nb, nl, arith::CmpFPredicate::OGT, value, best[1]);
+               return SmallVector<Value>{
+                   arith::SelectOp::create(nb, nl, larger, row, best[0]),
+                   arith::SelectOp::create(nb, nl, larger, value, best[1])};
+             })
       .front();
 }
 
@@ -133,15 +111,15 @@ Value findPivot(OpBuilder &b, Location loc, const SolveLayout &layout, Value a,
 Value swapRows(OpBuilder &b, Location loc, Value tensor, Value width, Value r1,
                Value r2, function_ref<SmallVector<Value>(Value, Value)> index) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  return forLoop(b, loc, zero, width, {tensor},
-                 [&](OpBuilder &nb, Location nl, Value j, ValueRange args) {
-                   Value first = extract(nb, nl, args[0], index(r1, j));
-                   Value second = extract(nb, nl, args[0], index(r2, j));
-                   Value swapped =
-                       insert(nb, nl, second, args[0], index(r1, j));
-                   swapped = insert(nb, nl, first, swapped, index(r2, j));
-                   return SmallVector<Value>{swapped};
-                 })
+  return buildForLoop(
+             b, loc, zero, width, {tensor},
+             [&](OpBuilder &nb, Location nl, Value j, ValueRange args) {
+               Value first = extract(nb, nl, args[0], index(r1, j));
+               Value second = extract(nb, nl, args[0], index(r2, j));
+               Value swapped = insert(nb, nl, second, args[0], index(r1, j));
+               swapped = insert(nb, nl, first, swapped, index(r2, j));
+               return SmallVector<Value>{swapped};
+             })
       .front();
 }
 
@@ -151,17 +129,16 @@ Value swapRows(OpBuilder &b, Location loc, Value tensor, Value width, Value r1,
 Value subtractRow(OpBuilder &b, Location loc, Value tensor, Value from,
                   Value to, Value row, Value pivot, Value factor,
                   function_ref<SmallVector<Value>(Value, Value)> index) {
-  return forLoop(b, loc, from, to, {tensor},
-                 [&](OpBuilder &nb, Location nl, Value j, ValueRange args) {
-                   Value target = extract(nb, nl, args[0], index(row, j));
-                   Value source = extract(nb, nl, args[0], index(pivot, j));
-                   Value product =
-                       arith::MulFOp::create(nb, nl, factor, source);
-                   Value result =
-                       arith::SubFOp::create(nb, nl, target, product);
-                   return SmallVector<Value>{
-                       insert(nb, nl, result, args[0], index(row, j))};
-                 })
+  return buildForLoop(
+             b, loc, from, to, {tensor},
+             [&](OpBuilder &nb, Location nl, Value j, ValueRange args) {
+               Value target = extract(nb, nl, args[0], index(row, j));
+               Value source = extract(nb, nl, args[0], index(pivot, j));
+               Value product = arith::MulFOp::create(nb, nl, factor, source);
+               Value result = arith::SubFOp::create(nb, nl, target, product);
+               return SmallVector<Value>{
+                   insert(nb, nl, result, args[0], index(row, j))};
+             })
       .front();
 }
 
@@ -179,18 +156,18 @@ std::pair<Value, Value> eliminateColumn(OpBuilder &b, Location loc,
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value next = arith::AddIOp::create(b, loc, c, one);
-  SmallVector<Value> results =
-      forLoop(b, loc, next, layout.n, {a, x},
-              [&](OpBuilder &nb, Location nl, Value row, ValueRange args) {
-                Value factor = arith::DivFOp::create(
-                    nb, nl, extract(nb, nl, args[0], aRow(row, c)), diagonal);
-                Value nextCol = arith::AddIOp::create(nb, nl, c, one);
-                Value newA = subtractRow(nb, nl, args[0], nextCol, layout.n,
-                                         row, c, factor, aRow);
-                Value newX = subtractRow(nb, nl, args[1], zero, layout.k, row,
-                                         c, factor, xRow);
-                return SmallVector<Value>{newA, newX};
-              });
+  SmallVector<Value> results = buildForLoop(
+      b, loc, next, layout.n, {a, x},
+      [&](OpBuilder &nb, Location nl, Value row, ValueRange args) {
+        Value factor = arith::DivFOp::create(
+            nb, nl, extract(nb, nl, args[0], aRow(row, c)), diagonal);
+        Value nextCol = arith::AddIOp::create(nb, nl, c, one);
+        Value newA = subtractRow(nb, nl, args[0], nextCol, layout.n, row, c,
+                                 factor, aRow);
+        Value newX =
+            subtractRow(nb, nl, args[1], zero, layout.k, row, c, factor, xRow);
+        return SmallVector<Value>{newA, newX};
+      });
   return {results[0], results[1]};
 }
 
@@ -207,22 +184,23 @@ Value backSubstitute(OpBuilder &b, Location loc, const SolveLayout &layout,
     Value diagonal = extract(b, loc, a, layout.aIndex(bi, row, row));
     auto perColumn = [&](OpBuilder &b, Location loc, Value j, ValueRange args) {
       Value sum = extract(b, loc, args[0], layout.xIndex(bi, row, j));
-      sum = forLoop(b, loc, next, layout.n, {sum},
-                    [&](OpBuilder &b, Location loc, Value m, ValueRange acc) {
-                      Value product = arith::MulFOp::create(
-                          b, loc, extract(b, loc, a, layout.aIndex(bi, row, m)),
-                          extract(b, loc, args[0], layout.xIndex(bi, m, j)));
-                      return SmallVector<Value>{
-                          arith::SubFOp::create(b, loc, acc[0], product)};
-                    })
+      sum = buildForLoop(
+                b, loc, next, layout.n, {sum},
+                [&](OpBuilder &b, Location loc, Value m, ValueRange acc) {
+                  Value product = arith::MulFOp::create(
+                      b, loc, extract(b, loc, a, layout.aIndex(bi, row, m)),
+                      extract(b, loc, args[0], layout.xIndex(bi, m, j)));
+                  return SmallVector<Value>{
+                      arith::SubFOp::create(b, loc, acc[0], product)};
+                })
                 .front();
       Value solved = arith::DivFOp::create(b, loc, sum, diagonal);
       return SmallVector<Value>{
           insert(b, loc, solved, args[0], layout.xIndex(bi, row, j))};
     };
-    return forLoop(b, loc, zero, layout.k, {args[0]}, perColumn);
+    return buildForLoop(b, loc, zero, layout.k, {args[0]}, perColumn);
   };
-  return forLoop(b, loc, zero, layout.n, {x}, perRow).front();
+  return buildForLoop(b, loc, zero, layout.n, {x}, perRow).front();
 }
 
 /// Solves every batch entry of `a x = b` (both already in the compute
@@ -231,17 +209,17 @@ Value solve(OpBuilder &b, Location loc, const SolveLayout &layout, Value a,
             Value x) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   auto perEntry = [&](OpBuilder &b, Location loc, Value bi, ValueRange args) {
-    SmallVector<Value> factored =
-        forLoop(b, loc, zero, layout.n, {args[0], args[1]},
-                [&](OpBuilder &b, Location loc, Value c, ValueRange state) {
-                  auto [newA, newX] = eliminateColumn(b, loc, layout, state[0],
-                                                      state[1], bi, c);
-                  return SmallVector<Value>{newA, newX};
-                });
+    SmallVector<Value> factored = buildForLoop(
+        b, loc, zero, layout.n, {args[0], args[1]},
+        [&](OpBuilder &b, Location loc, Value c, ValueRange state) {
+          auto [newA, newX] =
+              eliminateColumn(b, loc, layout, state[0], state[1], bi, c);
+          return SmallVector<Value>{newA, newX};
+        });
     Value solved = backSubstitute(b, loc, layout, factored[0], factored[1], bi);
     return SmallVector<Value>{factored[0], solved};
   };
-  return forLoop(b, loc, zero, layout.batch, {a, x}, perEntry)[1];
+  return buildForLoop(b, loc, zero, layout.batch, {a, x}, perEntry)[1];
 }
 
 template <typename OpT> struct DenseSolveLowering : OpConversionPattern<OpT> {
@@ -261,11 +239,11 @@ template <typename OpT> struct DenseSolveLowering : OpConversionPattern<OpT> {
     layout.batched = kBatched;
     layout.columns =
         cast<RankedTensorType>(rhs.getType()).getRank() == 2 + lead;
-    layout.batch = kBatched ? sizeOf(rewriter, loc, a, 0)
+    layout.batch = kBatched ? dimSizeOf(rewriter, loc, a, 0)
                             : arith::ConstantIndexOp::create(rewriter, loc, 1);
-    layout.n = sizeOf(rewriter, loc, rhs, lead);
+    layout.n = dimSizeOf(rewriter, loc, rhs, lead);
     layout.k = layout.columns
-                   ? sizeOf(rewriter, loc, rhs, lead + 1)
+                   ? dimSizeOf(rewriter, loc, rhs, lead + 1)
                    : arith::ConstantIndexOp::create(rewriter, loc, 1);
     Value x = solve(rewriter, loc, layout,
                     convertTensor(rewriter, loc, a, computeType),

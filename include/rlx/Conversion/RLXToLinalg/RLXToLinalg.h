@@ -48,6 +48,10 @@ void populateControlFlowToLinalgPatterns(const TypeConverter &converter,
 void populateSolveToLinalgPatterns(const TypeConverter &converter,
                                    RewritePatternSet &patterns);
 
+/// rlx.sample to scf loops (sorts, softmax, Philox-4x32-10).
+void populateSampleToLinalgPatterns(const TypeConverter &converter,
+                                    RewritePatternSet &patterns);
+
 /// Every pattern of convert-rlx-to-linalg.
 void populateRLXToLinalgPatterns(const TypeConverter &converter,
                                  RewritePatternSet &patterns);
