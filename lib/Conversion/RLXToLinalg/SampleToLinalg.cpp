@@ -36,6 +36,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
@@ -289,7 +290,13 @@ Value sampleRow(OpBuilder &b, Location loc, Value z, Value row, Value vocab,
       b, loc, ids, vocab, [&](OpBuilder &b, Location loc, Value l, Value r) {
         return descendingThenById(b, loc, zOf(b, loc, l), zOf(b, loc, r), l, r);
       });
-  Value kept = params.topK > 0 ? index(b, loc, params.topK) : vocab;
+  Value kept = vocab;
+  if (params.topK > 0) {
+    // The verifier bounds top_k by a static vocab only.
+    std::optional<int64_t> staticVocab = getConstantIntValue(vocab);
+    kept = staticVocab ? index(b, loc, std::min(params.topK, *staticVocab))
+                       : minIndex(b, loc, index(b, loc, params.topK), vocab);
+  }
 
   // Step 3: softmax over the kept ids.
   Value max = zOf(b, loc, extractAt(b, loc, byZ, zero));
@@ -364,6 +371,9 @@ struct SampleLowering : OpConversionPattern<SampleOp> {
     Location loc = op.getLoc();
     Value logits = adaptor.getLogits();
     auto logitsType = cast<RankedTensorType>(logits.getType());
+    // There is no id to draw from an empty row.
+    if (logitsType.getDimSize(1) == 0)
+      return rewriter.notifyMatchFailure(op, "empty vocabulary");
     SampleParams params;
     params.computeType = computeTypeOf(logitsType.getElementType());
     params.topK = op.getTopK();
