@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -50,6 +51,25 @@ Value rlx::dynamicDimOf(OpBuilder &b, Location loc, Value value, int64_t dim) {
   if (!cast<RankedTensorType>(value.getType()).isDynamicDim(dim))
     return {};
   return tensor::DimOp::create(b, loc, value, dim);
+}
+
+Value rlx::dimSizeOf(OpBuilder &b, Location loc, Value value, int64_t dim) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!type.isDynamicDim(dim))
+    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim));
+  return tensor::DimOp::create(b, loc, value, dim);
+}
+
+SmallVector<Value> rlx::buildForLoop(OpBuilder &b, Location loc, Value lower,
+                                     Value upper, ValueRange inits,
+                                     LoopBody body) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(
+      b, loc, lower, upper, one, inits,
+      [&](OpBuilder &nb, Location nl, Value iv, ValueRange args) {
+        scf::YieldOp::create(nb, nl, body(nb, nl, iv, args));
+      });
+  return SmallVector<Value>(loop.getResults());
 }
 
 Value rlx::buildZeros(OpBuilder &b, Location loc, RankedTensorType type,

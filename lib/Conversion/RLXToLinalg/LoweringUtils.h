@@ -41,6 +41,19 @@ Value buildZeros(OpBuilder &b, Location loc, RankedTensorType type,
 /// nothing is created and a null value is returned.
 Value dynamicDimOf(OpBuilder &b, Location loc, Value value, int64_t dim);
 
+/// The size of `dim` of tensor `value` as an index value (a constant when
+/// static).
+Value dimSizeOf(OpBuilder &b, Location loc, Value value, int64_t dim);
+
+/// The body of an `scf.for`: (induction variable, iter_args) -> yielded.
+using LoopBody =
+    function_ref<SmallVector<Value>(OpBuilder &, Location, Value, ValueRange)>;
+
+/// `scf.for iv = lower to upper step 1` carrying `inits`; returns its
+/// results.
+SmallVector<Value> buildForLoop(OpBuilder &b, Location loc, Value lower,
+                                Value upper, ValueRange inits, LoopBody body);
+
 /// The body of a multi-result generic (one value per accumulator).
 using GenericBody =
     function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;

@@ -58,6 +58,8 @@ void rlx::populateRLXToLinalgPatterns(const TypeConverter &converter,
   populateQuantizationToLinalgPatterns(converter, patterns);
   populateRegionToLinalgPatterns(converter, patterns);
   populateControlFlowToLinalgPatterns(converter, patterns);
+  populateSolveToLinalgPatterns(converter, patterns);
+  populateSampleToLinalgPatterns(converter, patterns);
 }
 
 namespace {

@@ -44,6 +44,14 @@ void populateRegionToLinalgPatterns(const TypeConverter &converter,
 void populateControlFlowToLinalgPatterns(const TypeConverter &converter,
                                          RewritePatternSet &patterns);
 
+/// rlx.dense_solve and rlx.batched_dense_solve to scf loops (pivoted LU).
+void populateSolveToLinalgPatterns(const TypeConverter &converter,
+                                   RewritePatternSet &patterns);
+
+/// rlx.sample to scf loops (sorts, softmax, Philox-4x32-10).
+void populateSampleToLinalgPatterns(const TypeConverter &converter,
+                                    RewritePatternSet &patterns);
+
 /// Every pattern of convert-rlx-to-linalg.
 void populateRLXToLinalgPatterns(const TypeConverter &converter,
                                  RewritePatternSet &patterns);
