@@ -58,6 +58,7 @@ void rlx::populateRLXToLinalgPatterns(const TypeConverter &converter,
   populateQuantizationToLinalgPatterns(converter, patterns);
   populateRegionToLinalgPatterns(converter, patterns);
   populateControlFlowToLinalgPatterns(converter, patterns);
+  populateFftToLinalgPatterns(converter, patterns);
 }
 
 namespace {
