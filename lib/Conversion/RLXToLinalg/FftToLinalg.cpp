@@ -483,15 +483,23 @@ static LogMelParts buildLogMelParts(OpBuilder &b, Location loc, Value spectrum,
   return {mel, logs, max};
 }
 
+/// Reports a form the CPU lowering does not handle at the op (the pass
+/// then fails on it instead of leaving a silent legalization failure).
+static LogicalResult unsupported(Operation *op,
+                                 ConversionPatternRewriter &rewriter,
+                                 const Twine &reason) {
+  op->emitOpError() << "the CPU lowering " << reason;
+  return rewriter.notifyMatchFailure(op, reason);
+}
+
 /// Fails unless the spectrum's transform length is static.
 static LogicalResult
 requireStaticSpectrum(Operation *op, Value spectrum,
                       ConversionPatternRewriter &rewriter) {
-  if (cast<RankedTensorType>(spectrum.getType())
-          .isDynamicDim(cast<RankedTensorType>(spectrum.getType()).getRank() -
-                        1))
-    return rewriter.notifyMatchFailure(
-        op, "the CPU lowering needs a static spectrum last axis (2 * n_fft)");
+  auto type = cast<RankedTensorType>(spectrum.getType());
+  if (type.isDynamicDim(type.getRank() - 1))
+    return unsupported(op, rewriter,
+                       "needs a static spectrum last axis (2 * n_fft)");
   return success();
 }
 
@@ -561,8 +569,8 @@ struct FftLowering : OpConversionPattern<FftOp> {
     RankedTensorType type = op.getType();
     int64_t last = type.getShape().back();
     if (ShapedType::isDynamic(last))
-      return rewriter.notifyMatchFailure(
-          op, "the CPU lowering needs a static transform length (last axis)");
+      return unsupported(op, rewriter,
+                         "needs a static transform length (last axis)");
     bool isComplex = isa<ComplexType>(type.getElementType());
     int64_t n = isComplex ? last : last / 2;
     Planes planes = splitPlanes(rewriter, loc, adaptor.getInput(), n);
