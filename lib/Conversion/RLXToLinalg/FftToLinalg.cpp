@@ -169,12 +169,20 @@ static Value vectorConstant(OpBuilder &b, Location loc, Type type,
 }
 
 /// cos and sign * sin of 2 pi m / n for m in [0, count), in f64 and then
-/// rounded to `type` once.
+/// rounded to `type` once. Multiples of pi / 2 are exact (std::cos(pi / 2)
+/// is 6e-17, not 0), so that length-2 and length-4 transforms are exact.
 static std::pair<Value, Value> twiddleTable(OpBuilder &b, Location loc,
                                             Type type, int64_t n, int64_t count,
                                             double sign) {
   SmallVector<double> cosines, sines;
   for (int64_t m = 0; m < count; ++m) {
+    static constexpr double quadrantCos[] = {1.0, 0.0, -1.0, 0.0};
+    static constexpr double quadrantSin[] = {0.0, 1.0, 0.0, -1.0};
+    if ((4 * m) % n == 0) {
+      cosines.push_back(quadrantCos[4 * m / n]);
+      sines.push_back(sign * quadrantSin[4 * m / n]);
+      continue;
+    }
     double angle = 2.0 * M_PI * static_cast<double>(m) / n;
     cosines.push_back(std::cos(angle));
     sines.push_back(sign * std::sin(angle));
@@ -288,9 +296,10 @@ static Planes bitReverse(OpBuilder &b, Location loc, Planes x, int64_t n) {
 }
 
 /// Where the butterfly of output element `i` at `stride` reads: its
-/// butterfly `j`, its pair (i0, i1 = i0 + stride) and whether `i` is i0.
+/// butterfly `j`, j mod stride, its pair (i0, i1 = i0 + stride) and whether
+/// `i` is i0.
 struct ButterflyIndices {
-  Value j, i0, i1, isLow;
+  Value j, offset, i0, i1, isLow;
 };
 
 static ButterflyIndices butterflyIndices(OpBuilder &b, Location loc, Value i,
@@ -310,7 +319,7 @@ static ButterflyIndices butterflyIndices(OpBuilder &b, Location loc, Value i,
       arith::MulIOp::create(b, loc, block, indexConstant(b, loc, 2 * stride)),
       offset);
   Value i1 = arith::AddIOp::create(b, loc, i0, strideValue);
-  return {j, i0, i1, isLow};
+  return {j, offset, i0, i1, isLow};
 }
 
 /// One radix-2 stage of the FFT on planes: out[i0] = x[i0] + w x[i1],
@@ -330,17 +339,15 @@ static Planes radix2Stage(OpBuilder &b, Location loc, Planes x, int64_t stage,
       [&](OpBuilder &nb, Location nl, ValueRange) {
         Value i = linalg::IndexOp::create(nb, nl, rank - 1);
         ButterflyIndices at = butterflyIndices(nb, nl, i, stride);
-        Value m =
-            arith::RemUIOp::create(nb, nl, at.j, indexConstant(nb, nl, stride));
         SmallVector<Value> lowAt = indicesWithLast(nb, nl, rank, at.i0);
         SmallVector<Value> highAt = indicesWithLast(nb, nl, rank, at.i1);
         Value lowRe = tensor::ExtractOp::create(nb, nl, x.re, lowAt);
         Value lowIm = tensor::ExtractOp::create(nb, nl, x.im, lowAt);
-        auto [tRe, tIm] =
-            complexMul(nb, nl, tensor::ExtractOp::create(nb, nl, x.re, highAt),
-                       tensor::ExtractOp::create(nb, nl, x.im, highAt),
-                       tensor::ExtractOp::create(nb, nl, table.first, m),
-                       tensor::ExtractOp::create(nb, nl, table.second, m));
+        auto [tRe, tIm] = complexMul(
+            nb, nl, tensor::ExtractOp::create(nb, nl, x.re, highAt),
+            tensor::ExtractOp::create(nb, nl, x.im, highAt),
+            tensor::ExtractOp::create(nb, nl, table.first, at.offset),
+            tensor::ExtractOp::create(nb, nl, table.second, at.offset));
         Value re = arith::SelectOp::create(
             nb, nl, at.isLow, arith::AddFOp::create(nb, nl, lowRe, tRe),
             arith::SubFOp::create(nb, nl, lowRe, tRe));
