@@ -132,10 +132,11 @@ static Value joinPlanes(OpBuilder &b, Location loc, Planes planes,
   }
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, planes.re);
   AffineMap identity = identityMap(ctx, rank);
+  Value scaleValue = floatConstant(b, loc, part, scale);
   auto scaled = [&](OpBuilder &nb, Location nl, Value x) -> Value {
     if (scale == 1.0)
       return x;
-    return arith::MulFOp::create(nb, nl, x, floatConstant(nb, nl, part, scale));
+    return arith::MulFOp::create(nb, nl, x, scaleValue);
   };
   if (complexType)
     return buildParallel(b, loc, sizes, {complexType}, {planes.re, planes.im},
