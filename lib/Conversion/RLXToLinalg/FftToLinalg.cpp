@@ -6,13 +6,13 @@
 //===----------------------------------------------------------------------===//
 //
 // rlx.fft works on two real planes (re, im) of shape [..., N] in the compute
-// type, whatever the layout: the real-block layout is two slices of the last
-// axis, complex<f32> is split elementwise. Power-of-two lengths run an
-// iterative radix-2 FFT (a bit-reversal gather, then log2(N) butterfly
-// stages, unrolled); other lengths a DFT contracted against a twiddle table
-// exp(-2 pi i m / N), m in [0, N), computed in f64 and indexed by n * k mod N
-// so that every twiddle is exact to the table's rounding. The norm scale is
-// applied when the planes are joined back into the input's layout.
+// type, whatever the layout: the real-block layout is read at explicit
+// indices (k and N + k), complex<f32> is split elementwise. Power-of-two
+// lengths run an iterative radix-2 FFT (a bit-reversal gather, then log2(N)
+// butterfly stages, unrolled); other lengths a DFT contracted against a twiddle
+// table exp(-2 pi i m / N), m in [0, N), computed in f64 and indexed by n * k
+// mod N so that every twiddle is exact to the table's rounding. The norm scale
+// is applied when the planes are joined back into the input's layout.
 //
 // rlx.log_mel is a power generic, a contraction with the filterbank, a log
 // and a whole-tensor max; its backward recomputes that max and propagates
@@ -61,19 +61,6 @@ buildMultiGeneric(OpBuilder &b, Location loc, ValueRange inputs,
   return SmallVector<Value>(generic.getResults());
 }
 
-/// `tensor.extract_slice` of `[offset, offset + size)` of the last axis.
-static Value sliceLast(OpBuilder &b, Location loc, Value tensor, int64_t offset,
-                       int64_t size) {
-  int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tensor);
-  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-  offsets.back() = b.getIndexAttr(offset);
-  sizes.back() = b.getIndexAttr(size);
-  return tensor::ExtractSliceOp::create(b, loc, tensor, offsets, sizes,
-                                        strides);
-}
-
 /// `tensor.insert_slice` of `source` at `offset` of the last axis of `dest`.
 static Value insertLast(OpBuilder &b, Location loc, Value source, Value dest,
                         int64_t offset) {
@@ -98,12 +85,56 @@ static AffineMap identityMap(MLIRContext *ctx, unsigned rank) {
   return AffineMap::getMultiDimIdentityMap(rank, ctx);
 }
 
+/// The indices (batch..., last) of the current iteration with the last one
+/// replaced by `last`.
+static SmallVector<Value> indicesWithLast(OpBuilder &b, Location loc,
+                                          int64_t rank, Value last) {
+  SmallVector<Value> indices;
+  for (int64_t dim = 0; dim + 1 < rank; ++dim)
+    indices.push_back(linalg::IndexOp::create(b, loc, dim));
+  indices.push_back(last);
+  return indices;
+}
+
+/// The body of a generic over the first `count` bins of a block-layout
+/// tensor: (re, im) of the bin -> results.
+using BinBody =
+    function_ref<SmallVector<Value>(OpBuilder &, Location, Value, Value)>;
+
+/// A parallel generic over [..., count] reading `re[..., k]` and
+/// `im[..., k]` of the block-layout `input` ([..., 2n]). The reads are
+/// tensor.extract at explicit indices rather than operands sliced out of
+/// `input`: the CPU vectorizer cannot load from strided slices.
+static SmallVector<Value> buildOverBins(OpBuilder &b, Location loc, Value input,
+                                        int64_t n, int64_t count,
+                                        TypeRange resultTypes, BinBody body) {
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  return buildParallel(
+      b, loc, sizesWithLast(b, loc, input, count), resultTypes, {}, {},
+      [&](OpBuilder &nb, Location nl, ValueRange) {
+        Value k = linalg::IndexOp::create(nb, nl, rank - 1);
+        Value kIm = arith::AddIOp::create(nb, nl, k, indexConstant(nb, nl, n));
+        Value re = tensor::ExtractOp::create(nb, nl, input,
+                                             indicesWithLast(nb, nl, rank, k));
+        Value im = tensor::ExtractOp::create(
+            nb, nl, input, indicesWithLast(nb, nl, rank, kIm));
+        return body(nb, nl, re, im);
+      });
+}
+
 /// The planes of an rlx.fft operand, in its compute type.
 static Planes splitPlanes(OpBuilder &b, Location loc, Value input, int64_t n) {
   auto type = cast<RankedTensorType>(input.getType());
   auto complexType = dyn_cast<ComplexType>(type.getElementType());
-  if (!complexType)
-    return {sliceLast(b, loc, input, 0, n), sliceLast(b, loc, input, n, n)};
+  if (!complexType) {
+    Type part = type.getElementType();
+    SmallVector<Value> planes =
+        buildOverBins(b, loc, input, n, n, {part, part},
+                      [](OpBuilder &, Location, Value re, Value im) {
+                        return SmallVector<Value>{re, im};
+                      });
+    return {planes[0], planes[1]};
+  }
   Type part = complexType.getElementType();
   SmallVector<Value> planes = buildParallel(
       b, loc, tensor::getMixedSizes(b, loc, input), {part, part}, input,
@@ -265,17 +296,6 @@ static Value reverseBits(OpBuilder &b, Location loc, Value value,
   return result;
 }
 
-/// The indices (batch..., last) of the current iteration with the last one
-/// replaced by `last`.
-static SmallVector<Value> indicesWithLast(OpBuilder &b, Location loc,
-                                          int64_t rank, Value last) {
-  SmallVector<Value> indices;
-  for (int64_t dim = 0; dim + 1 < rank; ++dim)
-    indices.push_back(linalg::IndexOp::create(b, loc, dim));
-  indices.push_back(last);
-  return indices;
-}
-
 /// Planes permuted to bit-reversed order along the last axis. The source
 /// index is computed in the body (a gather), which the vectorizer leaves
 /// scalar.
@@ -390,15 +410,10 @@ static double fftScale(FftNorm norm, bool inverse, int64_t n) {
 /// spectrum with transform length `n`, in `computeType`.
 static Value buildPower(OpBuilder &b, Location loc, Value spectrum, int64_t n,
                         int64_t bins, Type computeType) {
-  Value re = sliceLast(b, loc, spectrum, 0, bins);
-  Value im = sliceLast(b, loc, spectrum, n, bins);
-  int64_t rank = cast<RankedTensorType>(re.getType()).getRank();
-  AffineMap identity = identityMap(b.getContext(), rank);
-  return buildParallel(b, loc, tensor::getMixedSizes(b, loc, re), {computeType},
-                       {re, im}, {identity, identity},
-                       [&](OpBuilder &nb, Location nl, ValueRange args) {
-                         Value r = extendTo(nb, nl, computeType, args[0]);
-                         Value i = extendTo(nb, nl, computeType, args[1]);
+  return buildOverBins(b, loc, spectrum, n, bins, {computeType},
+                       [&](OpBuilder &nb, Location nl, Value re, Value im) {
+                         Value r = extendTo(nb, nl, computeType, re);
+                         Value i = extendTo(nb, nl, computeType, im);
                          Value sum = arith::AddFOp::create(
                              nb, nl, arith::MulFOp::create(nb, nl, r, r),
                              arith::MulFOp::create(nb, nl, i, i));
