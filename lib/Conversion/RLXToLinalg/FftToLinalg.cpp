@@ -38,11 +38,13 @@
 using namespace mlir;
 using namespace mlir::rlx;
 
+namespace {
 /// The real and imaginary planes of a transform, each [..., N].
 struct Planes {
   Value re;
   Value im;
 };
+} // namespace
 
 static Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
@@ -316,12 +318,14 @@ static Planes bitReverse(OpBuilder &b, Location loc, Planes x, int64_t n) {
   return {result[0], result[1]};
 }
 
+namespace {
 /// Where the butterfly of output element `i` at `stride` reads: its
 /// butterfly `j`, j mod stride, its pair (i0, i1 = i0 + stride) and whether
 /// `i` is i0.
 struct ButterflyIndices {
   Value j, offset, i0, i1, isLow;
 };
+} // namespace
 
 static ButterflyIndices butterflyIndices(OpBuilder &b, Location loc, Value i,
                                          int64_t stride) {
@@ -462,6 +466,7 @@ static Value contractLast(OpBuilder &b, Location loc, Value x, Value filters,
       .front();
 }
 
+namespace {
 /// The Whisper log-mel pipeline up to the clamp: the mel energies, their
 /// log10 (after the 1e-10 floor) and the whole-tensor max of the logs.
 struct LogMelParts {
@@ -469,6 +474,7 @@ struct LogMelParts {
   Value logs;
   Value max;
 };
+} // namespace
 
 static LogMelParts buildLogMelParts(OpBuilder &b, Location loc, Value spectrum,
                                     Value filterbank, Type computeType) {
