@@ -27,6 +27,13 @@ def ConvertRLXToLinalg : Pass<"convert-rlx-to-linalg", "ModuleOp"> {
     writes the trajectory (or its checkpoint rows) with
     `tensor.insert_slice`.
 
+    `rlx.fft` needs a static transform length: powers of two run an
+    unrolled radix-2 FFT (a bit-reversal gather, then one generic per
+    stage), other lengths a DFT contracted against a twiddle table computed
+    in f64. `rlx.log_mel` and `rlx.log_mel_backward` need a static spectrum
+    last axis; the backward treats the `max - 8` clamp threshold as a
+    constant (no gradient through the max).
+
     Before rewriting, the pass checks that it can lower every rlx op in the
     module. Each op it cannot lower is reported with its location, and the
     pass fails without changing the module: nothing is silently dropped.

@@ -60,6 +60,7 @@ void rlx::populateRLXToLinalgPatterns(const TypeConverter &converter,
   populateControlFlowToLinalgPatterns(converter, patterns);
   populateSolveToLinalgPatterns(converter, patterns);
   populateSampleToLinalgPatterns(converter, patterns);
+  populateFftToLinalgPatterns(converter, patterns);
 }
 
 namespace {

@@ -5,12 +5,12 @@
 // ops when they gain a lowering.)
 // expected-error @+1 {{2 rlx op(s) cannot be lowered to linalg; see the errors above}}
 module {
-  func.func @unsupported(%x: tensor<4x8xf32>, %logits: tensor<2x16xf32>) -> (tensor<4x8xf32>, tensor<2xi64>) {
-    // expected-error @+1 {{'rlx.fft' cannot be lowered by convert-rlx-to-linalg}}
-    %0 = rlx.fft %x : tensor<4x8xf32>
-    %1 = rlx.activation relu %x : tensor<4x8xf32>
-    // expected-error @+1 {{'rlx.sample' cannot be lowered by convert-rlx-to-linalg}}
-    %2 = rlx.sample %logits {top_k = 0 : i64, top_p = 1.0 : f32, temperature = 1.0 : f32, seed = 7 : i64} : tensor<2x16xf32>
-    return %0, %2 : tensor<4x8xf32>, tensor<2xi64>
+  func.func @unsupported(%x: tensor<4x8xf32>, %q: tensor<1x16x4x64xf32>, %g: tensor<1x16x4xf32>) -> (tensor<4x8xf32>, tensor<1x16x4x64xf32>) {
+    // expected-error @+1 {{'rlx.custom' cannot be lowered by convert-rlx-to-linalg}}
+    %0 = rlx.custom "sparse_lu_solve"(%x) pure : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %1 = rlx.activation relu %0 : tensor<4x8xf32>
+    // expected-error @+1 {{'rlx.gated_delta_net' cannot be lowered by convert-rlx-to-linalg}}
+    %2 = rlx.gated_delta_net %q, %q, %q, %g, %g state_size = 64 : tensor<1x16x4x64xf32>, tensor<1x16x4x64xf32>, tensor<1x16x4x64xf32>, tensor<1x16x4xf32>, tensor<1x16x4xf32>
+    return %1, %2 : tensor<4x8xf32>, tensor<1x16x4x64xf32>
   }
 }

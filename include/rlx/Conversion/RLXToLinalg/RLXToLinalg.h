@@ -40,6 +40,9 @@ void populateQuantizationToLinalgPatterns(const TypeConverter &converter,
                                           RewritePatternSet &patterns);
 void populateRegionToLinalgPatterns(const TypeConverter &converter,
                                     RewritePatternSet &patterns);
+/// rlx.fft, its butterfly stage, log-mel features and complex helpers.
+void populateFftToLinalgPatterns(const TypeConverter &converter,
+                                 RewritePatternSet &patterns);
 /// rlx.if, rlx.while and rlx.scan to scf.
 void populateControlFlowToLinalgPatterns(const TypeConverter &converter,
                                          RewritePatternSet &patterns);

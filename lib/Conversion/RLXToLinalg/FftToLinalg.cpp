@@ -1,0 +1,801 @@
+//===- FftToLinalg.cpp - FFT, complex helpers and log-mel features --------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// rlx.fft works on two real planes (re, im) of shape [..., N] in the compute
+// type, whatever the layout: the real-block layout is read at explicit
+// indices (k and N + k), complex<f32> is split elementwise. Power-of-two
+// lengths run an iterative radix-2 FFT (a bit-reversal gather, then log2(N)
+// butterfly stages, unrolled); other lengths a DFT contracted against a twiddle
+// table exp(-2 pi i m / N), m in [0, N), computed in f64 and indexed by n * k
+// mod N so that every twiddle is exact to the table's rounding. The norm scale
+// is applied when the planes are joined back into the input's layout.
+//
+// rlx.log_mel is a power generic, a contraction with the filterbank, a log
+// and a whole-tensor max; its backward recomputes that max and propagates
+// through the unclamped entries only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "rlx/Conversion/RLXToLinalg/RLXToLinalg.h"
+#include "rlx/Dialect/RLX/IR/RLXOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::rlx;
+
+namespace {
+/// The real and imaginary planes of a transform, each [..., N].
+struct Planes {
+  Value re;
+  Value im;
+};
+} // namespace
+
+static Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+/// A `linalg.generic` with several results written into `inits`.
+static SmallVector<Value>
+buildMultiGeneric(OpBuilder &b, Location loc, ValueRange inputs,
+                  ValueRange inits, ArrayRef<AffineMap> maps,
+                  ArrayRef<utils::IteratorType> iterators, GenericBody body) {
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange(inits), inputs, inits, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        linalg::YieldOp::create(nb, nl, body(nb, nl, args));
+      });
+  return SmallVector<Value>(generic.getResults());
+}
+
+/// `tensor.insert_slice` of `source` at `offset` of the last axis of `dest`.
+static Value insertLast(OpBuilder &b, Location loc, Value source, Value dest,
+                        int64_t offset) {
+  int64_t rank = cast<RankedTensorType>(source.getType()).getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, source);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  offsets.back() = b.getIndexAttr(offset);
+  return tensor::InsertSliceOp::create(b, loc, source, dest, offsets, sizes,
+                                       strides);
+}
+
+/// The sizes of `tensor` with the last one replaced by `last`.
+static SmallVector<OpFoldResult> sizesWithLast(OpBuilder &b, Location loc,
+                                               Value tensor, int64_t last) {
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tensor);
+  sizes.back() = b.getIndexAttr(last);
+  return sizes;
+}
+
+static AffineMap identityMap(MLIRContext *ctx, unsigned rank) {
+  return AffineMap::getMultiDimIdentityMap(rank, ctx);
+}
+
+/// The indices (batch..., last) of the current iteration with the last one
+/// replaced by `last`.
+static SmallVector<Value> indicesWithLast(OpBuilder &b, Location loc,
+                                          int64_t rank, Value last) {
+  SmallVector<Value> indices;
+  for (int64_t dim = 0; dim + 1 < rank; ++dim)
+    indices.push_back(linalg::IndexOp::create(b, loc, dim));
+  indices.push_back(last);
+  return indices;
+}
+
+/// The body of a generic over the first `count` bins of a block-layout
+/// tensor: (re, im) of the bin -> results.
+using BinBody =
+    function_ref<SmallVector<Value>(OpBuilder &, Location, Value, Value)>;
+
+/// A parallel generic over [..., count] reading `re[..., k]` and
+/// `im[..., k]` of the block-layout `input` ([..., 2n]). The reads are
+/// tensor.extract at explicit indices rather than operands sliced out of
+/// `input`: the CPU vectorizer cannot load from strided slices.
+static SmallVector<Value> buildOverBins(OpBuilder &b, Location loc, Value input,
+                                        int64_t n, int64_t count,
+                                        TypeRange resultTypes, BinBody body) {
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  return buildParallel(
+      b, loc, sizesWithLast(b, loc, input, count), resultTypes, {}, {},
+      [&](OpBuilder &nb, Location nl, ValueRange) {
+        Value k = linalg::IndexOp::create(nb, nl, rank - 1);
+        Value kIm = arith::AddIOp::create(nb, nl, k, indexConstant(nb, nl, n));
+        Value re = tensor::ExtractOp::create(nb, nl, input,
+                                             indicesWithLast(nb, nl, rank, k));
+        Value im = tensor::ExtractOp::create(
+            nb, nl, input, indicesWithLast(nb, nl, rank, kIm));
+        return body(nb, nl, re, im);
+      });
+}
+
+/// The planes of an rlx.fft operand, in its compute type.
+static Planes splitPlanes(OpBuilder &b, Location loc, Value input, int64_t n) {
+  auto type = cast<RankedTensorType>(input.getType());
+  auto complexType = dyn_cast<ComplexType>(type.getElementType());
+  if (!complexType) {
+    Type part = type.getElementType();
+    SmallVector<Value> planes =
+        buildOverBins(b, loc, input, n, n, {part, part},
+                      [](OpBuilder &, Location, Value re, Value im) {
+                        return SmallVector<Value>{re, im};
+                      });
+    return {planes[0], planes[1]};
+  }
+  Type part = complexType.getElementType();
+  SmallVector<Value> planes = buildParallel(
+      b, loc, tensor::getMixedSizes(b, loc, input), {part, part}, input,
+      {identityMap(b.getContext(), type.getRank())},
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        return SmallVector<Value>{complex::ReOp::create(nb, nl, args[0]),
+                                  complex::ImOp::create(nb, nl, args[0])};
+      });
+  return {planes[0], planes[1]};
+}
+
+/// Scales the planes by `scale` (skipped when 1) and joins them into the
+/// layout of `resultType`.
+static Value joinPlanes(OpBuilder &b, Location loc, Planes planes,
+                        RankedTensorType resultType, double scale) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = resultType.getRank();
+  Type part = cast<RankedTensorType>(planes.re.getType()).getElementType();
+  auto complexType = dyn_cast<ComplexType>(resultType.getElementType());
+  if (!complexType && scale == 1.0) {
+    int64_t n = resultType.getShape().back() / 2;
+    Value empty = tensor::EmptyOp::create(
+        b, loc, sizesWithLast(b, loc, planes.re, 2 * n), part);
+    Value withRe = insertLast(b, loc, planes.re, empty, 0);
+    return insertLast(b, loc, planes.im, withRe, n);
+  }
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, planes.re);
+  AffineMap identity = identityMap(ctx, rank);
+  Value scaleValue = floatConstant(b, loc, part, scale);
+  auto scaled = [&](OpBuilder &nb, Location nl, Value x) -> Value {
+    if (scale == 1.0)
+      return x;
+    return arith::MulFOp::create(nb, nl, x, scaleValue);
+  };
+  if (complexType)
+    return buildParallel(b, loc, sizes, {complexType}, {planes.re, planes.im},
+                         {identity, identity},
+                         [&](OpBuilder &nb, Location nl, ValueRange args) {
+                           return SmallVector<Value>{complex::CreateOp::create(
+                               nb, nl, complexType, scaled(nb, nl, args[0]),
+                               scaled(nb, nl, args[1]))};
+                         })
+        .front();
+  SmallVector<Value> scaledPlanes = buildParallel(
+      b, loc, sizes, {part, part}, {planes.re, planes.im}, {identity, identity},
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        return SmallVector<Value>{scaled(nb, nl, args[0]),
+                                  scaled(nb, nl, args[1])};
+      });
+  return joinPlanes(b, loc, {scaledPlanes[0], scaledPlanes[1]}, resultType,
+                    1.0);
+}
+
+/// A rank-1 constant of `values` in `type`.
+static Value vectorConstant(OpBuilder &b, Location loc, Type type,
+                            ArrayRef<double> values) {
+  auto tensorType =
+      RankedTensorType::get({static_cast<int64_t>(values.size())}, type);
+  SmallVector<Attribute> attrs;
+  for (double value : values)
+    attrs.push_back(b.getFloatAttr(type, value));
+  return arith::ConstantOp::create(b, loc,
+                                   DenseElementsAttr::get(tensorType, attrs));
+}
+
+/// cos and sign * sin of 2 pi m / n for m in [0, count), in f64 and then
+/// rounded to `type` once. Multiples of pi / 2 are exact (std::cos(pi / 2)
+/// is 6e-17, not 0), so that length-2 and length-4 transforms are exact.
+static std::pair<Value, Value> twiddleTable(OpBuilder &b, Location loc,
+                                            Type type, int64_t n, int64_t count,
+                                            double sign) {
+  SmallVector<double> cosines, sines;
+  for (int64_t m = 0; m < count; ++m) {
+    static constexpr double quadrantCos[] = {1.0, 0.0, -1.0, 0.0};
+    static constexpr double quadrantSin[] = {0.0, 1.0, 0.0, -1.0};
+    if ((4 * m) % n == 0) {
+      cosines.push_back(quadrantCos[4 * m / n]);
+      sines.push_back(sign * quadrantSin[4 * m / n]);
+      continue;
+    }
+    double angle = 2.0 * M_PI * static_cast<double>(m) / n;
+    cosines.push_back(std::cos(angle));
+    sines.push_back(sign * std::sin(angle));
+  }
+  return {vectorConstant(b, loc, type, cosines),
+          vectorConstant(b, loc, type, sines)};
+}
+
+/// (a_re + i a_im) * (w_re + i w_im).
+static std::pair<Value, Value> complexMul(OpBuilder &b, Location loc, Value aRe,
+                                          Value aIm, Value wRe, Value wIm) {
+  Value re =
+      arith::SubFOp::create(b, loc, arith::MulFOp::create(b, loc, aRe, wRe),
+                            arith::MulFOp::create(b, loc, aIm, wIm));
+  Value im =
+      arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, aRe, wIm),
+                            arith::MulFOp::create(b, loc, aIm, wRe));
+  return {re, im};
+}
+
+/// The DFT of the planes along the last axis as a contraction over
+/// (batch..., k, n) with the twiddle read at n * k mod N.
+static Planes buildDft(OpBuilder &b, Location loc, Planes x, int64_t n,
+                       bool inverse) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<RankedTensorType>(x.re.getType());
+  Type part = type.getElementType();
+  int64_t rank = type.getRank();
+  std::pair<Value, Value> table =
+      twiddleTable(b, loc, part, n, n, inverse ? 1.0 : -1.0);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x.re);
+  Value zero = floatConstant(b, loc, part, 0.0);
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, part);
+  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+
+  SmallVector<int64_t> inputDims, outputDims;
+  for (int64_t dim = 0; dim + 1 < rank; ++dim) {
+    inputDims.push_back(dim);
+    outputDims.push_back(dim);
+  }
+  inputDims.push_back(rank);
+  outputDims.push_back(rank - 1);
+  AffineMap inputMap = projection(ctx, rank + 1, inputDims);
+  AffineMap outputMap = projection(ctx, rank + 1, outputDims);
+  SmallVector<utils::IteratorType> iterators(rank + 1,
+                                             utils::IteratorType::parallel);
+  iterators.back() = utils::IteratorType::reduction;
+  Value length = indexConstant(b, loc, n);
+  SmallVector<Value> result = buildMultiGeneric(
+      b, loc, {x.re, x.im}, {init, init},
+      {inputMap, inputMap, outputMap, outputMap}, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value k = linalg::IndexOp::create(nb, nl, rank - 1);
+        Value i = linalg::IndexOp::create(nb, nl, rank);
+        Value m = arith::RemUIOp::create(
+            nb, nl, arith::MulIOp::create(nb, nl, k, i), length);
+        Value wRe = tensor::ExtractOp::create(nb, nl, table.first, m);
+        Value wIm = tensor::ExtractOp::create(nb, nl, table.second, m);
+        auto [re, im] = complexMul(nb, nl, args[0], args[1], wRe, wIm);
+        return SmallVector<Value>{arith::AddFOp::create(nb, nl, args[2], re),
+                                  arith::AddFOp::create(nb, nl, args[3], im)};
+      });
+  return {result[0], result[1]};
+}
+
+/// `value` with its low `bits` bits reversed, on index values.
+static Value reverseBits(OpBuilder &b, Location loc, Value value,
+                         int64_t bits) {
+  Value one = indexConstant(b, loc, 1);
+  Value result = indexConstant(b, loc, 0);
+  for (int64_t bit = 0; bit < bits; ++bit) {
+    Value shifted =
+        arith::ShRUIOp::create(b, loc, value, indexConstant(b, loc, bit));
+    Value set = arith::AndIOp::create(b, loc, shifted, one);
+    Value placed = arith::ShLIOp::create(b, loc, set,
+                                         indexConstant(b, loc, bits - 1 - bit));
+    result = arith::OrIOp::create(b, loc, result, placed);
+  }
+  return result;
+}
+
+/// Planes permuted to bit-reversed order along the last axis. The source
+/// index is computed in the body (a gather), which the vectorizer leaves
+/// scalar.
+static Planes bitReverse(OpBuilder &b, Location loc, Planes x, int64_t n) {
+  auto type = cast<RankedTensorType>(x.re.getType());
+  int64_t rank = type.getRank();
+  int64_t bits = llvm::Log2_64(n);
+  SmallVector<Value> result = buildParallel(
+      b, loc, tensor::getMixedSizes(b, loc, x.re),
+      {type.getElementType(), type.getElementType()}, {}, {},
+      [&](OpBuilder &nb, Location nl, ValueRange) {
+        Value k = linalg::IndexOp::create(nb, nl, rank - 1);
+        SmallVector<Value> at =
+            indicesWithLast(nb, nl, rank, reverseBits(nb, nl, k, bits));
+        return SmallVector<Value>{tensor::ExtractOp::create(nb, nl, x.re, at),
+                                  tensor::ExtractOp::create(nb, nl, x.im, at)};
+      });
+  return {result[0], result[1]};
+}
+
+namespace {
+/// Where the butterfly of output element `i` at `stride` reads: its
+/// butterfly `j`, j mod stride, its pair (i0, i1 = i0 + stride) and whether
+/// `i` is i0.
+struct ButterflyIndices {
+  Value j, offset, i0, i1, isLow;
+};
+} // namespace
+
+static ButterflyIndices butterflyIndices(OpBuilder &b, Location loc, Value i,
+                                         int64_t stride) {
+  Value strideValue = indexConstant(b, loc, stride);
+  Value block =
+      arith::DivUIOp::create(b, loc, i, indexConstant(b, loc, 2 * stride));
+  Value offset = arith::RemUIOp::create(b, loc, i, strideValue);
+  Value isLow = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult,
+      arith::RemUIOp::create(b, loc, i, indexConstant(b, loc, 2 * stride)),
+      strideValue);
+  Value j = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, block, strideValue), offset);
+  Value i0 = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, block, indexConstant(b, loc, 2 * stride)),
+      offset);
+  Value i1 = arith::AddIOp::create(b, loc, i0, strideValue);
+  return {j, offset, i0, i1, isLow};
+}
+
+/// One radix-2 stage of the FFT on planes: out[i0] = x[i0] + w x[i1],
+/// out[i1] = x[i0] - w x[i1] with w the twiddle of butterfly j.
+static Planes radix2Stage(OpBuilder &b, Location loc, Planes x, int64_t stage,
+                          bool inverse) {
+  auto type = cast<RankedTensorType>(x.re.getType());
+  Type part = type.getElementType();
+  int64_t rank = type.getRank();
+  int64_t stride = int64_t(1) << stage;
+  // Butterfly j uses exp(-+2 pi i (j mod stride) / (2 stride)): the first
+  // half of the table of length 2 stride.
+  std::pair<Value, Value> table =
+      twiddleTable(b, loc, part, 2 * stride, stride, inverse ? 1.0 : -1.0);
+  SmallVector<Value> result = buildParallel(
+      b, loc, tensor::getMixedSizes(b, loc, x.re), {part, part}, {}, {},
+      [&](OpBuilder &nb, Location nl, ValueRange) {
+        Value i = linalg::IndexOp::create(nb, nl, rank - 1);
+        ButterflyIndices at = butterflyIndices(nb, nl, i, stride);
+        SmallVector<Value> lowAt = indicesWithLast(nb, nl, rank, at.i0);
+        SmallVector<Value> highAt = indicesWithLast(nb, nl, rank, at.i1);
+        Value lowRe = tensor::ExtractOp::create(nb, nl, x.re, lowAt);
+        Value lowIm = tensor::ExtractOp::create(nb, nl, x.im, lowAt);
+        auto [tRe, tIm] = complexMul(
+            nb, nl, tensor::ExtractOp::create(nb, nl, x.re, highAt),
+            tensor::ExtractOp::create(nb, nl, x.im, highAt),
+            tensor::ExtractOp::create(nb, nl, table.first, at.offset),
+            tensor::ExtractOp::create(nb, nl, table.second, at.offset));
+        Value re = arith::SelectOp::create(
+            nb, nl, at.isLow, arith::AddFOp::create(nb, nl, lowRe, tRe),
+            arith::SubFOp::create(nb, nl, lowRe, tRe));
+        Value im = arith::SelectOp::create(
+            nb, nl, at.isLow, arith::AddFOp::create(nb, nl, lowIm, tIm),
+            arith::SubFOp::create(nb, nl, lowIm, tIm));
+        return SmallVector<Value>{re, im};
+      });
+  return {result[0], result[1]};
+}
+
+/// The FFT of the planes: radix-2 for powers of two, else a DFT.
+static Planes buildFft(OpBuilder &b, Location loc, Planes x, int64_t n,
+                       bool inverse) {
+  if (n == 1)
+    return x;
+  if (!llvm::isPowerOf2_64(n))
+    return buildDft(b, loc, x, n, inverse);
+  Planes state = bitReverse(b, loc, x, n);
+  for (int64_t stage = 0, e = llvm::Log2_64(n); stage < e; ++stage)
+    state = radix2Stage(b, loc, state, stage, inverse);
+  return state;
+}
+
+/// The factor rlx.fft applies after the transform (RLX, not NumPy, norms).
+static double fftScale(FftNorm norm, bool inverse, int64_t n) {
+  switch (norm) {
+  case FftNorm::Backward:
+    return 1.0;
+  case FftNorm::Forward:
+    return inverse ? 1.0 / static_cast<double>(n) : 1.0;
+  case FftNorm::Ortho:
+    return 1.0 / std::sqrt(static_cast<double>(n));
+  }
+  llvm_unreachable("unknown FftNorm");
+}
+
+/// The power |X[k]|^2 of the first `bins` frequencies of a block-layout
+/// spectrum with transform length `n`, in `computeType`.
+static Value buildPower(OpBuilder &b, Location loc, Value spectrum, int64_t n,
+                        int64_t bins, Type computeType) {
+  return buildOverBins(b, loc, spectrum, n, bins, {computeType},
+                       [&](OpBuilder &nb, Location nl, Value re, Value im) {
+                         Value r = extendTo(nb, nl, computeType, re);
+                         Value i = extendTo(nb, nl, computeType, im);
+                         Value sum = arith::AddFOp::create(
+                             nb, nl, arith::MulFOp::create(nb, nl, r, r),
+                             arith::MulFOp::create(nb, nl, i, i));
+                         return SmallVector<Value>{sum};
+                       })
+      .front();
+}
+
+/// A contraction of `x [..., inner]` with the matrix `filters`: out[..., o] =
+/// sum_i filters(o, i) x[..., i], where `transposed` reads `filters` as
+/// [inner, outer] instead of [outer, inner].
+static Value contractLast(OpBuilder &b, Location loc, Value x, Value filters,
+                          int64_t outer, bool transposed, Type computeType) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  SmallVector<int64_t> xDims, outDims;
+  for (int64_t dim = 0; dim + 1 < rank; ++dim) {
+    xDims.push_back(dim);
+    outDims.push_back(dim);
+  }
+  xDims.push_back(rank);
+  outDims.push_back(rank - 1);
+  SmallVector<int64_t> filterDims = {rank - 1, rank};
+  if (transposed)
+    std::swap(filterDims[0], filterDims[1]);
+  Value zero = floatConstant(b, loc, computeType, 0.0);
+  Value empty = tensor::EmptyOp::create(b, loc, sizesWithLast(b, loc, x, outer),
+                                        computeType);
+  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  SmallVector<utils::IteratorType> iterators(rank + 1,
+                                             utils::IteratorType::parallel);
+  iterators.back() = utils::IteratorType::reduction;
+  return buildMultiGeneric(b, loc, {x, filters}, {init},
+                           {projection(ctx, rank + 1, xDims),
+                            projection(ctx, rank + 1, filterDims),
+                            projection(ctx, rank + 1, outDims)},
+                           iterators,
+                           [&](OpBuilder &nb, Location nl, ValueRange args) {
+                             Value v = extendTo(nb, nl, computeType, args[0]);
+                             Value f = extendTo(nb, nl, computeType, args[1]);
+                             Value product =
+                                 arith::MulFOp::create(nb, nl, v, f);
+                             return SmallVector<Value>{arith::AddFOp::create(
+                                 nb, nl, args[2], product)};
+                           })
+      .front();
+}
+
+namespace {
+/// The Whisper log-mel pipeline up to the clamp: the mel energies, their
+/// log10 (after the 1e-10 floor) and the whole-tensor max of the logs.
+struct LogMelParts {
+  Value mel;
+  Value logs;
+  Value max;
+};
+} // namespace
+
+static LogMelParts buildLogMelParts(OpBuilder &b, Location loc, Value spectrum,
+                                    Value filterbank, Type computeType) {
+  auto specType = cast<RankedTensorType>(spectrum.getType());
+  auto fbType = cast<RankedTensorType>(filterbank.getType());
+  int64_t n = specType.getShape().back() / 2;
+  int64_t bins = n / 2 + 1;
+  int64_t mels = fbType.getDimSize(0);
+  int64_t rank = specType.getRank();
+  Value power = buildPower(b, loc, spectrum, n, bins, computeType);
+  Value mel = contractLast(b, loc, power, filterbank, mels,
+                           /*transposed=*/false, computeType);
+  Value floor = floatConstant(b, loc, computeType, 1e-10);
+  Value logs =
+      buildParallel(
+          b, loc, tensor::getMixedSizes(b, loc, mel), {computeType}, mel,
+          {identityMap(b.getContext(), rank)},
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            Value clamped = arith::MaximumFOp::create(nb, nl, args[0], floor);
+            return SmallVector<Value>{math::Log10Op::create(nb, nl, clamped)};
+          })
+          .front();
+  SmallVector<int64_t> all;
+  for (int64_t dim = 0; dim < rank; ++dim)
+    all.push_back(dim);
+  Value lowest = floatConstant(b, loc, computeType,
+                               -std::numeric_limits<double>::infinity());
+  Value max =
+      buildReduction(b, loc, logs, all, {}, {lowest},
+                     [&](OpBuilder &nb, Location nl, ValueRange args) {
+                       return SmallVector<Value>{
+                           arith::MaximumFOp::create(nb, nl, args[0], args[1])};
+                     })
+          .front();
+  return {mel, logs, max};
+}
+
+/// Reports a form the CPU lowering does not handle at the op (the pass
+/// then fails on it instead of leaving a silent legalization failure).
+static LogicalResult unsupported(Operation *op,
+                                 ConversionPatternRewriter &rewriter,
+                                 const Twine &reason) {
+  op->emitOpError() << "the CPU lowering " << reason;
+  return rewriter.notifyMatchFailure(op, reason);
+}
+
+/// Fails unless the spectrum's transform length is static.
+static LogicalResult
+requireStaticSpectrum(Operation *op, Value spectrum,
+                      ConversionPatternRewriter &rewriter) {
+  auto type = cast<RankedTensorType>(spectrum.getType());
+  if (type.isDynamicDim(type.getRank() - 1))
+    return unsupported(op, rewriter,
+                       "needs a static spectrum last axis (2 * n_fft)");
+  return success();
+}
+
+namespace {
+
+/// rlx.complex_norm_sq: re^2 + im^2 per element.
+struct ComplexNormSqLowering : OpConversionPattern<ComplexNormSqOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ComplexNormSqOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto type = op.getType();
+    Value result =
+        buildParallel(rewriter, loc,
+                      tensor::getMixedSizes(rewriter, loc, input),
+                      {type.getElementType()}, input,
+                      {identityMap(getContext(), type.getRank())},
+                      [&](OpBuilder &nb, Location nl, ValueRange args) {
+                        Value re = complex::ReOp::create(nb, nl, args[0]);
+                        Value im = complex::ImOp::create(nb, nl, args[0]);
+                        return SmallVector<Value>{arith::AddFOp::create(
+                            nb, nl, arith::MulFOp::create(nb, nl, re, re),
+                            arith::MulFOp::create(nb, nl, im, im))};
+                      })
+            .front();
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// rlx.conjugate: complex.conj per element.
+struct ConjugateLowering : OpConversionPattern<ConjugateOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ConjugateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto type = op.getType();
+    Value result =
+        buildParallel(rewriter, loc,
+                      tensor::getMixedSizes(rewriter, loc, input),
+                      {type.getElementType()}, input,
+                      {identityMap(getContext(), type.getRank())},
+                      [&](OpBuilder &nb, Location nl, ValueRange args) {
+                        return SmallVector<Value>{
+                            complex::ConjOp::create(nb, nl, args[0])};
+                      })
+            .front();
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// rlx.fft along the last axis, any static length.
+struct FftLowering : OpConversionPattern<FftOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(FftOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    int64_t last = type.getShape().back();
+    if (ShapedType::isDynamic(last))
+      return unsupported(op, rewriter,
+                         "needs a static transform length (last axis)");
+    bool isComplex = isa<ComplexType>(type.getElementType());
+    int64_t n = isComplex ? last : last / 2;
+    Planes planes = splitPlanes(rewriter, loc, adaptor.getInput(), n);
+    Planes transformed = buildFft(rewriter, loc, planes, n, op.getInverse());
+    rewriter.replaceOp(op,
+                       joinPlanes(rewriter, loc, transformed, type,
+                                  fftScale(op.getNorm(), op.getInverse(), n)));
+    return success();
+  }
+};
+
+/// rlx.fft_butterfly_stage: each output element finds its butterfly and
+/// reads the pair, gate, rev and twiddle with tensor.extract.
+struct FftButterflyStageLowering : OpConversionPattern<FftButterflyStageOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(FftButterflyStageOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value state = adaptor.getState();
+    auto type = cast<RankedTensorType>(state.getType());
+    Type elementType = type.getElementType();
+    Type computeType = computeTypeOf(elementType);
+    int64_t stride = int64_t(1) << op.getStage();
+    Value result =
+        buildParallel(
+            rewriter, loc, tensor::getMixedSizes(rewriter, loc, state),
+            {elementType}, state, {identityMap(getContext(), 3)},
+            [&](OpBuilder &nb, Location nl, ValueRange args) {
+              Value batch = linalg::IndexOp::create(nb, nl, 0);
+              Value i = linalg::IndexOp::create(nb, nl, 1);
+              Value c = linalg::IndexOp::create(nb, nl, 2);
+              ButterflyIndices at = butterflyIndices(nb, nl, i, stride);
+              Value zeroIdx = indexConstant(nb, nl, 0);
+              Value oneIdx = indexConstant(nb, nl, 1);
+              auto read = [&](Value tensor, ValueRange indices) {
+                return extendTo(
+                    nb, nl, computeType,
+                    tensor::ExtractOp::create(nb, nl, tensor, indices));
+              };
+              Value lowRe = read(state, {batch, at.i0, zeroIdx});
+              Value lowIm = read(state, {batch, at.i0, oneIdx});
+              auto [tRe, tIm] = complexMul(
+                  nb, nl, read(state, {batch, at.i1, zeroIdx}),
+                  read(state, {batch, at.i1, oneIdx}),
+                  read(adaptor.getTwRe(), at.j), read(adaptor.getTwIm(), at.j));
+              Value isRe = arith::CmpIOp::create(
+                  nb, nl, arith::CmpIPredicate::eq, c, zeroIdx);
+              Value low = arith::SelectOp::create(nb, nl, isRe, lowRe, lowIm);
+              Value t = arith::SelectOp::create(nb, nl, isRe, tRe, tIm);
+              Value sum = arith::AddFOp::create(nb, nl, low, t);
+              Value difference = arith::SubFOp::create(nb, nl, low, t);
+              Value gate =
+                  tensor::ExtractOp::create(nb, nl, adaptor.getGate(), at.j);
+              Value rev =
+                  tensor::ExtractOp::create(nb, nl, adaptor.getRev(), at.j);
+              // A reversed butterfly swaps its outputs: i0 takes the
+              // difference.
+              Value takesSum = arith::XOrIOp::create(nb, nl, at.isLow, rev);
+              Value butterfly =
+                  arith::SelectOp::create(nb, nl, takesSum, sum, difference);
+              Value out = arith::SelectOp::create(
+                  nb, nl, gate, truncateTo(nb, nl, elementType, butterfly),
+                  args[0]);
+              return SmallVector<Value>{out};
+            })
+            .front();
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// rlx.log_mel: (max(l, max(l) - 8) + 4) / 4 with l = log10(max(mel, 1e-10)).
+struct LogMelLowering : OpConversionPattern<LogMelOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(LogMelOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStaticSpectrum(op, adaptor.getSpectrum(), rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Type elementType = type.getElementType();
+    Type computeType = computeTypeOf(elementType);
+    LogMelParts parts = buildLogMelParts(rewriter, loc, adaptor.getSpectrum(),
+                                         adaptor.getFilterbank(), computeType);
+    int64_t rank = type.getRank();
+    Value eight = floatConstant(rewriter, loc, computeType, 8.0);
+    Value four = floatConstant(rewriter, loc, computeType, 4.0);
+    Value result =
+        buildParallel(
+            rewriter, loc, tensor::getMixedSizes(rewriter, loc, parts.logs),
+            {elementType}, {parts.logs, parts.max},
+            {identityMap(getContext(), rank),
+             AffineMap::get(rank, 0, {}, getContext())},
+            [&](OpBuilder &nb, Location nl, ValueRange args) {
+              Value threshold = arith::SubFOp::create(nb, nl, args[1], eight);
+              Value clamped =
+                  arith::MaximumFOp::create(nb, nl, args[0], threshold);
+              Value shifted = arith::AddFOp::create(nb, nl, clamped, four);
+              Value y = arith::DivFOp::create(nb, nl, shifted, four);
+              return SmallVector<Value>{truncateTo(nb, nl, elementType, y)};
+            })
+            .front();
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// rlx.log_mel_backward: d_mel = dy / (4 mel ln 10) where neither the
+/// 1e-10 floor nor the max - 8 clamp is active (the clamp threshold is not
+/// differentiated), then d_power = filterbank^T d_mel and d_re = 2 re
+/// d_power, d_im = 2 im d_power on the n_fft / 2 + 1 bins, zero elsewhere.
+struct LogMelBackwardLowering : OpConversionPattern<LogMelBackwardOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(LogMelBackwardOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value spectrum = adaptor.getSpectrum();
+    if (failed(requireStaticSpectrum(op, spectrum, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(spectrum.getType());
+    Type elementType = type.getElementType();
+    Type computeType = computeTypeOf(elementType);
+    int64_t rank = type.getRank();
+    int64_t n = type.getShape().back() / 2;
+    int64_t bins = n / 2 + 1;
+    LogMelParts parts = buildLogMelParts(rewriter, loc, spectrum,
+                                         adaptor.getFilterbank(), computeType);
+    Value eight = floatConstant(rewriter, loc, computeType, 8.0);
+    Value floor = floatConstant(rewriter, loc, computeType, 1e-10);
+    Value zero = floatConstant(rewriter, loc, computeType, 0.0);
+    Value scale = floatConstant(rewriter, loc, computeType, 4.0 * M_LN10);
+    AffineMap identity = identityMap(getContext(), rank);
+    Value dMel =
+        buildParallel(
+            rewriter, loc, tensor::getMixedSizes(rewriter, loc, parts.logs),
+            {computeType}, {parts.mel, parts.logs, parts.max, adaptor.getDy()},
+            {identity, identity, AffineMap::get(rank, 0, {}, getContext()),
+             identity},
+            [&](OpBuilder &nb, Location nl, ValueRange args) {
+              Value threshold = arith::SubFOp::create(nb, nl, args[2], eight);
+              Value live = arith::AndIOp::create(
+                  nb, nl,
+                  arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGE,
+                                        args[1], threshold),
+                  arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGE,
+                                        args[0], floor));
+              Value dy = extendTo(nb, nl, computeType, args[3]);
+              Value grad = arith::DivFOp::create(
+                  nb, nl, dy, arith::MulFOp::create(nb, nl, args[0], scale));
+              return SmallVector<Value>{
+                  arith::SelectOp::create(nb, nl, live, grad, zero)};
+            })
+            .front();
+    Value dPower = contractLast(rewriter, loc, dMel, adaptor.getFilterbank(),
+                                bins, /*transposed=*/true, computeType);
+    Value nValue = indexConstant(rewriter, loc, n);
+    Value binsValue = indexConstant(rewriter, loc, bins);
+    Value two = floatConstant(rewriter, loc, computeType, 2.0);
+    Value result =
+        buildParallel(
+            rewriter, loc, tensor::getMixedSizes(rewriter, loc, spectrum),
+            {elementType}, spectrum, {identity},
+            [&](OpBuilder &nb, Location nl, ValueRange args) {
+              Value k = linalg::IndexOp::create(nb, nl, rank - 1);
+              Value bin = arith::RemUIOp::create(nb, nl, k, nValue);
+              Value inBand = arith::CmpIOp::create(
+                  nb, nl, arith::CmpIPredicate::ult, bin, binsValue);
+              // Out-of-band elements read bin 0 and discard it.
+              Value safeBin = arith::SelectOp::create(nb, nl, inBand, bin,
+                                                      indexConstant(nb, nl, 0));
+              SmallVector<Value> at = indicesWithLast(nb, nl, rank, safeBin);
+              Value dp = tensor::ExtractOp::create(nb, nl, dPower, at);
+              Value x = extendTo(nb, nl, computeType, args[0]);
+              Value grad = arith::MulFOp::create(
+                  nb, nl, arith::MulFOp::create(nb, nl, two, x), dp);
+              Value out = arith::SelectOp::create(nb, nl, inBand, grad, zero);
+              return SmallVector<Value>{truncateTo(nb, nl, elementType, out)};
+            })
+            .front();
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void rlx::populateFftToLinalgPatterns(const TypeConverter &converter,
+                                      RewritePatternSet &patterns) {
+  patterns
+      .add<ComplexNormSqLowering, ConjugateLowering, FftLowering,
+           FftButterflyStageLowering, LogMelLowering, LogMelBackwardLowering>(
+          converter, patterns.getContext());
+}
