@@ -142,7 +142,7 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
                          "convert-math-to-libm,"
                          "convert-vector-to-llvm,"
                          "convert-complex-to-llvm,"
-                         "finalize-memref-to-llvm,"
+                         "finalize-memref-to-llvm{use-generic-functions},"
                          "convert-arith-to-llvm,"
                          "convert-cf-to-llvm,"
                          "convert-openmp-to-llvm,"
