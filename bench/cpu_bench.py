@@ -131,6 +131,22 @@ def main():
         bert = f.read()
     bench("BERT-base layer B=1 S=128", bert, lambda: bert_torch(args.runs))
 
+    # The layer's GEMM floor: OpenBLAS called directly on each of its GEMM
+    # shapes (the 12 heads' attention products as 12 GEMMs each).
+    gemms = [("QKV projection", 128, 2304, 768, 1),
+             ("attention scores", 128, 128, 64, 12),
+             ("attention values", 128, 64, 128, 12),
+             ("output projection", 128, 768, 768, 1),
+             ("FFN up", 128, 3072, 768, 1), ("FFN down", 128, 768, 3072, 1)]
+    floor = []
+    for what, gm, gn, gk, count in gemms:
+        ms = float(subprocess.run([sgemm_bin, str(gm), str(gn), str(gk), str(args.runs)],
+                                  capture_output=True, text=True, check=True).stdout)
+        floor.append((what, gm, gn, gk, count, ms * count))
+    profile = subprocess.run([rlx_run, os.path.join(ROOT, "examples", "bert_layer.mlir"),
+                              "--random-inputs", "--bench", str(args.runs), "--profile"],
+                             capture_output=True, text=True).stdout.strip()
+
     lines = ["# CPU performance", "",
              f"Produced by `bench/cpu_bench.py --runs {args.runs} --threads {args.threads}` "
              f"on this machine ({os.cpu_count()} cores), all columns in one run with the same "
@@ -146,6 +162,19 @@ def main():
         if flops and rlx_ms:
             rlx_cell += f" ({flops / rlx_ms / 1e6:.0f} GFLOP/s)"
         lines.append(f"| {name} | {rlx_cell} | {torch_ms:.3f} | {blas} | {ratio} | {vs_blas} |")
+    floor_ms = sum(row[-1] for row in floor)
+    bert_ms = next(row[1] for row in rows if row[0].startswith("BERT"))
+    lines += ["", "## Where the BERT layer's time goes", "",
+              "The GEMM floor: OpenBLAS called directly on each GEMM shape of the layer "
+              "([M, K] x [K, N], same threads), summed:", "",
+              "| GEMM | M x N x K | count | OpenBLAS (ms) |", "|---|---|---|---|"]
+    lines += [f"| {what} | {gm} x {gn} x {gk} | {count} | {ms:.3f} |"
+              for what, gm, gn, gk, count, ms in floor]
+    lines += [f"| **total** | | | **{floor_ms:.3f}** |", "",
+              f"The rlx layer takes {bert_ms:.3f} ms, {bert_ms / floor_ms:.2f}x its GEMM floor. "
+              "Per op (`rlx-run examples/bert_layer.mlir --random-inputs --bench "
+              f"{args.runs} --profile`; each line is a source op, its time per run and "
+              "share of the wall time):", "", "```", profile, "```"]
     with open(args.output, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"wrote {args.output}")

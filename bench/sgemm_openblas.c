@@ -1,5 +1,6 @@
 /* OpenBLAS cblas_sgemm called directly: the reference rlx's GEMM path is
- * measured against. Usage: sgemm_openblas N RUNS; prints the median ms. */
+ * measured against. Usage: sgemm_openblas N RUNS (an N^3 GEMM) or
+ * sgemm_openblas M N K RUNS ([M,K] x [K,N]); prints the median ms. */
 #include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,31 +18,35 @@ static int compare(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s N RUNS\n", argv[0]);
+  if (argc != 3 && argc != 5) {
+    fprintf(stderr, "usage: %s N RUNS | %s M N K RUNS\n", argv[0], argv[0]);
     return 1;
   }
-  int n = atoi(argv[1]), runs = atoi(argv[2]);
-  if (n <= 0 || runs <= 0) {
-    fprintf(stderr, "N and RUNS must be positive\n");
+  int m = atoi(argv[1]), n = m, k = m, runs = atoi(argv[argc - 1]);
+  if (argc == 5) {
+    n = atoi(argv[2]);
+    k = atoi(argv[3]);
+  }
+  if (m <= 0 || n <= 0 || k <= 0 || runs <= 0) {
+    fprintf(stderr, "sizes and RUNS must be positive\n");
     return 1;
   }
-  float *a = malloc(sizeof(float) * n * n), *b = malloc(sizeof(float) * n * n),
-        *c = malloc(sizeof(float) * n * n);
+  float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n),
+        *c = malloc(sizeof(float) * m * n);
   double *times = malloc(sizeof(double) * runs);
   if (!a || !b || !c || !times)
     return 1;
   srand(1);
-  for (long i = 0; i < (long)n * n; ++i) {
+  for (long i = 0; i < (long)m * k; ++i)
     a[i] = (float)rand() / RAND_MAX - 0.5f;
+  for (long i = 0; i < (long)k * n; ++i)
     b[i] = (float)rand() / RAND_MAX - 0.5f;
-  }
   for (int i = 0; i < 3; ++i)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n,
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k,
                 b, n, 0.0f, c, n);
   for (int i = 0; i < runs; ++i) {
     double start = now_ms();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n,
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k,
                 b, n, 0.0f, c, n);
     times[i] = now_ms() - start;
   }
