@@ -56,26 +56,8 @@ static AffineMap channelMap(MLIRContext *ctx, unsigned numDims,
 static SmallVector<Value>
 buildMap(OpBuilder &b, Location loc, Value shapeSource, TypeRange resultTypes,
          ValueRange inputs, ArrayRef<AffineMap> inputMaps, GenericBody body) {
-  MLIRContext *ctx = b.getContext();
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, shapeSource);
-  unsigned rank = sizes.size();
-  SmallVector<AffineMap> maps(inputMaps);
-  SmallVector<Value> inits;
-  SmallVector<Type> tensorTypes;
-  for (Type type : resultTypes) {
-    Value init = tensor::EmptyOp::create(b, loc, sizes, type);
-    inits.push_back(init);
-    tensorTypes.push_back(init.getType());
-    maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
-  }
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, tensorTypes, inputs, inits, maps, iterators,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        linalg::YieldOp::create(nb, nl, body(nb, nl, args));
-      });
-  return SmallVector<Value>(generic.getResults());
+  return buildParallel(b, loc, tensor::getMixedSizes(b, loc, shapeSource),
+                       resultTypes, inputs, inputMaps, body);
 }
 
 /// A reduction of the elements of `inputs` (all of the shape of
