@@ -137,8 +137,12 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     auto copy = [](OpBuilder &, Location, ValueRange args) -> Value {
       return args[0];
     };
-    // [B*H, S, D], or [B*H, D, S] with `transposed`.
+    // [B*H, S, D], or [B*H, D, S] with `transposed`. A native [B, H, S, D]
+    // operand already is [B*H, S, D] in memory: collapsing it copies nothing.
     auto toHeads = [&](Value x, OpFoldResult seq, bool transposed) -> Value {
+      if (!packed && !transposed)
+        return tensor::CollapseShapeOp::create(
+            b, loc, x, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
       SmallVector<OpFoldResult> sizes =
           transposed ? SmallVector<OpFoldResult>{batchHeads, dim, seq}
                      : SmallVector<OpFoldResult>{batchHeads, seq, dim};

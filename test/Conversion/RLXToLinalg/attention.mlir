@@ -112,11 +112,16 @@ func.func @attention_f16(%q: tensor<1x2x3x4xf16>, %k: tensor<1x2x3x4xf16>, %v: t
 // -----
 
 // Dynamic batch and sequence dims: B*H and the key offset are computed.
+// The native [B, H, S, D] query is viewed as [B*H, S, D] without a copy;
+// the transposed keys are copied.
 // CHECK-LABEL: func.func @attention_dynamic
 // CHECK: %[[H:.*]] = arith.constant 4 : index
 // CHECK-NEXT: %[[BH:.*]] = arith.muli %{{.*}}, %[[H]] : index
-// CHECK: tensor.empty(%[[BH]], %{{.*}}) : tensor<?x?x8xf32>
-// CHECK: linalg.batch_matmul {{.*}} -> tensor<?x?x?xf32>
+// CHECK: %[[QH:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2], [3]] : tensor<?x4x?x8xf32> into tensor<?x?x8xf32>
+// CHECK: tensor.empty(%[[BH]], %{{.*}}) : tensor<?x8x?xf32>
+// CHECK: linalg.batch_matmul ins(%[[QH]], {{.*}} -> tensor<?x?x?xf32>
+// CHECK: %[[VH:.*]] = tensor.collapse_shape %arg2 {{\[\[}}0, 1], [2], [3]]
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %[[VH]] :
 func.func @attention_dynamic(%q: tensor<?x4x?x8xf32>, %k: tensor<?x4x?x8xf32>, %v: tensor<?x4x?x8xf32>) -> tensor<?x4x?x8xf32> {
   %0 = rlx.attention %q, %k, %v {num_heads = 4 : i64, head_dim = 8 : i64, mask_kind = #rlx.mask<causal>} : tensor<?x4x?x8xf32>, tensor<?x4x?x8xf32>, tensor<?x4x?x8xf32>
   return %0 : tensor<?x4x?x8xf32>
