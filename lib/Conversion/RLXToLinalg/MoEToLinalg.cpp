@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// rlx.grouped_matmul is one `linalg.generic` over (m, n, k) that reads each
+// rlx.grouped_matmul is one `linalg.generic` over (m, k, n) that reads each
 // row's expert weight with tensor.extract: the op does not sort rows by
 // expert, so there are no dense per-expert groups to hand to BLAS without a
 // sort and a scatter, and gathering an [M, K, N] weight copy would cost M
@@ -35,10 +35,11 @@
 using namespace mlir;
 using namespace mlir::rlx;
 
-/// Iterators of a (m, n, k) contraction.
+/// Iterators of a contraction over (m, k, n): n innermost, so the [K, N]
+/// weight is read along its contiguous rows rather than down its columns.
 static SmallVector<utils::IteratorType> contractionIterators() {
-  return {utils::IteratorType::parallel, utils::IteratorType::parallel,
-          utils::IteratorType::reduction};
+  return {utils::IteratorType::parallel, utils::IteratorType::reduction,
+          utils::IteratorType::parallel};
 }
 
 /// The dynamic sizes of an [M, N] result whose M is dim 0 of `rows` and N
@@ -81,8 +82,8 @@ struct GroupedMatMulLowering : OpConversionPattern<GroupedMatMulOp> {
     bool mayBeEmpty =
         weightType.isDynamicDim(0) || weightType.getDimSize(0) == 0;
 
-    AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
-               k = getAffineDimExpr(2, ctx);
+    AffineExpr m = getAffineDimExpr(0, ctx), k = getAffineDimExpr(1, ctx),
+               n = getAffineDimExpr(2, ctx);
     SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {m, k}, ctx),
                                    AffineMap::get(3, 0, {m}, ctx),
                                    AffineMap::get(3, 0, {m, n}, ctx)};
@@ -100,8 +101,8 @@ struct GroupedMatMulLowering : OpConversionPattern<GroupedMatMulOp> {
               Value safe =
                   arith::SelectOp::create(b, l, inRange, expert, zeroIndex);
               SmallVector<Value> coords = {safe,
-                                           linalg::IndexOp::create(b, l, 2),
-                                           linalg::IndexOp::create(b, l, 1)};
+                                           linalg::IndexOp::create(b, l, 1),
+                                           linalg::IndexOp::create(b, l, 2)};
               auto product = [&](OpBuilder &pb, Location pl) -> Value {
                 Value w = tensor::ExtractOp::create(pb, pl, weight, coords);
                 return arith::MulFOp::create(pb, pl,
@@ -140,7 +141,7 @@ struct GroupedMatMulLowering : OpConversionPattern<GroupedMatMulOp> {
   }
 };
 
-/// rlx.q_matmul -> an i32 (m, n, k) contraction seeded with the bias, then
+/// rlx.q_matmul -> an i32 (m, k, n) contraction seeded with the bias, then
 /// an elementwise requantization to i8.
 struct QMatMulLowering : OpConversionPattern<QMatMulOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -175,9 +176,9 @@ struct QMatMulLowering : OpConversionPattern<QMatMulOp> {
         linalg::GenericOp::create(
             rewriter, loc, TypeRange{accType}, ValueRange{x, w},
             ValueRange{seeded},
-            SmallVector<AffineMap>{projection(ctx, 3, {0, 2}),
-                                   projection(ctx, 3, {2, 1}),
-                                   projection(ctx, 3, {0, 1})},
+            SmallVector<AffineMap>{projection(ctx, 3, {0, 1}),
+                                   projection(ctx, 3, {1, 2}),
+                                   projection(ctx, 3, {0, 2})},
             contractionIterators(),
             [&](OpBuilder &b, Location l, ValueRange args) {
               auto centered = [&](Value v, int64_t zp) -> Value {

@@ -1,18 +1,22 @@
 // RUN: rlx-opt %s --convert-rlx-to-linalg --split-input-file | FileCheck %s
 
-// Each row reads its expert's weight in the body; an out-of-range id gives
-// a zero term instead of an out-of-bounds read.
+// Each row reads its expert's weight in the body, over (m, k, n) so that n
+// is innermost; an out-of-range id gives a zero term instead of an
+// out-of-bounds read.
+// CHECK-DAG: #[[MK:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[M:.*]] = affine_map<(d0, d1, d2) -> (d0)>
+// CHECK-DAG: #[[MN:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-LABEL: func.func @grouped_matmul
 // CHECK-SAME: (%[[X:.*]]: tensor<6x16xf32>, %[[W:.*]]: tensor<4x16x32xf32>, %[[I:.*]]: tensor<6xi32>)
 // CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<6x32xf32>)
 // CHECK: %[[E:.*]] = arith.constant 4 : index
-// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[MK:.*]], #[[M:.*]], #[[MN:.*]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[I]] : tensor<6x16xf32>, tensor<6xi32>) outs(%[[Z]] : tensor<6x32xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[MK]], #[[M]], #[[MN]]], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[X]], %[[I]] : tensor<6x16xf32>, tensor<6xi32>) outs(%[[Z]] : tensor<6x32xf32>)
 // CHECK: ^bb0(%[[A:.*]]: f32, %[[ID:.*]]: i32, %[[ACC:.*]]: f32):
 // CHECK: %[[IX:.*]] = arith.index_cast %[[ID]] : i32 to index
 // CHECK: %[[OK:.*]] = arith.cmpi ult, %[[IX]], %[[E]] : index
 // CHECK: %[[SAFE:.*]] = arith.select %[[OK]], %[[IX]], %{{.*}} : index
-// CHECK: %[[K:.*]] = linalg.index 2 : index
-// CHECK: %[[N:.*]] = linalg.index 1 : index
+// CHECK: %[[K:.*]] = linalg.index 1 : index
+// CHECK: %[[N:.*]] = linalg.index 2 : index
 // CHECK: %[[WV:.*]] = tensor.extract %[[W]][%[[SAFE]], %[[K]], %[[N]]] : tensor<4x16x32xf32>
 // CHECK: %[[P:.*]] = arith.mulf %[[A]], %[[WV]] : f32
 // CHECK: %[[T:.*]] = arith.select %[[OK]], %[[P]], %{{.*}} : f32
@@ -68,13 +72,13 @@ func.func @grouped_matmul_dynamic(%x: tensor<?x8xf64>, %w: tensor<?x8x?xf64>, %i
 // i32 accumulation seeded with the bias, then requantization in f64.
 // CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-DAG: #[[ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK-DAG: #[[MK:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
-// CHECK-DAG: #[[KN:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
-// CHECK-DAG: #[[MN:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[MK:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[KN:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[MN:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-LABEL: func.func @q_matmul
 // CHECK-SAME: (%[[X:.*]]: tensor<4x16xi8>, %[[W:.*]]: tensor<16x8xi8>, %[[B:.*]]: tensor<8xi32>)
 // CHECK: %[[SEED:.*]] = linalg.generic {indexing_maps = [#[[COL]], #[[ID2]]], {{.*}}} ins(%[[B]] : tensor<8xi32>) outs(%{{.*}} : tensor<4x8xi32>)
-// CHECK: %[[ACC:.*]] = linalg.generic {indexing_maps = [#[[MK]], #[[KN]], #[[MN]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[W]] : tensor<4x16xi8>, tensor<16x8xi8>) outs(%[[SEED]] : tensor<4x8xi32>)
+// CHECK: %[[ACC:.*]] = linalg.generic {indexing_maps = [#[[MK]], #[[KN]], #[[MN]]], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[X]], %[[W]] : tensor<4x16xi8>, tensor<16x8xi8>) outs(%[[SEED]] : tensor<4x8xi32>)
 // CHECK: ^bb0(%[[A:.*]]: i8, %[[C:.*]]: i8, %[[O:.*]]: i32):
 // CHECK: %[[AW:.*]] = arith.extsi %[[A]] : i8 to i32
 // CHECK: %[[XZ:.*]] = arith.constant 3 : i32
