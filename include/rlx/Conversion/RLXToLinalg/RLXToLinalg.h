@@ -55,6 +55,10 @@ void populateSolveToLinalgPatterns(const TypeConverter &converter,
 void populateSampleToLinalgPatterns(const TypeConverter &converter,
                                     RewritePatternSet &patterns);
 
+/// rlx.grouped_matmul and rlx.q_matmul.
+void populateMoEToLinalgPatterns(const TypeConverter &converter,
+                                 RewritePatternSet &patterns);
+
 /// Every pattern of convert-rlx-to-linalg.
 void populateRLXToLinalgPatterns(const TypeConverter &converter,
                                  RewritePatternSet &patterns);

@@ -1,0 +1,231 @@
+//===- MoEToLinalg.cpp - mixture of experts and int8 matmul ---------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// rlx.grouped_matmul is one `linalg.generic` over (m, k, n) that reads each
+// row's expert weight with tensor.extract: the op does not sort rows by
+// expert, so there are no dense per-expert groups to hand to BLAS without a
+// sort and a scatter, and gathering an [M, K, N] weight copy would cost M
+// times the weight memory. An expert id outside [0, E) gives a zero row
+// (as rlx.gather does) instead of reading out of bounds.
+//
+// rlx.q_matmul accumulates in i32 (wrapping, like the i32 accumulator it
+// specifies) starting from the bias, then requantizes in f64, where the
+// product `acc * mult` is rounded once before `math.roundeven`.
+//
+// The GGUF ops (rlx.dequant_grouped_matmul, rlx.dequant_moe_weights) have
+// no lowering here and are reported as not lowerable.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "rlx/Conversion/RLXToLinalg/RLXToLinalg.h"
+#include "rlx/Dialect/RLX/IR/RLXOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mlir::rlx;
+
+/// Iterators of a contraction over (m, k, n): n innermost, so the [K, N]
+/// weight is read along its contiguous rows rather than down its columns.
+static SmallVector<utils::IteratorType> contractionIterators() {
+  return {utils::IteratorType::parallel, utils::IteratorType::reduction,
+          utils::IteratorType::parallel};
+}
+
+/// The dynamic sizes of an [M, N] result whose M is dim 0 of `rows` and N
+/// dim `nDim` of `cols`.
+static SmallVector<Value> rowColSizes(OpBuilder &b, Location loc, Value rows,
+                                      Value cols, int64_t nDim) {
+  SmallVector<Value> sizes;
+  for (Value size :
+       {dynamicDimOf(b, loc, rows, 0), dynamicDimOf(b, loc, cols, nDim)})
+    if (size)
+      sizes.push_back(size);
+  return sizes;
+}
+
+namespace {
+
+/// rlx.grouped_matmul -> out[m, n] = sum_k input[m, k] * weight[e(m), k, n]
+/// with e(m) read from expert_idx. f16/bf16 accumulate in f32 and round
+/// once at the end, as rlx.matmul does.
+struct GroupedMatMulLowering : OpConversionPattern<GroupedMatMulOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(GroupedMatMulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value input = adaptor.getInput(), weight = adaptor.getWeight();
+    Value idx = adaptor.getExpertIdx();
+    auto weightType = cast<RankedTensorType>(weight.getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elementType = resultType.getElementType();
+    Type accType = computeTypeOf(elementType);
+    auto accResultType = RankedTensorType::get(resultType.getShape(), accType);
+
+    Value init =
+        buildZeros(rewriter, loc, accResultType,
+                   rowColSizes(rewriter, loc, input, weight, /*nDim=*/2));
+    Value experts = dimSizeOf(rewriter, loc, weight, 0);
+    bool mayBeEmpty =
+        weightType.isDynamicDim(0) || weightType.getDimSize(0) == 0;
+
+    AffineExpr m = getAffineDimExpr(0, ctx), k = getAffineDimExpr(1, ctx),
+               n = getAffineDimExpr(2, ctx);
+    SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {m, k}, ctx),
+                                   AffineMap::get(3, 0, {m}, ctx),
+                                   AffineMap::get(3, 0, {m, n}, ctx)};
+    Value acc =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{accResultType}, ValueRange{input, idx},
+            ValueRange{init}, maps, contractionIterators(),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value expert =
+                  arith::IndexCastOp::create(b, l, b.getIndexType(), args[1]);
+              // Unsigned: a negative id is huge, so out of range too.
+              Value inRange = arith::CmpIOp::create(
+                  b, l, arith::CmpIPredicate::ult, expert, experts);
+              Value zeroIndex = arith::ConstantIndexOp::create(b, l, 0);
+              Value safe =
+                  arith::SelectOp::create(b, l, inRange, expert, zeroIndex);
+              SmallVector<Value> coords = {safe,
+                                           linalg::IndexOp::create(b, l, 1),
+                                           linalg::IndexOp::create(b, l, 2)};
+              auto product = [&](OpBuilder &pb, Location pl) -> Value {
+                Value w = tensor::ExtractOp::create(pb, pl, weight, coords);
+                return arith::MulFOp::create(pb, pl,
+                                             extendTo(pb, pl, accType, args[0]),
+                                             extendTo(pb, pl, accType, w));
+              };
+              Value zero = floatConstant(b, l, accType, 0.0);
+              Value term;
+              if (mayBeEmpty) {
+                // No expert 0 to read in place of an out-of-range id.
+                term = scf::IfOp::create(
+                           b, l, inRange,
+                           [&](OpBuilder &tb, Location tl) {
+                             scf::YieldOp::create(tb, tl, product(tb, tl));
+                           },
+                           [&](OpBuilder &eb, Location el) {
+                             scf::YieldOp::create(eb, el, zero);
+                           })
+                           .getResult(0);
+              } else {
+                term =
+                    arith::SelectOp::create(b, l, inRange, product(b, l), zero);
+              }
+              linalg::YieldOp::create(
+                  b, l, arith::AddFOp::create(b, l, args[2], term).getResult());
+            })
+            .getResult(0);
+    if (accType != elementType)
+      acc = buildBroadcastElementwise(
+          rewriter, loc, resultType, acc,
+          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+            return truncateTo(b, l, elementType, args[0]);
+          });
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
+/// rlx.q_matmul -> an i32 (m, k, n) contraction seeded with the bias, then
+/// an elementwise requantization to i8.
+struct QMatMulLowering : OpConversionPattern<QMatMulOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(QMatMulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = adaptor.getX(), w = adaptor.getW(), bias = adaptor.getBias();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type i32 = rewriter.getI32Type();
+    auto accType = RankedTensorType::get(resultType.getShape(), i32);
+    SmallVector<Value> sizes = rowColSizes(rewriter, loc, x, w, /*nDim=*/1);
+
+    // The accumulator starts as the bias broadcast over the rows.
+    Value empty = tensor::EmptyOp::create(rewriter, loc, accType, sizes);
+    Value seeded =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{accType}, ValueRange{bias},
+            ValueRange{empty},
+            SmallVector<AffineMap>{projection(ctx, 2, {1}),
+                                   AffineMap::getMultiDimIdentityMap(2, ctx)},
+            SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              linalg::YieldOp::create(b, l, args[0]);
+            })
+            .getResult(0);
+
+    int64_t xZp = op.getXZp(), wZp = op.getWZp();
+    Value acc =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{accType}, ValueRange{x, w},
+            ValueRange{seeded},
+            SmallVector<AffineMap>{projection(ctx, 3, {0, 1}),
+                                   projection(ctx, 3, {1, 2}),
+                                   projection(ctx, 3, {0, 2})},
+            contractionIterators(),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              auto centered = [&](Value v, int64_t zp) -> Value {
+                Value wide = arith::ExtSIOp::create(b, l, i32, v);
+                if (zp == 0)
+                  return wide;
+                return arith::SubIOp::create(
+                    b, l, wide, arith::ConstantIntOp::create(b, l, i32, zp));
+              };
+              Value prod = arith::MulIOp::create(b, l, centered(args[0], xZp),
+                                                 centered(args[1], wZp));
+              linalg::YieldOp::create(
+                  b, l, arith::AddIOp::create(b, l, args[2], prod).getResult());
+            })
+            .getResult(0);
+
+    Type f64 = rewriter.getF64Type();
+    double mult = static_cast<double>(op.getMult().convertToFloat());
+    // I64Attr getters return uint64_t; the zero point is signed.
+    double outZp = static_cast<double>(static_cast<int64_t>(op.getOutZp()));
+    Value result = buildBroadcastElementwise(
+        rewriter, loc, resultType, acc,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value wide = arith::SIToFPOp::create(b, l, f64, args[0]);
+          Value scaled =
+              arith::MulFOp::create(b, l, wide, floatConstant(b, l, f64, mult));
+          // Both terms are integers below 2^53, so the sum is exact.
+          Value shifted = arith::AddFOp::create(
+              b, l, math::RoundEvenOp::create(b, l, scaled),
+              floatConstant(b, l, f64, outZp));
+          Value clamped = arith::MinimumFOp::create(
+              b, l,
+              arith::MaximumFOp::create(b, l, shifted,
+                                        floatConstant(b, l, f64, -128.0)),
+              floatConstant(b, l, f64, 127.0));
+          return arith::FPToSIOp::create(b, l, resultType.getElementType(),
+                                         clamped);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void rlx::populateMoEToLinalgPatterns(const TypeConverter &converter,
+                                      RewritePatternSet &patterns) {
+  patterns.add<GroupedMatMulLowering, QMatMulLowering>(converter,
+                                                       patterns.getContext());
+}
