@@ -61,6 +61,7 @@ void rlx::populateRLXToLinalgPatterns(const TypeConverter &converter,
   populateSolveToLinalgPatterns(converter, patterns);
   populateSampleToLinalgPatterns(converter, patterns);
   populateFftToLinalgPatterns(converter, patterns);
+  populateSSMToLinalgPatterns(converter, patterns);
 }
 
 namespace {

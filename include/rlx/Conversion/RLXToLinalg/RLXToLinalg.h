@@ -55,6 +55,10 @@ void populateSolveToLinalgPatterns(const TypeConverter &converter,
 void populateSampleToLinalgPatterns(const TypeConverter &converter,
                                     RewritePatternSet &patterns);
 
+/// rlx.selective_scan and rlx.gated_delta_net to an scf.for over time.
+void populateSSMToLinalgPatterns(const TypeConverter &converter,
+                                 RewritePatternSet &patterns);
+
 /// Every pattern of convert-rlx-to-linalg.
 void populateRLXToLinalgPatterns(const TypeConverter &converter,
                                  RewritePatternSet &patterns);
