@@ -14,7 +14,7 @@
 // does not accumulate over the sequence; results are truncated at the end.
 //
 // Only static shapes are lowered: the per-step slices are built with static
-// sizes. An op with a dynamic dim is left alone (and reported by the pass).
+// sizes. An op with a dynamic dim is reported at its location.
 //
 //===----------------------------------------------------------------------===//
 
@@ -120,10 +120,17 @@ Value sumOverDim2(OpBuilder &b, Location loc, Value input) {
       .front();
 }
 
-bool allStatic(ValueRange values) {
-  return llvm::all_of(values, [](Value v) {
-    return cast<RankedTensorType>(v.getType()).hasStaticShape();
-  });
+/// Fails, with an error at the op, unless every operand has a static shape:
+/// the per-step slices are built with static sizes. Like the other CPU
+/// lowerings, the reason is reported besides the pass's own error.
+LogicalResult requireStaticShapes(Operation *op,
+                                  ConversionPatternRewriter &rewriter) {
+  if (llvm::all_of(op->getOperandTypes(), [](Type type) {
+        return cast<RankedTensorType>(type).hasStaticShape();
+      }))
+    return success();
+  op->emitOpError() << "the CPU lowering needs static shapes";
+  return rewriter.notifyMatchFailure(op, "dynamic shape");
 }
 
 /// rlx.selective_scan: the loop carries `h [b, h, n]` and `y [b, s, h]`.
@@ -134,8 +141,8 @@ struct SelectiveScanLowering : OpConversionPattern<SelectiveScanOp> {
   LogicalResult
   matchAndRewrite(SelectiveScanOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!allStatic(adaptor.getOperands()))
-      return rewriter.notifyMatchFailure(op, "dynamic shape");
+    if (failed(requireStaticShapes(op, rewriter)))
+      return failure();
     Location loc = op.getLoc();
     auto xType = cast<RankedTensorType>(adaptor.getX().getType());
     Type element = xType.getElementType();
@@ -196,8 +203,8 @@ struct GatedDeltaNetLowering : OpConversionPattern<GatedDeltaNetOp> {
   LogicalResult
   matchAndRewrite(GatedDeltaNetOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!allStatic(adaptor.getOperands()))
-      return rewriter.notifyMatchFailure(op, "dynamic shape");
+    if (failed(requireStaticShapes(op, rewriter)))
+      return failure();
     Location loc = op.getLoc();
     auto qType = cast<RankedTensorType>(adaptor.getQ().getType());
     Type element = qType.getElementType();
