@@ -5,12 +5,12 @@
 // ops when they gain a lowering.)
 // expected-error @+1 {{2 rlx op(s) cannot be lowered to linalg; see the errors above}}
 module {
-  func.func @unsupported(%x: tensor<4x8xf32>, %q: tensor<1x16x4x64xf32>, %g: tensor<1x16x4xf32>) -> (tensor<4x8xf32>, tensor<1x16x4x64xf32>) {
+  func.func @unsupported(%x: tensor<4x8xf32>, %pos: tensor<30xf32>, %rot: tensor<40xf32>, %opa: tensor<10xf32>, %meta: tensor<23xf32>) -> (tensor<4x8xf32>, tensor<8192xf32>) {
     // expected-error @+1 {{'rlx.custom' cannot be lowered by convert-rlx-to-linalg}}
     %0 = rlx.custom "sparse_lu_solve"(%x) pure : (tensor<4x8xf32>) -> tensor<4x8xf32>
     %1 = rlx.activation relu %0 : tensor<4x8xf32>
-    // expected-error @+1 {{'rlx.gated_delta_net' cannot be lowered by convert-rlx-to-linalg}}
-    %2 = rlx.gated_delta_net %q, %q, %q, %g, %g state_size = 64 : tensor<1x16x4x64xf32>, tensor<1x16x4x64xf32>, tensor<1x16x4x64xf32>, tensor<1x16x4xf32>, tensor<1x16x4xf32>
-    return %1, %2 : tensor<4x8xf32>, tensor<1x16x4x64xf32>
+    // expected-error @+1 {{'rlx.gaussian_splat_render' cannot be lowered by convert-rlx-to-linalg}}
+    %2 = rlx.gaussian_splat_render %pos, %pos, %rot, %opa, %pos, %pos, %meta {width = 64 : i64, height = 32 : i64, tile_size = 16 : i64, radius_scale = 3.0 : f32, alpha_cutoff = 0.00392156886 : f32, max_splat_steps = 256 : i64, transmittance_threshold = 0.0001 : f32, max_list_entries = 65536 : i64} : tensor<30xf32>, tensor<30xf32>, tensor<40xf32>, tensor<10xf32>, tensor<30xf32>, tensor<30xf32>, tensor<23xf32>
+    return %1, %2 : tensor<4x8xf32>, tensor<8192xf32>
   }
 }

@@ -58,6 +58,9 @@ void populateSampleToLinalgPatterns(const TypeConverter &converter,
 /// rlx.grouped_matmul and rlx.q_matmul.
 void populateMoEToLinalgPatterns(const TypeConverter &converter,
                                  RewritePatternSet &patterns);
+/// rlx.selective_scan and rlx.gated_delta_net to an scf.for over time.
+void populateSSMToLinalgPatterns(const TypeConverter &converter,
+                                 RewritePatternSet &patterns);
 
 /// Every pattern of convert-rlx-to-linalg.
 void populateRLXToLinalgPatterns(const TypeConverter &converter,
