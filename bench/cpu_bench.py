@@ -151,7 +151,9 @@ def main():
              f"Produced by `bench/cpu_bench.py --runs {args.runs} --threads {args.threads}` "
              f"on this machine ({os.cpu_count()} cores), all columns in one run with the same "
              "thread count. Times are medians in ms; ratio = PyTorch time / rlx time "
-             "(> 1: rlx is faster).", "",
+             "(> 1: rlx is faster). Medians move between runs on this shared 2-core "
+             "machine (the BERT layer by about 20% for rlx and more for PyTorch), so "
+             "compare columns within one run.", "",
              "| benchmark | rlx (ms) | PyTorch 1.13 (ms) | OpenBLAS direct (ms) | rlx vs PyTorch | rlx vs OpenBLAS |",
              "|---|---|---|---|---|---|"]
     for name, rlx_ms, error, torch_ms, extra, flops in rows:
