@@ -27,30 +27,6 @@ namespace {
 
 using BodyBuilder = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
-/// The type arithmetic runs in: f16/bf16 widen to f32 (and round once at
-/// the end), f32 and f64 stay.
-Type computeTypeOf(Type elementType) {
-  if (elementType.getIntOrFloatBitWidth() < 32)
-    return Float32Type::get(elementType.getContext());
-  return elementType;
-}
-
-Value widen(OpBuilder &b, Location loc, Type type, Value value) {
-  if (value.getType() == type)
-    return value;
-  return arith::ExtFOp::create(b, loc, type, value);
-}
-
-Value narrow(OpBuilder &b, Location loc, Type type, Value value) {
-  if (value.getType() == type)
-    return value;
-  return arith::TruncFOp::create(b, loc, type, value);
-}
-
-Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
-  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
-}
-
 Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
 }
@@ -212,11 +188,11 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
             return s;
           case MaskKind::Bias:
             return arith::AddFOp::create(nb, nl, s,
-                                         widen(nb, nl, accType, args[1]));
+                                         extendTo(nb, nl, accType, args[1]));
           case MaskKind::Custom: {
             Value keep =
                 arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGE,
-                                      widen(nb, nl, accType, args[1]),
+                                      extendTo(nb, nl, accType, args[1]),
                                       floatConstant(nb, nl, accType, 0.5));
             return arith::SelectOp::create(nb, nl, keep, s, negInf);
           }
@@ -282,8 +258,8 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
         b, loc, ValueRange{pv, rowSum}, outInit,
         {id3, rowMap, layoutMap(d(0), d(1), d(2))}, parallel3,
         [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-          return narrow(nb, nl, elementType,
-                        arith::DivFOp::create(nb, nl, args[0], args[1]));
+          return truncateTo(nb, nl, elementType,
+                            arith::DivFOp::create(nb, nl, args[0], args[1]));
         });
     rewriter.replaceOp(op, out);
     return success();
@@ -371,10 +347,10 @@ struct RopeLowering : OpConversionPattern<RopeOp> {
         b, loc, ValueRange{x, x, adaptor.getCos(), adaptor.getSin()}, init,
         {id, partnerMap, tableMap, tableMap, id}, iterators,
         [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-          Value self = widen(nb, nl, accType, args[0]);
-          Value other = widen(nb, nl, accType, args[1]);
-          Value c = widen(nb, nl, accType, args[2]);
-          Value s = widen(nb, nl, accType, args[3]);
+          Value self = extendTo(nb, nl, accType, args[0]);
+          Value other = extendTo(nb, nl, accType, args[1]);
+          Value c = extendTo(nb, nl, accType, args[2]);
+          Value s = extendTo(nb, nl, accType, args[3]);
           Value pos = linalg::IndexOp::create(nb, nl, n - 1);
           Value first = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ult,
                                               pos, indexConstant(nb, nl, half));
@@ -387,7 +363,7 @@ struct RopeLowering : OpConversionPattern<RopeOp> {
           Value result = arith::SelectOp::create(
               nb, nl, first, arith::SubFOp::create(nb, nl, selfCos, cross),
               arith::AddFOp::create(nb, nl, selfCos, cross));
-          result = narrow(nb, nl, elementType, result);
+          result = truncateTo(nb, nl, elementType, result);
           return arith::SelectOp::create(nb, nl, rotated, result, args[0]);
         });
     rewriter.replaceOp(op, joinHeads(b, loc, y, type));
@@ -445,8 +421,8 @@ struct AxialRope2dLowering : OpConversionPattern<AxialRope2dOp> {
         b, loc, ValueRange{x, x, freqTable}, init,
         {id, partnerMap, freqMap, id}, iterators,
         [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-          Value self = widen(nb, nl, accType, args[0]);
-          Value other = widen(nb, nl, accType, args[1]);
+          Value self = extendTo(nb, nl, accType, args[0]);
+          Value other = extendTo(nb, nl, accType, args[1]);
           Value token = linalg::IndexOp::create(nb, nl, 1);
           Value elem = linalg::IndexOp::create(nb, nl, 3);
           Value cell = arith::RemUIOp::create(nb, nl, token,
@@ -477,7 +453,7 @@ struct AxialRope2dLowering : OpConversionPattern<AxialRope2dOp> {
           Value result = arith::SelectOp::create(
               nb, nl, odd, arith::AddFOp::create(nb, nl, selfCos, cross),
               arith::SubFOp::create(nb, nl, selfCos, cross));
-          return narrow(nb, nl, elementType, result);
+          return truncateTo(nb, nl, elementType, result);
         });
     rewriter.replaceOp(op, joinHeads(b, loc, y, type));
     return success();

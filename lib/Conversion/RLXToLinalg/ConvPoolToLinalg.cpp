@@ -38,18 +38,6 @@ namespace {
 
 using BodyBuilder = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
-Type computeTypeOf(Type elementType) {
-  if (isa<FloatType>(elementType) && elementType.getIntOrFloatBitWidth() < 32)
-    return Float32Type::get(elementType.getContext());
-  return elementType;
-}
-
-Value widen(OpBuilder &b, Location loc, Type type, Value value) {
-  if (value.getType() == type)
-    return value;
-  return arith::ExtFOp::create(b, loc, type, value);
-}
-
 /// A scalar constant of `type` (float, integer or complex) with value 0.
 Value zeroOf(OpBuilder &b, Location loc, Type type) {
   if (auto complexType = dyn_cast<ComplexType>(type)) {
@@ -253,8 +241,8 @@ Value convolve(OpBuilder &b, Location loc, Value padded, Value weight,
         buildGeneric(b, loc, ValueRange{padded, weight}, init, maps, iterators,
                      [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
                        Value prod = arith::MulFOp::create(
-                           nb, nl, widen(nb, nl, accType, args[0]),
-                           widen(nb, nl, accType, args[1]));
+                           nb, nl, extendTo(nb, nl, accType, args[0]),
+                           extendTo(nb, nl, accType, args[1]));
                        return arith::AddFOp::create(nb, nl, args[2], prod);
                      });
     return narrowTensor(b, loc, acc, elementType);
@@ -558,7 +546,7 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
     Value acc = buildGeneric(
         b, loc, ValueRange{padded, windowShape}, init, maps, iterators,
         [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-          Value x = isFloat ? widen(nb, nl, accType, args[0]) : args[0];
+          Value x = isFloat ? extendTo(nb, nl, accType, args[0]) : args[0];
           Value a = args[2];
           switch (kind) {
           case ReduceKind::Max:
