@@ -542,21 +542,15 @@ struct ComplexNormSqLowering : OpConversionPattern<ComplexNormSqOp> {
   matchAndRewrite(ComplexNormSqOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value input = adaptor.getInput();
-    auto type = op.getType();
-    Value result =
-        buildParallel(rewriter, loc,
-                      tensor::getMixedSizes(rewriter, loc, input),
-                      {type.getElementType()}, input,
-                      {identityMap(getContext(), type.getRank())},
-                      [&](OpBuilder &nb, Location nl, ValueRange args) {
-                        Value re = complex::ReOp::create(nb, nl, args[0]);
-                        Value im = complex::ImOp::create(nb, nl, args[0]);
-                        return SmallVector<Value>{arith::AddFOp::create(
-                            nb, nl, arith::MulFOp::create(nb, nl, re, re),
-                            arith::MulFOp::create(nb, nl, im, im))};
-                      })
-            .front();
+    Value result = buildBroadcastElementwise(
+        rewriter, loc, op.getType(), adaptor.getInput(),
+        [](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+          Value re = complex::ReOp::create(nb, nl, args[0]);
+          Value im = complex::ImOp::create(nb, nl, args[0]);
+          return arith::AddFOp::create(nb, nl,
+                                       arith::MulFOp::create(nb, nl, re, re),
+                                       arith::MulFOp::create(nb, nl, im, im));
+        });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -570,18 +564,11 @@ struct ConjugateLowering : OpConversionPattern<ConjugateOp> {
   matchAndRewrite(ConjugateOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value input = adaptor.getInput();
-    auto type = op.getType();
-    Value result =
-        buildParallel(rewriter, loc,
-                      tensor::getMixedSizes(rewriter, loc, input),
-                      {type.getElementType()}, input,
-                      {identityMap(getContext(), type.getRank())},
-                      [&](OpBuilder &nb, Location nl, ValueRange args) {
-                        return SmallVector<Value>{
-                            complex::ConjOp::create(nb, nl, args[0])};
-                      })
-            .front();
+    Value result = buildBroadcastElementwise(
+        rewriter, loc, op.getType(), adaptor.getInput(),
+        [](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+          return complex::ConjOp::create(nb, nl, args[0]);
+        });
     rewriter.replaceOp(op, result);
     return success();
   }
