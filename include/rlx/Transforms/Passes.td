@@ -32,12 +32,11 @@ def RLXUnfuse : Pass<"rlx-unfuse", "ModuleOp"> {
     carried)`, `running` being the i1 conjunction of the predicates so far;
     the body always runs n times. A `while` without `max_iterations` stays.
     `custom_fn` becomes its forward body (its derivative rules are dropped)
-    and `transform_region` its geometry chain. The scalar body of
-    `elementwise_region` / `batch_elementwise_region` becomes one rlx
-    elementwise op per scalar op (a prologue input an explicit
-    `resize_nearest2x`), only where an rlx op has exactly the scalar op's
-    semantics (`docs/passes.md` lists them); any other body op leaves the
-    region in place.
+    and `transform_region` its geometry chain. The body of
+    `elementwise_region` / `batch_elementwise_region` (rlx ops on rank-0
+    tensors) is inlined: each body op is re-created on the full-size
+    operands, which broadcast as the region's inputs do (a prologue input
+    through an explicit `resize_nearest2x`).
 
     Backward kernel ops become the primitive form of their forward op's
     derivative, recomputing norm statistics, softmax probabilities and
@@ -77,9 +76,6 @@ def RLXUnfuse : Pass<"rlx-unfuse", "ModuleOp"> {
 
 def RLXFuse : Pass<"rlx-fuse", "func::FuncOp"> {
   let summary = "Fuse chains of primitive rlx ops into fused ops";
-  let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::complex::ComplexDialect",
-                           "::mlir::math::MathDialect"];
   let description = [{
     Greedy rewrite patterns, each selectable by an option (all on by
     default), matched by dataflow (never by position). Each checks what
@@ -94,7 +90,7 @@ def RLXFuse : Pass<"rlx-fuse", "func::FuncOp"> {
     | `swiglu` | `mul(silu(gate), up)` (either operand order) -> `rlx.fused_swiglu`, where up / gate are the halves `[0, H)` / `[H, 2H)` of one value's static last axis `2H` (swapped: `gate_first`), or `x @ Wu` / `x @ Wg` with `[K, H]` weights of one type (then one GEMM `x @ concat(Wu, Wg)` of width `2H` feeds the op); a `cast` of the result to a float type the op takes becomes `cast_to`. Runs before `matmul-bias-act`, which would otherwise take the projections |
     | `attention-block` | QKV projection (`matmul` (+ `add` bias)) -> three `narrow`s cutting q, k, v thirds of the last axis -> heads `reshape` [B, S, H, D] + `transpose` [0, 2, 1, 3] (or none, for rank-3 attention) -> `rope` on q and k alike (same tables, all `head_dim` dims) or neither -> `attention` -> merge `transpose` + `reshape` -> output projection (+ bias) -> `rlx.fused_attention_block`; mask kind, mask (an `i1` mask under a `cast` is taken as is), `window` and `score_scale` carry over; both projection biases or neither; no logit soft cap (runs first, before `matmul-bias-act` takes the projections) |
     | `transformer-layer` | `fused_attention_block` (no rope, mask kind `none` or `custom`, default score scale) + `fused_residual_ln` with the layer input + FFN (`fused_matmul_bias_act` with activation, or `matmul` (+ bias) + `activation`; then `matmul` (+ bias)) + `fused_residual_ln` with the first norm's output -> `rlx.fused_transformer_layer` with both eps; all four projection biases or none; zero-constant norm shifts are dropped. Matches the fused ops the earlier patterns produce, so it needs `attention-block` and `residual-norm` |
-    | `elementwise-region` | maximal chains of `activation`, `binary`, `compare`, `where`, `cast` (with broadcasting inputs; splat constants become scalar constants of the body) -> one `rlx.elementwise_region` whose scalar body uses the same per-op definitions as the linalg lowering; a producer joins only if its one use is in the chain and it has the result's shape, so no work is duplicated (runs after the other patterns) |
+    | `elementwise-region` | maximal chains of `activation`, `binary`, `compare`, `where`, `cast` (with broadcasting inputs; splat constants become rank-0 `rlx.constant`s of the body) -> one `rlx.elementwise_region` whose body holds the chain's ops cloned on rank-0 tensors; a producer joins only if its one use is in the chain and it has the result's shape, so no work is duplicated (runs after the other patterns) |
 
     With `report=true` every near miss (a candidate that fails one check)
     emits a remark at the op saying why it was not fused.

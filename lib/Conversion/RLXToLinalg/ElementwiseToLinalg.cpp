@@ -8,7 +8,6 @@
 #include "LoweringUtils.h"
 #include "rlx/Conversion/RLXToLinalg/RLXToLinalg.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
-#include "rlx/Dialect/RLX/Utils/ScalarOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -41,66 +40,48 @@ struct ConstantLowering : OpConversionPattern<ConstantOp> {
   }
 };
 
-struct ActivationLowering : OpConversionPattern<ActivationOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// The operand whose element `op` returns unchanged (a cast between types
+/// with the same bits, such as i8 <-> ui8), when it already has the lowered
+/// result type `type`; else null. Such an op lowers to that operand rather
+/// than to a copying generic.
+static Value getForwardedOperand(ScalarizableOpInterface op,
+                                 ValueRange operands, Type type) {
+  // Emit the scalar computation into a scratch block to see what it is.
+  Block scratch;
+  OpBuilder b(op->getContext());
+  b.setInsertionPointToEnd(&scratch);
+  SmallVector<Value> args;
+  for (Value operand : operands)
+    args.push_back(
+        scratch.addArgument(getElementTypeOrSelf(operand), op.getLoc()));
+  auto forwarded = dyn_cast<BlockArgument>(op.emitScalar(b, op.getLoc(), args));
+  if (!forwarded || operands[forwarded.getArgNumber()].getType() != type)
+    return {};
+  return operands[forwarded.getArgNumber()];
+}
+
+/// Every elementwise op with a scalar computation (rlx.activation,
+/// rlx.binary, rlx.compare, rlx.cast, rlx.where) -> a linalg.generic over
+/// the result reading the operands broadcast NumPy-style, whose body is the
+/// op's ScalarizableOpInterface computation. Unsigned element types are
+/// signless in lowered code; the op's own rlx types give the signedness.
+struct ScalarizableLowering
+    : OpInterfaceConversionPattern<ScalarizableOpInterface> {
+  using OpInterfaceConversionPattern::OpInterfaceConversionPattern;
 
   LogicalResult
-  matchAndRewrite(ActivationOp op, OpAdaptor adaptor,
+  matchAndRewrite(ScalarizableOpInterface op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    auto type =
-        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
-    ActivationKind kind = op.getKind();
-    Value result = buildBroadcastElementwise(
-        rewriter, op.getLoc(), type, adaptor.getInput(),
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          return emitActivation(b, loc, kind, args[0]);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-struct BinaryLowering : OpConversionPattern<BinaryOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(BinaryOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto type =
-        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
-    BinaryKind kind = op.getKind();
-    bool isUnsigned = op.getType().getElementType().isUnsignedInteger();
-    Value result = buildBroadcastElementwise(
-        rewriter, op.getLoc(), type, {adaptor.getLhs(), adaptor.getRhs()},
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          return emitBinary(b, loc, kind, args[0], args[1], isUnsigned);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-/// rlx.cast -> a linalg.generic applying emitCast. Unsigned element types
-/// are signless in lowered code; the rlx types give the signedness.
-struct CastLowering : OpConversionPattern<CastOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(CastOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto type =
-        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
-    Type from = op.getInput().getType().getElementType();
-    Type to = op.getType().getElementType();
-    if (adaptor.getInput().getType() == type) {
-      // The same element type, or i8 <-> ui8 / i32 <-> ui32: the same bits.
-      rewriter.replaceOp(op, adaptor.getInput());
+    auto type = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op->getResult(0).getType()));
+    if (Value forwarded = getForwardedOperand(op, operands, type)) {
+      rewriter.replaceOp(op, forwarded);
       return success();
     }
     Value result = buildBroadcastElementwise(
-        rewriter, op.getLoc(), type, adaptor.getInput(),
+        rewriter, op.getLoc(), type, operands,
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          return emitCast(b, loc, args[0], from, to);
+          return op.emitScalar(b, loc, args);
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -120,52 +101,10 @@ struct StopGradientLowering : OpConversionPattern<StopGradientOp> {
   }
 };
 
-struct CompareLowering : OpConversionPattern<CompareOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(CompareOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto type =
-        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
-    CompareKind kind = op.getKind();
-    bool isUnsigned =
-        op.getLhs().getType().getElementType().isUnsignedInteger();
-    Value result = buildBroadcastElementwise(
-        rewriter, op.getLoc(), type, {adaptor.getLhs(), adaptor.getRhs()},
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          return emitCompare(b, loc, kind, args[0], args[1], isUnsigned);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-struct WhereLowering : OpConversionPattern<WhereOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(WhereOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto type =
-        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
-    Value result = buildBroadcastElementwise(
-        rewriter, op.getLoc(), type,
-        {adaptor.getCond(), adaptor.getOnTrue(), adaptor.getOnFalse()},
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          return emitWhere(b, loc, args[0], args[1], args[2]);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
 } // namespace
 
 void rlx::populateElementwiseToLinalgPatterns(const TypeConverter &converter,
                                               RewritePatternSet &patterns) {
-  patterns
-      .add<ConstantLowering, ActivationLowering, BinaryLowering, CastLowering,
-           StopGradientLowering, CompareLowering, WhereLowering>(
-          converter, patterns.getContext());
+  patterns.add<ConstantLowering, ScalarizableLowering, StopGradientLowering>(
+      converter, patterns.getContext());
 }

@@ -103,16 +103,23 @@ struct ConvertRLXToLinalgPass
   static LogicalResult checkEverythingLowers(ModuleOp module,
                                              RewritePatternSet &set) {
     llvm::DenseSet<OperationName> lowerable;
+    SmallVector<TypeID> lowerableInterfaces;
     for (const std::unique_ptr<RewritePattern> &pattern :
-         set.getNativePatterns())
+         set.getNativePatterns()) {
       if (std::optional<OperationName> root = pattern->getRootKind())
         lowerable.insert(*root);
+      if (std::optional<TypeID> interface = pattern->getRootInterfaceID())
+        lowerableInterfaces.push_back(*interface);
+    }
     int unsupported = 0;
     module.walk([&](Operation *op) {
       // Terminators of rlx regions are lowered with their parent op.
       if (!isa<RLXDialect>(op->getDialect()) || isa<YieldOp>(op))
         return;
-      if (lowerable.contains(op->getName()))
+      if (lowerable.contains(op->getName()) ||
+          llvm::any_of(lowerableInterfaces, [&](TypeID interface) {
+            return op->getName().hasInterface(interface);
+          }))
         return;
       op->emitError() << "'" << op->getName()
                       << "' cannot be lowered by convert-rlx-to-linalg";

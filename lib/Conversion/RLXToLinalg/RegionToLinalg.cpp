@@ -5,16 +5,21 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// rlx.elementwise_region and rlx.batch_elementwise_region hold a scalar
-// body like linalg.generic: each lowers to broadcasting linalg.generics
-// whose body is a clone of the region body (block arguments -> generic
-// arguments, rlx.yield -> linalg.yield).
+// rlx.elementwise_region and rlx.batch_elementwise_region hold a
+// per-element body of rlx ops on rank-0 tensors: each lowers to broadcasting
+// linalg.generics whose body emits the scalar computation of every body op
+// through ScalarizableOpInterface (block arguments -> generic arguments,
+// rank-0 rlx.constant -> arith.constant, rlx.yield -> linalg.yield).
 //
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
 #include "rlx/Conversion/RLXToLinalg/RLXToLinalg.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Dialect/RLX/IR/ScalarOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -24,15 +29,48 @@
 using namespace mlir;
 using namespace mlir::rlx;
 
-/// Clones the scalar `body` with its arguments bound to `args`; returns the
-/// value its `rlx.yield` yields.
-static Value cloneScalarBody(OpBuilder &b, Block &body, ValueRange args) {
-  IRMapping mapping;
-  mapping.map(body.getArguments(), args);
-  for (Operation &op : body.without_terminator())
-    b.clone(op, mapping);
+/// The one element of the rank-0 `value` as a scalar constant.
+static Value emitScalarConstant(OpBuilder &b, Location loc,
+                                DenseElementsAttr value) {
+  Type elementType = value.getElementType();
+  if (auto complexType = dyn_cast<ComplexType>(elementType)) {
+    auto part = cast<FloatType>(complexType.getElementType());
+    auto number = value.getSplatValue<std::complex<APFloat>>();
+    return complex::ConstantOp::create(
+        b, loc, complexType,
+        b.getArrayAttr({FloatAttr::get(part, number.real()),
+                        FloatAttr::get(part, number.imag())}));
+  }
+  if (auto floatType = dyn_cast<FloatType>(elementType))
+    return arith::ConstantOp::create(
+        b, loc, FloatAttr::get(floatType, value.getSplatValue<APFloat>()));
+  auto type = cast<IntegerType>(getScalarType(elementType));
+  return arith::ConstantOp::create(
+      b, loc, IntegerAttr::get(type, value.getSplatValue<APInt>()));
+}
+
+/// Emits the per-element `body` on the scalars `args` (one per block
+/// argument, unsigned types carried signless); returns the scalar its
+/// `rlx.yield` yields. The verifier admits only rank-0 rlx.constant and ops
+/// with a scalar computation in the body.
+static Value emitElementBody(OpBuilder &b, Block &body, ValueRange args) {
+  IRMapping scalars;
+  scalars.map(body.getArguments(), args);
+  for (Operation &op : body.without_terminator()) {
+    Value result;
+    if (auto constant = dyn_cast<ConstantOp>(op)) {
+      result = emitScalarConstant(b, op.getLoc(),
+                                  cast<DenseElementsAttr>(constant.getValue()));
+    } else {
+      SmallVector<Value> operands = llvm::map_to_vector(
+          op.getOperands(), [&](Value v) { return scalars.lookup(v); });
+      result = cast<ScalarizableOpInterface>(op).emitScalar(b, op.getLoc(),
+                                                            operands);
+    }
+    scalars.map(op.getResult(0), result);
+  }
   auto yield = cast<YieldOp>(body.getTerminator());
-  return mapping.lookupOrDefault(yield.getValues().front());
+  return scalars.lookup(yield.getValues().front());
 }
 
 /// A nearest-neighbour 2x upsampling of the NCHW `input`: a parallel
@@ -95,7 +133,7 @@ struct ElementwiseRegionLowering : OpConversionPattern<ElementwiseRegionOp> {
     Value result =
         buildBroadcastElementwise(rewriter, loc, resultType, inputs,
                                   [&](OpBuilder &b, Location, ValueRange args) {
-                                    return cloneScalarBody(b, body, args);
+                                    return emitElementBody(b, body, args);
                                   });
     rewriter.replaceOp(op, result);
     return success();
@@ -118,7 +156,7 @@ struct BatchElementwiseRegionLowering
       results.push_back(buildBroadcastElementwise(
           rewriter, op.getLoc(), resultType, input,
           [&](OpBuilder &b, Location, ValueRange args) {
-            return cloneScalarBody(b, body, args);
+            return emitElementBody(b, body, args);
           }));
     }
     rewriter.replaceOp(op, results);

@@ -13,17 +13,13 @@
 
 #include "FusionPatterns.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
-#include "rlx/Dialect/RLX/Utils/ScalarOps.h"
 #include "rlx/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -168,54 +164,24 @@ struct FuseLora : FusionPattern<BinaryOp> {
   }
 };
 
-/// The elementwise ops a region can hold (stop_gradient is kept: it marks
-/// where autodiff stops).
+/// The elementwise ops a region can hold: those with a scalar computation
+/// (stop_gradient is kept: it marks where autodiff stops), outside region
+/// bodies, whose ops are already fused.
 bool isRegionable(Operation *op) {
-  if (!isa<ActivationOp, BinaryOp, CompareOp, WhereOp, CastOp>(op))
-    return false;
-  // Region bodies compute on scalars of the rlx element types, and arith
-  // has no unsigned integer types.
-  auto unsignedInt = [](Type type) {
-    auto elementType = cast<RankedTensorType>(type).getElementType();
-    return elementType.isUnsignedInteger();
-  };
-  return llvm::none_of(op->getOperandTypes(), unsignedInt) &&
-         llvm::none_of(op->getResultTypes(), unsignedInt);
+  return isa<ScalarizableOpInterface>(op) &&
+         !isa<ElementwiseRegionOp, BatchElementwiseRegionOp>(op->getParentOp());
 }
 
-/// The body of one region op: `op`'s per-element semantics on scalars, from
-/// the same definitions the linalg lowering uses.
-Value emitScalar(OpBuilder &b, Location loc, Operation *op,
-                 ArrayRef<Value> args) {
-  if (auto act = dyn_cast<ActivationOp>(op))
-    return emitActivation(b, loc, act.getKind(), args[0]);
-  if (auto bin = dyn_cast<BinaryOp>(op))
-    return emitBinary(b, loc, bin.getKind(), args[0], args[1]);
-  if (auto cmp = dyn_cast<CompareOp>(op))
-    return emitCompare(b, loc, cmp.getKind(), args[0], args[1]);
-  if (isa<WhereOp>(op))
-    return emitWhere(b, loc, args[0], args[1], args[2]);
-  auto castOp = cast<CastOp>(op);
-  return emitCast(b, loc, args[0], getElementTypeOrSelf(castOp.getInput()),
-                  getElementTypeOrSelf(castOp.getType()));
-}
-
-/// The scalar of a splat `rlx.constant` of integer or float elements that
-/// broadcasts into the region (so its shape does not matter), or null.
-TypedAttr splatScalarOf(Value value) {
+/// The rank-0 `rlx.constant` of a splat constant that broadcasts into the
+/// region (so its shape does not matter), or null.
+DenseElementsAttr getRank0Splat(Value value) {
   auto constant = value.getDefiningOp<ConstantOp>();
   if (!constant)
     return {};
   auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
   if (!splat)
     return {};
-  Type elementType = splat.getElementType();
-  if (auto floatType = dyn_cast<FloatType>(elementType))
-    return FloatAttr::get(floatType, splat.getSplatValue<APFloat>());
-  if (auto intType = dyn_cast<IntegerType>(elementType);
-      intType && intType.isSignless())
-    return IntegerAttr::get(intType, splat.getSplatValue<APInt>());
-  return {};
+  return splat.resizeSplat(RankedTensorType::get({}, splat.getElementType()));
 }
 
 /// A maximal chain of elementwise ops ending at a sink -> one
@@ -264,17 +230,17 @@ struct FuseElementwiseChain : RewritePattern {
     SmallVector<Operation *> ops(chain.begin(), chain.end());
     llvm::sort(
         ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-    // Splat constants become scalar constants of the body rather than
+    // Splat constants become rank-0 constants of the body rather than
     // inputs: nothing to read per element, and the region is the same as
     // the one fused from the op that materialized them.
     llvm::SetVector<Value> inputs;
-    llvm::MapVector<Value, TypedAttr> scalarConstants;
+    llvm::MapVector<Value, DenseElementsAttr> rank0Constants;
     for (Operation *op : ops)
       for (Value operand : op->getOperands()) {
         if (chain.contains(operand.getDefiningOp()))
           continue;
-        if (TypedAttr scalar = splatScalarOf(operand))
-          scalarConstants.insert({operand, scalar});
+        if (DenseElementsAttr splat = getRank0Splat(operand))
+          rank0Constants.insert({operand, splat});
         else
           inputs.insert(operand);
       }
@@ -286,21 +252,23 @@ struct FuseElementwiseChain : RewritePattern {
     rewriter.setInsertionPoint(sink);
     auto region = ElementwiseRegionOp::create(
         rewriter, loc, shapeType, inputs.getArrayRef(), IntegerAttr());
+    // The body: each op of the chain cloned on rank-0 tensors, computing
+    // one element.
     Block *body = rewriter.createBlock(&region.getBody());
-    IRMapping scalars;
+    auto rank0 = [](Value value) {
+      return RankedTensorType::get({}, getElementTypeOrSelf(value));
+    };
+    IRMapping elements;
     for (Value input : inputs)
-      scalars.map(input, body->addArgument(getElementTypeOrSelf(input), loc));
+      elements.map(input, body->addArgument(rank0(input), loc));
     rewriter.setInsertionPointToStart(body);
-    for (auto [value, scalar] : scalarConstants)
-      scalars.map(value,
-                  arith::ConstantOp::create(rewriter, value.getLoc(), scalar));
+    for (auto [value, splat] : rank0Constants)
+      elements.map(value, ConstantOp::create(rewriter, value.getLoc(), splat));
     for (Operation *op : ops) {
-      SmallVector<Value> args = llvm::to_vector(llvm::map_range(
-          op->getOperands(), [&](Value v) { return scalars.lookup(v); }));
-      scalars.map(op->getResult(0),
-                  emitScalar(rewriter, op->getLoc(), op, args));
+      Operation *element = rewriter.clone(*op, elements);
+      element->getResult(0).setType(rank0(op->getResult(0)));
     }
-    YieldOp::create(rewriter, loc, scalars.lookup(sink->getResult(0)));
+    YieldOp::create(rewriter, loc, elements.lookup(sink->getResult(0)));
     rewriter.replaceOp(sink, region.getResult());
     for (Operation *op : llvm::reverse(ops))
       if (op != sink)

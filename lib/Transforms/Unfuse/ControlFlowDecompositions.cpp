@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// rlx.if and rlx.while as straight-line selects, rlx.custom_fn and
-// rlx.transform_region inlined, and the scalar bodies of the elementwise
-// region ops as the primitive elementwise ops they were fused from.
+// rlx.if and rlx.while as straight-line selects; rlx.custom_fn,
+// rlx.transform_region and the per-element bodies of the elementwise region
+// ops inlined.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,14 +16,8 @@
 
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Complex/IR/Complex.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/TypeSwitch.h"
-
-#include <cmath>
 
 using namespace mlir;
 using namespace mlir::rlx;
@@ -154,331 +148,20 @@ template <typename OpTy> struct InlineIsolatedBody : OpRewritePattern<OpTy> {
 };
 
 //===----------------------------------------------------------------------===//
-// Scalar region bodies
+// Elementwise region bodies
 //===----------------------------------------------------------------------===//
 
-/// The rlx elementwise op a scalar body op stands for. Each entry has exactly
-/// the per-element definition of that rlx op (lib/Conversion/RLXToLinalg/
-/// ScalarOps.cpp), for the operand types it is accepted on.
-struct ScalarPrimitive {
-  enum Kind { Activation, Binary, Compare, Where, Cast, Constant };
-  explicit ScalarPrimitive(Kind kind) : kind(kind) {}
-  Kind kind;
-  ActivationKind activation = ActivationKind::Relu;
-  BinaryKind binary = BinaryKind::Add;
-  CompareKind compare = CompareKind::Eq;
-  Type castTo;
-};
-
-bool isWideFloat(Type type) { return type.isF32() || type.isF64(); }
-/// Bodies carry rlx's signed integers as signless i8..i64 (regions hold no
-/// unsigned types).
-bool isSignedInt(Type type) {
-  auto intType = dyn_cast<IntegerType>(type);
-  return intType && intType.isSignless() && intType.getWidth() > 1;
-}
-bool isFloatOf(Type type, bool f16, bool bf16, bool f32, bool f64) {
-  return (f16 && type.isF16()) || (bf16 && type.isBF16()) ||
-         (f32 && type.isF32()) || (f64 && type.isF64());
-}
-
-std::optional<CompareKind> compareKind(arith::CmpFPredicate predicate) {
-  switch (predicate) {
-  case arith::CmpFPredicate::OEQ:
-    return CompareKind::Eq;
-  case arith::CmpFPredicate::UNE:
-    return CompareKind::Ne;
-  case arith::CmpFPredicate::OLT:
-    return CompareKind::Lt;
-  case arith::CmpFPredicate::OLE:
-    return CompareKind::Le;
-  case arith::CmpFPredicate::OGT:
-    return CompareKind::Gt;
-  case arith::CmpFPredicate::OGE:
-    return CompareKind::Ge;
-  default:
-    return std::nullopt; // The other orderings have no rlx.compare kind.
-  }
-}
-
-/// i1 compares as unsigned (false < true), the signed integers as signed.
-std::optional<CompareKind> compareKind(arith::CmpIPredicate predicate,
-                                       Type type) {
-  using P = arith::CmpIPredicate;
-  bool isBool = type.isInteger(1);
-  switch (predicate) {
-  case P::eq:
-    return CompareKind::Eq;
-  case P::ne:
-    return CompareKind::Ne;
-  case P::slt:
-  case P::ult:
-    if (isBool != (predicate == P::ult))
-      return std::nullopt;
-    return CompareKind::Lt;
-  case P::sle:
-  case P::ule:
-    if (isBool != (predicate == P::ule))
-      return std::nullopt;
-    return CompareKind::Le;
-  case P::sgt:
-  case P::ugt:
-    if (isBool != (predicate == P::ugt))
-      return std::nullopt;
-    return CompareKind::Gt;
-  case P::sge:
-  case P::uge:
-    if (isBool != (predicate == P::uge))
-      return std::nullopt;
-    return CompareKind::Ge;
-  }
-  return std::nullopt;
-}
-
-std::optional<ScalarPrimitive> classifyScalarOp(Operation *op) {
-  using SP = ScalarPrimitive;
-  using Result = std::optional<SP>;
-  auto activation = [](ActivationKind kind) {
-    SP s(SP::Activation);
-    s.activation = kind;
-    return s;
-  };
-  auto binary = [](BinaryKind kind) {
-    SP s(SP::Binary);
-    s.binary = kind;
-    return s;
-  };
-  auto compare = [](std::optional<CompareKind> kind) -> Result {
-    if (!kind)
-      return std::nullopt;
-    SP s(SP::Compare);
-    s.compare = *kind;
-    return s;
-  };
-  auto cast = [&](bool exact) -> Result {
-    if (!exact)
-      return std::nullopt;
-    SP s(SP::Cast);
-    s.castTo = op->getResult(0).getType();
-    return s;
-  };
-  auto when = [](bool accepted, SP s) -> Result {
-    return accepted ? Result(s) : std::nullopt;
-  };
-  Type in = op->getNumOperands() ? op->getOperand(0).getType() : Type();
-  Type out = op->getNumResults() == 1 ? op->getResult(0).getType() : Type();
-  // Transcendental activations compute f16/bf16 in f32; a body op on those
-  // types would round differently.
-  bool wide = in && isWideFloat(in);
-  bool signedInt = in && isSignedInt(in);
-  bool isBool = in && in.isInteger(1);
-  return llvm::TypeSwitch<Operation *, Result>(op)
-      // Float and complex arithmetic is one IEEE operation either way;
-      // integer arithmetic wraps either way.
-      .Case<arith::AddFOp, complex::AddOp>(
-          [&](auto) { return binary(BinaryKind::Add); })
-      .Case<arith::SubFOp, complex::SubOp>(
-          [&](auto) { return binary(BinaryKind::Sub); })
-      .Case<arith::MulFOp, complex::MulOp>(
-          [&](auto) { return binary(BinaryKind::Mul); })
-      .Case<arith::DivFOp, complex::DivOp>(
-          [&](auto) { return binary(BinaryKind::Div); })
-      .Case([&](arith::AddIOp) {
-        return when(signedInt, binary(BinaryKind::Add));
-      })
-      .Case([&](arith::SubIOp) {
-        return when(signedInt, binary(BinaryKind::Sub));
-      })
-      .Case([&](arith::MulIOp) {
-        return when(signedInt, binary(BinaryKind::Mul));
-      })
-      // Division by zero is undefined for arith and defined (0) by the rlx
-      // lowering: a refinement.
-      .Case([&](arith::DivSIOp) {
-        return when(signedInt, binary(BinaryKind::Div));
-      })
-      // maximumf / minimumf propagate NaN and order -0.0 < +0.0, as the rlx
-      // max / min do (maxnumf does not).
-      .Case([&](arith::MaximumFOp) { return binary(BinaryKind::Max); })
-      .Case([&](arith::MinimumFOp) { return binary(BinaryKind::Min); })
-      .Case([&](arith::MaxSIOp) {
-        return when(signedInt, binary(BinaryKind::Max));
-      })
-      .Case([&](arith::MinSIOp) {
-        return when(signedInt, binary(BinaryKind::Min));
-      })
-      // On i1, max / min are or / and, and ne is xor.
-      .Case([&](arith::OrIOp) { return when(isBool, binary(BinaryKind::Max)); })
-      .Case(
-          [&](arith::AndIOp) { return when(isBool, binary(BinaryKind::Min)); })
-      .Case([&](arith::XOrIOp) -> Result {
-        return isBool ? compare(CompareKind::Ne) : std::nullopt;
-      })
-      .Case([&](math::PowFOp) { return when(wide, binary(BinaryKind::Pow)); })
-      // Negation, absolute value and rounding are exact in any float type.
-      .Case([&](arith::NegFOp) { return activation(ActivationKind::Neg); })
-      .Case([&](math::AbsFOp) { return activation(ActivationKind::Abs); })
-      .Case(
-          [&](math::RoundEvenOp) { return activation(ActivationKind::Round); })
-      .Case([&](math::AbsIOp) {
-        return when(signedInt, activation(ActivationKind::Abs));
-      })
-      .Case([&](math::ExpOp) {
-        return when(wide, activation(ActivationKind::Exp));
-      })
-      .Case([&](math::LogOp) {
-        return when(wide, activation(ActivationKind::Log));
-      })
-      .Case([&](math::TanhOp) {
-        return when(wide, activation(ActivationKind::Tanh));
-      })
-      .Case([&](math::SqrtOp) {
-        return when(wide, activation(ActivationKind::Sqrt));
-      })
-      .Case([&](math::RsqrtOp) {
-        return when(wide, activation(ActivationKind::Rsqrt));
-      })
-      .Case([&](math::SinOp) {
-        return when(wide, activation(ActivationKind::Sin));
-      })
-      .Case([&](math::CosOp) {
-        return when(wide, activation(ActivationKind::Cos));
-      })
-      .Case([&](math::TanOp) {
-        return when(wide, activation(ActivationKind::Tan));
-      })
-      .Case([&](math::AtanOp) {
-        return when(wide, activation(ActivationKind::Atan));
-      })
-      .Case([&](arith::CmpFOp cmp) {
-        return compare(compareKind(cmp.getPredicate()));
-      })
-      .Case([&](arith::CmpIOp cmp) -> Result {
-        if (!signedInt && !isBool)
-          return std::nullopt;
-        return compare(compareKind(cmp.getPredicate(), in));
-      })
-      .Case([&](complex::EqualOp) { return compare(CompareKind::Eq); })
-      .Case([&](complex::NotEqualOp) { return compare(CompareKind::Ne); })
-      .Case([&](arith::SelectOp) { return SP(SP::Where); })
-      .Case([&](arith::ConstantOp constant) -> Result {
-        Attribute value = constant.getValue();
-        return when(isa<FloatAttr, IntegerAttr>(value) &&
-                        !isa<IndexType>(constant.getType()),
-                    SP(SP::Constant));
-      })
-      // Casts: only where rlx.cast converts the same way (ScalarOps.cpp
-      // emitCast). Widening between floats is exact; narrowing rounds to
-      // nearest even once (not into bf16, which rlx.cast rounds by integer
-      // arithmetic that keeps subnormals).
-      .Case([&](arith::ExtFOp) {
-        return cast(isFloatOf(in, true, true, true, false) &&
-                    isFloatOf(out, false, false, true, true));
-      })
-      .Case([&](arith::TruncFOp trunc) {
-        return cast(!trunc.getRoundingmodeAttr() &&
-                    isFloatOf(in, false, false, true, true) &&
-                    isFloatOf(out, true, false, true, false));
-      })
-      // sitofp of an i1 gives -1.0 for true; rlx.cast gives 1.0.
-      .Case([&](arith::SIToFPOp) {
-        return cast(signedInt && isFloatOf(out, true, false, true, true));
-      })
-      .Case([&](arith::UIToFPOp) {
-        return cast(isBool && isFloatOf(out, true, false, true, true));
-      })
-      // fptosi is poison out of range, where rlx.cast saturates: a
-      // refinement (and exact in range: both truncate toward zero).
-      .Case([&](arith::FPToSIOp) {
-        return cast(isFloatOf(in, true, true, true, true) && isSignedInt(out));
-      })
-      .Case([&](arith::ExtSIOp) { return cast(signedInt && isSignedInt(out)); })
-      .Case([&](arith::ExtUIOp) { return cast(isBool && isSignedInt(out)); })
-      // rlx.cast to i1 tests `!= 0`; trunci keeps the low bit.
-      .Case(
-          [&](arith::TruncIOp) { return cast(signedInt && isSignedInt(out)); })
-      .Default([](Operation *) { return std::nullopt; });
-}
-
-/// The erf-based gelus of a scalar body: no rlx op computes erf alone, but
-/// `activation gelu` computes exactly the chain rlx-fuse emits for it
-/// (ScalarOps.cpp: `(0.5 * x) * (1 + erf(x * sqrt(1/2)))` on f32 / f64).
-/// Maps the chain's last op to `x`; the ops before it are absorbed.
-struct GeluChains {
-  DenseMap<Operation *, Value> roots;
-  DenseSet<Operation *> absorbed;
-
-  explicit GeluChains(Block &body) {
-    for (Operation &op : body.without_terminator())
-      if (auto root = dyn_cast<arith::MulFOp>(op))
-        match(root);
-  }
-
-private:
-  /// The operand of the commutative `op` that is not the constant
-  /// `expected` (canonicalization moves constants to either side), or null.
-  static Value besideConstant(Operation *op, double expected) {
-    auto isExpected = [&](Value v) {
-      auto constant = v.getDefiningOp<arith::ConstantOp>();
-      auto attr = constant ? dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
-      return attr && attr == FloatAttr::get(attr.getType(), expected);
-    };
-    if (isExpected(op->getOperand(1)))
-      return op->getOperand(0);
-    return isExpected(op->getOperand(0)) ? op->getOperand(1) : Value();
-  }
-  /// `v`'s single-use defining op of type OpTy.
-  template <typename OpTy> static OpTy soleDef(Value v) {
-    auto op = v ? v.getDefiningOp<OpTy>() : OpTy();
-    return op && op->hasOneUse() ? op : OpTy();
-  }
-  void match(arith::MulFOp root) {
-    if (!isWideFloat(root.getType()))
-      return;
-    for (auto [halfIn, onePlusIn] : {std::pair(root.getLhs(), root.getRhs()),
-                                     std::pair(root.getRhs(), root.getLhs())}) {
-      auto half = soleDef<arith::MulFOp>(halfIn);
-      auto onePlus = soleDef<arith::AddFOp>(onePlusIn);
-      if (!half || !onePlus)
-        continue;
-      Value x = besideConstant(half, 0.5);
-      auto erf = soleDef<math::ErfOp>(besideConstant(onePlus, 1.0));
-      auto scaled =
-          erf ? soleDef<arith::MulFOp>(erf.getOperand()) : arith::MulFOp();
-      if (!x || !scaled || besideConstant(scaled, M_SQRT1_2) != x)
-        continue;
-      roots[root] = x;
-      for (Operation *op : {half.getOperation(), onePlus.getOperation(),
-                            erf.getOperation(), scaled.getOperation()})
-        absorbed.insert(op);
-      return;
-    }
-  }
-};
-
-/// Checks that every op of the scalar `body` has an rlx counterpart and that
-/// the value it yields, broadcast from the inputs it reads, can be
+/// Checks that the value the per-element `body` yields, computed on tensors
+/// of the types `inputs` (every body op broadcasting NumPy-style), can be
 /// broadcast to `resultShape` by rlx.expand.
-LogicalResult checkScalarBody(Block &body, ArrayRef<RankedTensorType> inputs,
-                              ArrayRef<int64_t> resultShape, std::string &why) {
+LogicalResult checkElementBody(Block &body, ArrayRef<RankedTensorType> inputs,
+                               ArrayRef<int64_t> resultShape,
+                               std::string &why) {
   DenseMap<Value, SmallVector<int64_t>> shapes;
   for (auto [arg, type] : llvm::zip_equal(body.getArguments(), inputs))
     shapes[arg] = llvm::to_vector(type.getShape());
-  GeluChains gelus(body);
   for (Operation &op : body.without_terminator()) {
-    if (gelus.absorbed.contains(&op))
-      continue;
-    if (Value x = gelus.roots.lookup(&op)) {
-      shapes[op.getResult(0)] = shapes.lookup(x);
-      continue;
-    }
-    if (op.getNumRegions() || op.getNumResults() != 1 ||
-        !classifyScalarOp(&op)) {
-      why = ("no rlx elementwise op computes '" + op.getName().getStringRef() +
-             "' on these types exactly")
-                .str();
-      return failure();
-    }
+    // Rank-0 constants broadcast against everything.
     SmallVector<int64_t> shape;
     for (Value operand : op.getOperands()) {
       std::optional<SmallVector<int64_t>> joined =
@@ -511,51 +194,29 @@ LogicalResult checkScalarBody(Block &body, ArrayRef<RankedTensorType> inputs,
   return success();
 }
 
-/// Emits the scalar `body` as rlx elementwise ops on the tensors `inputs`
-/// (NumPy broadcasting throughout) and broadcasts the value it yields to
-/// `resultShape`. checkScalarBody must have accepted it.
-Value emitScalarBody(PrimitiveBuilder &p, Block &body, ValueRange inputs,
-                     ArrayRef<int64_t> resultShape) {
+/// Inlines the per-element `body` (rlx ops on rank-0 tensors) on the
+/// tensors `inputs`: each body op is re-created on the full-size operands,
+/// which broadcast NumPy-style as the region's inputs do, with its result
+/// type inferred again; rank-0 constants stay rank-0. The value it yields
+/// is broadcast to `resultShape`. checkElementBody must have accepted it.
+Value inlineElementBody(PrimitiveBuilder &p, Block &body, ValueRange inputs,
+                        ArrayRef<int64_t> resultShape) {
   IRMapping tensors;
   tensors.map(body.getArguments(), inputs);
-  GeluChains gelus(body);
   for (Operation &op : body.without_terminator()) {
-    if (gelus.absorbed.contains(&op))
-      continue;
-    if (Value x = gelus.roots.lookup(&op)) {
-      tensors.map(op.getResult(0),
-                  p.activation(ActivationKind::Gelu, tensors.lookup(x)));
-      continue;
+    Operation *copy = p.b.clone(op, tensors);
+    copy->setLoc(p.loc);
+    if (auto infer = dyn_cast<InferTypeOpInterface>(copy)) {
+      SmallVector<Type> types;
+      LogicalResult inferred = infer.inferReturnTypes(
+          copy->getContext(), copy->getLoc(), copy->getOperands(),
+          copy->getRawDictionaryAttrs(), copy->getPropertiesStorage(),
+          copy->getRegions(), types);
+      assert(succeeded(inferred) && "body ops infer their result types");
+      (void)inferred;
+      for (auto [result, type] : llvm::zip_equal(copy->getResults(), types))
+        result.setType(type);
     }
-    ScalarPrimitive s = *classifyScalarOp(&op);
-    auto operand = [&](unsigned i) { return tensors.lookup(op.getOperand(i)); };
-    Value result;
-    switch (s.kind) {
-    case ScalarPrimitive::Activation:
-      result = p.activation(s.activation, operand(0));
-      break;
-    case ScalarPrimitive::Binary:
-      result = p.binary(s.binary, operand(0), operand(1));
-      break;
-    case ScalarPrimitive::Compare:
-      result = p.compare(s.compare, operand(0), operand(1));
-      break;
-    case ScalarPrimitive::Where:
-      result = p.where(operand(0), operand(1), operand(2));
-      break;
-    case ScalarPrimitive::Cast:
-      result = p.cast(operand(0), s.castTo);
-      break;
-    case ScalarPrimitive::Constant: {
-      // A rank-0 tensor: it broadcasts against everything.
-      auto value = cast<TypedAttr>(cast<arith::ConstantOp>(op).getValue());
-      auto type = RankedTensorType::get({}, value.getType());
-      result =
-          ConstantOp::create(p.b, p.loc, DenseElementsAttr::get(type, value));
-      break;
-    }
-    }
-    tensors.map(op.getResult(0), result);
   }
   Value yielded = tensors.lookup(body.getTerminator()->getOperand(0));
   return p.broadcastTo(yielded, resultShape);
@@ -567,9 +228,9 @@ RankedTensorType upsampled2x(RankedTensorType type) {
   return type.clone({s[0], s[1], twice(s[2]), twice(s[3])});
 }
 
-/// rlx.elementwise_region -> one rlx elementwise op per scalar body op (the
-/// inverse of rlx-fuse's elementwise-region). The prologue input is
-/// upsampled by an explicit rlx.resize_nearest2x first.
+/// rlx.elementwise_region -> its body inlined on the inputs (the inverse of
+/// rlx-fuse's elementwise-region). The prologue input is upsampled by an
+/// explicit rlx.resize_nearest2x first.
 struct UnfuseElementwiseRegion : OpRewritePattern<ElementwiseRegionOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ElementwiseRegionOp op,
@@ -586,20 +247,20 @@ struct UnfuseElementwiseRegion : OpRewritePattern<ElementwiseRegionOp> {
     Block &body = op.getBody().front();
     ArrayRef<int64_t> resultShape = op.getResult().getType().getShape();
     std::string why;
-    if (failed(checkScalarBody(body, types, resultShape, why)))
+    if (failed(checkElementBody(body, types, resultShape, why)))
       return rewriter.notifyMatchFailure(op, why);
     PrimitiveBuilder p(rewriter, decompositionLoc(op));
     SmallVector<Value> inputs(op.getInputs());
     if (prologue)
       inputs[*prologue] =
           ResizeNearest2xOp::create(rewriter, p.loc, inputs[*prologue]);
-    rewriter.replaceOp(op, emitScalarBody(p, body, inputs, resultShape));
+    rewriter.replaceOp(op, inlineElementBody(p, body, inputs, resultShape));
     return success();
   }
 };
 
-/// rlx.batch_elementwise_region -> the scalar body emitted once per batch
-/// input, as for rlx.elementwise_region.
+/// rlx.batch_elementwise_region -> the body inlined once per batch input, as
+/// for rlx.elementwise_region.
 struct UnfuseBatchElementwiseRegion
     : OpRewritePattern<BatchElementwiseRegionOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -608,12 +269,12 @@ struct UnfuseBatchElementwiseRegion
     Block &body = op.getBody().front();
     auto type = cast<RankedTensorType>(op.getInputs().front().getType());
     std::string why;
-    if (failed(checkScalarBody(body, type, type.getShape(), why)))
+    if (failed(checkElementBody(body, type, type.getShape(), why)))
       return rewriter.notifyMatchFailure(op, why);
     PrimitiveBuilder p(rewriter, decompositionLoc(op));
     SmallVector<Value> results =
         llvm::map_to_vector(op.getInputs(), [&](Value input) {
-          return emitScalarBody(p, body, input, type.getShape());
+          return inlineElementBody(p, body, input, type.getShape());
         });
     rewriter.replaceOp(op, results);
     return success();

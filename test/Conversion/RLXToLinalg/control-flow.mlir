@@ -87,10 +87,10 @@ func.func @scan_trajectory(%h: tensor<8xf32>, %w: tensor<8xf32>, %u: tensor<16x8
       length = 16 save_trajectory body {
   ^bb0(%c: tensor<8xf32>, %wb: tensor<8xf32>, %ut: tensor<8xf32>):
     %e = rlx.elementwise_region(%c, %wb, %ut) : (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32> body {
-    ^bb0(%a: f32, %b: f32, %d: f32):
-      %m = arith.mulf %a, %b : f32
-      %s = arith.addf %m, %d : f32
-      rlx.yield %s : f32
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>, %d: tensor<f32>):
+      %m = rlx.binary mul %a, %b : tensor<f32>, tensor<f32>
+      %s = rlx.binary add %m, %d : tensor<f32>, tensor<f32>
+      rlx.yield %s : tensor<f32>
     }
     rlx.yield %e : tensor<8xf32>
   }

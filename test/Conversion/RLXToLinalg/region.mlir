@@ -1,7 +1,8 @@
 // RUN: rlx-opt %s --convert-rlx-to-linalg --split-input-file | FileCheck %s
 
-// The body is cloned into one broadcasting generic: block arguments become
-// the generic's arguments, rlx.yield becomes linalg.yield.
+// The body becomes one broadcasting generic: block arguments become the
+// generic's arguments, each body op its scalar computation, rlx.yield
+// linalg.yield.
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[SCALAR:.*]] = affine_map<(d0, d1) -> ()>
 // CHECK-DAG: #[[LAST:.*]] = affine_map<(d0, d1) -> (d1)>
@@ -19,12 +20,11 @@
 // CHECK-NOT: rlx.
 func.func @region(%x: tensor<4x8xf32>, %s: tensor<f32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
   %y = rlx.elementwise_region(%x, %s, %b) : (tensor<4x8xf32>, tensor<f32>, tensor<8xf32>) -> tensor<4x8xf32> body {
-  ^bb0(%xe: f32, %se: f32, %be: f32):
-    %m = arith.mulf %xe, %se : f32
-    %a = arith.addf %m, %be : f32
-    %z = arith.constant 0.0 : f32
-    %r = arith.maximumf %a, %z : f32
-    rlx.yield %r : f32
+  ^bb0(%xe: tensor<f32>, %se: tensor<f32>, %be: tensor<f32>):
+    %m = rlx.binary mul %xe, %se : tensor<f32>, tensor<f32>
+    %a = rlx.binary add %m, %be : tensor<f32>, tensor<f32>
+    %r = rlx.activation relu %a : tensor<f32>
+    rlx.yield %r : tensor<f32>
   }
   return %y : tensor<4x8xf32>
 }
@@ -43,10 +43,10 @@ func.func @region(%x: tensor<4x8xf32>, %s: tensor<f32>, %b: tensor<8xf32>) -> te
 // CHECK-NEXT: linalg.yield %[[C]] : i1
 func.func @mixed(%a: tensor<3x1xi32>, %f: tensor<5xf32>) -> tensor<3x5xi1> {
   %y = rlx.elementwise_region(%a, %f) : (tensor<3x1xi32>, tensor<5xf32>) -> tensor<3x5xi1> body {
-  ^bb0(%ae: i32, %fe: f32):
-    %af = arith.sitofp %ae : i32 to f32
-    %c = arith.cmpf olt, %af, %fe : f32
-    rlx.yield %c : i1
+  ^bb0(%ae: tensor<i32>, %fe: tensor<f32>):
+    %af = rlx.cast %ae : tensor<i32> to f32
+    %c = rlx.compare lt %af, %fe : tensor<f32>, tensor<f32>
+    rlx.yield %c : tensor<i1>
   }
   return %y : tensor<3x5xi1>
 }
@@ -68,17 +68,17 @@ func.func @mixed(%a: tensor<3x1xi32>, %f: tensor<5xf32>) -> tensor<3x5xi1> {
 // CHECK: arith.subf
 func.func @prologue(%x: tensor<1x2x6x8xf32>, %l: tensor<1x2x3x4xf32>) -> tensor<1x2x6x8xf32> {
   %y = rlx.elementwise_region(%x, %l) : (tensor<1x2x6x8xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x6x8xf32> prologue_input = 1 body {
-  ^bb0(%a: f32, %b: f32):
-    %s = arith.subf %a, %b : f32
-    rlx.yield %s : f32
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = rlx.binary sub %a, %b : tensor<f32>, tensor<f32>
+    rlx.yield %s : tensor<f32>
   }
   return %y : tensor<1x2x6x8xf32>
 }
 
 // -----
 
-// One generic per batch input, each with a clone of the body; unsigned
-// element types are signless after the lowering.
+// One generic per batch input, each computing the body; unsigned element
+// types are signless after the lowering.
 // CHECK-LABEL: func.func @batch
 // CHECK-SAME: (%[[A:.*]]: tensor<8xi8>, %[[B:.*]]: tensor<8xi8>)
 // CHECK: %[[RA:.*]] = linalg.generic
@@ -90,8 +90,8 @@ func.func @prologue(%x: tensor<1x2x6x8xf32>, %l: tensor<1x2x3x4xf32>) -> tensor<
 // CHECK: return %[[RA]], %[[RB]] : tensor<8xi8>, tensor<8xi8>
 func.func @batch(%a: tensor<8xui8>, %b: tensor<8xui8>) -> (tensor<8xui8>, tensor<8xui8>) {
   %r:2 = rlx.batch_elementwise_region(%a, %b) : (tensor<8xui8>, tensor<8xui8>) -> (tensor<8xui8>, tensor<8xui8>) body {
-  ^bb0(%e: ui8):
-    rlx.yield %e : ui8
+  ^bb0(%e: tensor<ui8>):
+    rlx.yield %e : tensor<ui8>
   }
   return %r#0, %r#1 : tensor<8xui8>, tensor<8xui8>
 }
@@ -106,9 +106,29 @@ func.func @batch(%a: tensor<8xui8>, %b: tensor<8xui8>) -> (tensor<8xui8>, tensor
 // CHECK-NOT: linalg.generic
 func.func @batch_tanh(%a: tensor<2x3xf64>, %b: tensor<2x3xf64>) -> (tensor<2x3xf64>, tensor<2x3xf64>) {
   %r:2 = rlx.batch_elementwise_region(%a, %b) : (tensor<2x3xf64>, tensor<2x3xf64>) -> (tensor<2x3xf64>, tensor<2x3xf64>) body {
-  ^bb0(%e: f64):
-    %t = math.tanh %e : f64
-    rlx.yield %t : f64
+  ^bb0(%e: tensor<f64>):
+    %t = rlx.activation tanh %e : tensor<f64>
+    rlx.yield %t : tensor<f64>
   }
   return %r#0, %r#1 : tensor<2x3xf64>, tensor<2x3xf64>
+}
+
+// -----
+
+// Rank-0 constants become scalar constants; unsigned body ops keep their
+// unsigned semantics on signless scalars.
+// CHECK-LABEL: func.func @constant_unsigned
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0(%[[E:.*]]: i8, %{{.*}}: i8):
+// CHECK-NEXT: %[[K:.*]] = arith.constant -56 : i8
+// CHECK-NEXT: %[[M:.*]] = arith.maxui %[[E]], %[[K]] : i8
+// CHECK-NEXT: linalg.yield %[[M]] : i8
+func.func @constant_unsigned(%a: tensor<8xui8>) -> tensor<8xui8> {
+  %y = rlx.elementwise_region(%a) : (tensor<8xui8>) -> tensor<8xui8> body {
+  ^bb0(%e: tensor<ui8>):
+    %k = rlx.constant dense<200> : tensor<ui8>
+    %m = rlx.binary max %e, %k : tensor<ui8>, tensor<ui8>
+    rlx.yield %m : tensor<ui8>
+  }
+  return %y : tensor<8xui8>
 }

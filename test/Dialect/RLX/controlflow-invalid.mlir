@@ -631,8 +631,8 @@ func.func @custom_fn_jvp_yield(%x: tensor<4xf32>) {
 func.func @elementwise_region_no_inputs() {
   // expected-error @+1 {{needs at least one input}}
   %r = "rlx.elementwise_region"() ({
-    %c = arith.constant 1.0 : f32
-    rlx.yield %c : f32
+    %c = rlx.constant dense<1.0> : tensor<f32>
+    rlx.yield %c : tensor<f32>
   }) : () -> tensor<f32>
   return
 }
@@ -642,8 +642,8 @@ func.func @elementwise_region_no_inputs() {
 func.func @elementwise_region_broadcast(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>) {
   // expected-error @+1 {{input #1 shape [4, 5] does not broadcast with [4, 3] of the inputs before it}}
   %r = rlx.elementwise_region(%a, %b) : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x3xf32> body {
-  ^bb0(%x: f32, %y: f32):
-    rlx.yield %x : f32
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    rlx.yield %x : tensor<f32>
   }
   return
 }
@@ -653,8 +653,8 @@ func.func @elementwise_region_broadcast(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>
 func.func @elementwise_region_result_shape(%a: tensor<4x1xf32>, %b: tensor<3xf32>) {
   // expected-error @+1 {{result shape [4, 1] must be the broadcast shape [4, 3] of the inputs}}
   %r = rlx.elementwise_region(%a, %b) : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x1xf32> body {
-  ^bb0(%x: f32, %y: f32):
-    rlx.yield %x : f32
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    rlx.yield %x : tensor<f32>
   }
   return
 }
@@ -662,10 +662,10 @@ func.func @elementwise_region_result_shape(%a: tensor<4x1xf32>, %b: tensor<3xf32
 // -----
 
 func.func @elementwise_region_arg_count(%a: tensor<4xf32>, %b: tensor<4xf32>) {
-  // expected-error @+1 {{'body' region must have 2 block argument(s) (one scalar per input, of its element type), got 1}}
+  // expected-error @+1 {{'body' region must have 2 block argument(s) (one rank-0 tensor per input, of its element type), got 1}}
   %r = rlx.elementwise_region(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> body {
-  ^bb0(%x: f32):
-    rlx.yield %x : f32
+  ^bb0(%x: tensor<f32>):
+    rlx.yield %x : tensor<f32>
   }
   return
 }
@@ -673,10 +673,10 @@ func.func @elementwise_region_arg_count(%a: tensor<4xf32>, %b: tensor<4xf32>) {
 // -----
 
 func.func @elementwise_region_arg_type(%a: tensor<4xf32>, %b: tensor<4xi32>) {
-  // expected-error @+1 {{'body' region argument #1 must have type 'i32' (one scalar per input, of its element type), got 'tensor<4xi32>'}}
+  // expected-error @+1 {{'body' region argument #1 must have type 'tensor<i32>' (one rank-0 tensor per input, of its element type), got 'tensor<4xi32>'}}
   %r = rlx.elementwise_region(%a, %b) : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xf32> body {
-  ^bb0(%x: f32, %y: tensor<4xi32>):
-    rlx.yield %x : f32
+  ^bb0(%x: tensor<f32>, %y: tensor<4xi32>):
+    rlx.yield %x : tensor<f32>
   }
   return
 }
@@ -684,11 +684,35 @@ func.func @elementwise_region_arg_type(%a: tensor<4xf32>, %b: tensor<4xi32>) {
 // -----
 
 func.func @elementwise_region_foreign_op(%a: tensor<4xf32>) {
-  // expected-error @+1 {{body may only hold arith, math and complex ops, found 'tensor.empty'}}
+  // expected-error @+1 {{body may only hold rlx elementwise ops with a scalar computation (rlx.activation, rlx.binary, rlx.compare, rlx.cast, rlx.where) and rlx.constant, found 'tensor.empty'}}
   %r = rlx.elementwise_region(%a) : (tensor<4xf32>) -> tensor<4xf32> body {
-  ^bb0(%x: f32):
+  ^bb0(%x: tensor<f32>):
     %e = tensor.empty() : tensor<4xf32>
-    rlx.yield %x : f32
+    rlx.yield %x : tensor<f32>
+  }
+  return
+}
+
+// -----
+
+func.func @elementwise_region_scalar_op(%a: tensor<4xf32>) {
+  // expected-error @+1 {{body may only hold rlx elementwise ops with a scalar computation (rlx.activation, rlx.binary, rlx.compare, rlx.cast, rlx.where) and rlx.constant, found 'arith.addf'}}
+  %r = rlx.elementwise_region(%a) : (tensor<4xf32>) -> tensor<4xf32> body {
+  ^bb0(%x: tensor<f32>):
+    %s = "arith.addf"(%x, %x) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    rlx.yield %s : tensor<f32>
+  }
+  return
+}
+
+// -----
+
+func.func @elementwise_region_rlx_op_without_scalar_form(%a: tensor<4xf32>) {
+  // expected-error @+1 {{found 'rlx.stop_gradient'}}
+  %r = rlx.elementwise_region(%a) : (tensor<4xf32>) -> tensor<4xf32> body {
+  ^bb0(%x: tensor<f32>):
+    %s = rlx.stop_gradient %x : tensor<f32>
+    rlx.yield %s : tensor<f32>
   }
   return
 }
@@ -696,11 +720,11 @@ func.func @elementwise_region_foreign_op(%a: tensor<4xf32>) {
 // -----
 
 func.func @elementwise_region_tensor_math(%a: tensor<4xf32>) {
-  // expected-error @+1 {{body op 'arith.constant' must operate on scalars, not on tensors or vectors}}
+  // expected-error @+1 {{body op 'rlx.constant' must operate on rank-0 tensors}}
   %r = rlx.elementwise_region(%a) : (tensor<4xf32>) -> tensor<4xf32> body {
-  ^bb0(%x: f32):
-    %c = arith.constant dense<1.0> : tensor<4xf32>
-    rlx.yield %x : f32
+  ^bb0(%x: tensor<f32>):
+    %c = rlx.constant dense<1.0> : tensor<4xf32>
+    rlx.yield %x : tensor<f32>
   }
   return
 }
@@ -708,10 +732,10 @@ func.func @elementwise_region_tensor_math(%a: tensor<4xf32>) {
 // -----
 
 func.func @elementwise_region_yield_count(%a: tensor<4xf32>) {
-  // expected-error @+1 {{body must yield exactly one scalar, got 2 values}}
+  // expected-error @+1 {{body must yield exactly one rank-0 tensor, got 2 values}}
   %r = rlx.elementwise_region(%a) : (tensor<4xf32>) -> tensor<4xf32> body {
-  ^bb0(%x: f32):
-    rlx.yield %x, %x : f32, f32
+  ^bb0(%x: tensor<f32>):
+    rlx.yield %x, %x : tensor<f32>, tensor<f32>
   }
   return
 }
@@ -719,10 +743,10 @@ func.func @elementwise_region_yield_count(%a: tensor<4xf32>) {
 // -----
 
 func.func @elementwise_region_yield_type(%a: tensor<4xf32>) {
-  // expected-error @+1 {{body yields 'f32' but the result element type is 'f16'}}
+  // expected-error @+1 {{body yields 'tensor<f32>' but the result element type needs 'tensor<f16>'}}
   %r = rlx.elementwise_region(%a) : (tensor<4xf32>) -> tensor<4xf16> body {
-  ^bb0(%x: f32):
-    rlx.yield %x : f32
+  ^bb0(%x: tensor<f32>):
+    rlx.yield %x : tensor<f32>
   }
   return
 }
@@ -732,8 +756,8 @@ func.func @elementwise_region_yield_type(%a: tensor<4xf32>) {
 func.func @elementwise_region_prologue_index(%a: tensor<1x3x4x4xf32>) {
   // expected-error @+1 {{'prologue_input' 1 is out of range for 1 input(s)}}
   %r = rlx.elementwise_region(%a) : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32> prologue_input = 1 body {
-  ^bb0(%x: f32):
-    rlx.yield %x : f32
+  ^bb0(%x: tensor<f32>):
+    rlx.yield %x : tensor<f32>
   }
   return
 }
@@ -743,8 +767,8 @@ func.func @elementwise_region_prologue_index(%a: tensor<1x3x4x4xf32>) {
 func.func @elementwise_region_prologue_rank(%a: tensor<3x4x4xf32>) {
   // expected-error @+1 {{the resize_nearest2x prologue needs an NCHW input of rank 4, input #0 is [3, 4, 4]}}
   %r = rlx.elementwise_region(%a) : (tensor<3x4x4xf32>) -> tensor<3x8x8xf32> prologue_input = 0 body {
-  ^bb0(%x: f32):
-    rlx.yield %x : f32
+  ^bb0(%x: tensor<f32>):
+    rlx.yield %x : tensor<f32>
   }
   return
 }
@@ -754,8 +778,8 @@ func.func @elementwise_region_prologue_rank(%a: tensor<3x4x4xf32>) {
 func.func @elementwise_region_prologue_shape(%a: tensor<1x3x4x4xf32>, %b: tensor<1x3x4x4xf32>) {
   // expected-error @+1 {{input #1 shape [1, 3, 8, 8] does not broadcast with [1, 3, 4, 4] of the inputs before it}}
   %r = rlx.elementwise_region(%a, %b) : (tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32> prologue_input = 1 body {
-  ^bb0(%x: f32, %y: f32):
-    rlx.yield %x : f32
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    rlx.yield %x : tensor<f32>
   }
   return
 }
@@ -846,8 +870,8 @@ func.func @transform_region_yield(%a: tensor<1x3x4x4xf32>) {
 func.func @batch_region_no_inputs() {
   // expected-error @+1 {{needs at least one batch input}}
   "rlx.batch_elementwise_region"() ({
-    %c = arith.constant 1.0 : f32
-    rlx.yield %c : f32
+    %c = rlx.constant dense<1.0> : tensor<f32>
+    rlx.yield %c : tensor<f32>
   }) : () -> ()
   return
 }
@@ -857,8 +881,8 @@ func.func @batch_region_no_inputs() {
 func.func @batch_region_input_types(%a: tensor<8xf32>, %b: tensor<4xf32>) {
   // expected-error @+1 {{batch inputs must share one type: input #1 is 'tensor<4xf32>' but input #0 is 'tensor<8xf32>'}}
   %r:2 = rlx.batch_elementwise_region(%a, %b) : (tensor<8xf32>, tensor<4xf32>) -> (tensor<8xf32>, tensor<4xf32>) body {
-  ^bb0(%e: f32):
-    rlx.yield %e : f32
+  ^bb0(%e: tensor<f32>):
+    rlx.yield %e : tensor<f32>
   }
   return
 }
@@ -868,8 +892,8 @@ func.func @batch_region_input_types(%a: tensor<8xf32>, %b: tensor<4xf32>) {
 func.func @batch_region_result_count(%a: tensor<8xf32>, %b: tensor<8xf32>) {
   // expected-error @+1 {{needs one result per batch input: 2 input(s) but 1 result(s)}}
   %r = rlx.batch_elementwise_region(%a, %b) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32> body {
-  ^bb0(%e: f32):
-    rlx.yield %e : f32
+  ^bb0(%e: tensor<f32>):
+    rlx.yield %e : tensor<f32>
   }
   return
 }
@@ -879,8 +903,8 @@ func.func @batch_region_result_count(%a: tensor<8xf32>, %b: tensor<8xf32>) {
 func.func @batch_region_result_type(%a: tensor<8xf32>, %b: tensor<8xf32>) {
   // expected-error @+1 {{result #1 must be 'tensor<8xf32>' (the input shape with the yielded element type), got 'tensor<4xf32>'}}
   %r:2 = rlx.batch_elementwise_region(%a, %b) : (tensor<8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<4xf32>) body {
-  ^bb0(%e: f32):
-    rlx.yield %e : f32
+  ^bb0(%e: tensor<f32>):
+    rlx.yield %e : tensor<f32>
   }
   return
 }
@@ -888,10 +912,10 @@ func.func @batch_region_result_type(%a: tensor<8xf32>, %b: tensor<8xf32>) {
 // -----
 
 func.func @batch_region_args(%a: tensor<8xf32>) {
-  // expected-error @+1 {{'body' region must have 1 block argument(s) (one scalar of the input element type), got 2}}
+  // expected-error @+1 {{'body' region must have 1 block argument(s) (one rank-0 tensor of the input element type), got 2}}
   %r = rlx.batch_elementwise_region(%a) : (tensor<8xf32>) -> tensor<8xf32> body {
-  ^bb0(%e: f32, %f: f32):
-    rlx.yield %e : f32
+  ^bb0(%e: tensor<f32>, %f: tensor<f32>):
+    rlx.yield %e : tensor<f32>
   }
   return
 }
@@ -899,11 +923,11 @@ func.func @batch_region_args(%a: tensor<8xf32>) {
 // -----
 
 func.func @batch_region_body_op(%a: tensor<8xf32>) {
-  // expected-error @+1 {{body may only hold arith, math and complex ops, found 'rlx.constant'}}
+  // expected-error @+1 {{body op 'rlx.constant' must operate on rank-0 tensors}}
   %r = rlx.batch_elementwise_region(%a) : (tensor<8xf32>) -> tensor<8xf32> body {
-  ^bb0(%e: f32):
+  ^bb0(%e: tensor<f32>):
     %c = rlx.constant dense<1.0> : tensor<8xf32>
-    rlx.yield %e : f32
+    rlx.yield %e : tensor<f32>
   }
   return
 }
@@ -911,10 +935,10 @@ func.func @batch_region_body_op(%a: tensor<8xf32>) {
 // -----
 
 func.func @batch_region_yield_type(%a: tensor<8xf32>) {
-  // expected-error @+1 {{body yields 'f32' but the result element type is 'i1'}}
+  // expected-error @+1 {{body yields 'tensor<f32>' but the result element type needs 'tensor<i1>'}}
   %r = rlx.batch_elementwise_region(%a) : (tensor<8xf32>) -> tensor<8xi1> body {
-  ^bb0(%e: f32):
-    rlx.yield %e : f32
+  ^bb0(%e: tensor<f32>):
+    rlx.yield %e : tensor<f32>
   }
   return
 }

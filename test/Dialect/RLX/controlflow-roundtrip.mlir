@@ -53,9 +53,9 @@ func.func @while_bounded(%x: tensor<4xf32>, %n: tensor<i32>, %lim: tensor<i32>)
   %r:2 = rlx.while %x, %n : tensor<4xf32>, tensor<i32> max_iterations = 8 cond {
   ^bb0(%c: tensor<4xf32>, %i: tensor<i32>):
     %p = rlx.elementwise_region(%i, %lim) : (tensor<i32>, tensor<i32>) -> tensor<i1> body {
-    ^bb0(%a: i32, %b: i32):
-      %lt = arith.cmpi slt, %a, %b : i32
-      rlx.yield %lt : i1
+    ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+      %lt = rlx.compare lt %a, %b : tensor<i32>, tensor<i32>
+      rlx.yield %lt : tensor<i1>
     }
     rlx.yield %p, %c, %i : tensor<i1>, tensor<4xf32>, tensor<i32>
   } do {
@@ -314,45 +314,45 @@ func.func @custom_fn_all_rules(%x: tensor<3xf64>) -> tensor<3xf64> {
 func.func @elementwise_region_broadcast(%x: tensor<4x8xf32>, %s: tensor<f32>,
                                         %b: tensor<8xf32>) -> tensor<4x8xf32> {
   // CHECK: rlx.elementwise_region(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<4x8xf32>, tensor<f32>, tensor<8xf32>) -> tensor<4x8xf32> body {
-  // CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32):
-  // CHECK: arith.maximumf
-  // CHECK: rlx.yield %{{.*}} : f32
+  // CHECK-NEXT: ^bb0(%{{.*}}: tensor<f32>, %{{.*}}: tensor<f32>, %{{.*}}: tensor<f32>):
+  // CHECK: rlx.activation relu
+  // CHECK: rlx.yield %{{.*}} : tensor<f32>
   %y = rlx.elementwise_region(%x, %s, %b)
       : (tensor<4x8xf32>, tensor<f32>, tensor<8xf32>) -> tensor<4x8xf32> body {
-  ^bb0(%xe: f32, %se: f32, %be: f32):
-    %m = arith.mulf %xe, %se : f32
-    %a = arith.addf %m, %be : f32
-    %z = arith.constant 0.0 : f32
-    %r = arith.maximumf %a, %z : f32
-    rlx.yield %r : f32
+  ^bb0(%xe: tensor<f32>, %se: tensor<f32>, %be: tensor<f32>):
+    %m = rlx.binary mul %xe, %se : tensor<f32>, tensor<f32>
+    %a = rlx.binary add %m, %be : tensor<f32>, tensor<f32>
+    %r = rlx.activation relu %a : tensor<f32>
+    rlx.yield %r : tensor<f32>
   }
   return %y : tensor<4x8xf32>
 }
 
-// Middle-axis broadcast, compare + select, a bool result, math ops.
+// Middle-axis broadcast, compare + where, a bool result, transcendental
+// activations.
 // CHECK-LABEL: func.func @elementwise_region_select
 func.func @elementwise_region_select(%a: tensor<4x1x8xf32>, %b: tensor<3x1xf32>,
                                      %c: tensor<4x3x8xi1>)
     -> (tensor<4x3x8xf32>, tensor<4x3x8xi1>) {
   // CHECK: rlx.elementwise_region(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<4x1x8xf32>, tensor<3x1xf32>, tensor<4x3x8xi1>) -> tensor<4x3x8xf32> body {
-  // CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: i1):
-  // CHECK: arith.select
+  // CHECK-NEXT: ^bb0(%{{.*}}: tensor<f32>, %{{.*}}: tensor<f32>, %{{.*}}: tensor<i1>):
+  // CHECK: rlx.where
   %y = rlx.elementwise_region(%a, %b, %c)
       : (tensor<4x1x8xf32>, tensor<3x1xf32>, tensor<4x3x8xi1>) -> tensor<4x3x8xf32> body {
-  ^bb0(%ae: f32, %be: f32, %ce: i1):
-    %e = math.exp %ae : f32
-    %t = math.tanh %be : f32
-    %r = arith.select %ce, %e, %t : f32
-    rlx.yield %r : f32
+  ^bb0(%ae: tensor<f32>, %be: tensor<f32>, %ce: tensor<i1>):
+    %e = rlx.activation exp %ae : tensor<f32>
+    %t = rlx.activation tanh %be : tensor<f32>
+    %r = rlx.where %ce, %e, %t : tensor<i1>, tensor<f32>, tensor<f32>
+    rlx.yield %r : tensor<f32>
   }
   // CHECK: -> tensor<4x3x8xi1> body {
-  // CHECK: arith.cmpf ogt
-  // CHECK: rlx.yield %{{.*}} : i1
+  // CHECK: rlx.compare gt
+  // CHECK: rlx.yield %{{.*}} : tensor<i1>
   %m = rlx.elementwise_region(%a, %b)
       : (tensor<4x1x8xf32>, tensor<3x1xf32>) -> tensor<4x3x8xi1> body {
-  ^bb0(%ae: f32, %be: f32):
-    %gt = arith.cmpf ogt, %ae, %be : f32
-    rlx.yield %gt : i1
+  ^bb0(%ae: tensor<f32>, %be: tensor<f32>):
+    %gt = rlx.compare gt %ae, %be : tensor<f32>, tensor<f32>
+    rlx.yield %gt : tensor<i1>
   }
   return %y, %m : tensor<4x3x8xf32>, tensor<4x3x8xi1>
 }
@@ -361,28 +361,28 @@ func.func @elementwise_region_select(%a: tensor<4x1x8xf32>, %b: tensor<3x1xf32>,
 // CHECK-LABEL: func.func @elementwise_region_cast
 func.func @elementwise_region_cast(%x: tensor<?x16xf32>) -> tensor<?x16xf16> {
   // CHECK: rlx.elementwise_region(%{{.*}}) : (tensor<?x16xf32>) -> tensor<?x16xf16> body {
-  // CHECK: arith.truncf
+  // CHECK: rlx.cast %{{.*}} : tensor<f32> to f16
   %y = rlx.elementwise_region(%x) : (tensor<?x16xf32>) -> tensor<?x16xf16> body {
-  ^bb0(%e: f32):
-    %h = arith.truncf %e : f32 to f16
-    rlx.yield %h : f16
+  ^bb0(%e: tensor<f32>):
+    %h = rlx.cast %e : tensor<f32> to f16
+    rlx.yield %h : tensor<f16>
   }
   return %y : tensor<?x16xf16>
 }
 
-// Complex inputs use complex dialect ops.
+// Complex inputs: rlx ops on rank-0 complex tensors.
 // CHECK-LABEL: func.func @elementwise_region_complex
 func.func @elementwise_region_complex(%z: tensor<4xcomplex<f32>>, %w: tensor<complex<f32>>)
     -> tensor<4xf32> {
   // CHECK: rlx.elementwise_region(%{{.*}}, %{{.*}}) : (tensor<4xcomplex<f32>>, tensor<complex<f32>>) -> tensor<4xf32> body {
-  // CHECK: complex.mul
-  // CHECK: complex.abs
+  // CHECK: rlx.binary mul
+  // CHECK: rlx.cast %{{.*}} : tensor<complex<f32>> to f32
   %y = rlx.elementwise_region(%z, %w)
       : (tensor<4xcomplex<f32>>, tensor<complex<f32>>) -> tensor<4xf32> body {
-  ^bb0(%a: complex<f32>, %b: complex<f32>):
-    %m = complex.mul %a, %b : complex<f32>
-    %n = complex.abs %m : complex<f32>
-    rlx.yield %n : f32
+  ^bb0(%a: tensor<complex<f32>>, %b: tensor<complex<f32>>):
+    %m = rlx.binary mul %a, %b : tensor<complex<f32>>, tensor<complex<f32>>
+    %n = rlx.cast %m : tensor<complex<f32>> to f32
+    rlx.yield %n : tensor<f32>
   }
   return %y : tensor<4xf32>
 }
@@ -395,9 +395,9 @@ func.func @elementwise_region_prologue(%x: tensor<1x3x8x8xf32>, %lo: tensor<1x3x
   %y = rlx.elementwise_region(%x, %lo)
       : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
       prologue_input = 1 body {
-  ^bb0(%a: f32, %b: f32):
-    %s = arith.addf %a, %b : f32
-    rlx.yield %s : f32
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = rlx.binary add %a, %b : tensor<f32>, tensor<f32>
+    rlx.yield %s : tensor<f32>
   }
   return %y : tensor<1x3x8x8xf32>
 }
@@ -438,21 +438,21 @@ func.func @batch_elementwise_region(%a: tensor<8xf32>, %b: tensor<8xf32>,
                                     %c: tensor<8xf32>)
     -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xi1>) {
   // CHECK: %{{.*}}:3 = rlx.batch_elementwise_region(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) body {
-  // CHECK-NEXT: ^bb0(%{{.*}}: f32):
-  // CHECK-NEXT: math.tanh
+  // CHECK-NEXT: ^bb0(%{{.*}}: tensor<f32>):
+  // CHECK-NEXT: rlx.activation tanh
   %r:3 = rlx.batch_elementwise_region(%a, %b, %c)
       : (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>)
       -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) body {
-  ^bb0(%e: f32):
-    %n = math.tanh %e : f32
-    rlx.yield %n : f32
+  ^bb0(%e: tensor<f32>):
+    %n = rlx.activation tanh %e : tensor<f32>
+    rlx.yield %n : tensor<f32>
   }
   // CHECK: rlx.batch_elementwise_region(%{{.*}}) : (tensor<8xf32>) -> tensor<8xi1> body {
   %m = rlx.batch_elementwise_region(%a) : (tensor<8xf32>) -> tensor<8xi1> body {
-  ^bb0(%e: f32):
-    %z = arith.constant 0.0 : f32
-    %p = arith.cmpf oge, %e, %z : f32
-    rlx.yield %p : i1
+  ^bb0(%e: tensor<f32>):
+    %z = rlx.constant dense<0.0> : tensor<f32>
+    %p = rlx.compare ge %e, %z : tensor<f32>, tensor<f32>
+    rlx.yield %p : tensor<i1>
   }
   return %r#0, %r#1, %r#2, %m : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xi1>
 }

@@ -223,9 +223,9 @@ check.close("custom_fn", outs[0], np.sin(x) * y + 1, *TOL[np.float64])
 
 def region(inputs, out, body, prologue=None):
     """`%y = rlx.elementwise_region` of the named `inputs` [(name, array)]
-    with block arguments %e0, %e1, ..."""
+    with rank-0 block arguments %e0, %e1, ..."""
     ins = ", ".join(T(a.shape, a.dtype) for _, a in inputs)
-    blk = ", ".join(f"%e{i}: {tensor_type((), a.dtype)[7:-1]}"
+    blk = ", ".join(f"%e{i}: {tensor_type((), a.dtype)}"
                     for i, (_, a) in enumerate(inputs))
     pro = "" if prologue is None else f" prologue_input = {prologue}"
     return [f"%y = rlx.elementwise_region({', '.join('%' + n for n, _ in inputs)})"
@@ -242,19 +242,18 @@ def compare_three(what, args, body, out_type, want, tol):
 
 # where(relu(x * s + b) > x, exp(relu(...)), x): [4,8] x [] x [8].
 for dtype in (np.float32, np.float64):
-    t = f(dtype)
+    t = f"tensor<{f(dtype)}>"
     for shape in ((4, 8), (2, 3, 5)):
         x = check.uniform(shape, dtype, -2, 2)
         s = check.uniform((), dtype, 0.5, 2)
         b = check.uniform(shape[-1:], dtype, -1, 1)
         body = region([("x", x), ("s", s), ("b", b)], T(shape, dtype), [
-            f"%m = arith.mulf %e0, %e1 : {t}",
-            f"%a = arith.addf %m, %e2 : {t}",
-            f"%z = arith.constant 0.0 : {t}",
-            f"%r = arith.maximumf %a, %z : {t}",
-            f"%c = arith.cmpf ogt, %r, %e0 : {t}",
-            f"%e = math.exp %r : {t}",
-            f"%w = arith.select %c, %e, %e0 : {t}",
+            f"%m = rlx.binary mul %e0, %e1 : {t}, {t}",
+            f"%a = rlx.binary add %m, %e2 : {t}, {t}",
+            f"%r = rlx.activation relu %a : {t}",
+            f"%c = rlx.compare gt %r, %e0 : {t}, {t}",
+            f"%e = rlx.activation exp %r : {t}",
+            f"%w = rlx.where %c, %e, %e0 : tensor<i1>, {t}, {t}",
             f"rlx.yield %w : {t}"])
         r = np.maximum(x * s + b, 0)
         want = np.where(r > x, np.exp(r.astype(np.float64)), x).astype(dtype)
@@ -267,30 +266,29 @@ i = check.integers((3, 1, 5), np.int32, -20, 20)
 p = check.integers((4, 1), np.bool_, 0, 2)
 q = check.integers((5,), np.bool_, 0, 2)
 body = region([("i", i), ("p", p), ("q", q)], T((3, 4, 5), np.int32), [
-    "%three = arith.constant 3 : i32",
-    "%m = arith.muli %e0, %three : i32",
-    # A divisor that is never 0, as rlx-fuse emits it: the native lowering
-    # also divides in vector lanes past the end.
-    "%zero = arith.constant 0 : i32",
-    "%one = arith.constant 1 : i32",
-    "%isz = arith.cmpi eq, %e0, %zero : i32",
-    "%dv = arith.select %isz, %one, %e0 : i32",
-    "%d = arith.divsi %m, %dv : i32",
-    "%and = arith.andi %e1, %e2 : i1",
-    "%or = arith.ori %and, %e2 : i1",
-    "%t = arith.constant true",
-    "%not = arith.xori %or, %t : i1",
-    "%lt = arith.cmpi sgt, %e0, %d : i32",
-    "%fb = arith.uitofp %not : i1 to f32",
-    "%w = arith.extsi %m : i32 to i64",
-    "%g = arith.sitofp %w : i64 to f64",
-    "%h = arith.extf %fb : f32 to f64",
-    "%hh = arith.constant 0.75 : f64",
-    "%hm = arith.mulf %h, %hh : f64",
-    "%s = arith.subf %g, %hm : f64",
-    "%k = arith.fptosi %s : f64 to i32",
-    "%y = arith.select %lt, %k, %d : i32",
-    "rlx.yield %y : i32"])
+    "%three = rlx.constant dense<3> : tensor<i32>",
+    "%m = rlx.binary mul %e0, %three : tensor<i32>, tensor<i32>",
+    # A divisor that is never 0, so the oracle's division is defined.
+    "%zero = rlx.constant dense<0> : tensor<i32>",
+    "%one = rlx.constant dense<1> : tensor<i32>",
+    "%isz = rlx.compare eq %e0, %zero : tensor<i32>, tensor<i32>",
+    "%dv = rlx.where %isz, %one, %e0 : tensor<i1>, tensor<i32>, tensor<i32>",
+    "%d = rlx.binary div %m, %dv : tensor<i32>, tensor<i32>",
+    "%and = rlx.binary min %e1, %e2 : tensor<i1>, tensor<i1>",
+    "%or = rlx.binary max %and, %e2 : tensor<i1>, tensor<i1>",
+    "%t = rlx.constant dense<true> : tensor<i1>",
+    "%not = rlx.compare ne %or, %t : tensor<i1>, tensor<i1>",
+    "%lt = rlx.compare gt %e0, %d : tensor<i32>, tensor<i32>",
+    "%fb = rlx.cast %not : tensor<i1> to f32",
+    "%w = rlx.cast %m : tensor<i32> to i64",
+    "%g = rlx.cast %w : tensor<i64> to f64",
+    "%h = rlx.cast %fb : tensor<f32> to f64",
+    "%hh = rlx.constant dense<0.75> : tensor<f64>",
+    "%hm = rlx.binary mul %h, %hh : tensor<f64>, tensor<f64>",
+    "%s = rlx.binary sub %g, %hm : tensor<f64>, tensor<f64>",
+    "%k = rlx.cast %s : tensor<f64> to i32",
+    "%y = rlx.where %lt, %k, %d : tensor<i1>, tensor<i32>, tensor<i32>",
+    "rlx.yield %y : tensor<i32>"])
 nt = ~((p & q) | q)
 s = (i * 3).astype(np.float64) - nt.astype(np.float64) * 0.75
 k = np.trunc(s).astype(np.int32)
@@ -308,33 +306,33 @@ def upsample(v):
 
 # The resize_nearest2x prologue on the second input.
 for dtype in (np.float32, np.float64):
-    t = f(dtype)
+    t = f"tensor<{f(dtype)}>"
     full = check.uniform((2, 3, 4, 6), dtype, -2, 2)
     low = check.uniform((2, 3, 2, 3), dtype, -2, 2)
     body = region([("full", full), ("low", low)], T(full.shape, dtype), [
-        f"%s = arith.subf %e0, %e1 : {t}",
-        f"%t = math.tanh %s : {t}",
+        f"%s = rlx.binary sub %e0, %e1 : {t}, {t}",
+        f"%t = rlx.activation tanh %s : {t}",
         f"rlx.yield %t : {t}"], prologue=1)
     want = np.tanh(full.astype(np.float64) - upsample(low)).astype(dtype)
     compare_three(f"region prologue {np.dtype(dtype)}",
                   [("full", full), ("low", low)], body, T(full.shape, dtype),
                   want, TOL[dtype])
 
-# Batch region: sigmoid as its scalar ops, then rounded to f64.
+# Batch region: sigmoid as its primitive ops, then widened to f64.
 xs = [check.uniform((3, 5), np.float32, -4, 4) for _ in range(3)]
 xt, ot = T((3, 5), np.float32), T((3, 5), np.float64)
 args = [(f"x{j}", v) for j, v in enumerate(xs)]
 body = [
     f"%y:3 = rlx.batch_elementwise_region(%x0, %x1, %x2) : ({xt}, {xt}, {xt})"
     f" -> ({ot}, {ot}, {ot}) body {{",
-    "^bb0(%e: f32):",
-    "  %n = arith.negf %e : f32",
-    "  %x = math.exp %n : f32",
-    "  %one = arith.constant 1.0 : f32",
-    "  %d = arith.addf %one, %x : f32",
-    "  %s = arith.divf %one, %d : f32",
-    "  %w = arith.extf %s : f32 to f64",
-    "  rlx.yield %w : f64",
+    "^bb0(%e: tensor<f32>):",
+    "  %n = rlx.activation neg %e : tensor<f32>",
+    "  %x = rlx.activation exp %n : tensor<f32>",
+    "  %one = rlx.constant dense<1.0> : tensor<f32>",
+    "  %d = rlx.binary add %one, %x : tensor<f32>, tensor<f32>",
+    "  %s = rlx.binary div %one, %d : tensor<f32>, tensor<f32>",
+    "  %w = rlx.cast %s : tensor<f32> to f64",
+    "  rlx.yield %w : tensor<f64>",
     "}"]
 res = [(f"%y#{j}", ot) for j in range(3)]
 fused, unfused = run_both("batch region", args, body, res)

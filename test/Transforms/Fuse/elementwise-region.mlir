@@ -1,16 +1,15 @@
 // RUN: rlx-opt %s --rlx-fuse --split-input-file | FileCheck %s
 // RUN: rlx-opt %s --rlx-fuse="elementwise-region=false" --split-input-file | FileCheck %s --check-prefix=OFF
 
-// A chain with scalar and row broadcasts becomes one region; the scalar
-// body is the per-op math of the linalg lowering.
+// A chain with scalar and row broadcasts becomes one region; the body holds
+// the chain's ops on rank-0 tensors.
 // CHECK-LABEL: func.func @chain
 // CHECK: %[[R:.*]] = rlx.elementwise_region(%arg0, %arg1, %arg2) : (tensor<4x8xf32>, tensor<f32>, tensor<8xf32>) -> tensor<4x8xf32> body {
-// CHECK: ^bb0(%[[X:.*]]: f32, %[[S:.*]]: f32, %[[B:.*]]: f32):
-// CHECK-DAG: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-DAG: %[[M:.*]] = arith.mulf %[[X]], %[[S]] : f32
-// CHECK: %[[A:.*]] = arith.addf %[[M]], %[[B]] : f32
-// CHECK: %[[Y:.*]] = arith.maximumf %[[A]], %[[Z]] : f32
-// CHECK: rlx.yield %[[Y]] : f32
+// CHECK: ^bb0(%[[X:.*]]: tensor<f32>, %[[S:.*]]: tensor<f32>, %[[B:.*]]: tensor<f32>):
+// CHECK-NEXT: %[[M:.*]] = rlx.binary mul %[[X]], %[[S]] : tensor<f32>, tensor<f32>
+// CHECK-NEXT: %[[A:.*]] = rlx.binary add %[[M]], %[[B]] : tensor<f32>, tensor<f32>
+// CHECK-NEXT: %[[Y:.*]] = rlx.activation relu %[[A]] : tensor<f32>
+// CHECK-NEXT: rlx.yield %[[Y]] : tensor<f32>
 // CHECK: return %[[R]]
 // OFF-LABEL: func.func @chain
 // OFF-NOT: rlx.elementwise_region
@@ -27,11 +26,11 @@ func.func @chain(%x: tensor<4x8xf32>, %s: tensor<f32>, %b: tensor<8xf32>) -> ten
 // where join the next one.
 // CHECK-LABEL: func.func @multi_use
 // CHECK: %[[FIRST:.*]] = rlx.elementwise_region(%arg0, %arg1)
-// CHECK: math.tanh
+// CHECK: rlx.activation tanh %{{.*}} : tensor<f32>
 // CHECK: %[[SECOND:.*]] = rlx.elementwise_region(%arg2, %[[FIRST]], %arg0) : (tensor<4x8xi32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
-// CHECK: arith.sitofp
-// CHECK: arith.cmpf ogt
-// CHECK: arith.select
+// CHECK: rlx.cast %{{.*}} : tensor<i32> to f32
+// CHECK: rlx.compare gt
+// CHECK: rlx.where
 // CHECK: return %[[SECOND]], %[[FIRST]]
 func.func @multi_use(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %i: tensor<4x8xi32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
   %0 = rlx.binary sub %x, %y : tensor<4x8xf32>, tensor<4x8xf32>
@@ -45,8 +44,8 @@ func.func @multi_use(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %i: tensor<4x8xi3
 // -----
 
 // A smaller intermediate would be recomputed per output element: it stays
-// outside, as an input; a lone op is not a chain; unsigned integers and
-// stop_gradient are not fused.
+// outside, as an input; a lone op is not a chain (the ui8 sum has two uses,
+// so the product is one); stop_gradient is not fused.
 // CHECK-LABEL: func.func @not_fused
 // CHECK: %[[SMALL:.*]] = rlx.binary add %arg1, %arg1 : tensor<8xf32>, tensor<8xf32>
 // CHECK: rlx.elementwise_region(%arg0, %[[SMALL]])
@@ -66,20 +65,35 @@ func.func @not_fused(%x: tensor<4x8xf32>, %v: tensor<8xf32>, %u: tensor<4xui8>) 
 
 // -----
 
-// A splat constant operand becomes a scalar constant of the body, not an
+// A splat constant operand becomes a rank-0 constant of the body, not an
 // input; a non-splat constant stays an input.
 // CHECK-LABEL: func.func @splat_constant
 // CHECK: %[[DENSE:.*]] = rlx.constant dense<[1.000000e+00, 2.000000e+00]>
 // CHECK: rlx.elementwise_region(%arg0, %[[DENSE]]) : (tensor<3x2xf32>, tensor<2xf32>) -> tensor<3x2xf32> body {
-// CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %[[D:.*]]: f32):
-// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT: %[[M:.*]] = arith.maximumf %[[X]], %[[ZERO]] : f32
-// CHECK-NEXT: %[[A:.*]] = arith.addf %[[M]], %[[D]] : f32
-// CHECK-NEXT: rlx.yield %[[A]] : f32
+// CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<f32>, %[[D:.*]]: tensor<f32>):
+// CHECK-NEXT: %[[ZERO:.*]] = rlx.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[M:.*]] = rlx.binary max %[[X]], %[[ZERO]] : tensor<f32>, tensor<f32>
+// CHECK-NEXT: %[[A:.*]] = rlx.binary add %[[M]], %[[D]] : tensor<f32>, tensor<f32>
+// CHECK-NEXT: rlx.yield %[[A]] : tensor<f32>
 func.func @splat_constant(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %zero = rlx.constant dense<0.0> : tensor<f32>
   %dense = rlx.constant dense<[1.0, 2.0]> : tensor<2xf32>
   %0 = rlx.binary max %x, %zero : tensor<3x2xf32>, tensor<f32>
   %1 = rlx.binary add %0, %dense : tensor<3x2xf32>, tensor<2xf32>
   return %1 : tensor<3x2xf32>
+}
+
+// -----
+
+// Unsigned integers fuse: the body ops keep their rlx types.
+// CHECK-LABEL: func.func @unsigned
+// CHECK: rlx.elementwise_region(%arg0, %arg1) : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8> body {
+// CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<ui8>, %[[B:.*]]: tensor<ui8>):
+// CHECK-NEXT: %[[D:.*]] = rlx.binary div %[[A]], %[[B]] : tensor<ui8>, tensor<ui8>
+// CHECK-NEXT: %[[M:.*]] = rlx.binary max %[[D]], %[[B]] : tensor<ui8>, tensor<ui8>
+// CHECK-NEXT: rlx.yield %[[M]] : tensor<ui8>
+func.func @unsigned(%a: tensor<4xui8>, %b: tensor<4xui8>) -> tensor<4xui8> {
+  %0 = rlx.binary div %a, %b : tensor<4xui8>, tensor<4xui8>
+  %1 = rlx.binary max %0, %b : tensor<4xui8>, tensor<4xui8>
+  return %1 : tensor<4xui8>
 }

@@ -4,8 +4,8 @@
 // RUN: rlx-opt %s --rlx-unfuse="target=autodiff" --split-input-file | FileCheck %s --check-prefix=AD
 // RUN: rlx-opt %s --rlx-unfuse --split-input-file --mlir-print-debuginfo | FileCheck %s --check-prefix=LOC
 
-// One rlx op per scalar op; inputs broadcast as the region's operands do
-// and the constant is a rank-0 tensor.
+// The body is inlined: each body op on the full-size operands, which
+// broadcast as the region's operands do; the constant stays rank-0.
 // CHECK-LABEL: func.func @chain
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[S:.*]]: tensor<f32>, %[[B:.*]]: tensor<8xf32>)
 // CHECK-DAG: %[[Z:.*]] = rlx.constant dense<0.000000e+00> : tensor<f32>
@@ -28,15 +28,15 @@
 // LOC: #[[WL]] = loc(fused<"rlx.elementwise_region">[#{{loc[0-9]*}}])
 func.func @chain(%x: tensor<4x8xf32>, %s: tensor<f32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
   %y = rlx.elementwise_region(%x, %s, %b) : (tensor<4x8xf32>, tensor<f32>, tensor<8xf32>) -> tensor<4x8xf32> body {
-  ^bb0(%xe: f32, %se: f32, %be: f32):
-    %m = arith.mulf %xe, %se : f32
-    %a = arith.addf %m, %be : f32
-    %z = arith.constant 0.0 : f32
-    %r = arith.maximumf %a, %z : f32
-    %c = arith.cmpf ogt, %r, %xe : f32
-    %e = math.exp %r : f32
-    %w = arith.select %c, %e, %xe : f32
-    rlx.yield %w : f32
+  ^bb0(%xe: tensor<f32>, %se: tensor<f32>, %be: tensor<f32>):
+    %m = rlx.binary mul %xe, %se : tensor<f32>, tensor<f32>
+    %a = rlx.binary add %m, %be : tensor<f32>, tensor<f32>
+    %z = rlx.constant dense<0.0> : tensor<f32>
+    %r = rlx.binary max %a, %z : tensor<f32>, tensor<f32>
+    %c = rlx.compare gt %r, %xe : tensor<f32>, tensor<f32>
+    %e = rlx.activation exp %r : tensor<f32>
+    %w = rlx.where %c, %e, %xe : tensor<i1>, tensor<f32>, tensor<f32>
+    rlx.yield %w : tensor<f32>
   }
   return %y : tensor<4x8xf32>
 }
@@ -53,16 +53,16 @@ func.func @chain(%x: tensor<4x8xf32>, %s: tensor<f32>, %b: tensor<8xf32>) -> ten
 // CHECK: return %[[E]]
 func.func @broadcast_result(%x: tensor<8xf64>, %b: tensor<3x1xf64>) -> tensor<3x8xf64> {
   %y = rlx.elementwise_region(%x, %b) : (tensor<8xf64>, tensor<3x1xf64>) -> tensor<3x8xf64> body {
-  ^bb0(%xe: f64, %be: f64):
-    %n = arith.negf %xe : f64
-    rlx.yield %n : f64
+  ^bb0(%xe: tensor<f64>, %be: tensor<f64>):
+    %n = rlx.activation neg %xe : tensor<f64>
+    rlx.yield %n : tensor<f64>
   }
   return %y : tensor<3x8xf64>
 }
 
 // -----
 
-// Integers, i1 logic and casts with rlx.cast's exact semantics.
+// Integers, i1 logic and casts.
 // CHECK-LABEL: func.func @ints_and_bools
 // CHECK-SAME: (%[[I:.*]]: tensor<6xi32>, %[[P:.*]]: tensor<6xi1>, %[[Q:.*]]: tensor<i1>)
 // CHECK-DAG: %[[TWO:.*]] = rlx.constant dense<2> : tensor<i32>
@@ -84,66 +84,72 @@ func.func @broadcast_result(%x: tensor<8xf64>, %b: tensor<3x1xf64>) -> tensor<3x
 // CHECK: return %[[Y]]
 func.func @ints_and_bools(%i: tensor<6xi32>, %p: tensor<6xi1>, %q: tensor<i1>) -> tensor<6xi32> {
   %y = rlx.elementwise_region(%i, %p, %q) : (tensor<6xi32>, tensor<6xi1>, tensor<i1>) -> tensor<6xi32> body {
-  ^bb0(%ie: i32, %pe: i1, %qe: i1):
-    %two = arith.constant 2 : i32
-    %m = arith.muli %ie, %two : i32
-    %d = arith.divsi %m, %ie : i32
-    %and = arith.andi %pe, %qe : i1
-    %or = arith.ori %and, %pe : i1
-    %t = arith.constant true
-    %not = arith.xori %or, %t : i1
-    %lt = arith.cmpi slt, %d, %m : i32
-    %b = arith.cmpi ult, %pe, %not : i1
-    %f = arith.uitofp %b : i1 to f32
-    %w = arith.extsi %d : i32 to i64
-    %g = arith.sitofp %w : i64 to f64
-    %h = arith.extf %f : f32 to f64
-    %s = arith.addf %g, %h : f64
-    %k = arith.fptosi %s : f64 to i32
-    %y = arith.select %lt, %k, %ie : i32
-    rlx.yield %y : i32
+  ^bb0(%ie: tensor<i32>, %pe: tensor<i1>, %qe: tensor<i1>):
+    %two = rlx.constant dense<2> : tensor<i32>
+    %m = rlx.binary mul %ie, %two : tensor<i32>, tensor<i32>
+    %d = rlx.binary div %m, %ie : tensor<i32>, tensor<i32>
+    %and = rlx.binary min %pe, %qe : tensor<i1>, tensor<i1>
+    %or = rlx.binary max %and, %pe : tensor<i1>, tensor<i1>
+    %t = rlx.constant dense<true> : tensor<i1>
+    %not = rlx.compare ne %or, %t : tensor<i1>, tensor<i1>
+    %lt = rlx.compare lt %d, %m : tensor<i32>, tensor<i32>
+    %b = rlx.compare lt %pe, %not : tensor<i1>, tensor<i1>
+    %f = rlx.cast %b : tensor<i1> to f32
+    %w = rlx.cast %d : tensor<i32> to i64
+    %g = rlx.cast %w : tensor<i64> to f64
+    %h = rlx.cast %f : tensor<f32> to f64
+    %s = rlx.binary add %g, %h : tensor<f64>, tensor<f64>
+    %k = rlx.cast %s : tensor<f64> to i32
+    %y = rlx.where %lt, %k, %ie : tensor<i1>, tensor<i32>, tensor<i32>
+    rlx.yield %y : tensor<i32>
   }
   return %y : tensor<6xi32>
 }
 
 // -----
 
-// Body ops without an exact rlx counterpart leave the region in place:
-// math.erf (no rlx op), sitofp of an i1 (-1.0 for true, rlx.cast gives
-// 1.0), math.exp on f16 (the rlx activation computes it in f32), trunci to
-// i1 (the low bit; rlx.cast tests != 0), maxnumf (ignores NaN).
-// CHECK-LABEL: func.func @unsupported
-// CHECK-COUNT-5: rlx.elementwise_region
-// CHECK-NOT: rlx.activation
-func.func @unsupported(%x: tensor<8xf32>, %p: tensor<8xi1>, %h: tensor<8xf16>, %i: tensor<8xi32>)
-    -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf16>, tensor<8xi1>, tensor<8xf32>) {
+// Every kind the body may hold unfuses, including those whose scalar
+// computation has no one-op arith form: erf-based gelu, f16 transcendental
+// activations (computed in f32), every cast, unsigned integers.
+// CHECK-LABEL: func.func @every_kind
+// CHECK-SAME: (%[[X:.*]]: tensor<8xf32>, %[[P:.*]]: tensor<8xi1>, %[[H:.*]]: tensor<8xf16>, %[[I:.*]]: tensor<8xi32>, %[[U:.*]]: tensor<8xui8>)
+// CHECK: %[[G:.*]] = rlx.activation gelu %[[X]] : tensor<8xf32>
+// CHECK: %[[T:.*]] = rlx.activation tanh %[[G]] : tensor<8xf32>
+// CHECK: %[[F:.*]] = rlx.cast %[[P]] : tensor<8xi1> to f32
+// CHECK: %[[E:.*]] = rlx.activation exp %[[H]] : tensor<8xf16>
+// CHECK: %[[B:.*]] = rlx.cast %[[I]] : tensor<8xi32> to i1
+// CHECK: %[[D:.*]] = rlx.binary div %[[U]], %[[U]] : tensor<8xui8>, tensor<8xui8>
+// CHECK: return %[[T]], %[[F]], %[[E]], %[[B]], %[[D]]
+// CHECK-NOT: elementwise_region
+func.func @every_kind(%x: tensor<8xf32>, %p: tensor<8xi1>, %h: tensor<8xf16>, %i: tensor<8xi32>, %u: tensor<8xui8>)
+    -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf16>, tensor<8xi1>, tensor<8xui8>) {
   %0 = rlx.elementwise_region(%x) : (tensor<8xf32>) -> tensor<8xf32> body {
-  ^bb0(%e: f32):
-    %n = arith.negf %e : f32
-    %r = math.erf %n : f32
-    rlx.yield %r : f32
+  ^bb0(%e: tensor<f32>):
+    %g = rlx.activation gelu %e : tensor<f32>
+    %t = rlx.activation tanh %g : tensor<f32>
+    rlx.yield %t : tensor<f32>
   }
   %1 = rlx.elementwise_region(%p) : (tensor<8xi1>) -> tensor<8xf32> body {
-  ^bb0(%e: i1):
-    %r = arith.sitofp %e : i1 to f32
-    rlx.yield %r : f32
+  ^bb0(%e: tensor<i1>):
+    %r = rlx.cast %e : tensor<i1> to f32
+    rlx.yield %r : tensor<f32>
   }
   %2 = rlx.elementwise_region(%h) : (tensor<8xf16>) -> tensor<8xf16> body {
-  ^bb0(%e: f16):
-    %r = math.exp %e : f16
-    rlx.yield %r : f16
+  ^bb0(%e: tensor<f16>):
+    %r = rlx.activation exp %e : tensor<f16>
+    rlx.yield %r : tensor<f16>
   }
   %3 = rlx.elementwise_region(%i) : (tensor<8xi32>) -> tensor<8xi1> body {
-  ^bb0(%e: i32):
-    %r = arith.trunci %e : i32 to i1
-    rlx.yield %r : i1
+  ^bb0(%e: tensor<i32>):
+    %r = rlx.cast %e : tensor<i32> to i1
+    rlx.yield %r : tensor<i1>
   }
-  %4 = rlx.elementwise_region(%x, %x) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32> body {
-  ^bb0(%a: f32, %b: f32):
-    %r = arith.maxnumf %a, %b : f32
-    rlx.yield %r : f32
+  %4 = rlx.elementwise_region(%u) : (tensor<8xui8>) -> tensor<8xui8> body {
+  ^bb0(%e: tensor<ui8>):
+    %r = rlx.binary div %e, %e : tensor<ui8>, tensor<ui8>
+    rlx.yield %r : tensor<ui8>
   }
-  return %0, %1, %2, %3, %4 : tensor<8xf32>, tensor<8xf32>, tensor<8xf16>, tensor<8xi1>, tensor<8xf32>
+  return %0, %1, %2, %3, %4 : tensor<8xf32>, tensor<8xf32>, tensor<8xf16>, tensor<8xi1>, tensor<8xui8>
 }
 
 // -----
@@ -158,13 +164,13 @@ func.func @unsupported(%x: tensor<8xf32>, %p: tensor<8xi1>, %h: tensor<8xf16>, %
 // CHECK: return %{{.*}}, %[[A]]
 func.func @dynamic(%x: tensor<?x8xf32>, %s: tensor<f32>) -> (tensor<?x8xf32>, tensor<?x8xf32>) {
   %0 = rlx.elementwise_region(%x, %s) : (tensor<?x8xf32>, tensor<f32>) -> tensor<?x8xf32> body {
-  ^bb0(%xe: f32, %se: f32):
-    rlx.yield %se : f32
+  ^bb0(%xe: tensor<f32>, %se: tensor<f32>):
+    rlx.yield %se : tensor<f32>
   }
   %1 = rlx.elementwise_region(%x, %s) : (tensor<?x8xf32>, tensor<f32>) -> tensor<?x8xf32> body {
-  ^bb0(%xe: f32, %se: f32):
-    %a = arith.addf %xe, %se : f32
-    rlx.yield %a : f32
+  ^bb0(%xe: tensor<f32>, %se: tensor<f32>):
+    %a = rlx.binary add %xe, %se : tensor<f32>, tensor<f32>
+    rlx.yield %a : tensor<f32>
   }
   return %0, %1 : tensor<?x8xf32>, tensor<?x8xf32>
 }
@@ -179,16 +185,16 @@ func.func @dynamic(%x: tensor<?x8xf32>, %s: tensor<f32>) -> (tensor<?x8xf32>, te
 // CHECK: return %[[A]]
 func.func @prologue(%x: tensor<1x2x3x4xf32>, %y: tensor<2x1x8xf32>) -> tensor<1x2x6x8xf32> {
   %r = rlx.elementwise_region(%x, %y) : (tensor<1x2x3x4xf32>, tensor<2x1x8xf32>) -> tensor<1x2x6x8xf32> prologue_input = 0 body {
-  ^bb0(%a: f32, %b: f32):
-    %n = arith.subf %b, %a : f32
-    rlx.yield %n : f32
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %n = rlx.binary sub %b, %a : tensor<f32>, tensor<f32>
+    rlx.yield %n : tensor<f32>
   }
   return %r : tensor<1x2x6x8xf32>
 }
 
 // -----
 
-// The batch region: the scalar body once per batch input.
+// The batch region: the body inlined once per batch input.
 // CHECK-LABEL: func.func @batch
 // CHECK-SAME: (%[[A:.*]]: tensor<8xf32>, %[[B:.*]]: tensor<8xf32>)
 // CHECK: %[[TA:.*]] = rlx.activation tanh %[[A]]
@@ -203,10 +209,10 @@ func.func @prologue(%x: tensor<1x2x3x4xf32>, %y: tensor<2x1x8xf32>) -> tensor<1x
 // AD: return
 func.func @batch(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<8xf64>, tensor<8xf64>) {
   %r:2 = rlx.batch_elementwise_region(%a, %b) : (tensor<8xf32>, tensor<8xf32>) -> (tensor<8xf64>, tensor<8xf64>) body {
-  ^bb0(%e: f32):
-    %n = math.tanh %e : f32
-    %w = arith.extf %n : f32 to f64
-    rlx.yield %w : f64
+  ^bb0(%e: tensor<f32>):
+    %n = rlx.activation tanh %e : tensor<f32>
+    %w = rlx.cast %n : tensor<f32> to f64
+    rlx.yield %w : tensor<f64>
   }
   return %r#0, %r#1 : tensor<8xf64>, tensor<8xf64>
 }
@@ -237,62 +243,3 @@ func.func @transform(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x32x32xf32> {
   return %y : tensor<1x3x32x32xf32>
 }
 
-// -----
-
-// math.erf alone has no rlx op, but the erf-based gelu chain rlx-fuse emits
-// is exactly `activation gelu`, with constants on either side. A chain
-// whose intermediate has another use, or with a different constant, is
-// not a gelu and stays.
-// CHECK-LABEL: func.func @gelu
-// CHECK-SAME: (%[[X:.*]]: tensor<8xf32>, %[[H:.*]]: tensor<8xf16>)
-// CHECK: %[[G:.*]] = rlx.activation gelu %[[X]] : tensor<8xf32>
-// CHECK: %[[T:.*]] = rlx.activation tanh %[[G]]
-// CHECK: %[[W:.*]] = rlx.cast %[[H]] : tensor<8xf16> to f32
-// CHECK: %[[G2:.*]] = rlx.activation gelu %[[W]] : tensor<8xf32>
-// CHECK: %[[N:.*]] = rlx.cast %[[G2]] : tensor<8xf32> to f16
-// CHECK: %[[KEEP:.*]]:2 = rlx.batch_elementwise_region
-// CHECK: math.erf
-// CHECK: return %[[T]], %[[N]], %[[KEEP]]#0, %[[KEEP]]#1
-func.func @gelu(%x: tensor<8xf32>, %h: tensor<8xf16>) -> (tensor<8xf32>, tensor<8xf16>, tensor<8xf32>, tensor<8xf32>) {
-  %0 = rlx.elementwise_region(%x) : (tensor<8xf32>) -> tensor<8xf32> body {
-  ^bb0(%e: f32):
-    %c = arith.constant 0.707106769 : f32
-    %half = arith.constant 0.5 : f32
-    %one = arith.constant 1.0 : f32
-    %s = arith.mulf %e, %c : f32
-    %f = math.erf %s : f32
-    %o = arith.addf %f, %one : f32
-    %m = arith.mulf %e, %half : f32
-    %g = arith.mulf %m, %o : f32
-    %t = math.tanh %g : f32
-    rlx.yield %t : f32
-  }
-  %1 = rlx.elementwise_region(%h) : (tensor<8xf16>) -> tensor<8xf16> body {
-  ^bb0(%e: f16):
-    %c = arith.constant 0.707106769 : f32
-    %half = arith.constant 0.5 : f32
-    %one = arith.constant 1.0 : f32
-    %w = arith.extf %e : f16 to f32
-    %s = arith.mulf %c, %w : f32
-    %f = math.erf %s : f32
-    %o = arith.addf %one, %f : f32
-    %m = arith.mulf %half, %w : f32
-    %g = arith.mulf %o, %m : f32
-    %n = arith.truncf %g : f32 to f16
-    rlx.yield %n : f16
-  }
-  %2:2 = rlx.batch_elementwise_region(%x, %x) : (tensor<8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) body {
-  ^bb0(%e: f32):
-    %c = arith.constant 0.707106769 : f32
-    %half = arith.constant 0.5 : f32
-    %one = arith.constant 1.0 : f32
-    %s = arith.mulf %e, %c : f32
-    %f = math.erf %s : f32
-    %o = arith.addf %f, %one : f32
-    %m = arith.mulf %e, %half : f32
-    %g = arith.mulf %m, %o : f32
-    %r = arith.addf %g, %f : f32
-    rlx.yield %r : f32
-  }
-  return %0, %1, %2#0, %2#1 : tensor<8xf32>, tensor<8xf16>, tensor<8xf32>, tensor<8xf32>
-}

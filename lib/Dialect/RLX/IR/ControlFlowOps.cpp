@@ -109,40 +109,50 @@ static RankedTensorType dropLeadingDim(RankedTensorType type) {
                                type.getElementType());
 }
 
-/// Checks the body of a scalar elementwise region: `arith`, `math` and
-/// `complex` ops (all side-effect free, without regions) on scalars.
-static LogicalResult verifyScalarBody(Operation *op, Region &region) {
-  for (Operation &nested : region.front().without_terminator()) {
-    StringRef ns =
-        nested.getDialect() ? nested.getDialect()->getNamespace() : StringRef();
-    if (ns != "arith" && ns != "math" && ns != "complex")
-      return op->emitOpError()
-             << "body may only hold arith, math and complex ops, found '"
-             << nested.getName() << "'";
-    auto isScalar = [](Type type) { return !isa<ShapedType>(type); };
-    if (!llvm::all_of(nested.getOperandTypes(), isScalar) ||
-        !llvm::all_of(nested.getResultTypes(), isScalar))
-      return op->emitOpError() << "body op '" << nested.getName()
-                               << "' must operate on scalars, not on "
-                                  "tensors or vectors";
-  }
-  return success();
+/// The type an elementwise region body computes an element of `type` in: a
+/// rank-0 tensor of its element type.
+static RankedTensorType getElementTensorType(Type type) {
+  return RankedTensorType::get({}, getElementTypeOrSelf(type));
 }
 
-/// Checks that a scalar body yields one scalar of `elementType`.
-static LogicalResult verifyScalarYield(Operation *op, Region &region,
-                                       Type elementType) {
+/// True for a rank-0 tensor.
+static bool isRank0Tensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() == 0;
+}
+
+/// Checks the body of an elementwise region: rlx ops with a scalar
+/// computation (ScalarizableOpInterface) and rank-0 `rlx.constant`s, all on
+/// rank-0 tensors, ending in `rlx.yield` of one rank-0 tensor of
+/// `elementType`. Holding rlx ops, the body has the semantics of the ops it
+/// was fused from, and unfusing it is inlining.
+static LogicalResult verifyElementwiseBody(Operation *op, Region &region,
+                                           Type elementType) {
+  for (Operation &nested : region.front().without_terminator()) {
+    if (!isa<ScalarizableOpInterface, ConstantOp>(nested))
+      return op->emitOpError()
+             << "body may only hold rlx elementwise ops with a scalar "
+                "computation (rlx.activation, rlx.binary, rlx.compare, "
+                "rlx.cast, rlx.where) and rlx.constant, found '"
+             << nested.getName() << "'";
+    if (!llvm::all_of(nested.getOperandTypes(), isRank0Tensor) ||
+        !llvm::all_of(nested.getResultTypes(), isRank0Tensor))
+      return op->emitOpError() << "body op '" << nested.getName()
+                               << "' must operate on rank-0 tensors";
+  }
   YieldOp yield = getYield(op, region, "body");
   if (!yield)
     return failure();
   if (yield.getValues().size() != 1)
-    return op->emitOpError() << "body must yield exactly one scalar, got "
+    return op->emitOpError() << "body must yield exactly one rank-0 tensor, "
+                                "got "
                              << yield.getValues().size() << " values";
   Type yielded = yield.getValues().front().getType();
-  if (yielded != elementType)
+  Type expected = getElementTensorType(elementType);
+  if (yielded != expected)
     return op->emitOpError()
-           << "body yields " << yielded << " but the result element type is "
-           << elementType;
+           << "body yields " << yielded << " but the result element type needs "
+           << expected;
   return success();
 }
 
@@ -610,15 +620,16 @@ LogicalResult ElementwiseRegionOp::verify() {
 }
 
 LogicalResult ElementwiseRegionOp::verifyRegions() {
-  SmallVector<Type> args;
-  for (Value value : getInputs())
-    args.push_back(cast<RankedTensorType>(value.getType()).getElementType());
+  SmallVector<Type> args =
+      llvm::map_to_vector(getInputs().getTypes(), [](Type type) -> Type {
+        return getElementTensorType(type);
+      });
   if (failed(verifyBlockArgs(*this, getBody(), "body", args,
-                             "one scalar per input, of its element type")) ||
-      failed(verifyScalarBody(*this, getBody())))
+                             "one rank-0 tensor per input, of its element "
+                             "type")))
     return failure();
-  return verifyScalarYield(*this, getBody(),
-                           getResult().getType().getElementType());
+  return verifyElementwiseBody(*this, getBody(),
+                               getResult().getType().getElementType());
 }
 
 //===----------------------------------------------------------------------===//
@@ -675,15 +686,12 @@ LogicalResult BatchElementwiseRegionOp::verify() {
 }
 
 LogicalResult BatchElementwiseRegionOp::verifyRegions() {
-  Type inputElement =
-      cast<RankedTensorType>(getInputs().front().getType()).getElementType();
-  if (failed(verifyBlockArgs(*this, getBody(), "body", inputElement,
-                             "one scalar of the input element type")) ||
-      failed(verifyScalarBody(*this, getBody())))
+  Type arg = getElementTensorType(getInputs().front().getType());
+  if (failed(verifyBlockArgs(*this, getBody(), "body", arg,
+                             "one rank-0 tensor of the input element type")))
     return failure();
-  return verifyScalarYield(
-      *this, getBody(),
-      cast<RankedTensorType>(getResults().front().getType()).getElementType());
+  return verifyElementwiseBody(
+      *this, getBody(), getElementTypeOrSelf(getResults().front().getType()));
 }
 
 //===----------------------------------------------------------------------===//

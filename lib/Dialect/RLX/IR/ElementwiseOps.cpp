@@ -7,10 +7,12 @@
 
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
+#include "rlx/Dialect/RLX/IR/ScalarOps.h"
 
-#include "llvm/ADT/APSInt.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
-#include <cmath>
+#include <complex>
+#include <memory>
 
 using namespace mlir;
 using namespace mlir::rlx;
@@ -33,33 +35,9 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 //===----------------------------------------------------------------------===//
 
 /// Largest result, in elements, that a folder materialises as a new
-/// constant. Larger folds would copy weights into the IR.
+/// constant. Larger folds would copy weights into the IR, and folding time
+/// grows with the element count.
 static constexpr int64_t kMaxFoldElements = 1024;
-
-/// Element classes the folders evaluate. Complex and anything else is left
-/// alone.
-enum class ElementClass { Float, Signed, Unsigned, Other };
-
-static ElementClass classify(Type type) {
-  if (isa<FloatType>(type))
-    return ElementClass::Float;
-  if (auto intType = dyn_cast<IntegerType>(type)) {
-    // Signless i8..i64 are RLX's signed integers; i1 is a boolean (0 or 1).
-    if (intType.isUnsigned() || intType.getWidth() == 1)
-      return ElementClass::Unsigned;
-    return ElementClass::Signed;
-  }
-  return ElementClass::Other;
-}
-
-/// The constant `attr` as dense elements of a foldable element type, or
-/// null.
-static DenseElementsAttr getFoldableConstant(Attribute attr) {
-  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
-  if (!dense || classify(dense.getElementType()) == ElementClass::Other)
-    return nullptr;
-  return dense;
-}
 
 /// True when a result of type `type` is small and static enough to fold.
 static bool isFoldableResult(Type type) {
@@ -102,36 +80,190 @@ static SmallVector<int64_t> broadcastIndices(ArrayRef<int64_t> resultShape,
   return indices;
 }
 
-/// Values of `attr` as APFloat (float element types) or APInt (integers).
-static SmallVector<APFloat> floatValues(DenseElementsAttr attr) {
-  return llvm::to_vector(attr.getValues<APFloat>());
-}
-static SmallVector<APInt> intValues(DenseElementsAttr attr) {
-  return llvm::to_vector(attr.getValues<APInt>());
+/// The elements of `attr` as the scalar attributes the arith / math /
+/// complex folders take: FloatAttr, IntegerAttr of the signless scalar type,
+/// or [re, im] for complex numbers.
+static SmallVector<Attribute> scalarAttrs(DenseElementsAttr attr) {
+  Type type = getScalarType(attr.getElementType());
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return llvm::map_to_vector(attr.getValues<APFloat>(),
+                               [&](const APFloat &v) -> Attribute {
+                                 return FloatAttr::get(floatType, v);
+                               });
+  if (auto intType = dyn_cast<IntegerType>(type))
+    return llvm::map_to_vector(attr.getValues<APInt>(),
+                               [&](const APInt &v) -> Attribute {
+                                 return IntegerAttr::get(intType, v);
+                               });
+  auto part = cast<FloatType>(cast<ComplexType>(type).getElementType());
+  return llvm::map_to_vector(
+      attr.getValues<std::complex<APFloat>>(),
+      [&](const std::complex<APFloat> &v) -> Attribute {
+        return ArrayAttr::get(
+            type.getContext(),
+            {FloatAttr::get(part, v.real()), FloatAttr::get(part, v.imag())});
+      });
 }
 
-/// Builds an integer constant; `i1` goes through bools so the packed
-/// storage is right.
-static DenseElementsAttr getIntElements(RankedTensorType type,
-                                        ArrayRef<APInt> values) {
-  if (type.getElementType().isInteger(1)) {
-    SmallVector<bool> bits =
-        llvm::map_to_vector(values, [](const APInt &v) { return !v.isZero(); });
-    return DenseElementsAttr::get(type, bits);
+/// `values` (scalar attributes, as scalarAttrs makes them) as a constant of
+/// `type`, or null when one of them is not a plain number of the element
+/// type (a poison value, say).
+static DenseElementsAttr getElements(RankedTensorType type,
+                                     ArrayRef<Attribute> values) {
+  Type elementType = type.getElementType();
+  if (isa<FloatType>(elementType)) {
+    SmallVector<APFloat> floats;
+    for (Attribute value : values) {
+      auto attr = dyn_cast<FloatAttr>(value);
+      if (!attr || attr.getType() != elementType)
+        return {};
+      floats.push_back(attr.getValue());
+    }
+    return DenseElementsAttr::get(type, floats);
   }
-  return DenseElementsAttr::get(type, values);
+  if (auto intType = dyn_cast<IntegerType>(elementType)) {
+    SmallVector<APInt> ints;
+    for (Attribute value : values) {
+      auto attr = dyn_cast<IntegerAttr>(value);
+      if (!attr || attr.getType() != getScalarType(elementType))
+        return {};
+      ints.push_back(attr.getValue());
+    }
+    // i1 goes through bools so the packed storage is right.
+    if (intType.getWidth() == 1)
+      return DenseElementsAttr::get(
+          type, llvm::map_to_vector(
+                    ints, [](const APInt &v) -> bool { return !v.isZero(); }));
+    return DenseElementsAttr::get(type, ints);
+  }
+  SmallVector<std::complex<APFloat>> complexes;
+  Type part = cast<ComplexType>(elementType).getElementType();
+  for (Attribute value : values) {
+    auto pair = dyn_cast<ArrayAttr>(value);
+    if (!pair || pair.size() != 2)
+      return {};
+    auto re = dyn_cast<FloatAttr>(pair[0]);
+    auto im = dyn_cast<FloatAttr>(pair[1]);
+    if (!re || !im || re.getType() != part || im.getType() != part)
+      return {};
+    complexes.emplace_back(re.getValue(), im.getValue());
+  }
+  return DenseElementsAttr::get(type, complexes);
 }
 
-/// Evaluates `fn` on a double and rounds the result once to `value`'s
-/// format.
-static APFloat viaDouble(const APFloat &value, double (*fn)(double)) {
+/// `arith.truncf` of the constant `operand` rounded to nearest, ties to even,
+/// or null. The upstream folder declines inexact conversions; this is the
+/// rounding the op has without a `roundingmode` and that lowered code
+/// performs (LLVM's fptrunc), so it is the op's own semantics, not another
+/// formula.
+static Attribute foldInexactTruncF(arith::TruncFOp op, Attribute operand) {
+  auto value = dyn_cast_or_null<FloatAttr>(operand);
+  std::optional<arith::RoundingMode> mode = op.getRoundingmode();
+  if (!value || (mode && *mode != arith::RoundingMode::to_nearest_even))
+    return {};
+  auto type = cast<FloatType>(op.getType());
+  APFloat result = value.getValue();
   bool losesInfo = false;
-  APFloat wide = value;
-  wide.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &losesInfo);
-  APFloat result(fn(wide.convertToDouble()));
-  result.convert(value.getSemantics(), APFloat::rmNearestTiesToEven,
+  result.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven,
                  &losesInfo);
-  return result;
+  return FloatAttr::get(type, result);
+}
+
+namespace {
+/// Evaluates the scalar computation of an op (ScalarizableOpInterface) on
+/// constant scalars with the constant folders of the emitted arith / math /
+/// complex ops, so a folded element is exactly what the lowered code
+/// computes (f16 math in f32, rounded as at run time). The computation is
+/// emitted once into a detached block; each element is one walk over it.
+class ScalarEvaluator {
+public:
+  explicit ScalarEvaluator(ScalarizableOpInterface op)
+      : block(std::make_unique<Block>()) {
+    Location loc = op.getLoc();
+    SmallVector<Value> args;
+    for (Type type : op->getOperandTypes())
+      args.push_back(
+          block->addArgument(getScalarType(getElementTypeOrSelf(type)), loc));
+    // The block has no parent region to take the context from.
+    OpBuilder b(op->getContext());
+    b.setInsertionPointToEnd(block.get());
+    result = op.emitScalar(b, loc, args);
+  }
+
+  /// The result for the scalar attributes `args`, or null when an emitted op
+  /// does not fold (no folder, or a folder that declines these values): no
+  /// other formula stands in for it.
+  Attribute evaluate(ArrayRef<Attribute> args) {
+    values.clear();
+    for (auto [arg, value] : llvm::zip_equal(block->getArguments(), args))
+      values[arg] = value;
+    SmallVector<Attribute> operands;
+    SmallVector<OpFoldResult> folded;
+    for (Operation &op : *block) {
+      operands.clear();
+      for (Value operand : op.getOperands())
+        operands.push_back(values.lookup(operand));
+      folded.clear();
+      if (auto trunc = dyn_cast<arith::TruncFOp>(op)) {
+        if (Attribute rounded = foldInexactTruncF(trunc, operands.front())) {
+          values[trunc.getResult()] = rounded;
+          continue;
+        }
+      }
+      if (failed(op.fold(operands, folded)) ||
+          folded.size() != op.getNumResults())
+        return {};
+      for (auto [opResult, value] : llvm::zip_equal(op.getResults(), folded)) {
+        // A folder may return one of the op's operands, whose value is
+        // known; an in-place fold returns the op's own result, which is not.
+        Attribute attr = dyn_cast<Attribute>(value);
+        if (!attr)
+          attr = values.lookup(cast<Value>(value));
+        if (!attr)
+          return {};
+        values[opResult] = attr;
+      }
+    }
+    return values.lookup(result);
+  }
+
+private:
+  std::unique_ptr<Block> block;
+  Value result;
+  DenseMap<Value, Attribute> values;
+};
+} // namespace
+
+/// Folds the elementwise `op` whose operands are the constants `operands`
+/// by evaluating its scalar computation on each element (operands
+/// broadcast NumPy-style to the result), or null.
+static OpFoldResult foldConstantOperands(ScalarizableOpInterface op,
+                                         ArrayRef<Attribute> operands) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!isFoldableResult(type))
+    return {};
+  SmallVector<SmallVector<Attribute>> elements;
+  SmallVector<SmallVector<int64_t>> indices;
+  for (Attribute operand : operands) {
+    auto dense = dyn_cast_or_null<DenseElementsAttr>(operand);
+    if (!dense)
+      return {};
+    elements.push_back(scalarAttrs(dense));
+    indices.push_back(
+        broadcastIndices(type.getShape(), dense.getType().getShape()));
+  }
+  ScalarEvaluator evaluator(op);
+  SmallVector<Attribute> results;
+  SmallVector<Attribute> args(operands.size());
+  for (int64_t n = 0, e = type.getNumElements(); n < e; ++n) {
+    for (size_t i = 0; i < operands.size(); ++i)
+      args[i] = elements[i][indices[i][n]];
+    Attribute result = evaluator.evaluate(args);
+    if (!result)
+      return {};
+    results.push_back(result);
+  }
+  return getElements(type, results);
 }
 
 static bool isSplatWhere(Attribute attr,
@@ -140,16 +272,12 @@ static bool isSplatWhere(Attribute attr,
   auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
   if (!dense || !dense.isSplat())
     return false;
-  switch (classify(dense.getElementType())) {
-  case ElementClass::Float:
+  Type elementType = dense.getElementType();
+  if (isa<FloatType>(elementType))
     return floatPred && floatPred(dense.getSplatValue<APFloat>());
-  case ElementClass::Signed:
-  case ElementClass::Unsigned:
+  if (isa<IntegerType>(elementType))
     return intPred && intPred(dense.getSplatValue<APInt>());
-  case ElementClass::Other:
-    return false;
-  }
-  llvm_unreachable("unknown element class");
+  return false;
 }
 
 //===----------------------------------------------------------------------===//
@@ -171,95 +299,13 @@ LogicalResult ActivationOp::verify() {
   return success();
 }
 
-static double geluExact(double x) {
-  return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
-}
-static double geluTanh(double x) {
-  const double k = std::sqrt(2.0 / M_PI);
-  return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
-}
-static double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-static double silu(double x) { return x * sigmoid(x); }
-static double rsqrt(double x) { return 1.0 / std::sqrt(x); }
-
-static APFloat activateFloat(ActivationKind kind, APFloat x) {
-  switch (kind) {
-  case ActivationKind::Relu:
-    if (x.isNaN() || (!x.isNegative() && !x.isZero()))
-      return x;
-    return APFloat::getZero(x.getSemantics());
-  case ActivationKind::Neg:
-    x.changeSign();
-    return x;
-  case ActivationKind::Abs:
-    x.clearSign();
-    return x;
-  case ActivationKind::Round:
-    x.roundToIntegral(APFloat::rmNearestTiesToEven);
-    return x;
-  case ActivationKind::Gelu:
-    return viaDouble(x, geluExact);
-  case ActivationKind::GeluApprox:
-    return viaDouble(x, geluTanh);
-  case ActivationKind::Silu:
-    return viaDouble(x, silu);
-  case ActivationKind::Sigmoid:
-    return viaDouble(x, sigmoid);
-  case ActivationKind::Tanh:
-    return viaDouble(x, [](double v) { return std::tanh(v); });
-  case ActivationKind::Exp:
-    return viaDouble(x, [](double v) { return std::exp(v); });
-  case ActivationKind::Log:
-    return viaDouble(x, [](double v) { return std::log(v); });
-  case ActivationKind::Sqrt:
-    return viaDouble(x, [](double v) { return std::sqrt(v); });
-  case ActivationKind::Rsqrt:
-    return viaDouble(x, rsqrt);
-  case ActivationKind::Sin:
-    return viaDouble(x, [](double v) { return std::sin(v); });
-  case ActivationKind::Cos:
-    return viaDouble(x, [](double v) { return std::cos(v); });
-  case ActivationKind::Tan:
-    return viaDouble(x, [](double v) { return std::tan(v); });
-  case ActivationKind::Atan:
-    return viaDouble(x, [](double v) { return std::atan(v); });
-  }
-  llvm_unreachable("unknown activation kind");
-}
-
-static std::optional<APInt> activateInt(ActivationKind kind, const APInt &x) {
-  switch (kind) {
-  case ActivationKind::Relu:
-    return x.isNegative() ? APInt::getZero(x.getBitWidth()) : x;
-  case ActivationKind::Neg:
-    return -x;
-  case ActivationKind::Abs:
-    return x.abs();
-  default:
-    return std::nullopt;
-  }
+Value ActivationOp::emitScalar(OpBuilder &b, Location loc,
+                               ValueRange operands) {
+  return emitActivation(b, loc, getKind(), operands[0]);
 }
 
 OpFoldResult ActivationOp::fold(FoldAdaptor adaptor) {
-  DenseElementsAttr input = getFoldableConstant(adaptor.getInput());
-  auto type = getType();
-  if (!input || !isFoldableResult(type))
-    return {};
-  ActivationKind kind = getKind();
-  if (isa<FloatType>(type.getElementType())) {
-    SmallVector<APFloat> values = floatValues(input);
-    for (APFloat &value : values)
-      value = activateFloat(kind, value);
-    return DenseElementsAttr::get(type, values);
-  }
-  SmallVector<APInt> values = intValues(input);
-  for (APInt &value : values) {
-    std::optional<APInt> result = activateInt(kind, value);
-    if (!result)
-      return {};
-    value = *result;
-  }
-  return getIntElements(type, values);
+  return foldConstantOperands(*this, adaptor.getOperands());
 }
 
 //===----------------------------------------------------------------------===//
@@ -312,96 +358,9 @@ LogicalResult BinaryOp::verify() {
   llvm_unreachable("unknown binary kind");
 }
 
-static std::optional<APFloat> evalFloat(BinaryKind kind, APFloat lhs,
-                                        const APFloat &rhs) {
-  const APFloat::roundingMode rm = APFloat::rmNearestTiesToEven;
-  switch (kind) {
-  case BinaryKind::Add:
-    lhs.add(rhs, rm);
-    return lhs;
-  case BinaryKind::Sub:
-    lhs.subtract(rhs, rm);
-    return lhs;
-  case BinaryKind::Mul:
-    lhs.multiply(rhs, rm);
-    return lhs;
-  case BinaryKind::Div:
-    lhs.divide(rhs, rm);
-    return lhs;
-  case BinaryKind::Max:
-    return llvm::maximum(lhs, rhs);
-  case BinaryKind::Min:
-    return llvm::minimum(lhs, rhs);
-  case BinaryKind::Pow: {
-    bool losesInfo = false;
-    APFloat base = lhs, exponent = rhs;
-    base.convert(APFloat::IEEEdouble(), rm, &losesInfo);
-    exponent.convert(APFloat::IEEEdouble(), rm, &losesInfo);
-    APFloat result(
-        std::pow(base.convertToDouble(), exponent.convertToDouble()));
-    result.convert(lhs.getSemantics(), rm, &losesInfo);
-    return result;
-  }
-  }
-  llvm_unreachable("unknown binary kind");
-}
-
-static std::optional<APInt> evalInt(BinaryKind kind, const APInt &lhs,
-                                    const APInt &rhs, bool isSigned) {
-  switch (kind) {
-  case BinaryKind::Add:
-    return lhs + rhs;
-  case BinaryKind::Sub:
-    return lhs - rhs;
-  case BinaryKind::Mul:
-    return lhs * rhs;
-  case BinaryKind::Div:
-    // Division by zero and the overflowing MIN / -1 have no defined result.
-    if (rhs.isZero() || (isSigned && lhs.isMinSignedValue() && rhs.isAllOnes()))
-      return std::nullopt;
-    return isSigned ? lhs.sdiv(rhs) : lhs.udiv(rhs);
-  case BinaryKind::Max:
-    return isSigned ? llvm::APIntOps::smax(lhs, rhs)
-                    : llvm::APIntOps::umax(lhs, rhs);
-  case BinaryKind::Min:
-    return isSigned ? llvm::APIntOps::smin(lhs, rhs)
-                    : llvm::APIntOps::umin(lhs, rhs);
-  case BinaryKind::Pow:
-    return std::nullopt;
-  }
-  llvm_unreachable("unknown binary kind");
-}
-
-static OpFoldResult foldBinaryConstants(BinaryOp op, DenseElementsAttr lhs,
-                                        DenseElementsAttr rhs) {
-  auto type = op.getType();
-  if (!isFoldableResult(type))
-    return {};
-  SmallVector<int64_t> lhsIndex =
-      broadcastIndices(type.getShape(), lhs.getType().getShape());
-  SmallVector<int64_t> rhsIndex =
-      broadcastIndices(type.getShape(), rhs.getType().getShape());
-  ElementClass elementClass = classify(type.getElementType());
-  if (elementClass == ElementClass::Float) {
-    SmallVector<APFloat> lhsValues = floatValues(lhs);
-    SmallVector<APFloat> rhsValues = floatValues(rhs);
-    SmallVector<APFloat> result;
-    for (auto [l, r] : llvm::zip_equal(lhsIndex, rhsIndex))
-      result.push_back(*evalFloat(op.getKind(), lhsValues[l], rhsValues[r]));
-    return DenseElementsAttr::get(type, result);
-  }
-  bool isSigned = elementClass == ElementClass::Signed;
-  SmallVector<APInt> lhsValues = intValues(lhs);
-  SmallVector<APInt> rhsValues = intValues(rhs);
-  SmallVector<APInt> result;
-  for (auto [l, r] : llvm::zip_equal(lhsIndex, rhsIndex)) {
-    std::optional<APInt> value =
-        evalInt(op.getKind(), lhsValues[l], rhsValues[r], isSigned);
-    if (!value)
-      return {};
-    result.push_back(*value);
-  }
-  return getIntElements(type, result);
+Value BinaryOp::emitScalar(OpBuilder &b, Location loc, ValueRange operands) {
+  return emitBinary(b, loc, getKind(), operands[0], operands[1],
+                    getType().getElementType().isUnsignedInteger());
 }
 
 static bool isZeroSplat(Attribute attr) {
@@ -424,10 +383,8 @@ static bool isOneSplat(Attribute attr) {
 }
 
 OpFoldResult BinaryOp::fold(FoldAdaptor adaptor) {
-  DenseElementsAttr lhsConst = getFoldableConstant(adaptor.getLhs());
-  DenseElementsAttr rhsConst = getFoldableConstant(adaptor.getRhs());
-  if (lhsConst && rhsConst)
-    return foldBinaryConstants(*this, lhsConst, rhsConst);
+  if (adaptor.getLhs() && adaptor.getRhs())
+    return foldConstantOperands(*this, adaptor.getOperands());
 
   // Identities: fold to the other operand when it already has the result
   // type (the constant does not broadcast it). Only exact identities: for
@@ -496,69 +453,15 @@ CastOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
   return success();
 }
 
-/// Casts every element of `input` to `type`'s element type following the
-/// rules in the op description; null for complex targets.
-static Attribute castElements(DenseElementsAttr input, RankedTensorType type) {
-  Type from = input.getElementType();
-  Type to = type.getElementType();
-  ElementClass fromClass = classify(from);
-  ElementClass toClass = classify(to);
-  if (toClass == ElementClass::Other)
-    return {};
-  if (fromClass == ElementClass::Float) {
-    SmallVector<APFloat> values = floatValues(input);
-    if (auto floatType = dyn_cast<FloatType>(to)) {
-      for (APFloat &value : values) {
-        bool losesInfo = false;
-        value.convert(floatType.getFloatSemantics(),
-                      APFloat::rmNearestTiesToEven, &losesInfo);
-      }
-      return DenseElementsAttr::get(type, values);
-    }
-    unsigned width = to.getIntOrFloatBitWidth();
-    SmallVector<APInt> result;
-    for (const APFloat &value : values) {
-      if (width == 1) {
-        result.push_back(APInt(1, value.isZero() ? 0 : 1));
-        continue;
-      }
-      // Truncate toward zero; out-of-range values saturate and NaN gives 0.
-      APSInt converted(width, /*isUnsigned=*/toClass == ElementClass::Unsigned);
-      bool isExact = false;
-      value.convertToInteger(converted, APFloat::rmTowardZero, &isExact);
-      result.push_back(converted);
-    }
-    return getIntElements(type, result);
-  }
-  bool fromSigned = fromClass == ElementClass::Signed;
-  SmallVector<APInt> values = intValues(input);
-  if (auto floatType = dyn_cast<FloatType>(to)) {
-    SmallVector<APFloat> result;
-    for (const APInt &value : values) {
-      APFloat converted(floatType.getFloatSemantics());
-      converted.convertFromAPInt(value, fromSigned,
-                                 APFloat::rmNearestTiesToEven);
-      result.push_back(converted);
-    }
-    return DenseElementsAttr::get(type, result);
-  }
-  unsigned width = to.getIntOrFloatBitWidth();
-  for (APInt &value : values) {
-    if (width == 1)
-      value = APInt(1, value.isZero() ? 0 : 1);
-    else
-      value = fromSigned ? value.sextOrTrunc(width) : value.zextOrTrunc(width);
-  }
-  return getIntElements(type, values);
+Value CastOp::emitScalar(OpBuilder &b, Location loc, ValueRange operands) {
+  return emitCast(b, loc, operands[0], getInput().getType().getElementType(),
+                  getType().getElementType());
 }
 
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
-  DenseElementsAttr input = getFoldableConstant(adaptor.getInput());
-  if (!input || !isFoldableResult(getType()))
-    return {};
-  return castElements(input, getType());
+  return foldConstantOperands(*this, adaptor.getOperands());
 }
 
 //===----------------------------------------------------------------------===//
@@ -594,60 +497,13 @@ LogicalResult CompareOp::verify() {
   return success();
 }
 
-static bool compareResult(CompareKind kind, bool less, bool equal,
-                          bool greater) {
-  switch (kind) {
-  case CompareKind::Eq:
-    return equal;
-  case CompareKind::Ne:
-    return !equal;
-  case CompareKind::Lt:
-    return less;
-  case CompareKind::Le:
-    return less || equal;
-  case CompareKind::Gt:
-    return greater;
-  case CompareKind::Ge:
-    return greater || equal;
-  }
-  llvm_unreachable("unknown compare kind");
+Value CompareOp::emitScalar(OpBuilder &b, Location loc, ValueRange operands) {
+  return emitCompare(b, loc, getKind(), operands[0], operands[1],
+                     getLhs().getType().getElementType().isUnsignedInteger());
 }
 
 OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
-  DenseElementsAttr lhs = getFoldableConstant(adaptor.getLhs());
-  DenseElementsAttr rhs = getFoldableConstant(adaptor.getRhs());
-  auto type = getType();
-  if (!lhs || !rhs || !isFoldableResult(type))
-    return {};
-  SmallVector<int64_t> lhsIndex =
-      broadcastIndices(type.getShape(), lhs.getType().getShape());
-  SmallVector<int64_t> rhsIndex =
-      broadcastIndices(type.getShape(), rhs.getType().getShape());
-  CompareKind kind = getKind();
-  SmallVector<bool> result;
-  ElementClass elementClass = classify(lhs.getElementType());
-  if (elementClass == ElementClass::Float) {
-    SmallVector<APFloat> lhsValues = floatValues(lhs);
-    SmallVector<APFloat> rhsValues = floatValues(rhs);
-    for (auto [l, r] : llvm::zip_equal(lhsIndex, rhsIndex)) {
-      // An unordered (NaN) pair is neither less, equal nor greater.
-      APFloat::cmpResult cmp = lhsValues[l].compare(rhsValues[r]);
-      result.push_back(compareResult(kind, cmp == APFloat::cmpLessThan,
-                                     cmp == APFloat::cmpEqual,
-                                     cmp == APFloat::cmpGreaterThan));
-    }
-  } else {
-    bool isSigned = elementClass == ElementClass::Signed;
-    SmallVector<APInt> lhsValues = intValues(lhs);
-    SmallVector<APInt> rhsValues = intValues(rhs);
-    for (auto [l, r] : llvm::zip_equal(lhsIndex, rhsIndex)) {
-      const APInt &a = lhsValues[l];
-      const APInt &b = rhsValues[r];
-      bool less = isSigned ? a.slt(b) : a.ult(b);
-      result.push_back(compareResult(kind, less, a == b, !less && a != b));
-    }
-  }
-  return DenseElementsAttr::get(type, result);
+  return foldConstantOperands(*this, adaptor.getOperands());
 }
 
 //===----------------------------------------------------------------------===//
@@ -689,10 +545,16 @@ LogicalResult WhereOp::verify() {
   return success();
 }
 
+Value WhereOp::emitScalar(OpBuilder &b, Location loc, ValueRange operands) {
+  return emitWhere(b, loc, operands[0], operands[1], operands[2]);
+}
+
 OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
   Type type = getType();
   if (getOnTrue() == getOnFalse() && getOnTrue().getType() == type)
     return getOnTrue();
+  if (adaptor.getCond() && adaptor.getOnTrue() && adaptor.getOnFalse())
+    return foldConstantOperands(*this, adaptor.getOperands());
   auto cond = dyn_cast_or_null<DenseElementsAttr>(adaptor.getCond());
   if (!cond || !cond.isSplat())
     return {};

@@ -8,6 +8,9 @@
 #include "rlx/Dialect/RLX/IR/RLXDialect.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -16,6 +19,7 @@ using namespace mlir::rlx;
 
 #include "rlx/Dialect/RLX/IR/RLXDialect.cpp.inc"
 #include "rlx/Dialect/RLX/IR/RLXEnums.cpp.inc"
+#include "rlx/Dialect/RLX/IR/RLXInterfaces.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "rlx/Dialect/RLX/IR/RLXAttrs.cpp.inc"

@@ -399,21 +399,25 @@ def RLX_CustomFnOp : RLX_IsolatedRegionOp<"custom_fn"> {
 //===----------------------------------------------------------------------===//
 
 def RLX_ElementwiseRegionOp : RLX_IsolatedRegionOp<"elementwise_region"> {
-  let summary = "fused elementwise chain with a scalar body "
+  let summary = "fused elementwise chain with a per-element body "
                 "(RLX `ElementwiseRegion`)";
   let description = [{
-    A fused chain of elementwise ops, held like `linalg.generic`: the body
-    computes one output element from one element of each input.
+    A fused chain of elementwise ops. The body computes one output element
+    from one element of each input, as rlx ops on rank-0 tensors (as the
+    bodies of StableHLO's `reduce` and `map` hold StableHLO ops): it has the
+    semantics of the ops it was fused from, and unfusing it is inlining.
 
     * Operands: the inputs (at least one). Their shapes broadcast NumPy-style
       (right-aligned, size-1 dims stretch, missing leading dims count as 1)
       to the result shape; this subsumes the RLX `scalar_input_mask` and
       `input_modulus` encodings, which follow from the shapes.
-    * Body: one block with one scalar block argument per input, of the
-      input's element type (`f32`, `i1`, `complex<f32>`, ...). Its ops are
-      side-effect-free `arith`, `math` and `complex` ops on scalars (the
-      per-element semantics of the rlx elementwise ops), and it ends in
-      `rlx.yield` of one scalar.
+    * Body: one block with one rank-0 tensor block argument per input, of
+      the input's element type (`tensor<f32>`, `tensor<i1>`,
+      `tensor<complex<f32>>`, ...). Its ops are elementwise rlx ops with a
+      scalar computation (`rlx.activation`, `rlx.binary`, `rlx.compare`,
+      `rlx.cast`, `rlx.where`: the ops implementing
+      `ScalarizableOpInterface`) and rank-0 `rlx.constant`s, all on rank-0
+      tensors, and it ends in `rlx.yield` of one rank-0 tensor.
     * Result: the broadcast shape with the yielded element type.
     * `prologue_input` (optional, RLX `prologue = ResizeNearest2x`): that
       input is a half-resolution NCHW tensor `[N, C, H, W]` upsampled 2x by
@@ -425,12 +429,11 @@ def RLX_ElementwiseRegionOp : RLX_IsolatedRegionOp<"elementwise_region"> {
     ```mlir
     %y = rlx.elementwise_region(%x, %s, %b)
         : (tensor<4x8xf32>, tensor<f32>, tensor<8xf32>) -> tensor<4x8xf32> body {
-    ^bb0(%xe: f32, %se: f32, %be: f32):
-      %m = arith.mulf %xe, %se : f32
-      %a = arith.addf %m, %be : f32
-      %z = arith.constant 0.0 : f32
-      %r = arith.maximumf %a, %z : f32
-      rlx.yield %r : f32
+    ^bb0(%xe: tensor<f32>, %se: tensor<f32>, %be: tensor<f32>):
+      %m = rlx.binary mul %xe, %se : tensor<f32>, tensor<f32>
+      %a = rlx.binary add %m, %be : tensor<f32>, tensor<f32>
+      %r = rlx.activation relu %a : tensor<f32>
+      rlx.yield %r : tensor<f32>
     }
     ```
   }];
@@ -492,16 +495,19 @@ def RLX_TransformRegionOp : RLX_IsolatedRegionOp<"transform_region"> {
 
 def RLX_BatchElementwiseRegionOp
     : RLX_IsolatedRegionOp<"batch_elementwise_region"> {
-  let summary = "one scalar chain applied to several inputs "
+  let summary = "one elementwise chain applied to several inputs "
                 "(RLX `BatchElementwiseRegion`)";
   let description = [{
-    Horizontal fusion: the same scalar body applied independently to each of
-    N batch inputs (N >= 1, RLX `num_batch_inputs`), producing N results.
+    Horizontal fusion: the same per-element body applied independently to
+    each of N batch inputs (N >= 1, RLX `num_batch_inputs`), producing N
+    results.
 
     * Operands: N inputs of one identical tensor type.
-    * Body: one block with one scalar block argument of the inputs' element
-      type; side-effect-free `arith`, `math` and `complex` ops on scalars;
-      `rlx.yield` of one scalar.
+    * Body: one block with one rank-0 tensor block argument of the inputs'
+      element type; elementwise rlx ops with a scalar computation
+      (`ScalarizableOpInterface`) and rank-0 `rlx.constant`s on rank-0
+      tensors, as in `rlx.elementwise_region`; `rlx.yield` of one rank-0
+      tensor.
     * Results: N tensors, each of the inputs' shape with the yielded element
       type; result `i` is the body applied to every element of input `i`.
 
@@ -510,9 +516,9 @@ def RLX_BatchElementwiseRegionOp
     ```mlir
     %r:2 = rlx.batch_elementwise_region(%a, %b)
         : (tensor<8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) body {
-    ^bb0(%e: f32):
-      %n = math.tanh %e : f32
-      rlx.yield %n : f32
+    ^bb0(%e: tensor<f32>):
+      %n = rlx.activation tanh %e : tensor<f32>
+      rlx.yield %n : tensor<f32>
     }
     ```
   }];
@@ -555,7 +561,7 @@ def RLX_YieldOp : RLX_Op<"yield", [
     Example:
 
     ```mlir
-    rlx.yield %sum : f32
+    rlx.yield %sum : tensor<f32>
     ```
   }];
 

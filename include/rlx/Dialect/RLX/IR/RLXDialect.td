@@ -26,6 +26,12 @@ def RLX_Dialect : Dialect {
     carried as enum attributes, one op per RLX op variant.
   }];
 
+  // The folders of the elementwise ops evaluate their scalar computation
+  // (ScalarizableOpInterface), which is made of ops of these dialects.
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::complex::ComplexDialect"];
+
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
   let hasRegionArgAttrVerify = 1;

@@ -8,6 +8,7 @@
 #ifndef RLX_DIALECT_RLX_IR_RLXELEMENTWISEOPS_TD
 #define RLX_DIALECT_RLX_IR_RLXELEMENTWISEOPS_TD
 
+include "rlx/Dialect/RLX/IR/RLXInterfaces.td"
 include "rlx/Dialect/RLX/IR/RLXOpBase.td"
 
 // An elementwise op on NumPy-broadcast operands: the result shape is the
@@ -16,7 +17,8 @@ include "rlx/Dialect/RLX/IR/RLXOpBase.td"
 // constant operands.
 class RLX_BroadcastElementwiseOp<string mnemonic, list<Trait> traits = []>
     : RLX_PureOp<mnemonic, !listconcat(traits, [
-          DeclareOpInterfaceMethods<InferTypeOpInterface>])> {
+          DeclareOpInterfaceMethods<InferTypeOpInterface>,
+          DeclareOpInterfaceMethods<RLX_ScalarizableOpInterface>])> {
   let hasVerifier = 1;
   let hasFolder = 1;
 }
@@ -51,7 +53,8 @@ def RLX_ConstantOp : RLX_PureOp<"constant", [
 // rlx.activation
 //===----------------------------------------------------------------------===//
 
-def RLX_ActivationOp : RLX_SameTypeOp<"activation"> {
+def RLX_ActivationOp : RLX_SameTypeOp<"activation", [
+    DeclareOpInterfaceMethods<RLX_ScalarizableOpInterface>]> {
   let summary = "unary activation function (RLX `Activation`)";
   let description = [{
     Applies the activation `kind` to every element of `input`. The result has
@@ -74,9 +77,12 @@ def RLX_ActivationOp : RLX_SameTypeOp<"activation"> {
     wrap around for the most negative value. `relu` of a NaN is NaN and
     `relu(-0.0)` is `+0.0`.
 
-    A constant input with at most 1024 elements folds to a constant.
-    `relu`, `neg`, `abs` and `round` fold exactly; the other kinds are
-    evaluated in double precision and rounded once to the element type.
+    A constant input with at most 1024 elements folds to a constant computed
+    as the lowered code computes it: the op's scalar computation
+    (`ScalarizableOpInterface`) evaluated by the constant folders of the
+    arith / math ops it is made of, so `f16` / `bf16` are computed in `f32`
+    and rounded once. A kind whose computation uses a math op without a
+    constant folder (`rsqrt`) is not folded.
 
     Example:
 
@@ -115,8 +121,9 @@ def RLX_BinaryOp : RLX_BroadcastElementwiseOp<"binary", [
     apply to floats, integers and `i1` (logical or / and). `pow` needs a
     floating-point element type. Integer arithmetic wraps around on overflow
     (two's complement); `ui8` and `ui32` compare, divide and take `max` /
-    `min` as unsigned numbers. Integer division by zero has no defined
-    result. Float `max` and `min` propagate NaN and order `-0.0 < +0.0`.
+    `min` as unsigned numbers. Integer division never traps: `x / 0` is 0
+    and the overflowing `MIN / -1` wraps to `MIN`. Float `max` and `min`
+    propagate NaN and order `-0.0 < +0.0`.
 
     Folding (only exact rewrites; the constants are splats):
     - `x + 0`, `0 + x`, `x - 0`, `x * 1`, `1 * x` and `x / 1` fold to `x`
@@ -128,9 +135,10 @@ def RLX_BinaryOp : RLX_BroadcastElementwiseOp<"binary", [
       floats it is wrong: `NaN * 0` and `Inf * 0` are NaN and `-1.0 * 0.0`
       is `-0.0`.
     - Operands that are both constants with at most 1024 result elements
-      fold to a constant (not for `complex<f32>`; not for an integer
-      division by zero or an overflowing signed division). `pow` is
-      evaluated in double precision and rounded once to the element type.
+      fold to a constant computed as the lowered code computes it (the
+      scalar computation evaluated by the constant folders of the arith /
+      math ops it is made of). Not for `complex<f32>`: complex arithmetic
+      has no constant folders.
 
     Example:
 
@@ -154,7 +162,8 @@ def RLX_BinaryOp : RLX_BroadcastElementwiseOp<"binary", [
 // rlx.cast
 //===----------------------------------------------------------------------===//
 
-def RLX_CastOp : RLX_InferredTypeOp<"cast"> {
+def RLX_CastOp : RLX_InferredTypeOp<"cast", [
+    DeclareOpInterfaceMethods<RLX_ScalarizableOpInterface>]> {
   let summary = "element type conversion (RLX `Cast`)";
   let description = [{
     Converts every element of `input` to the element type `to`. The result
@@ -175,8 +184,10 @@ def RLX_CastOp : RLX_InferredTypeOp<"cast"> {
     | real -> `complex<f32>` | converts to `f32` as above, imaginary part 0 |
     | `complex<f32>` -> real | converts the real part; the imaginary part is dropped |
 
-    A constant input with at most 1024 elements folds to a constant (not for
-    `complex<f32>`).
+    A constant input with at most 1024 elements folds to a constant computed
+    as the lowered code computes it (the scalar computation evaluated by the
+    constant folders of the arith ops it is made of); a cast to
+    `complex<f32>` is not folded.
 
     Example:
 
@@ -249,7 +260,8 @@ def RLX_CompareOp : RLX_BroadcastElementwiseOp<"compare", [
     unsigned numbers, `i1` as `false < true`. `complex<f32>` supports only
     `eq` and `ne`.
 
-    Constant operands with at most 1024 result elements fold to a constant.
+    Constant operands with at most 1024 result elements fold to a constant
+    (not for `complex<f32>`, whose comparisons have no constant folder).
 
     Example:
 
@@ -286,7 +298,8 @@ def RLX_WhereOp : RLX_BroadcastElementwiseOp<"where", [
 
     A `cond` that is a constant all-`true` (all-`false`) folds to `on_true`
     (`on_false`) and `where(c, x, x)` folds to `x`, when the type of the
-    chosen value is the result type.
+    chosen value is the result type. Three constant operands with at most
+    1024 result elements fold to a constant.
 
     Example:
 

@@ -24,6 +24,7 @@
 #include "rlx/Dialect/RLX/IR/RLXAsmUtils.h"
 #include "rlx/Dialect/RLX/IR/RLXDialect.h"
 #include "rlx/Dialect/RLX/IR/RLXEnums.h"
+#include "rlx/Dialect/RLX/IR/RLXInterfaces.h"
 
 // One generated header per op family (RLXOpFamilies.def).
 #include "rlx/Dialect/RLX/IR/RLXAllOps.h.inc"

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "rlx/Dialect/RLX/Utils/ScalarOps.h"
+#include "rlx/Dialect/RLX/IR/ScalarOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
@@ -272,7 +272,7 @@ static std::optional<Float8Format> float8Format(Type type) {
   return std::nullopt;
 }
 
-static Type signlessOf(Type type) {
+Type rlx::getScalarType(Type type) {
   auto intType = dyn_cast<IntegerType>(type);
   if (!intType || intType.isSignless())
     return type;
@@ -522,7 +522,7 @@ static Value narrowFloat(OpBuilder &b, Location loc, Value x, Type to) {
 }
 
 Value rlx::emitCast(OpBuilder &b, Location loc, Value x, Type from, Type to) {
-  if (signlessOf(from) == signlessOf(to))
+  if (getScalarType(from) == getScalarType(to))
     return x; // Also i8 <-> ui8 and i32 <-> ui32: the same bits.
   Type f32 = b.getF32Type();
 
@@ -560,7 +560,7 @@ Value rlx::emitCast(OpBuilder &b, Location loc, Value x, Type from, Type to) {
     return bits.cmp(arith::CmpIPredicate::ne, x, bits.c(0));
   }
 
-  Type toSignless = signlessOf(to);
+  Type toSignless = getScalarType(to);
   if (auto fromInt = dyn_cast<IntegerType>(from)) {
     bool isSigned = isSignedInt(from);
     if (auto toInt = dyn_cast<IntegerType>(toSignless)) {

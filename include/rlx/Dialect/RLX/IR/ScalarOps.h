@@ -6,14 +6,20 @@
 //===----------------------------------------------------------------------===//
 //
 // The one definition of each elementwise op's math on scalars, as arith /
-// math / complex ops. The linalg lowering builds `linalg.generic` bodies with
-// it, and fusion builds `rlx.elementwise_region` bodies with it, so both
-// compute exactly the same thing.
+// math / complex ops. Everyone reaches it through ScalarizableOpInterface
+// (RLXInterfaces.td): the linalg lowering builds `linalg.generic` bodies with
+// it, the region lowering emits each op of an `rlx.elementwise_region` body
+// with it, and the folders evaluate it on constants, so all of them compute
+// exactly the same thing.
+//
+// It lives in the dialect library, not in RLXDialectUtils, because the
+// folders are part of the dialect: folding must not depend on whether some
+// other library registered an implementation.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef RLX_DIALECT_RLX_UTILS_SCALAROPS_H
-#define RLX_DIALECT_RLX_UTILS_SCALAROPS_H
+#ifndef RLX_DIALECT_RLX_IR_SCALAROPS_H
+#define RLX_DIALECT_RLX_IR_SCALAROPS_H
 
 #include "rlx/Dialect/RLX/IR/RLXEnums.h"
 
@@ -21,6 +27,11 @@
 
 namespace mlir {
 namespace rlx {
+
+/// The scalar type lowered code carries the rlx element type `type` as:
+/// `ui8` and `ui32` become the signless `i8` and `i32` (arith has no unsigned
+/// types); every other type is itself.
+Type getScalarType(Type type);
 
 /// `kind(x)`. f16/bf16 are computed in f32 and rounded back once.
 Value emitActivation(OpBuilder &b, Location loc, ActivationKind kind, Value x);
@@ -53,4 +64,4 @@ Value emitWhere(OpBuilder &b, Location loc, Value cond, Value onTrue,
 } // namespace rlx
 } // namespace mlir
 
-#endif // RLX_DIALECT_RLX_UTILS_SCALAROPS_H
+#endif // RLX_DIALECT_RLX_IR_SCALAROPS_H
