@@ -147,9 +147,22 @@ static Value emitIntegerDivision(OpBuilder &b, Location loc, Value lhs,
   return arith::SelectOp::create(b, loc, isZero, zero, quotient);
 }
 
+static Value encodeBF16(OpBuilder &b, Location loc, Value x);
+
 Value rlx::emitBinary(OpBuilder &b, Location loc, BinaryKind kind, Value lhs,
                       Value rhs, bool isUnsigned) {
   Type type = lhs.getType();
+  if (type.isBF16()) {
+    // In f32, rounded once: exact for add, sub, mul, div (f32 has more than
+    // twice bf16's precision, so the double rounding is innocuous), max and
+    // min. Arithmetic on bf16 itself would go through a conversion
+    // instruction that flushes subnormals, which the casts keep.
+    Type f32 = b.getF32Type();
+    Value result =
+        emitBinary(b, loc, kind, arith::ExtFOp::create(b, loc, f32, lhs),
+                   arith::ExtFOp::create(b, loc, f32, rhs));
+    return encodeBF16(b, loc, result);
+  }
   if (isa<ComplexType>(type)) {
     switch (kind) {
     case BinaryKind::Add:
@@ -181,6 +194,7 @@ Value rlx::emitBinary(OpBuilder &b, Location loc, BinaryKind kind, Value lhs,
     case BinaryKind::Pow:
       if (floatType.getWidth() >= 32)
         return math::PowFOp::create(b, loc, lhs, rhs);
+      // f16: in f32, rounded once.
       return arith::TruncFOp::create(
           b, loc, type,
           math::PowFOp::create(
