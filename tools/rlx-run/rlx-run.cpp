@@ -148,8 +148,8 @@ std::pair<std::string, std::string> splitAssignment(const std::string &arg,
   return {arg.substr(0, eq), arg.substr(eq + 1)};
 }
 
-/// Compiles the graph file for `target` or, with --emit-shared-lib, writes
-/// it as a library and exits. Sets `compileMs`.
+/// Compiles the graph file for `target` and sets `compileMs`; or, with
+/// --emit-shared-lib, writes it as a library and returns null.
 std::unique_ptr<CompiledGraph> compileGraph(const ExecutionTarget &target,
                                             double &compileMs) {
   if (!llvm::sys::fs::exists(inputFile))
@@ -173,7 +173,7 @@ std::unique_ptr<CompiledGraph> compileGraph(const ExecutionTarget &target,
         target.emitSharedLibrary(*module, entryName, emitSharedLib, options));
     llvm::outs() << "wrote " << emitSharedLib << " (@" << signature.name
                  << "; run it with rlx-run --load " << emitSharedLib << ")\n";
-    std::exit(0);
+    return nullptr;
   }
   auto start = std::chrono::steady_clock::now();
   auto graph = exitOnError(target.compile(*module, entryName, options));
@@ -327,6 +327,8 @@ int main(int argc, char **argv) {
     graph = exitOnError(CompiledGraph::load(loadSharedLib));
   else
     graph = compileGraph(**executionTarget, compileMs.emplace());
+  if (!graph)
+    return 0;
   const GraphSignature &signature = graph->getSignature();
   std::vector<HostTensor> arguments = gatherArguments(signature);
   std::vector<HostTensor> outputs = graph->allocateOutputs();
