@@ -39,8 +39,9 @@ struct LoweredGraph {
   /// The runtime library the code calls.
   std::string runtimeLibrary;
 };
+} // namespace
 
-std::string defaultRuntimeLibrary() {
+static std::string defaultRuntimeLibrary() {
   // The tools live in bin/ and the runtime in lib/, in the build tree and
   // in an installation alike.
   std::string exe = llvm::sys::fs::getMainExecutable(
@@ -51,8 +52,8 @@ std::string defaultRuntimeLibrary() {
 }
 
 /// Runs rlx-cpu-pipeline on `module` and adds the graph entry.
-llvm::Expected<LoweredGraph> lower(ModuleOp module, llvm::StringRef entry,
-                                   const CompileOptions &options) {
+static llvm::Expected<LoweredGraph>
+lower(ModuleOp module, llvm::StringRef entry, const CompileOptions &options) {
   llvm::Expected<GraphSignature> signature =
       GraphSignature::fromModule(module, entry);
   if (!signature)
@@ -89,8 +90,8 @@ llvm::Expected<LoweredGraph> lower(ModuleOp module, llvm::StringRef entry,
 
 /// The timers that rlx-cpu-profile compiled into `module`, read from the
 /// runtime library the graph calls.
-llvm::Expected<ProfileTimers> bindProfileTimers(ModuleOp module,
-                                                const std::string &runtime) {
+static llvm::Expected<ProfileTimers>
+bindProfileTimers(ModuleOp module, const std::string &runtime) {
   ProfileTimers timers;
   if (auto attr = module->getAttrOfType<ArrayAttr>(rlx::kProfileLabelsAttrName))
     for (Attribute label : attr)
@@ -113,7 +114,7 @@ llvm::Expected<ProfileTimers> bindProfileTimers(ModuleOp module,
 }
 
 /// Compiles `module` (LLVM dialect) for this host into a PIC object file.
-llvm::Error emitObjectFile(ModuleOp module, llvm::StringRef objectPath) {
+static llvm::Error emitObjectFile(ModuleOp module, llvm::StringRef objectPath) {
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext);
@@ -147,9 +148,9 @@ llvm::Error emitObjectFile(ModuleOp module, llvm::StringRef objectPath) {
 
 /// Links `objectPath` into the shared library `output` against the CPU
 /// runtime (BLAS glue, strided copies, OpenMP).
-llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
-                              llvm::StringRef output,
-                              llvm::StringRef runtimeLib) {
+static llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
+                                     llvm::StringRef output,
+                                     llvm::StringRef runtimeLib) {
   llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("cc");
   if (!linker)
     linker = llvm::sys::findProgramByName("clang");
@@ -180,6 +181,7 @@ llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
   return llvm::Error::success();
 }
 
+namespace {
 class CPUExecutionTarget : public ExecutionTarget {
 public:
   llvm::StringRef getName() const override { return "cpu"; }
