@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "rlx/Target/CPU/CPUExecutionTarget.h"
-#include "rlx/Conversion/Passes.h"
 #include "rlx/Execution/ExecutionTarget.h"
+#include "rlx/Target/CPU/Passes.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
