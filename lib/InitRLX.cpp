@@ -8,6 +8,8 @@
 #include "rlx/InitRLX.h"
 #include "rlx/Conversion/Passes.h"
 #include "rlx/Dialect/RLX/IR/RLXDialect.h"
+#include "rlx/Target/CPU/Passes.h"
+#include "rlx/Target/CUDA/CUDATarget.h"
 #include "rlx/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -26,6 +28,8 @@ void mlir::rlx::registerAllDialects(DialectRegistry &registry) {
 
 void mlir::rlx::registerAllPasses() {
   mlir::registerAllPasses();
-  registerConversionPassesAndPipelines();
+  registerRLXConversionPasses();
+  registerCPUTargetPassesAndPipeline();
+  registerCUDAUnfusePolicy();
   registerRLXTransformsPasses();
 }

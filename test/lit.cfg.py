@@ -2,7 +2,6 @@
 # lit configuration of the rlx test suite.
 
 import os
-import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -19,15 +18,14 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.rlx_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["rlx-opt", "rlx-run", "mlir-opt", "FileCheck"],
+llvm_config.add_tool_substitutions(["rlx-opt", "rlx-run", "mlir-opt"],
                                    tool_dirs)
 
-# The numeric oracle (PyTorch + NumPy) lives in the system interpreter; the
-# python3 first on PATH may be another one without them.
-oracle_python = "/usr/bin/python3"
-if not os.path.exists(oracle_python):
-    oracle_python = shutil.which("python3")
-config.substitutions.append(("%python", oracle_python))
+# The numeric oracle (PyTorch + NumPy): the interpreter CMake found with
+# both (the python3 first on PATH may be another one without them).
+oracle_python = config.oracle_python
+# Ahead of lit's own %python (the interpreter running lit).
+config.substitutions.insert(0, ("%python", oracle_python or "python3"))
 config.substitutions.append(("%rlx_src_root", config.rlx_src_root))
 config.substitutions.append(("%rlx_obj_root", config.rlx_obj_root))
 config.substitutions.append(("%cmake", config.cmake_command))
@@ -36,10 +34,5 @@ config.substitutions.append(("%c_compiler", config.c_compiler))
 config.substitutions.append(("%mlir_dir", config.mlir_dir))
 
 # Tests that need the oracle say `REQUIRES: torch`.
-import subprocess
-try:
-    subprocess.run([oracle_python, "-c", "import torch, numpy"], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+if oracle_python:
     config.available_features.add("torch")
-except (OSError, subprocess.CalledProcessError):
-    pass

@@ -7,7 +7,7 @@
 
 #include "rlx/IR/GraphBuilder.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
-#include "rlx/Transforms/Unfuse.h"
+#include "rlx/Dialect/RLX/Utils/PrimitiveBuilder.h"
 
 #include "mlir/IR/Verifier.h"
 
@@ -350,20 +350,22 @@ Value GraphBuilder::transformerLayer(Value hidden,
                                      const TransformerLayerWeights &w,
                                      const TransformerLayerConfig &config,
                                      Value mask) {
-  // One definition of the layer: build the fused op, then expand it with
-  // the rlx-unfuse decomposition.
+  // One definition of the layer: build the fused op, then expand it as the
+  // shared builder defines it (rlx-unfuse does the same).
   Value fused = fusedTransformerLayer(hidden, w, config, mask);
   if (!fused)
     return {};
   auto op = fused.getDefiningOp<FusedTransformerLayerOp>();
-  IRRewriter rewriter(builder);
-  FailureOr<Value> expanded = decomposeFusedTransformerLayer(rewriter, op);
+  PrimitiveBuilder p(builder, decompositionLoc(op));
+  FailureOr<Value> expanded = p.transformerLayer(op);
   if (failed(expanded)) {
     emitError(currentLoc) << "cannot expand the transformer layer into "
                              "primitives (dynamic sequence length)";
+    op.erase();
     failedState = true;
     return {};
   }
+  op.erase();
   return *expanded;
 }
 

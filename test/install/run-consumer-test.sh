@@ -10,7 +10,7 @@ cmake --install "$build" --prefix "$work/prefix" > "$work.log" 2>&1 ||
   { cat "$work.log"; exit 1; }
 config=$(dirname "$(find "$work/prefix" -name RLXConfig.cmake | head -1)")
 cmake -S "$src/consumer" -B "$work/consumer" -G Ninja \
-  -DCMAKE_CXX_COMPILER="${CXX:-/usr/lib/llvm-22/bin/clang++}" \
+  -DCMAKE_CXX_COMPILER="${CXX:-c++}" \
   -DRLX_DIR="$config"
 cmake --build "$work/consumer"
 "$work/consumer/rlx-consumer"

@@ -7,7 +7,7 @@
 
 #include "OpProfiler.h"
 
-#include "rlx/Conversion/Passes.h"
+#include "rlx/Target/CPU/Passes.h"
 
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/Format.h"

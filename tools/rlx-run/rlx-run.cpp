@@ -21,9 +21,9 @@
 #include "GraphSignature.h"
 #include "OpProfiler.h"
 
-#include "rlx/Conversion/Passes.h"
 #include "rlx/InitRLX.h"
 #include "rlx/Runtime/HostTensor.h"
+#include "rlx/Target/CPU/Passes.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"

@@ -120,4 +120,14 @@ def RLXFuse : Pass<"rlx-fuse", "func::FuncOp"> {
   ];
 }
 
+def RLXTagOpLocations : Pass<"rlx-tag-op-locations"> {
+  let summary = "Name each rlx op's location after the op";
+  let description = [{
+    Wraps the location of every `rlx` op in a `NameLoc` carrying the op
+    name (`"rlx.matmul"(loc)`). Lowerings, decompositions and fusions keep
+    locations, so whatever an op becomes still says which op it came from:
+    `rlx-cpu-profile` labels its timers with these names.
+  }];
+}
+
 #endif // RLX_TRANSFORMS_PASSES_TD

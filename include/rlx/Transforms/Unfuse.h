@@ -17,60 +17,48 @@ namespace rlx {
 
 /// The decompositions rlx-unfuse knows, one per composite op (or op form).
 enum class Decomposition {
-  FusedMatMulBiasAct,
-  FusedResidualLayerNorm,
-  FusedResidualRmsNorm,
-  FusedSwiGLU,
-  LoraMatMul,
-  FusedAttentionBlock,
-  FusedTransformerLayer,
-  DotGeneral,
-  Rank3Attention,
-  // Control flow and regions.
-  IfToWhere,
-  UnrollWhile,
-  InlineCustomFn,
-  ElementwiseRegion,
-  TransformRegion,
-  BatchElementwiseRegion,
-  // Backward kernels whose math is expressible in primitives.
-  ReluBackward,
-  ActivationBackward,
-  LayerNormBackward,
-  RmsNormBackward,
-  GroupNormBackward,
-  BatchNormInferenceBackward,
-  RopeBackward,
-  CumsumBackward,
-  GatherBackward,
-  SoftmaxCrossEntropyBackward,
-  ComplexNormSqBackward,
-  Conv2dBackward,
-  MaxPool2dBackward,
-  AttentionBackward,
+#define RLX_DECOMPOSITION(name, summary) name,
+#include "rlx/Transforms/UnfuseDecompositions.def"
 };
 
-/// Which decompositions a target wants. Policies are data: the table in
-/// lib/Transforms/Unfuse/UnfusePass.cpp.
+/// Every decomposition, in declaration order.
+ArrayRef<Decomposition> allDecompositions();
+
+/// What `d` rewrites into what (for docs and diagnostics).
+StringRef getDecompositionSummary(Decomposition d);
+
+/// Which decompositions a target wants; what it does not list stays native
+/// because its lowering handles it directly. Each target keeps its policy
+/// beside its own code and registers it; the `all` policy (every
+/// decomposition) is derived, not listed.
 struct UnfusePolicy {
-  StringRef target;
+  std::string target;
+  /// Why the target keeps what it keeps, one sentence.
+  std::string rationale;
   SmallVector<Decomposition> decompose;
 
   bool wants(Decomposition d) const { return llvm::is_contained(decompose, d); }
-  /// The policy named `target`, or nullptr.
+
+  /// The policy registered as `target`, `all`, or nullptr.
   static const UnfusePolicy *lookup(StringRef target);
-  /// `cpu, cuda, autodiff, all`.
+  /// The registered target names in registration order, then `all`.
   static std::string targetNames();
 };
+
+/// Registers `policy` under its target name. Thread-safe and idempotent: a
+/// name already registered keeps its first policy.
+void registerUnfusePolicy(UnfusePolicy policy);
+
+/// The registered policies in registration order, then the derived `all`.
+SmallVector<const UnfusePolicy *> getRegisteredUnfusePolicies();
+
+/// Prints the policy table as Markdown: one row per decomposition, one
+/// column per registered policy ("yes" or "native").
+void printUnfusePolicyTable(raw_ostream &os);
 
 /// Adds the decomposition patterns `policy` enables.
 void populateUnfusePatterns(RewritePatternSet &patterns,
                             const UnfusePolicy &policy);
-
-/// Replaces `op` by its primitive form and returns the value that replaced
-/// it. Fails without changing the IR when the shapes cannot be expressed.
-FailureOr<Value> decomposeFusedTransformerLayer(RewriterBase &rewriter,
-                                                FusedTransformerLayerOp op);
 
 } // namespace rlx
 } // namespace mlir

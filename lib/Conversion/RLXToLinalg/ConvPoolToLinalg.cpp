@@ -18,9 +18,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../Dialect/RLX/IR/ConvGeometry.h"
 #include "LoweringUtils.h"
 #include "rlx/Conversion/RLXToLinalg/RLXToLinalg.h"
+#include "rlx/Dialect/RLX/IR/ConvGeometry.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 
 #include "mlir/Dialect/Affine/Utils.h"

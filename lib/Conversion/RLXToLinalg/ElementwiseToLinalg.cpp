@@ -7,8 +7,8 @@
 
 #include "LoweringUtils.h"
 #include "rlx/Conversion/RLXToLinalg/RLXToLinalg.h"
-#include "rlx/Conversion/RLXToLinalg/ScalarOps.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Dialect/RLX/Utils/ScalarOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/DialectResourceBlobManager.h"

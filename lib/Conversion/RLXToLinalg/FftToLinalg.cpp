@@ -105,8 +105,8 @@ using BinBody =
 
 /// A parallel generic over [..., count] reading `re[..., k]` and
 /// `im[..., k]` of the block-layout `input` ([..., 2n]). The reads are
-/// tensor.extract at explicit indices rather than operands sliced out of
-/// `input`: the CPU vectorizer cannot load from strided slices.
+/// tensor.extract at explicit indices: as operands, `input`'s last extent
+/// (2n) would claim the loop's size, which is `count`.
 static SmallVector<Value> buildOverBins(OpBuilder &b, Location loc, Value input,
                                         int64_t n, int64_t count,
                                         TypeRange resultTypes, BinBody body) {
@@ -299,8 +299,7 @@ static Value reverseBits(OpBuilder &b, Location loc, Value value,
 }
 
 /// Planes permuted to bit-reversed order along the last axis. The source
-/// index is computed in the body (a gather), which the vectorizer leaves
-/// scalar.
+/// index is computed in the body (a gather): bit reversal is not affine.
 static Planes bitReverse(OpBuilder &b, Location loc, Planes x, int64_t n) {
   auto type = cast<RankedTensorType>(x.re.getType());
   int64_t rank = type.getRank();

@@ -7,7 +7,6 @@
 
 #include "LoweringUtils.h"
 
-#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -202,82 +201,15 @@ Value rlx::countOf(OpBuilder &b, Location loc, Value input,
   return arith::SIToFPOp::create(b, loc, type, asInt);
 }
 
-std::optional<int64_t> rlx::linearCoefficient(AffineExpr expr, unsigned d) {
-  if (!expr.isFunctionOfDim(d))
-    return 0;
-  if (auto dim = dyn_cast<AffineDimExpr>(expr))
-    return dim.getPosition() == d ? 1 : 0;
-  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
-  if (!binary)
-    return std::nullopt;
-  std::optional<int64_t> lhs = linearCoefficient(binary.getLHS(), d);
-  if (binary.getKind() == AffineExprKind::Add) {
-    std::optional<int64_t> rhs = linearCoefficient(binary.getRHS(), d);
-    if (!lhs || !rhs)
-      return std::nullopt;
-    return *lhs + *rhs;
-  }
-  if (binary.getKind() == AffineExprKind::Mul)
-    if (auto c = dyn_cast<AffineConstantExpr>(binary.getRHS()); c && lhs)
-      return *lhs * c.getValue();
-  return std::nullopt;
-}
-
-bool rlx::mayBeMisvectorized(AffineMap map) {
-  if (map.getNumResults() == 0)
-    return false;
-  AffineExpr last = map.getResults().back();
-  for (unsigned d = 0; d < map.getNumDims(); ++d) {
-    if (!last.isFunctionOfDim(d))
-      continue;
-    bool onlyLast =
-        llvm::none_of(map.getResults().drop_back(),
-                      [&](AffineExpr e) { return e.isFunctionOfDim(d); });
-    if (onlyLast && linearCoefficient(last, d) != 1)
-      return true;
-  }
-  return false;
-}
-
 Value rlx::buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
                         Value init, ArrayRef<AffineMap> maps,
                         ArrayRef<utils::IteratorType> iterators,
                         ScalarBodyBuilder body) {
-  SmallVector<Value> operands;
-  SmallVector<AffineMap> operandMaps;
-  SmallVector<bool> gathered;
-  for (auto [input, map] : llvm::zip(inputs, maps.drop_back())) {
-    gathered.push_back(mayBeMisvectorized(map));
-    if (!gathered.back()) {
-      operands.push_back(input);
-      operandMaps.push_back(map);
-    }
-  }
-  operandMaps.push_back(maps.back());
   return linalg::GenericOp::create(
-             b, loc, TypeRange{init.getType()}, operands, ValueRange{init},
-             operandMaps, iterators,
+             b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+             iterators,
              [&](OpBuilder &nb, Location nl, ValueRange blockArgs) {
-               SmallVector<Value> ivs;
-               if (llvm::is_contained(gathered, true))
-                 for (unsigned i = 0; i < iterators.size(); ++i)
-                   ivs.push_back(linalg::IndexOp::create(nb, nl, i));
-               SmallVector<Value> args;
-               unsigned next = 0;
-               for (auto [i, input] : llvm::enumerate(inputs)) {
-                 if (!gathered[i]) {
-                   args.push_back(blockArgs[next++]);
-                   continue;
-                 }
-                 SmallVector<Value> indices;
-                 for (AffineExpr expr : maps[i].getResults())
-                   indices.push_back(
-                       affine::expandAffineExpr(nb, nl, expr, ivs, {}));
-                 args.push_back(
-                     tensor::ExtractOp::create(nb, nl, input, indices));
-               }
-               args.push_back(blockArgs.back());
-               linalg::YieldOp::create(nb, nl, body(nb, nl, args));
+               linalg::YieldOp::create(nb, nl, body(nb, nl, blockArgs));
              })
       .getResult(0);
 }

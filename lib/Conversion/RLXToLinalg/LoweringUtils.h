@@ -99,21 +99,9 @@ SmallVector<Value> buildReduction(OpBuilder &b, Location loc, Value input,
 Value countOf(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims,
               Type type);
 
-/// The coefficient of dim `d` in `expr` when `expr` is linear in it (0
-/// when `d` does not occur), else nothing.
-std::optional<int64_t> linearCoefficient(AffineExpr expr, unsigned d);
-
-/// True when the CPU pipeline's vectorizer may mis-read an operand accessed
-/// through `map`: it vectorizes a loop whose dim varies only the last index
-/// as if that index advanced by exactly 1, so any other dependence there
-/// (a stride, a reversal, mod, floordiv) would be read as contiguous.
-bool mayBeMisvectorized(AffineMap map);
-
-/// A single-result `linalg.generic` writing into `init`. Inputs whose map
-/// mayBeMisvectorized are not generic operands but read in the body with
-/// tensor.extract at the map's indices (explicit index arithmetic, which the
-/// vectorizer leaves scalar); the body sees every input in order either way.
-/// The remaining operands must determine every loop's extent.
+/// A single-result `linalg.generic` over `inputs` writing into `init`, with
+/// one indexing map per input and one for `init`; the body sees every input
+/// then the init value.
 Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs, Value init,
                    ArrayRef<AffineMap> maps,
                    ArrayRef<utils::IteratorType> iterators,

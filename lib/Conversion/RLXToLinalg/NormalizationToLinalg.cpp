@@ -310,8 +310,8 @@ struct BatchNormInferenceLowering : OpConversionPattern<BatchNormInferenceOp> {
 
 /// rlx.resize_nearest2x: a parallel generic over the result viewed as
 /// [N, C, H, 2, W, 2] reading x[n, c, h, w], collapsed to [N, C, 2H, 2W];
-/// any element type. (The read map is a projection, not `floordiv 2`: the
-/// affine vectorizer treats a `floordiv` index as contiguous.)
+/// any element type. (The read map is a projection, which every consumer
+/// of linalg handles, rather than a `floordiv 2`.)
 struct ResizeNearest2xLowering : OpConversionPattern<ResizeNearest2xOp> {
   using OpConversionPattern::OpConversionPattern;
 

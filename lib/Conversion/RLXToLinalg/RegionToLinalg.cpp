@@ -37,8 +37,8 @@ static Value cloneScalarBody(OpBuilder &b, Block &body, ValueRange args) {
 
 /// A nearest-neighbour 2x upsampling of the NCHW `input`: a parallel
 /// generic over the result viewed as [N, C, H, 2, W, 2] reading
-/// x[n, c, h, w], collapsed to [N, C, 2H, 2W] (a projection rather than
-/// `floordiv 2`, which the affine vectorizer would take for contiguous).
+/// x[n, c, h, w], collapsed to [N, C, 2H, 2W] (a projection rather than a
+/// `floordiv 2`).
 static Value upsampleNearest2x(OpBuilder &b, Location loc, Value input) {
   MLIRContext *ctx = b.getContext();
   auto type = cast<RankedTensorType>(input.getType());

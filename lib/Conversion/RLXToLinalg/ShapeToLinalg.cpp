@@ -200,10 +200,9 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
 //===----------------------------------------------------------------------===//
 
 /// rlx.narrow -> a linalg.generic over the result reading the input through
-/// an offset indexing map (`d_axis + start`). A tensor.extract_slice would
-/// bufferize to a strided subview, which the CPU pipeline's loop
-/// vectorization and result copies do not handle; the generic keeps every
-/// buffer contiguous and fuses with its consumers like any elementwise op.
+/// an offset indexing map (`d_axis + start`). Unlike a tensor.extract_slice,
+/// which bufferizes to a strided subview, the generic keeps every buffer
+/// contiguous and fuses with its consumers like any elementwise op.
 struct NarrowLowering : OpConversionPattern<NarrowOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -270,7 +269,7 @@ struct NarrowLowering : OpConversionPattern<NarrowOp> {
 /// chain of scf.if picks the input whose range holds the index and reads it
 /// with tensor.extract at the index minus the input's offset. (Inserting
 /// each input with tensor.insert_slice would write through strided
-/// subviews, which the CPU pipeline does not handle; see rlx.narrow.)
+/// subviews; see rlx.narrow.)
 struct ConcatLowering : OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
 

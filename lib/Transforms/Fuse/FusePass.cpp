@@ -12,8 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "FusionPatterns.h"
-#include "rlx/Conversion/RLXToLinalg/ScalarOps.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Dialect/RLX/Utils/ScalarOps.h"
 #include "rlx/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"

@@ -13,14 +13,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "PrimitiveBuilder.h"
 #include "UnfusePatterns.h"
+#include "rlx/Dialect/RLX/Utils/PrimitiveBuilder.h"
 
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 using namespace mlir;
 using namespace mlir::rlx;
@@ -28,66 +27,12 @@ using namespace mlir::rlx;
 namespace {
 
 //===----------------------------------------------------------------------===//
-// Local builders
+// Shape helpers
 //===----------------------------------------------------------------------===//
 
 Type elementTypeOf(Value v) { return getElementTypeOrSelf(v.getType()); }
 bool allStatic(ArrayRef<int64_t> dims) {
   return llvm::none_of(dims, ShapedType::isDynamic);
-}
-
-/// A rank-0 constant `value` of `elementType`, broadcast by the binary ops.
-Value scalar(PrimitiveBuilder &p, Type elementType, double value) {
-  return p.splat({}, elementType, value);
-}
-Value sub(PrimitiveBuilder &p, Value a, Value b) {
-  return p.binary(BinaryKind::Sub, a, b);
-}
-Value div(PrimitiveBuilder &p, Value a, Value b) {
-  return p.binary(BinaryKind::Div, a, b);
-}
-Value reduce(PrimitiveBuilder &p, ReduceKind kind, Value x,
-             ArrayRef<int64_t> axes, bool keepDim) {
-  return ReduceOp::create(p.b, p.loc, kind, x, axes, keepDim);
-}
-Value compare(PrimitiveBuilder &p, CompareKind kind, Value a, Value b) {
-  return CompareOp::create(p.b, p.loc, kind, a, b);
-}
-Value select(PrimitiveBuilder &p, Value cond, Value a, Value b) {
-  return WhereOp::create(p.b, p.loc, cond, a, b);
-}
-/// `0, 1, ..., n - 1` (plus `offset`) as an i64 constant of `shape`, whose
-/// element count is `n`.
-Value iota(PrimitiveBuilder &p, ArrayRef<int64_t> shape, int64_t n,
-           int64_t offset = 0) {
-  SmallVector<int64_t> values(n);
-  std::iota(values.begin(), values.end(), offset);
-  auto type = RankedTensorType::get(shape, p.b.getI64Type());
-  return ConstantOp::create(p.b, p.loc,
-                            DenseElementsAttr::get(type, ArrayRef(values)));
-}
-/// Every axis of a rank-`rank` tensor except `axis`.
-SmallVector<int64_t> allAxesBut(int64_t rank, int64_t axis) {
-  SmallVector<int64_t> axes;
-  for (int64_t i = 0; i < rank; ++i)
-    if (i != axis)
-      axes.push_back(i);
-  return axes;
-}
-/// `[D]` reshaped to broadcast along `axis` of a rank-`rank` tensor:
-/// `[D, 1, ..., 1]` with one 1 per dim after `axis`.
-Value alongAxis(PrimitiveBuilder &p, Value vector, int64_t rank, int64_t axis) {
-  if (axis == rank - 1)
-    return vector;
-  SmallVector<int64_t> shape(rank - axis, 1);
-  shape[0] = -1;
-  return p.reshape(vector, shape);
-}
-Value swapLastTwo(PrimitiveBuilder &p, Value x) {
-  int64_t rank = cast<ShapedType>(x.getType()).getRank();
-  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-  std::swap(perm[rank - 1], perm[rank - 2]);
-  return p.transpose(x, perm);
 }
 
 /// The statistics a mean/variance normalisation recomputes over `axes` (kept
@@ -98,11 +43,10 @@ struct Normalized {
 Normalized normalize(PrimitiveBuilder &p, Value x, ArrayRef<int64_t> axes,
                      FloatAttr eps) {
   Type et = elementTypeOf(x);
-  Value centered = sub(p, x, reduce(p, ReduceKind::Mean, x, axes, true));
-  Value var =
-      reduce(p, ReduceKind::Mean, p.mul(centered, centered), axes, true);
-  Value invStd = p.activation(
-      ActivationKind::Rsqrt, p.add(var, scalar(p, et, eps.getValueAsDouble())));
+  Value centered = p.sub(x, p.reduce(ReduceKind::Mean, x, axes, true));
+  Value var = p.reduce(ReduceKind::Mean, p.mul(centered, centered), axes, true);
+  Value invStd = p.activation(ActivationKind::Rsqrt,
+                              p.add(var, p.scalar(et, eps.getValueAsDouble())));
   return {p.mul(centered, invStd), invStd};
 }
 
@@ -111,119 +55,22 @@ Normalized normalize(PrimitiveBuilder &p, Value x, ArrayRef<int64_t> axes,
 /// `g = dy * gamma`.
 Value normalizedInputGrad(PrimitiveBuilder &p, Value g, Normalized n,
                           ArrayRef<int64_t> axes) {
-  Value meanG = reduce(p, ReduceKind::Mean, g, axes, true);
-  Value meanGX = reduce(p, ReduceKind::Mean, p.mul(g, n.xhat), axes, true);
-  return p.mul(n.invStd, sub(p, sub(p, g, meanG), p.mul(n.xhat, meanGX)));
+  Value meanG = p.reduce(ReduceKind::Mean, g, axes, true);
+  Value meanGX = p.reduce(ReduceKind::Mean, p.mul(g, n.xhat), axes, true);
+  return p.mul(n.invStd, p.sub(p.sub(g, meanG), p.mul(n.xhat, meanGX)));
 }
 
 //===----------------------------------------------------------------------===//
 // Activations
 //===----------------------------------------------------------------------===//
 
-/// `x > 0 ? dy : 0`, relu's gradient (a NaN `x` compares false and passes
-/// nothing).
-Value reluGrad(PrimitiveBuilder &p, Value x, Value dy) {
-  Value zero = scalar(p, elementTypeOf(x), 0.0);
-  return select(p, compare(p, CompareKind::Gt, x, zero), dy, zero);
-}
-
 FailureOr<Value> reluBackward(PrimitiveBuilder &p, ReluBackwardOp op) {
-  return reluGrad(p, op.getX(), op.getDy());
-}
-
-/// `f'(x)` of activation `kind` in closed form, or null for the kinds whose
-/// gradient is not a product with `dy` (relu, abs, neg, round).
-Value activationDerivative(PrimitiveBuilder &p, ActivationKind kind, Value x) {
-  Type et = elementTypeOf(x);
-  auto c = [&](double v) { return scalar(p, et, v); };
-  auto act = [&](ActivationKind k, Value v) { return p.activation(k, v); };
-  switch (kind) {
-  case ActivationKind::Gelu: {
-    // Phi(x) + x phi(x). There is no erf primitive; gelu(x) = x Phi(x), so
-    // Phi(x) = gelu(x) / x away from 0 and 1/2 at 0.
-    Value zero = c(0.0);
-    Value isZero = compare(p, CompareKind::Eq, x, zero);
-    Value cdf =
-        select(p, isZero, c(0.5), div(p, act(ActivationKind::Gelu, x), x));
-    // phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
-    Value pdf = p.mul(act(ActivationKind::Exp, p.mul(p.mul(x, x), c(-0.5))),
-                      c(1.0 / std::sqrt(2.0 * M_PI)));
-    return p.add(cdf, p.mul(x, pdf));
-  }
-  case ActivationKind::GeluApprox: {
-    // 0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715 x^2) with
-    // t = tanh(sqrt(2/pi) (x + 0.044715 x^3)).
-    double k = std::sqrt(2.0 / M_PI);
-    Value x2 = p.mul(x, x);
-    Value u = p.mul(p.add(x, p.mul(p.mul(x2, x), c(0.044715))), c(k));
-    Value t = act(ActivationKind::Tanh, u);
-    Value du = p.mul(p.add(c(1.0), p.mul(x2, c(3 * 0.044715))), c(k));
-    Value sech2 = sub(p, c(1.0), p.mul(t, t));
-    return p.add(p.mul(p.add(c(1.0), t), c(0.5)),
-                 p.mul(p.mul(p.mul(x, c(0.5)), sech2), du));
-  }
-  case ActivationKind::Silu: {
-    // s (1 + x (1 - s)).
-    Value s = act(ActivationKind::Sigmoid, x);
-    return p.mul(s, p.add(c(1.0), p.mul(x, sub(p, c(1.0), s))));
-  }
-  case ActivationKind::Sigmoid: {
-    Value s = act(ActivationKind::Sigmoid, x);
-    return p.mul(s, sub(p, c(1.0), s));
-  }
-  case ActivationKind::Tanh: {
-    Value t = act(ActivationKind::Tanh, x);
-    return sub(p, c(1.0), p.mul(t, t));
-  }
-  case ActivationKind::Exp:
-    return act(ActivationKind::Exp, x);
-  case ActivationKind::Log:
-    return div(p, c(1.0), x);
-  case ActivationKind::Sqrt:
-    return div(p, c(0.5), act(ActivationKind::Sqrt, x));
-  case ActivationKind::Rsqrt:
-    // -0.5 x^(-3/2) = -0.5 rsqrt(x) / x.
-    return div(p, p.mul(act(ActivationKind::Rsqrt, x), c(-0.5)), x);
-  case ActivationKind::Sin:
-    return act(ActivationKind::Cos, x);
-  case ActivationKind::Cos:
-    return act(ActivationKind::Neg, act(ActivationKind::Sin, x));
-  case ActivationKind::Tan: {
-    Value t = act(ActivationKind::Tan, x);
-    return p.add(c(1.0), p.mul(t, t));
-  }
-  case ActivationKind::Atan:
-    return div(p, c(1.0), p.add(c(1.0), p.mul(x, x)));
-  case ActivationKind::Relu:
-  case ActivationKind::Neg:
-  case ActivationKind::Abs:
-  case ActivationKind::Round:
-    return Value();
-  }
-  llvm_unreachable("unknown activation kind");
+  return p.activationVJP(ActivationKind::Relu, op.getX(), op.getDy());
 }
 
 FailureOr<Value> activationBackward(PrimitiveBuilder &p,
                                     ActivationBackwardOp op) {
-  Value x = op.getX(), dy = op.getDy();
-  switch (op.getKind()) {
-  case ActivationKind::Relu:
-    return reluGrad(p, x, dy);
-  case ActivationKind::Neg:
-    return p.activation(ActivationKind::Neg, dy);
-  case ActivationKind::Abs: {
-    // sign(x) dy, 0 at x = 0.
-    Value zero = scalar(p, elementTypeOf(x), 0.0);
-    Value negative = select(p, compare(p, CompareKind::Lt, x, zero),
-                            p.activation(ActivationKind::Neg, dy), zero);
-    return select(p, compare(p, CompareKind::Gt, x, zero), dy, negative);
-  }
-  case ActivationKind::Round:
-    // Straight-through estimator: the gradient passes unchanged.
-    return dy;
-  default:
-    return p.mul(activationDerivative(p, op.getKind(), x), dy);
-  }
+  return p.activationVJP(op.getKind(), op.getX(), op.getDy());
 }
 
 //===----------------------------------------------------------------------===//
@@ -239,7 +86,7 @@ FailureOr<Value> layerNormBackwardInput(PrimitiveBuilder &p,
                                         LayerNormBackwardInputOp op) {
   int64_t rank = op.getX().getType().getRank(), axis = normAxis(op);
   Normalized n = normalize(p, op.getX(), {axis}, op.getEpsAttr());
-  Value g = p.mul(op.getDy(), alongAxis(p, op.getGamma(), rank, axis));
+  Value g = p.mul(op.getDy(), p.alongAxis(op.getGamma(), rank, axis));
   return normalizedInputGrad(p, g, n, {axis});
 }
 
@@ -247,8 +94,8 @@ FailureOr<Value> layerNormBackwardGamma(PrimitiveBuilder &p,
                                         LayerNormBackwardGammaOp op) {
   int64_t rank = op.getX().getType().getRank(), axis = normAxis(op);
   Normalized n = normalize(p, op.getX(), {axis}, op.getEpsAttr());
-  return reduce(p, ReduceKind::Sum, p.mul(op.getDy(), n.xhat),
-                allAxesBut(rank, axis), false);
+  return p.reduce(ReduceKind::Sum, p.mul(op.getDy(), n.xhat),
+                  allAxesBut(rank, axis), false);
 }
 
 /// RMS norm `y = gamma * x * r + beta`, `r = 1 / sqrt(mean(x^2) + eps)`.
@@ -259,19 +106,19 @@ FailureOr<Value> rmsNormBackward(PrimitiveBuilder &p, OpTy op) {
   SmallVector<int64_t> others = allAxesBut(rank, axis);
   // d_beta = sum of dy over every axis but axis.
   if constexpr (std::is_same_v<OpTy, RmsNormBackwardBetaOp>)
-    return reduce(p, ReduceKind::Sum, dy, others, false);
-  Value meanSq = reduce(p, ReduceKind::Mean, p.mul(x, x), {axis}, true);
+    return p.reduce(ReduceKind::Sum, dy, others, false);
+  Value meanSq = p.reduce(ReduceKind::Mean, p.mul(x, x), {axis}, true);
   Value r =
       p.activation(ActivationKind::Rsqrt,
-                   p.add(meanSq, scalar(p, elementTypeOf(x),
-                                        op.getEpsAttr().getValueAsDouble())));
+                   p.add(meanSq, p.scalar(elementTypeOf(x),
+                                          op.getEpsAttr().getValueAsDouble())));
   // d_gamma = sum of dy * x * r over every axis but axis.
   if constexpr (std::is_same_v<OpTy, RmsNormBackwardGammaOp>)
-    return reduce(p, ReduceKind::Sum, p.mul(dy, p.mul(x, r)), others, false);
+    return p.reduce(ReduceKind::Sum, p.mul(dy, p.mul(x, r)), others, false);
   // d_x = r * (g - x * r^2 * mean(g * x)), g = dy * gamma.
-  Value g = p.mul(dy, alongAxis(p, op.getGamma(), rank, axis));
-  Value meanGX = reduce(p, ReduceKind::Mean, p.mul(g, x), {axis}, true);
-  return p.mul(r, sub(p, g, p.mul(x, p.mul(p.mul(r, r), meanGX))));
+  Value g = p.mul(dy, p.alongAxis(op.getGamma(), rank, axis));
+  Value meanGX = p.reduce(ReduceKind::Mean, p.mul(g, x), {axis}, true);
+  return p.mul(r, p.sub(g, p.mul(x, p.mul(p.mul(r, r), meanGX))));
 }
 
 /// Group norm statistics over `[N, G, C/G * H * W]`; fails without emitting
@@ -280,7 +127,7 @@ template <typename OpTy>
 FailureOr<Normalized> groupNormalize(PrimitiveBuilder &p, OpTy op) {
   ArrayRef<int64_t> shape = op.getX().getType().getShape();
   if (!allStatic(shape.drop_front()))
-    return p.b.notifyMatchFailure(op, "group reshapes need static C, H and W");
+    return p.fail(op, "group reshapes need static C, H and W");
   int64_t groups = op.getNumGroups();
   int64_t perGroup = shape[1] / groups * shape[2] * shape[3];
   Value grouped = p.reshape(op.getX(), {-1, groups, perGroup});
@@ -299,7 +146,7 @@ FailureOr<Value> groupNormBackwardInput(PrimitiveBuilder &p,
   if (failed(n))
     return failure();
   // g = dy * gamma[c], then the layer-norm formula over each group.
-  Value g = p.mul(op.getDy(), alongAxis(p, op.getGamma(), 4, 1));
+  Value g = p.mul(op.getDy(), p.alongAxis(op.getGamma(), 4, 1));
   g = p.reshape(g, cast<ShapedType>(n->xhat.getType()).getShape());
   return ungroup(p, op, normalizedInputGrad(p, g, *n, {2}));
 }
@@ -310,13 +157,13 @@ FailureOr<Value> groupNormBackwardGamma(PrimitiveBuilder &p,
   FailureOr<Normalized> n = groupNormalize(p, op);
   if (failed(n))
     return failure();
-  return reduce(p, ReduceKind::Sum, p.mul(op.getDy(), ungroup(p, op, n->xhat)),
-                {0, 2, 3}, false);
+  return p.reduce(ReduceKind::Sum, p.mul(op.getDy(), ungroup(p, op, n->xhat)),
+                  {0, 2, 3}, false);
 }
 
 FailureOr<Value> groupNormBackwardBeta(PrimitiveBuilder &p,
                                        GroupNormBackwardBetaOp op) {
-  return reduce(p, ReduceKind::Sum, op.getDy(), {0, 2, 3}, false);
+  return p.reduce(ReduceKind::Sum, op.getDy(), {0, 2, 3}, false);
 }
 
 /// Batch norm with frozen statistics, features on the last axis.
@@ -326,7 +173,7 @@ FailureOr<Value> batchNormBackwardInput(PrimitiveBuilder &p,
   // dy * gamma / sqrt(var + eps).
   Value invStd = p.activation(
       ActivationKind::Rsqrt,
-      p.add(op.getVar(), scalar(p, et, op.getEpsAttr().getValueAsDouble())));
+      p.add(op.getVar(), p.scalar(et, op.getEpsAttr().getValueAsDouble())));
   return p.mul(op.getDy(), p.mul(op.getGamma(), invStd));
 }
 
@@ -337,17 +184,17 @@ FailureOr<Value> batchNormBackwardGamma(PrimitiveBuilder &p,
   // Sum over the leading axes of dy * (x - mean) / sqrt(var + eps).
   Value invStd = p.activation(
       ActivationKind::Rsqrt,
-      p.add(op.getVar(), scalar(p, et, op.getEpsAttr().getValueAsDouble())));
-  Value xhat = p.mul(sub(p, op.getX(), op.getMean()), invStd);
-  return reduce(p, ReduceKind::Sum, p.mul(op.getDy(), xhat),
-                allAxesBut(rank, rank - 1), false);
+      p.add(op.getVar(), p.scalar(et, op.getEpsAttr().getValueAsDouble())));
+  Value xhat = p.mul(p.sub(op.getX(), op.getMean()), invStd);
+  return p.reduce(ReduceKind::Sum, p.mul(op.getDy(), xhat),
+                  allAxesBut(rank, rank - 1), false);
 }
 
 FailureOr<Value> batchNormBackwardBeta(PrimitiveBuilder &p,
                                        BatchNormInferenceBackwardBetaOp op) {
   int64_t rank = op.getDy().getType().getRank();
-  return reduce(p, ReduceKind::Sum, op.getDy(), allAxesBut(rank, rank - 1),
-                false);
+  return p.reduce(ReduceKind::Sum, op.getDy(), allAxesBut(rank, rank - 1),
+                  false);
 }
 
 //===----------------------------------------------------------------------===//
@@ -366,7 +213,7 @@ FailureOr<Value> cumsumBackward(PrimitiveBuilder &p, CumsumBackwardOp op) {
   int64_t axis = *normalizeAxis(op.getAxisAttr().getInt(), type.getRank());
   int64_t n = type.getDimSize(axis);
   if (ShapedType::isDynamic(n))
-    return p.b.notifyMatchFailure(op, "the reversal needs a static extent");
+    return p.fail(op, "the reversal needs a static extent");
   // The adjoint of a prefix sum is the suffix sum: reverse along the axis
   // (a gather of n-1 .. 0), scan with the same exclusivity, reverse back.
   // Summing in the suffix order keeps it exact, unlike total - prefix.
@@ -392,7 +239,7 @@ FailureOr<Value> gatherBackward(PrimitiveBuilder &p, GatherBackwardOp op) {
   int64_t axis = *normalizeAxis(op.getAxisAttr().getInt(), table.size());
   int64_t indexRank = op.getIndices().getType().getRank();
   if (!allStatic(table) || !allStatic(dyShape))
-    return p.b.notifyMatchFailure(op, "needs static shapes");
+    return p.fail(op, "needs static shapes");
   // dy is P ++ I ++ Q (P = table[:axis], I = indices, Q = table[axis+1:]).
   // scatter_add accumulates rows of [U, T] into [A, T]: move I to the
   // front, flatten to [|I|, |P| |Q|], scatter, then restore P ++ A ++ Q.
@@ -434,16 +281,15 @@ FailureOr<Value> softmaxCrossEntropyBackward(PrimitiveBuilder &p,
                                              SoftmaxCrossEntropyBackwardOp op) {
   int64_t classes = op.getLogits().getType().getDimSize(1);
   if (ShapedType::isDynamic(classes))
-    return p.b.notifyMatchFailure(
-        op, "the one-hot class index needs a static class count");
+    return p.fail(op, "the one-hot class index needs a static class count");
   Type et = elementTypeOf(op.getLogits());
   // (softmax(logits) - onehot(labels)) * d_loss[:, None]; a label outside
   // [0, C) equals no class index and selects nothing.
   Value labels = p.reshape(p.cast(op.getLabels(), p.b.getI64Type()), {-1, 1});
   Value onehot = p.cast(
-      compare(p, CompareKind::Eq, iota(p, {classes}, classes), labels), et);
+      p.compare(CompareKind::Eq, p.iota({classes}, classes), labels), et);
   Value probs = SoftmaxOp::create(p.b, p.loc, op.getLogits(), (uint64_t)1);
-  return p.mul(sub(p, probs, onehot), p.reshape(op.getDLoss(), {-1, 1}));
+  return p.mul(p.sub(probs, onehot), p.reshape(op.getDLoss(), {-1, 1}));
 }
 
 FailureOr<Value> complexNormSqBackward(PrimitiveBuilder &p,
@@ -468,11 +314,10 @@ FailureOr<Value> attentionBackward(PrimitiveBuilder &p,
   bool positional = kind == MaskKind::Causal || kind == MaskKind::SlidingWindow;
   if ((packed || positional || kind == MaskKind::Custom) &&
       (ShapedType::isDynamic(sq) || ShapedType::isDynamic(sk)))
-    return p.b.notifyMatchFailure(op, "head splits and position or key-padding "
-                                      "masks need static sequence lengths");
+    return p.fail(op, "head splits and position or key-padding "
+                      "masks need static sequence lengths");
   if (positional && sk < sq)
-    return p.b.notifyMatchFailure(
-        op, "causal and sliding-window masks need Sk >= Sq");
+    return p.fail(op, "causal and sliding-window masks need Sk >= Sq");
   Type et = elementTypeOf(op.getQ());
   int64_t heads = op.getNumHeads(), dim = op.getHeadDim();
   // Work in [B, H, S, D]; the packed layout [B, S, H * D] splits heads.
@@ -493,13 +338,13 @@ FailureOr<Value> attentionBackward(PrimitiveBuilder &p,
   double scaleValue = op.getScoreScaleAttr()
                           ? op.getScoreScaleAttr().getValueAsDouble()
                           : 1.0 / std::sqrt(static_cast<double>(dim));
-  Value scale = scalar(p, et, scaleValue);
-  Value scores = p.mul(p.matmul(q, swapLastTwo(p, k)), scale);
+  Value scale = p.scalar(et, scaleValue);
+  Value scores = p.mul(p.matmul(q, p.swapLastTwo(k)), scale);
   Value capTanh;
   if (FloatAttr cap = op.getAttnLogitSoftcapAttr()) {
     // s = c tanh(s / c).
-    Value c = scalar(p, et, cap.getValueAsDouble());
-    capTanh = p.activation(ActivationKind::Tanh, div(p, scores, c));
+    Value c = p.scalar(et, cap.getValueAsDouble());
+    capTanh = p.activation(ActivationKind::Tanh, p.div(scores, c));
     scores = p.mul(capTanh, c);
   }
   Value mask = op.getMask();
@@ -510,7 +355,7 @@ FailureOr<Value> attentionBackward(PrimitiveBuilder &p,
     scores = p.add(scores, mask);
   } else if (kind == MaskKind::Custom) {
     // Key j of batch b is visible iff mask[b, j] >= 0.5.
-    visible = p.reshape(compare(p, CompareKind::Ge, mask, scalar(p, et, 0.5)),
+    visible = p.reshape(p.compare(CompareKind::Ge, mask, p.scalar(et, 0.5)),
                         {-1, 1, 1, sk});
   } else if (positional) {
     // Queries align to the end of the keys: query i sits at i + Sk - Sq
@@ -533,26 +378,26 @@ FailureOr<Value> attentionBackward(PrimitiveBuilder &p,
                                    DenseElementsAttr::get(maskType, values)));
   }
   if (visible)
-    scores = select(p, visible, scores,
-                    scalar(p, et, -std::numeric_limits<double>::infinity()));
+    scores = p.where(visible, scores,
+                     p.scalar(et, -std::numeric_limits<double>::infinity()));
   Value probs = SoftmaxOp::create(p.b, p.loc, scores, (uint64_t)3);
 
   AttentionBwdWrt wrt = op.getWrt();
   if (wrt == AttentionBwdWrt::Value) {
     // dV = p^T dy.
-    return fromHeads(p.matmul(swapLastTwo(p, probs), dy), sk);
+    return fromHeads(p.matmul(p.swapLastTwo(probs), dy), sk);
   }
   // dS = p * (dP - rowsum(p * dP)) with dP = dy v^T, through the soft cap
   // (d(c tanh(s/c))/ds = 1 - tanh^2) and the scale.
-  Value dp = p.matmul(dy, swapLastTwo(p, v));
-  Value rowSum = reduce(p, ReduceKind::Sum, p.mul(probs, dp), {3}, true);
-  Value ds = p.mul(probs, sub(p, dp, rowSum));
+  Value dp = p.matmul(dy, p.swapLastTwo(v));
+  Value rowSum = p.reduce(ReduceKind::Sum, p.mul(probs, dp), {3}, true);
+  Value ds = p.mul(probs, p.sub(dp, rowSum));
   if (capTanh)
-    ds = p.mul(ds, sub(p, scalar(p, et, 1.0), p.mul(capTanh, capTanh)));
+    ds = p.mul(ds, p.sub(p.scalar(et, 1.0), p.mul(capTanh, capTanh)));
   ds = p.mul(ds, scale);
   if (wrt == AttentionBwdWrt::Query)
     return fromHeads(p.matmul(ds, k), sq);
-  return fromHeads(p.matmul(swapLastTwo(p, ds), q), sk);
+  return fromHeads(p.matmul(p.swapLastTwo(ds), q), sk);
 }
 
 //===----------------------------------------------------------------------===//
@@ -571,13 +416,12 @@ FailureOr<Value> conv2dBackwardInput(PrimitiveBuilder &p,
   ArrayRef<int64_t> x = op.getResult().getType().getShape();
   ArrayRef<int64_t> dy = op.getDy().getType().getShape();
   if (!allStatic(x.drop_front(2)) || !allStatic(dy.drop_front(2)))
-    return p.b.notifyMatchFailure(
-        op, "the output padding needs static spatial extents");
+    return p.fail(op, "the output padding needs static spatial extents");
   // conv_transpose2d infers N from dy and C_in from the weight.
   int64_t cin = op.getWeight().getType().getDimSize(1) * op.getGroups();
   if (x[0] != dy[0] || ShapedType::isDynamic(x[1]) || x[1] != cin)
-    return p.b.notifyMatchFailure(
-        op, "the result's N and C_in must be those of dy and the weight");
+    return p.fail(op,
+                  "the result's N and C_in must be those of dy and the weight");
   ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStride(),
                     pad = op.getPadding(), d = op.getDilation();
   SmallVector<int64_t> outPad = {
@@ -597,8 +441,7 @@ FailureOr<Value> conv2dBackwardWeight(PrimitiveBuilder &p,
   ArrayRef<int64_t> dy = op.getDy().getType().getShape();
   if (!allStatic(x.drop_front()) || !allStatic(dy.drop_front()) ||
       !op.getType().hasStaticShape())
-    return p.b.notifyMatchFailure(op,
-                                  "the column reshapes need static C, H and W");
+    return p.fail(op, "the column reshapes need static C, H and W");
   ArrayRef<int64_t> k = op.getKernelSize();
   int64_t groups = op.getGroups();
   int64_t cinG = x[1] / groups, coutG = dy[1] / groups;
@@ -621,8 +464,7 @@ FailureOr<Value> maxPool2dBackward(PrimitiveBuilder &p,
   ArrayRef<int64_t> x = op.getX().getType().getShape();
   ArrayRef<int64_t> dyShape = op.getDy().getType().getShape();
   if (!allStatic(x.drop_front()) || !allStatic(dyShape.drop_front(2)))
-    return p.b.notifyMatchFailure(op,
-                                  "the window reshapes need static C, H and W");
+    return p.fail(op, "the window reshapes need static C, H and W");
   Type et = elementTypeOf(op.getX());
   ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStride(),
                     pad = op.getPadding();
@@ -638,26 +480,26 @@ FailureOr<Value> maxPool2dBackward(PrimitiveBuilder &p,
     // the maximum. The taps that hit the input are where the columns of a
     // plane of ones are 1.
     Value ones = p.splat({1, 1, x[2], x[3]}, et, 1.0);
-    Value inside = compare(p, CompareKind::Ne,
-                           Im2ColOp::create(p.b, p.loc, ones, k, s, pad, unit),
-                           scalar(p, et, 0.0));
-    cols = select(p, inside, cols,
-                  scalar(p, et, -std::numeric_limits<double>::infinity()));
+    Value inside = p.compare(
+        CompareKind::Ne, Im2ColOp::create(p.b, p.loc, ones, k, s, pad, unit),
+        p.scalar(et, 0.0));
+    cols = p.where(inside, cols,
+                   p.scalar(et, -std::numeric_limits<double>::infinity()));
   }
   // The first tap (row-major in the window) equal to the window maximum.
-  Value maxima = reduce(p, ReduceKind::Max, cols, {2}, true);
-  Value tap = iota(p, {taps}, taps);
+  Value maxima = p.reduce(ReduceKind::Max, cols, {2}, true);
+  Value tap = p.iota({taps}, taps);
   Value candidates =
-      select(p, compare(p, CompareKind::Eq, cols, maxima), tap,
-             ConstantOp::create(
-                 p.b, p.loc,
-                 DenseElementsAttr::get(
-                     RankedTensorType::get({}, p.b.getI64Type()),
-                     ArrayRef<Attribute>(p.b.getI64IntegerAttr(taps)))));
-  Value first = reduce(p, ReduceKind::Min, candidates, {2}, true);
+      p.where(p.compare(CompareKind::Eq, cols, maxima), tap,
+              ConstantOp::create(
+                  p.b, p.loc,
+                  DenseElementsAttr::get(
+                      RankedTensorType::get({}, p.b.getI64Type()),
+                      ArrayRef<Attribute>(p.b.getI64IntegerAttr(taps)))));
+  Value first = p.reduce(ReduceKind::Min, candidates, {2}, true);
   Value routed =
-      select(p, compare(p, CompareKind::Eq, tap, first),
-             p.reshape(op.getDy(), {-1, windows, 1}), scalar(p, et, 0.0));
+      p.where(p.compare(CompareKind::Eq, tap, first),
+              p.reshape(op.getDy(), {-1, windows, 1}), p.scalar(et, 0.0));
   // Scatter the taps back to their input positions, accumulating overlaps:
   // col2im, the transposed convolution of the [planes, kH kW, Ho, Wo]
   // taps with the identity kernel w[t, 0, kh, kw] = (t == kh kW + kw).

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "PrimitiveBuilder.h"
 #include "UnfusePatterns.h"
+#include "rlx/Dialect/RLX/Utils/PrimitiveBuilder.h"
 
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 
@@ -501,9 +501,10 @@ LogicalResult checkScalarBody(Block &body, ArrayRef<RankedTensorType> inputs,
     return ShapedType::isDynamic(dim) ? ShapedType::isDynamic(from)
                                       : from == 1 || from == dim;
   };
-  if (offset < 0 || !llvm::all_of(llvm::enumerate(resultShape), [&](auto d) {
-        return expressible(d.index(), d.value());
-      })) {
+  if (offset < 0 ||
+      !llvm::all_of(
+          llvm::enumerate(resultShape),
+          [&](auto d) { return expressible(d.index(), d.value()); })) {
     why = "the yielded value cannot be broadcast to the result";
     return failure();
   }

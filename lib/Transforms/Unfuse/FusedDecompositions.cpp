@@ -10,20 +10,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "PrimitiveBuilder.h"
 #include "UnfusePatterns.h"
+#include "rlx/Dialect/RLX/Utils/PrimitiveBuilder.h"
 
 using namespace mlir;
 using namespace mlir::rlx;
 
 namespace {
-
-/// A zero shift standing in for an absent norm beta: the shape and dtype of
-/// `gamma`.
-Value zeroLike(PrimitiveBuilder &p, Value gamma) {
-  auto type = cast<RankedTensorType>(gamma.getType());
-  return p.splat(type.getShape(), type.getElementType(), 0.0);
-}
 
 struct UnfuseMatMulBiasAct : OpRewritePattern<FusedMatMulBiasActOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -47,7 +40,7 @@ struct UnfuseResidualNorm : OpRewritePattern<OpTy> {
     Value sum = p.add(op.getX(), op.getResidual());
     if (Value bias = op.getBias())
       sum = p.add(sum, bias);
-    Value beta = op.getBeta() ? op.getBeta() : zeroLike(p, op.getGamma());
+    Value beta = op.getBeta() ? op.getBeta() : p.zerosLike(op.getGamma());
     Value y = isRms
                   ? p.rmsNorm(sum, op.getGamma(), beta, -1, op.getEpsAttr())
                   : p.layerNorm(sum, op.getGamma(), beta, -1, op.getEpsAttr());
@@ -92,51 +85,6 @@ struct UnfuseLora : OpRewritePattern<LoraMatMulOp> {
   }
 };
 
-/// The attention core shared by the attention block and the transformer
-/// layer: split `qkv` [B, S, 3I] into heads, optional rope, attention, merge
-/// heads back to [B, S, I].
-struct AttentionCore {
-  int64_t numHeads, headDim;
-  MaskKindAttr maskKind;
-  Value mask;
-  IntegerAttr window;
-  FloatAttr scoreScale;
-  Value ropeCos, ropeSin;
-};
-
-FailureOr<Value> splitAttendMerge(PrimitiveBuilder &p, Value qkv,
-                                  const AttentionCore &core) {
-  // rlx.attention takes masks in the activation's float type: an i1 mask
-  // becomes 1.0 (valid) / 0.0.
-  Value mask = core.mask;
-  Type elementType = cast<RankedTensorType>(qkv.getType()).getElementType();
-  if (mask &&
-      cast<RankedTensorType>(mask.getType()).getElementType() != elementType)
-    mask = p.cast(mask, elementType);
-  auto type = cast<RankedTensorType>(qkv.getType());
-  int64_t seq = type.getDimSize(1);
-  if (ShapedType::isDynamic(seq))
-    return failure(); // Head reshapes need the sequence length.
-  int64_t heads = core.numHeads, dim = core.headDim;
-  int64_t inner = heads * dim;
-  auto toHeads = [&](Value t) {
-    return p.transpose(p.reshape(t, {-1, seq, heads, dim}), {0, 2, 1, 3});
-  };
-  Value q = toHeads(p.narrow(qkv, 2, 0, inner));
-  Value k = toHeads(p.narrow(qkv, 2, inner, inner));
-  Value v = toHeads(p.narrow(qkv, 2, 2 * inner, inner));
-  if (core.ropeCos) {
-    q = p.rope(q, core.ropeCos, core.ropeSin, dim, dim);
-    k = p.rope(k, core.ropeCos, core.ropeSin, dim, dim);
-  }
-  OpBuilder &b = p.b;
-  Value attended =
-      AttentionOp::create(b, p.loc, q, k, v, mask, b.getI64IntegerAttr(heads),
-                          b.getI64IntegerAttr(dim), core.maskKind, core.window,
-                          core.scoreScale, FloatAttr());
-  return p.reshape(p.transpose(attended, {0, 2, 1, 3}), {-1, seq, inner});
-}
-
 struct UnfuseAttentionBlock : OpRewritePattern<FusedAttentionBlockOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(FusedAttentionBlockOp op,
@@ -144,16 +92,16 @@ struct UnfuseAttentionBlock : OpRewritePattern<FusedAttentionBlockOp> {
     PrimitiveBuilder p(rewriter, decompositionLoc(op));
     if (op.getHidden().getType().isDynamicDim(1))
       return rewriter.notifyMatchFailure(op, "dynamic sequence length");
-    AttentionCore core{static_cast<int64_t>(op.getNumHeads()),
-                       static_cast<int64_t>(op.getHeadDim()),
-                       op.getMaskKindAttr(),
-                       op.getMask(),
-                       op.getWindowAttr(),
-                       op.getScoreScaleAttr(),
-                       op.getRopeCos(),
-                       op.getRopeSin()};
+    PrimitiveBuilder::AttentionCore core{static_cast<int64_t>(op.getNumHeads()),
+                                         static_cast<int64_t>(op.getHeadDim()),
+                                         op.getMaskKindAttr(),
+                                         op.getMask(),
+                                         op.getWindowAttr(),
+                                         op.getScoreScaleAttr(),
+                                         op.getRopeCos(),
+                                         op.getRopeSin()};
     Value qkv = p.linear(op.getHidden(), op.getQkvW(), op.getQkvB());
-    FailureOr<Value> merged = splitAttendMerge(p, qkv, core);
+    FailureOr<Value> merged = p.attentionCore(qkv, core);
     if (failed(merged))
       return failure();
     rewriter.replaceOp(op, p.linear(*merged, op.getOutW(), op.getOutB()));
@@ -165,49 +113,16 @@ struct UnfuseTransformerLayer : OpRewritePattern<FusedTransformerLayerOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(FusedTransformerLayerOp op,
                                 PatternRewriter &rewriter) const override {
-    return success(succeeded(decomposeFusedTransformerLayer(rewriter, op)));
+    PrimitiveBuilder p(rewriter, decompositionLoc(op));
+    FailureOr<Value> layer = p.transformerLayer(op);
+    if (failed(layer))
+      return failure();
+    rewriter.replaceOp(op, *layer);
+    return success();
   }
 };
 
 } // namespace
-
-FailureOr<Value>
-rlx::decomposeFusedTransformerLayer(RewriterBase &rewriter,
-                                    FusedTransformerLayerOp op) {
-  if (op.getHidden().getType().isDynamicDim(1))
-    return rewriter.notifyMatchFailure(op, "dynamic sequence length");
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(op);
-  PrimitiveBuilder p(rewriter, decompositionLoc(op));
-  MLIRContext *ctx = op.getContext();
-  // The layer's mask is a [B, S] key-padding mask.
-  AttentionCore core{
-      static_cast<int64_t>(op.getNumHeads()),
-      static_cast<int64_t>(op.getHeadDim()),
-      MaskKindAttr::get(ctx, op.getMask() ? MaskKind::Custom : MaskKind::None),
-      op.getMask(),
-      IntegerAttr(),
-      FloatAttr(),
-      Value(),
-      Value()};
-  Value hidden = op.getHidden();
-  Value qkv = p.linear(hidden, op.getQkvW(), op.getQkvB());
-  FailureOr<Value> merged = splitAttendMerge(p, qkv, core);
-  if (failed(merged))
-    return failure();
-  Value attnOut = p.linear(*merged, op.getOutW(), op.getOutB());
-  Value ln1Beta = op.getLn1B() ? op.getLn1B() : zeroLike(p, op.getLn1G());
-  Value h1 = p.layerNorm(p.add(hidden, attnOut), op.getLn1G(), ln1Beta, -1,
-                         op.getEps1Attr());
-  Value ff = p.activation(op.getActivation(),
-                          p.linear(h1, op.getFc1W(), op.getFc1B()));
-  Value ff2 = p.linear(ff, op.getFc2W(), op.getFc2B());
-  Value ln2Beta = op.getLn2B() ? op.getLn2B() : zeroLike(p, op.getLn2G());
-  Value out =
-      p.layerNorm(p.add(h1, ff2), op.getLn2G(), ln2Beta, -1, op.getEps2Attr());
-  rewriter.replaceOp(op, out);
-  return out;
-}
 
 void rlx::populateFusedDecompositions(RewritePatternSet &patterns,
                                       const UnfusePolicy &policy) {

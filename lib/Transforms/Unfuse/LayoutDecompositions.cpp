@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "PrimitiveBuilder.h"
 #include "UnfusePatterns.h"
+#include "rlx/Dialect/RLX/Utils/PrimitiveBuilder.h"
 
 #include <numeric>
 

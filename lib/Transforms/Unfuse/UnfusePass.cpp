@@ -10,6 +10,9 @@
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <deque>
+#include <mutex>
+
 namespace mlir {
 namespace rlx {
 #define GEN_PASS_DEF_RLXUNFUSE
@@ -21,89 +24,6 @@ using namespace mlir;
 using namespace mlir::rlx;
 
 namespace {
-
-using D = Decomposition;
-
-/// The policies, as data. A target lists the decompositions it wants; what
-/// it does not list stays native because its lowering handles it directly.
-const UnfusePolicy kPolicies[] = {
-    // The CPU lowers primitives, rank-3 attention, the elementwise region
-    // ops and structured control flow (rlx.if / rlx.while / rlx.scan as scf,
-    // so only the taken branch runs and loops need no bound) and
-    // softmax_cross_entropy_backward directly; it has no kernels for the
-    // other backward ops.
-    {"cpu",
-     {D::FusedMatMulBiasAct,
-      D::FusedResidualLayerNorm,
-      D::FusedResidualRmsNorm,
-      D::FusedSwiGLU,
-      D::LoraMatMul,
-      D::FusedAttentionBlock,
-      D::FusedTransformerLayer,
-      D::DotGeneral,
-      D::InlineCustomFn,
-      D::TransformRegion,
-      D::ReluBackward,
-      D::ActivationBackward,
-      D::LayerNormBackward,
-      D::RmsNormBackward,
-      D::GroupNormBackward,
-      D::BatchNormInferenceBackward,
-      D::RopeBackward,
-      D::CumsumBackward,
-      D::GatherBackward,
-      D::ComplexNormSqBackward,
-      D::Conv2dBackward,
-      D::MaxPool2dBackward,
-      D::AttentionBackward}},
-    // CUDA has kernels for matmul+bias+act, residual norms, rank-4
-    // attention, the region ops and the RMS-norm, rope, cumsum, gather,
-    // max-pool and attention backward ops; it has no runtime loop.
-    {"cuda",
-     {D::FusedSwiGLU, D::LoraMatMul, D::FusedAttentionBlock,
-      D::FusedTransformerLayer, D::DotGeneral, D::Rank3Attention, D::IfToWhere,
-      D::UnrollWhile, D::InlineCustomFn, D::TransformRegion, D::ReluBackward,
-      D::ActivationBackward, D::LayerNormBackward, D::GroupNormBackward,
-      D::BatchNormInferenceBackward, D::SoftmaxCrossEntropyBackward,
-      D::ComplexNormSqBackward, D::Conv2dBackward}},
-    // Autodiff differentiates primitives; custom_fn carries its own rules
-    // and the backward ops are what it emits.
-    {"autodiff",
-     {D::FusedMatMulBiasAct, D::FusedResidualLayerNorm, D::FusedResidualRmsNorm,
-      D::FusedSwiGLU, D::LoraMatMul, D::FusedAttentionBlock,
-      D::FusedTransformerLayer, D::DotGeneral, D::Rank3Attention,
-      D::ElementwiseRegion, D::TransformRegion, D::BatchElementwiseRegion}},
-    {"all",
-     {D::FusedMatMulBiasAct,
-      D::FusedResidualLayerNorm,
-      D::FusedResidualRmsNorm,
-      D::FusedSwiGLU,
-      D::LoraMatMul,
-      D::FusedAttentionBlock,
-      D::FusedTransformerLayer,
-      D::DotGeneral,
-      D::Rank3Attention,
-      D::IfToWhere,
-      D::UnrollWhile,
-      D::InlineCustomFn,
-      D::ElementwiseRegion,
-      D::TransformRegion,
-      D::BatchElementwiseRegion,
-      D::ReluBackward,
-      D::ActivationBackward,
-      D::LayerNormBackward,
-      D::RmsNormBackward,
-      D::GroupNormBackward,
-      D::BatchNormInferenceBackward,
-      D::RopeBackward,
-      D::CumsumBackward,
-      D::GatherBackward,
-      D::SoftmaxCrossEntropyBackward,
-      D::ComplexNormSqBackward,
-      D::Conv2dBackward,
-      D::MaxPool2dBackward,
-      D::AttentionBackward}},
-};
 
 struct RLXUnfusePass : rlx::impl::RLXUnfuseBase<RLXUnfusePass> {
   using RLXUnfuseBase::RLXUnfuseBase;
@@ -125,18 +45,111 @@ struct RLXUnfusePass : rlx::impl::RLXUnfuseBase<RLXUnfusePass> {
 
 } // namespace
 
+namespace {
+/// The registered policies, in registration order, and the lock that lets
+/// pipelines be built (and so targets register) from several threads. A
+/// deque keeps the policies handed out in place while others are added.
+/// Autodiff's own policy is there from the start: autodiff differentiates
+/// primitives; custom_fn carries its own rules and the backward ops are what
+/// it emits.
+struct PolicyRegistry {
+  std::mutex mutex;
+  std::deque<UnfusePolicy> policies;
+};
+
+PolicyRegistry &registry() {
+  using D = Decomposition;
+  static PolicyRegistry instance{
+      {},
+      {{"autodiff",
+        "autodiff differentiates primitives and emits the backward ops "
+        "itself; custom_fn carries its own rules",
+        {D::FusedMatMulBiasAct, D::FusedResidualLayerNorm,
+         D::FusedResidualRmsNorm, D::FusedSwiGLU, D::LoraMatMul,
+         D::FusedAttentionBlock, D::FusedTransformerLayer, D::DotGeneral,
+         D::Rank3Attention, D::ElementwiseRegion, D::TransformRegion,
+         D::BatchElementwiseRegion}}}};
+  return instance;
+}
+
+const UnfusePolicy &allPolicy() {
+  static const UnfusePolicy all = {
+      "all", "every decomposition: the graph in primitives only",
+      SmallVector<Decomposition>(allDecompositions())};
+  return all;
+}
+} // namespace
+
+ArrayRef<Decomposition> rlx::allDecompositions() {
+  static const Decomposition all[] = {
+#define RLX_DECOMPOSITION(name, summary) Decomposition::name,
+#include "rlx/Transforms/UnfuseDecompositions.def"
+  };
+  return all;
+}
+
+StringRef rlx::getDecompositionSummary(Decomposition d) {
+  switch (d) {
+#define RLX_DECOMPOSITION(name, summary)                                       \
+  case Decomposition::name:                                                    \
+    return summary;
+#include "rlx/Transforms/UnfuseDecompositions.def"
+  }
+  llvm_unreachable("unknown decomposition");
+}
+
+void rlx::registerUnfusePolicy(UnfusePolicy policy) {
+  assert(policy.target != "all" && "the `all` policy is derived");
+  PolicyRegistry &reg = registry();
+  std::lock_guard<std::mutex> lock(reg.mutex);
+  if (llvm::none_of(reg.policies, [&](const UnfusePolicy &existing) {
+        return existing.target == policy.target;
+      }))
+    reg.policies.push_back(std::move(policy));
+}
+
+SmallVector<const UnfusePolicy *> rlx::getRegisteredUnfusePolicies() {
+  PolicyRegistry &reg = registry();
+  std::lock_guard<std::mutex> lock(reg.mutex);
+  SmallVector<const UnfusePolicy *> policies;
+  for (const UnfusePolicy &policy : reg.policies)
+    policies.push_back(&policy);
+  policies.push_back(&allPolicy());
+  return policies;
+}
+
 const UnfusePolicy *UnfusePolicy::lookup(StringRef target) {
-  for (const UnfusePolicy &policy : kPolicies)
-    if (policy.target == target)
-      return &policy;
+  for (const UnfusePolicy *policy : getRegisteredUnfusePolicies())
+    if (policy->target == target)
+      return policy;
   return nullptr;
 }
 
 std::string UnfusePolicy::targetNames() {
   std::string names;
-  for (const UnfusePolicy &policy : kPolicies)
-    names += (names.empty() ? "" : ", ") + policy.target.str();
+  for (const UnfusePolicy *policy : getRegisteredUnfusePolicies())
+    names += (names.empty() ? "" : ", ") + policy->target;
   return names;
+}
+
+void rlx::printUnfusePolicyTable(raw_ostream &os) {
+  SmallVector<const UnfusePolicy *> policies = getRegisteredUnfusePolicies();
+  os << "| decomposition |";
+  for (const UnfusePolicy *policy : policies)
+    os << " " << policy->target << " |";
+  os << "\n|---|";
+  for (size_t i = 0; i < policies.size(); ++i)
+    os << "---|";
+  os << "\n";
+  for (Decomposition d : allDecompositions()) {
+    os << "| " << getDecompositionSummary(d) << " |";
+    for (const UnfusePolicy *policy : policies)
+      os << (policy->wants(d) ? " yes |" : " native |");
+    os << "\n";
+  }
+  os << "\nWhy each target keeps what it keeps:\n\n";
+  for (const UnfusePolicy *policy : policies)
+    os << "- `" << policy->target << "`: " << policy->rationale << ".\n";
 }
 
 void rlx::populateUnfusePatterns(RewritePatternSet &patterns,

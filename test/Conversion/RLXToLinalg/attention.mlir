@@ -130,16 +130,16 @@ func.func @attention_dynamic(%q: tensor<?x4x?x8xf32>, %k: tensor<?x4x?x8xf32>, %
 // -----
 
 // NeoX rope on [B, S, H*D] with partial rotation (n_rot 4 of head_dim 6):
-// the per-head view, then one generic that reads the partner element and
-// the tables explicitly.
+// the per-head view, then one generic reading the element, its partner
+// (`(d + n_rot/2) mod n_rot`) and the tables (`d mod n_rot/2`) through
+// indexing maps.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[PARTNER:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, (d3 + 2) mod 4)>
+// CHECK-DAG: #[[TABLE:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d3 mod 2)>
 // CHECK-LABEL: func.func @rope_partial
 // CHECK: %[[X:.*]] = tensor.expand_shape %arg0 {{\[\[}}0], [1], [2, 3]] output_shape [2, 5, 3, 6] : tensor<2x5x18xf32> into tensor<2x5x3x6xf32>
-// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x5x3x6xf32>)
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[PARTNER]], #[[TABLE]], #[[TABLE]], #[[ID]]], {{.*}} ins(%[[X]], %[[X]], %arg1, %arg2 : tensor<2x5x3x6xf32>, tensor<2x5x3x6xf32>, tensor<5x2xf32>, tensor<5x2xf32>)
 // CHECK:   linalg.index 3 : index
-// CHECK:   arith.remsi
-// CHECK:   tensor.extract %[[X]]
-// CHECK:   tensor.extract %arg1
-// CHECK:   tensor.extract %arg2
 // CHECK:   arith.cmpi ult, %{{.*}}, %c2
 // CHECK:   arith.cmpi ult, %{{.*}}, %c4
 // CHECK:   arith.subf

@@ -1,7 +1,7 @@
 // RUN: rlx-opt %s -split-input-file -verify-diagnostics
 
 func.func @attention_num_heads(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>) {
-  // expected-error @+1 {{'rlx.attention' op num_heads must be >= 1, got 0}}
+  // expected-error @+1 {{'rlx.attention' op attribute 'num_heads' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.attention %q, %k, %v {num_heads = 0 : i64, head_dim = 16 : i64, mask_kind = #rlx.mask<none>} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>
   return
 }
@@ -9,7 +9,7 @@ func.func @attention_num_heads(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32
 // -----
 
 func.func @attention_head_dim(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>) {
-  // expected-error @+1 {{'rlx.attention' op head_dim must be >= 1, got -2}}
+  // expected-error @+1 {{'rlx.attention' op attribute 'head_dim' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.attention %q, %k, %v {num_heads = 4 : i64, head_dim = -2 : i64, mask_kind = #rlx.mask<none>} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>
   return
 }
@@ -161,7 +161,7 @@ func.func @attention_window_not_allowed(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4
 // -----
 
 func.func @attention_window_negative(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>) {
-  // expected-error @+1 {{'rlx.attention' op window must be >= 0, got -1}}
+  // expected-error @+1 {{'rlx.attention' op attribute 'window' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
   %0 = rlx.attention %q, %k, %v {num_heads = 4 : i64, head_dim = 16 : i64, mask_kind = #rlx.mask<sliding_window>, window = -1 : i64} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>
   return
 }
@@ -225,7 +225,7 @@ func.func @attention_mask_element_type(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x
 // -----
 
 func.func @attention_score_scale_zero(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>) {
-  // expected-error @+1 {{'rlx.attention' op score_scale must be finite and positive, got 0.000000e+00}}
+  // expected-error @+1 {{'rlx.attention' op attribute 'score_scale' failed to satisfy constraint: 32-bit float attribute whose value is finite and positive}}
   %0 = rlx.attention %q, %k, %v {num_heads = 4 : i64, head_dim = 16 : i64, mask_kind = #rlx.mask<none>, score_scale = 0.0 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>
   return
 }
@@ -233,7 +233,7 @@ func.func @attention_score_scale_zero(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8
 // -----
 
 func.func @attention_score_scale_negative(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>) {
-  // expected-error @+1 {{score_scale must be finite and positive, got -1.250000e-01}}
+  // expected-error @+1 {{attribute 'score_scale' failed to satisfy constraint: 32-bit float attribute whose value is finite and positive}}
   %0 = rlx.attention %q, %k, %v {num_heads = 4 : i64, head_dim = 16 : i64, mask_kind = #rlx.mask<none>, score_scale = -0.125 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>
   return
 }
@@ -241,7 +241,7 @@ func.func @attention_score_scale_negative(%q: tensor<2x4x8x16xf32>, %k: tensor<2
 // -----
 
 func.func @attention_softcap_zero(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>) {
-  // expected-error @+1 {{'rlx.attention' op attn_logit_softcap must be finite and positive, got 0.000000e+00}}
+  // expected-error @+1 {{'rlx.attention' op attribute 'attn_logit_softcap' failed to satisfy constraint: 32-bit float attribute whose value is finite and positive}}
   %0 = rlx.attention %q, %k, %v {num_heads = 4 : i64, head_dim = 16 : i64, mask_kind = #rlx.mask<none>, attn_logit_softcap = 0.0 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>
   return
 }
@@ -249,7 +249,7 @@ func.func @attention_softcap_zero(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16x
 // -----
 
 func.func @attention_softcap_inf(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>) {
-  // expected-error @+1 {{attn_logit_softcap must be finite and positive, got INF}}
+  // expected-error @+1 {{attribute 'attn_logit_softcap' failed to satisfy constraint: 32-bit float attribute whose value is finite and positive}}
   %0 = rlx.attention %q, %k, %v {num_heads = 4 : i64, head_dim = 16 : i64, mask_kind = #rlx.mask<none>, attn_logit_softcap = 0x7F800000 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>
   return
 }
@@ -298,7 +298,7 @@ func.func @attention_unknown_mask_kind(%q: tensor<2x4x8x16xf32>) {
 // -----
 
 func.func @rope_head_dim(%x: tensor<1x4x8x16xf32>, %c: tensor<8x4xf32>, %s: tensor<8x4xf32>) {
-  // expected-error @+1 {{'rlx.rope' op head_dim must be >= 1, got 0}}
+  // expected-error @+1 {{'rlx.rope' op attribute 'head_dim' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.rope %x, %c, %s {head_dim = 0 : i64, n_rot = 8 : i64} : tensor<1x4x8x16xf32>, tensor<8x4xf32>, tensor<8x4xf32>
   return
 }
@@ -402,7 +402,7 @@ func.func @rope_element_types(%x: tensor<1x4x8x16xf32>, %c: tensor<8x4xf16>, %s:
 // -----
 
 func.func @axial_end_x(%x: tensor<1x64x32xf32>) {
-  // expected-error @+1 {{'rlx.axial_rope2d' op end_x must be >= 1, got 0}}
+  // expected-error @+1 {{'rlx.axial_rope2d' op attribute 'end_x' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.axial_rope2d %x {end_x = 0 : i64, end_y = 8 : i64, head_dim = 16 : i64, num_heads = 2 : i64, repeat_factor = 1 : i64, theta = 10000.0 : f32} : tensor<1x64x32xf32>
   return
 }
@@ -410,7 +410,7 @@ func.func @axial_end_x(%x: tensor<1x64x32xf32>) {
 // -----
 
 func.func @axial_end_y(%x: tensor<1x64x32xf32>) {
-  // expected-error @+1 {{'rlx.axial_rope2d' op end_y must be >= 1, got -8}}
+  // expected-error @+1 {{'rlx.axial_rope2d' op attribute 'end_y' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.axial_rope2d %x {end_x = 8 : i64, end_y = -8 : i64, head_dim = 16 : i64, num_heads = 2 : i64, repeat_factor = 1 : i64, theta = 10000.0 : f32} : tensor<1x64x32xf32>
   return
 }
@@ -418,7 +418,7 @@ func.func @axial_end_y(%x: tensor<1x64x32xf32>) {
 // -----
 
 func.func @axial_num_heads(%x: tensor<1x64x32xf32>) {
-  // expected-error @+1 {{num_heads must be >= 1, got 0}}
+  // expected-error @+1 {{attribute 'num_heads' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.axial_rope2d %x {end_x = 8 : i64, end_y = 8 : i64, head_dim = 16 : i64, num_heads = 0 : i64, repeat_factor = 1 : i64, theta = 10000.0 : f32} : tensor<1x64x32xf32>
   return
 }
@@ -426,7 +426,7 @@ func.func @axial_num_heads(%x: tensor<1x64x32xf32>) {
 // -----
 
 func.func @axial_repeat(%x: tensor<1x64x32xf32>) {
-  // expected-error @+1 {{repeat_factor must be >= 1, got 0}}
+  // expected-error @+1 {{attribute 'repeat_factor' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.axial_rope2d %x {end_x = 8 : i64, end_y = 8 : i64, head_dim = 16 : i64, num_heads = 2 : i64, repeat_factor = 0 : i64, theta = 10000.0 : f32} : tensor<1x64x32xf32>
   return
 }
@@ -442,7 +442,7 @@ func.func @axial_head_dim(%x: tensor<1x64x32xf32>) {
 // -----
 
 func.func @axial_theta(%x: tensor<1x64x32xf32>) {
-  // expected-error @+1 {{'rlx.axial_rope2d' op theta must be finite and positive, got -1.000000e+04}}
+  // expected-error @+1 {{'rlx.axial_rope2d' op attribute 'theta' failed to satisfy constraint: 32-bit float attribute whose value is finite and positive}}
   %0 = rlx.axial_rope2d %x {end_x = 8 : i64, end_y = 8 : i64, head_dim = 16 : i64, num_heads = 2 : i64, repeat_factor = 1 : i64, theta = -10000.0 : f32} : tensor<1x64x32xf32>
   return
 }

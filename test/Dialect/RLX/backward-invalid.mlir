@@ -49,8 +49,7 @@ func.func @activation_backward_unknown_kind(%x: tensor<4xf32>) {
 // -----
 
 func.func @activation_backward_result_type(%x: tensor<4xf32>) {
-  // expected-error @+2 {{inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<2x2xf32>'}}
-  // expected-error @+1 {{'rlx.activation_backward' op failed to infer returned types}}
+  // expected-error @+1 {{'rlx.activation_backward' op failed to verify that all of {x, result} have same type}}
   %0 = "rlx.activation_backward"(%x, %x) <{kind = #rlx.activation<exp>}> : (tensor<4xf32>, tensor<4xf32>) -> tensor<2x2xf32>
   return
 }
@@ -82,7 +81,7 @@ func.func @layer_norm_backward_input_dy(%x: tensor<4x8xf32>, %g: tensor<8xf32>, 
 // -----
 
 func.func @layer_norm_backward_input_eps(%x: tensor<4x8xf32>, %g: tensor<8xf32>) {
-  // expected-error @+1 {{'eps' must be finite and >= 0, got -1.000000e+00}}
+  // expected-error @+1 {{attribute 'eps' failed to satisfy constraint: 32-bit float attribute whose value is finite and non-negative}}
   %0 = rlx.layer_norm_backward_input %x, %g, %x {axis = -1 : i64, eps = -1.0 : f32} : tensor<4x8xf32>, tensor<8xf32>, tensor<4x8xf32>
   return
 }
@@ -139,7 +138,7 @@ func.func @rms_norm_backward_element_types(%x: tensor<2x512xf32>, %g: tensor<512
 // -----
 
 func.func @rope_backward_head_dim(%dy: tensor<2x16x512xf32>, %c: tensor<16x32xf32>) {
-  // expected-error @+1 {{'head_dim' must be >= 1, got 0}}
+  // expected-error @+1 {{attribute 'head_dim' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.rope_backward %dy, %c, %c {head_dim = 0 : i64, n_rot = 64 : i64} : tensor<2x16x512xf32>, tensor<16x32xf32>, tensor<16x32xf32>
   return
 }
@@ -227,7 +226,7 @@ func.func @group_norm_backward_groups(%x: tensor<2x30x4x4xf32>, %g: tensor<30xf3
 // -----
 
 func.func @group_norm_backward_num_groups(%x: tensor<2x32x4x4xf32>) {
-  // expected-error @+1 {{'num_groups' must be >= 1, got 0}}
+  // expected-error @+1 {{attribute 'num_groups' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.group_norm_backward_gamma %x, %x {eps = 1.0e-05 : f32, num_groups = 0 : i64} : tensor<2x32x4x4xf32>, tensor<2x32x4x4xf32>
   return
 }
@@ -259,7 +258,7 @@ func.func @group_norm_backward_dy(%x: tensor<2x32x4x4xf32>, %dy: tensor<2x32x4x5
 // -----
 
 func.func @group_norm_backward_eps(%x: tensor<2x32x4x4xf32>) {
-  // expected-error @+1 {{'eps' must be finite and >= 0, got INF}}
+  // expected-error @+1 {{attribute 'eps' failed to satisfy constraint: 32-bit float attribute whose value is finite and non-negative}}
   %0 = rlx.group_norm_backward_gamma %x, %x {eps = 0x7F800000 : f32, num_groups = 8 : i64} : tensor<2x32x4x4xf32>, tensor<2x32x4x4xf32>
   return
 }
@@ -316,7 +315,7 @@ func.func @batch_norm_backward_dy(%x: tensor<8x64xf32>, %s: tensor<64xf32>, %dy:
 // -----
 
 func.func @batch_norm_backward_eps(%x: tensor<8x64xf32>, %s: tensor<64xf32>) {
-  // expected-error @+1 {{'eps' must be finite and >= 0, got -5.000000e-01}}
+  // expected-error @+1 {{attribute 'eps' failed to satisfy constraint: 32-bit float attribute whose value is finite and non-negative}}
   %0 = rlx.batch_norm_inference_backward_input %x, %s, %s, %s, %x {eps = -0.5 : f32} : tensor<8x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<8x64xf32>
   return
 }
@@ -597,7 +596,7 @@ func.func @sce_backward_labels(%l: tensor<32x10xf32>, %y: tensor<8xi64>, %d: ten
 // -----
 
 func.func @attention_backward_num_heads(%q: tensor<2x8x16x64xf32>) {
-  // expected-error @+1 {{'num_heads' must be >= 1, got 0}}
+  // expected-error @+1 {{attribute 'num_heads' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.attention_backward %q, %q, %q, %q {head_dim = 64 : i64, mask_kind = #rlx.mask<none>, num_heads = 0 : i64, wrt = #rlx.wrt<query>} : tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>
   return
 }
@@ -605,7 +604,7 @@ func.func @attention_backward_num_heads(%q: tensor<2x8x16x64xf32>) {
 // -----
 
 func.func @attention_backward_head_dim(%q: tensor<2x8x16x64xf32>) {
-  // expected-error @+1 {{'head_dim' must be >= 1, got -4}}
+  // expected-error @+1 {{attribute 'head_dim' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.attention_backward %q, %q, %q, %q {head_dim = -4 : i64, mask_kind = #rlx.mask<none>, num_heads = 8 : i64, wrt = #rlx.wrt<query>} : tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>
   return
 }
@@ -685,7 +684,7 @@ func.func @attention_backward_window_missing(%q: tensor<2x8x16x64xf32>) {
 // -----
 
 func.func @attention_backward_window_negative(%q: tensor<2x8x16x64xf32>) {
-  // expected-error @+1 {{'window' must be >= 0, got -2}}
+  // expected-error @+1 {{attribute 'window' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
   %0 = rlx.attention_backward %q, %q, %q, %q {head_dim = 64 : i64, mask_kind = #rlx.mask<sliding_window>, num_heads = 8 : i64, window = -2 : i64, wrt = #rlx.wrt<query>} : tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>
   return
 }
@@ -741,7 +740,7 @@ func.func @attention_backward_mask_integer(%q: tensor<2x8x16x64xf32>, %m: tensor
 // -----
 
 func.func @attention_backward_scale(%q: tensor<2x8x16x64xf32>) {
-  // expected-error @+1 {{'score_scale' must be finite and > 0, got 0.000000e+00}}
+  // expected-error @+1 {{attribute 'score_scale' failed to satisfy constraint: 32-bit float attribute whose value is finite and positive}}
   %0 = rlx.attention_backward %q, %q, %q, %q {head_dim = 64 : i64, mask_kind = #rlx.mask<none>, num_heads = 8 : i64, score_scale = 0.0 : f32, wrt = #rlx.wrt<query>} : tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>
   return
 }
@@ -749,7 +748,7 @@ func.func @attention_backward_scale(%q: tensor<2x8x16x64xf32>) {
 // -----
 
 func.func @attention_backward_softcap(%q: tensor<2x8x16x64xf32>) {
-  // expected-error @+1 {{'attn_logit_softcap' must be finite and > 0, got -3.000000e+01}}
+  // expected-error @+1 {{attribute 'attn_logit_softcap' failed to satisfy constraint: 32-bit float attribute whose value is finite and positive}}
   %0 = rlx.attention_backward %q, %q, %q, %q {attn_logit_softcap = -30.0 : f32, head_dim = 64 : i64, mask_kind = #rlx.mask<none>, num_heads = 8 : i64, wrt = #rlx.wrt<query>} : tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>
   return
 }

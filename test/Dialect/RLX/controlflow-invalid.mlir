@@ -94,7 +94,7 @@ func.func @while_no_carried(%p: tensor<i1>) {
 // -----
 
 func.func @while_max_iterations(%x: tensor<4xf32>, %p: tensor<i1>) {
-  // expected-error @+1 {{'max_iterations' must be positive, got 0}}
+  // expected-error @+1 {{attribute 'max_iterations' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %r = rlx.while %x : tensor<4xf32> max_iterations = 0 cond {
   ^bb0(%c: tensor<4xf32>):
     rlx.yield %p, %c : tensor<i1>, tensor<4xf32>
@@ -211,7 +211,7 @@ func.func @while_result_type(%x: tensor<4xf32>, %p: tensor<i1>) {
 //===----------------------------------------------------------------------===//
 
 func.func @scan_length(%h: tensor<8xf32>) {
-  // expected-error @+1 {{'length' must be positive, got 0}}
+  // expected-error @+1 {{attribute 'length' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %r = rlx.scan %h : tensor<8xf32> length = 0 body {
   ^bb0(%c: tensor<8xf32>):
     rlx.yield %c : tensor<8xf32>
@@ -328,7 +328,7 @@ func.func @scan_isolated(%h: tensor<8xf32>, %w: tensor<8xf32>) {
 //===----------------------------------------------------------------------===//
 
 func.func @scan_backward_length(%h: tensor<8xf32>, %t: tensor<4x8xf32>, %dy: tensor<8xf32>) {
-  // expected-error @+1 {{'length' must be positive, got -1}}
+  // expected-error @+1 {{attribute 'length' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %d = rlx.scan_backward %h, %t, %dy : tensor<8xf32>, tensor<4x8xf32>, tensor<8xf32> length = -1 body_vjp {
   ^bb0(%c: tensor<8xf32>, %g: tensor<8xf32>):
     rlx.yield %g : tensor<8xf32>

@@ -42,7 +42,7 @@ func.func @fft_norm(%x: tensor<4x8xf32>) {
 // -----
 
 func.func @butterfly_n_fft(%s: tensor<2x6x2xf32>, %g: tensor<3xi1>, %t: tensor<3xf32>) {
-  // expected-error @+1 {{'rlx.fft_butterfly_stage' op n_fft must be a power of two >= 2, got 6}}
+  // expected-error @+1 {{'rlx.fft_butterfly_stage' op attribute 'n_fft' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 2 whose value is a power of two > 0}}
   %0 = rlx.fft_butterfly_stage %s, %g, %g, %t, %t stage = 0 n_fft = 6 : tensor<2x6x2xf32>, tensor<3xi1>, tensor<3xf32>
   return
 }

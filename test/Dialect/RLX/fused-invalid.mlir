@@ -106,7 +106,7 @@ func.func @rln_bias_type(%x: tensor<2x64xf32>, %g: tensor<64xf32>, %bias: tensor
 // -----
 
 func.func @rln_eps(%x: tensor<2x64xf32>, %g: tensor<64xf32>) {
-  // expected-error @+1 {{'eps' must be a finite non-negative value, got -1.000000e+00}}
+  // expected-error @+1 {{attribute 'eps' failed to satisfy constraint: 32-bit float attribute whose value is finite and non-negative}}
   %0 = rlx.fused_residual_ln %x, %x, %g, %g eps = -1.0 : tensor<2x64xf32>, tensor<64xf32>, tensor<64xf32>
   return
 }
@@ -138,7 +138,7 @@ func.func @rms_gamma_type(%x: tensor<2x64xf32>, %g: tensor<64xbf16>) {
 // -----
 
 func.func @rms_eps(%x: tensor<2x64xf32>, %g: tensor<64xf32>) {
-  // expected-error @+1 {{'eps' must be a finite non-negative value, got -1.000000e-06}}
+  // expected-error @+1 {{attribute 'eps' failed to satisfy constraint: 32-bit float attribute whose value is finite and non-negative}}
   %0 = rlx.fused_residual_rms_norm %x, %x, %g eps = -1.0e-06 : tensor<2x64xf32>, tensor<64xf32>
   return
 }
@@ -179,7 +179,7 @@ func.func @swiglu_result(%x: tensor<4x8xf32>) {
 // -----
 
 func.func @ftl_num_heads(%h: tensor<1x4x8xf32>, %wqkv: tensor<8x24xf32>, %wo: tensor<8x8xf32>, %g1: tensor<8xf32>, %w1: tensor<8x32xf32>, %w2: tensor<32x8xf32>, %g2: tensor<8xf32>) {
-  // expected-error @+1 {{'num_heads' must be positive, got 0}}
+  // expected-error @+1 {{attribute 'num_heads' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.fused_transformer_layer gelu %h : tensor<1x4x8xf32> qkv_w %wqkv : tensor<8x24xf32> out_w %wo : tensor<8x8xf32> ln1_g %g1 : tensor<8xf32> fc1_w %w1 : tensor<8x32xf32> fc2_w %w2 : tensor<32x8xf32> ln2_g %g2 : tensor<8xf32> {eps1 = 1.0e-05 : f32, eps2 = 1.0e-05 : f32, head_dim = 4 : i64, intermediate_size = 32 : i64, num_heads = 0 : i64}
   return
 }
@@ -187,7 +187,7 @@ func.func @ftl_num_heads(%h: tensor<1x4x8xf32>, %wqkv: tensor<8x24xf32>, %wo: te
 // -----
 
 func.func @ftl_head_dim(%h: tensor<1x4x8xf32>, %wqkv: tensor<8x24xf32>, %wo: tensor<8x8xf32>, %g1: tensor<8xf32>, %w1: tensor<8x32xf32>, %w2: tensor<32x8xf32>, %g2: tensor<8xf32>) {
-  // expected-error @+1 {{'head_dim' must be positive, got -4}}
+  // expected-error @+1 {{attribute 'head_dim' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.fused_transformer_layer gelu %h : tensor<1x4x8xf32> qkv_w %wqkv : tensor<8x24xf32> out_w %wo : tensor<8x8xf32> ln1_g %g1 : tensor<8xf32> fc1_w %w1 : tensor<8x32xf32> fc2_w %w2 : tensor<32x8xf32> ln2_g %g2 : tensor<8xf32> {eps1 = 1.0e-05 : f32, eps2 = 1.0e-05 : f32, head_dim = -4 : i64, intermediate_size = 32 : i64, num_heads = 2 : i64}
   return
 }
@@ -195,7 +195,7 @@ func.func @ftl_head_dim(%h: tensor<1x4x8xf32>, %wqkv: tensor<8x24xf32>, %wo: ten
 // -----
 
 func.func @ftl_intermediate(%h: tensor<1x4x8xf32>, %wqkv: tensor<8x24xf32>, %wo: tensor<8x8xf32>, %g1: tensor<8xf32>, %w1: tensor<8x32xf32>, %w2: tensor<32x8xf32>, %g2: tensor<8xf32>) {
-  // expected-error @+1 {{'intermediate_size' must be positive, got 0}}
+  // expected-error @+1 {{attribute 'intermediate_size' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.fused_transformer_layer gelu %h : tensor<1x4x8xf32> qkv_w %wqkv : tensor<8x24xf32> out_w %wo : tensor<8x8xf32> ln1_g %g1 : tensor<8xf32> fc1_w %w1 : tensor<8x32xf32> fc2_w %w2 : tensor<32x8xf32> ln2_g %g2 : tensor<8xf32> {eps1 = 1.0e-05 : f32, eps2 = 1.0e-05 : f32, head_dim = 4 : i64, intermediate_size = 0 : i64, num_heads = 2 : i64}
   return
 }
@@ -203,7 +203,7 @@ func.func @ftl_intermediate(%h: tensor<1x4x8xf32>, %wqkv: tensor<8x24xf32>, %wo:
 // -----
 
 func.func @ftl_eps1(%h: tensor<1x4x8xf32>, %wqkv: tensor<8x24xf32>, %wo: tensor<8x8xf32>, %g1: tensor<8xf32>, %w1: tensor<8x32xf32>, %w2: tensor<32x8xf32>, %g2: tensor<8xf32>) {
-  // expected-error @+1 {{'eps1' must be a finite non-negative value, got -1.000000e+00}}
+  // expected-error @+1 {{attribute 'eps1' failed to satisfy constraint: 32-bit float attribute whose value is finite and non-negative}}
   %0 = rlx.fused_transformer_layer gelu %h : tensor<1x4x8xf32> qkv_w %wqkv : tensor<8x24xf32> out_w %wo : tensor<8x8xf32> ln1_g %g1 : tensor<8xf32> fc1_w %w1 : tensor<8x32xf32> fc2_w %w2 : tensor<32x8xf32> ln2_g %g2 : tensor<8xf32> {eps1 = -1.0 : f32, eps2 = 1.0e-05 : f32, head_dim = 4 : i64, intermediate_size = 32 : i64, num_heads = 2 : i64}
   return
 }
@@ -211,7 +211,7 @@ func.func @ftl_eps1(%h: tensor<1x4x8xf32>, %wqkv: tensor<8x24xf32>, %wo: tensor<
 // -----
 
 func.func @ftl_eps2(%h: tensor<1x4x8xf32>, %wqkv: tensor<8x24xf32>, %wo: tensor<8x8xf32>, %g1: tensor<8xf32>, %w1: tensor<8x32xf32>, %w2: tensor<32x8xf32>, %g2: tensor<8xf32>) {
-  // expected-error @+1 {{'eps2' must be a finite non-negative value, got -2.000000e+00}}
+  // expected-error @+1 {{attribute 'eps2' failed to satisfy constraint: 32-bit float attribute whose value is finite and non-negative}}
   %0 = rlx.fused_transformer_layer gelu %h : tensor<1x4x8xf32> qkv_w %wqkv : tensor<8x24xf32> out_w %wo : tensor<8x8xf32> ln1_g %g1 : tensor<8xf32> fc1_w %w1 : tensor<8x32xf32> fc2_w %w2 : tensor<32x8xf32> ln2_g %g2 : tensor<8xf32> {eps1 = 1.0e-05 : f32, eps2 = -2.0 : f32, head_dim = 4 : i64, intermediate_size = 32 : i64, num_heads = 2 : i64}
   return
 }
@@ -371,7 +371,7 @@ func.func @ftl_result(%h: tensor<1x4x8xf32>, %wqkv: tensor<8x24xf32>, %wo: tenso
 // -----
 
 func.func @fab_num_heads(%h: tensor<1x4x8xf32>, %wqkv: tensor<8x24xf32>, %wo: tensor<8x8xf32>) {
-  // expected-error @+1 {{'num_heads' must be positive, got 0}}
+  // expected-error @+1 {{attribute 'num_heads' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.fused_attention_block %h : tensor<1x4x8xf32> qkv_w %wqkv : tensor<8x24xf32> out_w %wo : tensor<8x8xf32> {head_dim = 4 : i64, num_heads = 0 : i64}
   return
 }
@@ -523,7 +523,7 @@ func.func @fab_window_unused(%h: tensor<1x4x8xf32>, %wqkv: tensor<8x24xf32>, %wo
 // -----
 
 func.func @fab_window_negative(%h: tensor<1x4x8xf32>, %wqkv: tensor<8x24xf32>, %wo: tensor<8x8xf32>) {
-  // expected-error @+1 {{'window' must be non-negative, got -1}}
+  // expected-error @+1 {{attribute 'window' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
   %0 = rlx.fused_attention_block %h : tensor<1x4x8xf32> qkv_w %wqkv : tensor<8x24xf32> out_w %wo : tensor<8x8xf32> {head_dim = 4 : i64, num_heads = 2 : i64, mask_kind = #rlx.mask<sliding_window>, window = -1 : i64}
   return
 }
@@ -531,7 +531,7 @@ func.func @fab_window_negative(%h: tensor<1x4x8xf32>, %wqkv: tensor<8x24xf32>, %
 // -----
 
 func.func @fab_score_scale(%h: tensor<1x4x8xf32>, %wqkv: tensor<8x24xf32>, %wo: tensor<8x8xf32>) {
-  // expected-error @+1 {{'score_scale' must be finite and positive, got 0.000000e+00}}
+  // expected-error @+1 {{attribute 'score_scale' failed to satisfy constraint: 32-bit float attribute whose value is finite and positive}}
   %0 = rlx.fused_attention_block %h : tensor<1x4x8xf32> qkv_w %wqkv : tensor<8x24xf32> out_w %wo : tensor<8x8xf32> {head_dim = 4 : i64, num_heads = 2 : i64, score_scale = 0.0 : f32}
   return
 }
@@ -604,7 +604,7 @@ func.func @lora_b_n(%x: tensor<16x64xf32>, %w: tensor<64x32xf32>, %a: tensor<64x
 // -----
 
 func.func @lora_scale(%x: tensor<16x64xf32>, %w: tensor<64x32xf32>, %a: tensor<64x4xf32>, %b: tensor<4x32xf32>) {
-  // expected-error @+1 {{'scale' must be finite}}
+  // expected-error @+1 {{attribute 'scale' failed to satisfy constraint: 32-bit float attribute whose value is finite}}
   %0 = rlx.lora_matmul %x, %w, %a, %b scale = 0x7F800000 : tensor<16x64xf32>, tensor<64x32xf32>, tensor<64x4xf32>, tensor<4x32xf32>
   return
 }

@@ -1,7 +1,7 @@
 // RUN: rlx-opt %s -split-input-file -verify-diagnostics
 
 func.func @render_width(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: tensor<10xf32>, %meta: tensor<23xf32>) {
-  // expected-error @+1 {{'rlx.gaussian_splat_render' op width must be positive, got 0}}
+  // expected-error @+1 {{'rlx.gaussian_splat_render' op attribute 'width' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.gaussian_splat_render %b3, %b3, %b4, %b1, %b3, %b3, %meta {width = 0 : i64, height = 32 : i64, tile_size = 16 : i64, radius_scale = 3.0 : f32, alpha_cutoff = 0.0 : f32, max_splat_steps = 256 : i64, transmittance_threshold = 0.0 : f32, max_list_entries = 1024 : i64} : tensor<30xf32>, tensor<30xf32>, tensor<40xf32>, tensor<10xf32>, tensor<30xf32>, tensor<30xf32>, tensor<23xf32>
   return
 }
@@ -9,7 +9,7 @@ func.func @render_width(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: tensor<10
 // -----
 
 func.func @render_tile_size(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: tensor<10xf32>, %meta: tensor<23xf32>) {
-  // expected-error @+1 {{tile_size must be positive, got -16}}
+  // expected-error @+1 {{attribute 'tile_size' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.gaussian_splat_render %b3, %b3, %b4, %b1, %b3, %b3, %meta {width = 8 : i64, height = 8 : i64, tile_size = -16 : i64, radius_scale = 3.0 : f32, alpha_cutoff = 0.0 : f32, max_splat_steps = 256 : i64, transmittance_threshold = 0.0 : f32, max_list_entries = 1024 : i64} : tensor<30xf32>, tensor<30xf32>, tensor<40xf32>, tensor<10xf32>, tensor<30xf32>, tensor<30xf32>, tensor<23xf32>
   return
 }
@@ -17,7 +17,7 @@ func.func @render_tile_size(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: tenso
 // -----
 
 func.func @render_radius_scale(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: tensor<10xf32>, %meta: tensor<23xf32>) {
-  // expected-error @+1 {{radius_scale must be positive and finite, got 0}}
+  // expected-error @+1 {{attribute 'radius_scale' failed to satisfy constraint: 32-bit float attribute whose value is finite and positive}}
   %0 = rlx.gaussian_splat_render %b3, %b3, %b4, %b1, %b3, %b3, %meta {width = 8 : i64, height = 8 : i64, tile_size = 16 : i64, radius_scale = 0.0 : f32, alpha_cutoff = 0.0 : f32, max_splat_steps = 256 : i64, transmittance_threshold = 0.0 : f32, max_list_entries = 1024 : i64} : tensor<30xf32>, tensor<30xf32>, tensor<40xf32>, tensor<10xf32>, tensor<30xf32>, tensor<30xf32>, tensor<23xf32>
   return
 }
@@ -25,7 +25,7 @@ func.func @render_radius_scale(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: te
 // -----
 
 func.func @render_alpha_cutoff(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: tensor<10xf32>, %meta: tensor<23xf32>) {
-  // expected-error @+1 {{alpha_cutoff must lie in [0, 1), got 1}}
+  // expected-error @+1 {{attribute 'alpha_cutoff' failed to satisfy constraint: 32-bit float attribute whose value is in [0, 1)}}
   %0 = rlx.gaussian_splat_render %b3, %b3, %b4, %b1, %b3, %b3, %meta {width = 8 : i64, height = 8 : i64, tile_size = 16 : i64, radius_scale = 3.0 : f32, alpha_cutoff = 1.0 : f32, max_splat_steps = 256 : i64, transmittance_threshold = 0.0 : f32, max_list_entries = 1024 : i64} : tensor<30xf32>, tensor<30xf32>, tensor<40xf32>, tensor<10xf32>, tensor<30xf32>, tensor<30xf32>, tensor<23xf32>
   return
 }
@@ -33,7 +33,7 @@ func.func @render_alpha_cutoff(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: te
 // -----
 
 func.func @render_transmittance(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: tensor<10xf32>, %meta: tensor<23xf32>) {
-  // expected-error @+1 {{transmittance_threshold must lie in [0, 1), got -5.000000e-01}}
+  // expected-error @+1 {{attribute 'transmittance_threshold' failed to satisfy constraint: 32-bit float attribute whose value is in [0, 1)}}
   %0 = rlx.gaussian_splat_render %b3, %b3, %b4, %b1, %b3, %b3, %meta {width = 8 : i64, height = 8 : i64, tile_size = 16 : i64, radius_scale = 3.0 : f32, alpha_cutoff = 0.0 : f32, max_splat_steps = 256 : i64, transmittance_threshold = -0.5 : f32, max_list_entries = 1024 : i64} : tensor<30xf32>, tensor<30xf32>, tensor<40xf32>, tensor<10xf32>, tensor<30xf32>, tensor<30xf32>, tensor<23xf32>
   return
 }
@@ -41,7 +41,7 @@ func.func @render_transmittance(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: t
 // -----
 
 func.func @render_max_steps(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: tensor<10xf32>, %meta: tensor<23xf32>) {
-  // expected-error @+1 {{max_splat_steps must be positive, got 0}}
+  // expected-error @+1 {{attribute 'max_splat_steps' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.gaussian_splat_render %b3, %b3, %b4, %b1, %b3, %b3, %meta {width = 8 : i64, height = 8 : i64, tile_size = 16 : i64, radius_scale = 3.0 : f32, alpha_cutoff = 0.0 : f32, max_splat_steps = 0 : i64, transmittance_threshold = 0.0 : f32, max_list_entries = 1024 : i64} : tensor<30xf32>, tensor<30xf32>, tensor<40xf32>, tensor<10xf32>, tensor<30xf32>, tensor<30xf32>, tensor<23xf32>
   return
 }
@@ -106,7 +106,7 @@ func.func @render_result(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: tensor<1
 // -----
 
 func.func @backward_clip(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: tensor<10xf32>, %meta: tensor<23xf32>, %dl: tensor<256xf32>) {
-  // expected-error @+1 {{'rlx.gaussian_splat_render_backward' op loss_grad_clip must be positive and finite, got -1}}
+  // expected-error @+1 {{'rlx.gaussian_splat_render_backward' op attribute 'loss_grad_clip' failed to satisfy constraint: 32-bit float attribute whose value is finite and positive}}
   %0 = rlx.gaussian_splat_render_backward %b3, %b3, %b4, %b1, %b3, %b3, %meta, %dl {width = 8 : i64, height = 8 : i64, tile_size = 16 : i64, radius_scale = 3.0 : f32, alpha_cutoff = 0.0 : f32, max_splat_steps = 256 : i64, transmittance_threshold = 0.0 : f32, max_list_entries = 1024 : i64, loss_grad_clip = -1.0 : f32, sh_band = 0 : i64, max_anisotropy = 10.0 : f32} : tensor<30xf32>, tensor<30xf32>, tensor<40xf32>, tensor<10xf32>, tensor<30xf32>, tensor<30xf32>, tensor<23xf32>, tensor<256xf32>
   return
 }
@@ -114,7 +114,7 @@ func.func @backward_clip(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: tensor<1
 // -----
 
 func.func @backward_sh_band(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: tensor<10xf32>, %meta: tensor<23xf32>, %dl: tensor<256xf32>) {
-  // expected-error @+1 {{sh_band must lie in [0, 3], got 4}}
+  // expected-error @+1 {{attribute 'sh_band' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 0 whose maximum value is 3}}
   %0 = rlx.gaussian_splat_render_backward %b3, %b3, %b4, %b1, %b3, %b3, %meta, %dl {width = 8 : i64, height = 8 : i64, tile_size = 16 : i64, radius_scale = 3.0 : f32, alpha_cutoff = 0.0 : f32, max_splat_steps = 256 : i64, transmittance_threshold = 0.0 : f32, max_list_entries = 1024 : i64, loss_grad_clip = 1.0 : f32, sh_band = 4 : i64, max_anisotropy = 10.0 : f32} : tensor<30xf32>, tensor<30xf32>, tensor<40xf32>, tensor<10xf32>, tensor<30xf32>, tensor<30xf32>, tensor<23xf32>, tensor<256xf32>
   return
 }
@@ -122,7 +122,7 @@ func.func @backward_sh_band(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: tenso
 // -----
 
 func.func @backward_anisotropy(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: tensor<10xf32>, %meta: tensor<23xf32>, %dl: tensor<256xf32>) {
-  // expected-error @+1 {{max_anisotropy must be finite and >= 1, got 5.000000e-01}}
+  // expected-error @+1 {{attribute 'max_anisotropy' failed to satisfy constraint: 32-bit float attribute whose value is finite and at least 1}}
   %0 = rlx.gaussian_splat_render_backward %b3, %b3, %b4, %b1, %b3, %b3, %meta, %dl {width = 8 : i64, height = 8 : i64, tile_size = 16 : i64, radius_scale = 3.0 : f32, alpha_cutoff = 0.0 : f32, max_splat_steps = 256 : i64, transmittance_threshold = 0.0 : f32, max_list_entries = 1024 : i64, loss_grad_clip = 1.0 : f32, sh_band = 0 : i64, max_anisotropy = 0.5 : f32} : tensor<30xf32>, tensor<30xf32>, tensor<40xf32>, tensor<10xf32>, tensor<30xf32>, tensor<30xf32>, tensor<23xf32>, tensor<256xf32>
   return
 }
@@ -178,7 +178,7 @@ func.func @rasterize_meta(%prep: tensor<?xf32>, %meta: tensor<22xf32>) {
 // -----
 
 func.func @rasterize_list(%prep: tensor<?xf32>, %meta: tensor<23xf32>) {
-  // expected-error @+1 {{max_list_entries must be positive, got 0}}
+  // expected-error @+1 {{attribute 'max_list_entries' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.gaussian_splat_rasterize %prep, %meta {width = 4 : i64, height = 2 : i64, tile_size = 16 : i64, alpha_cutoff = 0.5 : f32, max_splat_steps = 64 : i64, transmittance_threshold = 0.001 : f32, max_list_entries = 0 : i64} : tensor<?xf32>, tensor<23xf32>
   return
 }

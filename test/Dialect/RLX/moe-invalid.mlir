@@ -17,7 +17,7 @@ func.func @dequant_missing_block_size(%x: tensor<4x64xf32>, %w: tensor<64x8xi8>,
 // -----
 
 func.func @dequant_block_size_positive(%x: tensor<4x64xf32>, %w: tensor<64x8xi8>, %s: tensor<2x8xf32>) {
-  // expected-error @+1 {{block_size must be positive, got 0}}
+  // expected-error @+1 {{attribute 'block_size' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.dequant_matmul int8_block block_size = 0 %x, %w scale %s : tensor<2x8xf32> : tensor<4x64xf32>, tensor<64x8xi8>
   return
 }
@@ -209,7 +209,7 @@ func.func @q_matmul_bias(%x: tensor<4x16xi8>, %w: tensor<16x8xi8>, %b: tensor<4x
 // -----
 
 func.func @q_matmul_zero_point(%x: tensor<4x16xi8>, %w: tensor<16x8xi8>, %b: tensor<8xi32>) {
-  // expected-error @+1 {{w_zp = -129 is outside the i8 range [-128, 127]}}
+  // expected-error @+1 {{attribute 'w_zp' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is -128 whose maximum value is 127}}
   %0 = rlx.q_matmul %x, %w, %b {x_zp = 0 : i64, w_zp = -129 : i64, out_zp = 0 : i64, mult = 1.0 : f32} : tensor<4x16xi8>, tensor<16x8xi8>, tensor<8xi32>
   return
 }
@@ -217,7 +217,7 @@ func.func @q_matmul_zero_point(%x: tensor<4x16xi8>, %w: tensor<16x8xi8>, %b: ten
 // -----
 
 func.func @q_matmul_mult(%x: tensor<4x16xi8>, %w: tensor<16x8xi8>, %b: tensor<8xi32>) {
-  // expected-error @+1 {{mult must be positive and finite, got 0}}
+  // expected-error @+1 {{attribute 'mult' failed to satisfy constraint: 32-bit float attribute whose value is finite and positive}}
   %0 = rlx.q_matmul %x, %w, %b {x_zp = 0 : i64, w_zp = 0 : i64, out_zp = 0 : i64, mult = 0.0 : f32} : tensor<4x16xi8>, tensor<16x8xi8>, tensor<8xi32>
   return
 }
@@ -257,7 +257,7 @@ func.func @q_conv2d_stride_len(%x: tensor<1x3x8x8xi8>, %w: tensor<4x3x3x3xi8>, %
 // -----
 
 func.func @q_conv2d_stride_value(%x: tensor<1x3x8x8xi8>, %w: tensor<4x3x3x3xi8>, %b: tensor<4xi32>) {
-  // expected-error @+1 {{stride entries must be >= 1, got [1, 0]}}
+  // expected-error @+1 {{attribute 'stride' failed to satisfy constraint: i64 dense array attribute whose value is positive}}
   %0 = rlx.q_conv2d %x, %w, %b {kernel_size = array<i64: 3, 3>, stride = array<i64: 1, 0>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, x_zp = 0 : i64, w_zp = 0 : i64, out_zp = 0 : i64, mult = 0.01 : f32} : tensor<1x3x8x8xi8>, tensor<4x3x3x3xi8>, tensor<4xi32>
   return
 }
@@ -265,7 +265,7 @@ func.func @q_conv2d_stride_value(%x: tensor<1x3x8x8xi8>, %w: tensor<4x3x3x3xi8>,
 // -----
 
 func.func @q_conv2d_padding(%x: tensor<1x3x8x8xi8>, %w: tensor<4x3x3x3xi8>, %b: tensor<4xi32>) {
-  // expected-error @+1 {{padding entries must be >= 0, got [-1, 1]}}
+  // expected-error @+1 {{attribute 'padding' failed to satisfy constraint: i64 dense array attribute whose value is non-negative}}
   %0 = rlx.q_conv2d %x, %w, %b {kernel_size = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: -1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, x_zp = 0 : i64, w_zp = 0 : i64, out_zp = 0 : i64, mult = 0.01 : f32} : tensor<1x3x8x8xi8>, tensor<4x3x3x3xi8>, tensor<4xi32>
   return
 }
@@ -273,7 +273,7 @@ func.func @q_conv2d_padding(%x: tensor<1x3x8x8xi8>, %w: tensor<4x3x3x3xi8>, %b: 
 // -----
 
 func.func @q_conv2d_dilation(%x: tensor<1x3x8x8xi8>, %w: tensor<4x3x3x3xi8>, %b: tensor<4xi32>) {
-  // expected-error @+1 {{dilation entries must be >= 1, got [0, 1]}}
+  // expected-error @+1 {{attribute 'dilation' failed to satisfy constraint: i64 dense array attribute whose value is positive}}
   %0 = rlx.q_conv2d %x, %w, %b {kernel_size = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 0, 1>, groups = 1 : i64, x_zp = 0 : i64, w_zp = 0 : i64, out_zp = 0 : i64, mult = 0.01 : f32} : tensor<1x3x8x8xi8>, tensor<4x3x3x3xi8>, tensor<4xi32>
   return
 }
@@ -305,7 +305,7 @@ func.func @q_conv2d_groups_out(%x: tensor<1x4x8x8xi8>, %w: tensor<3x2x3x3xi8>, %
 // -----
 
 func.func @q_conv2d_groups_zero(%x: tensor<1x4x8x8xi8>, %w: tensor<4x4x3x3xi8>, %b: tensor<4xi32>) {
-  // expected-error @+1 {{groups must be >= 1, got 0}}
+  // expected-error @+1 {{attribute 'groups' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.q_conv2d %x, %w, %b {kernel_size = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 0 : i64, x_zp = 0 : i64, w_zp = 0 : i64, out_zp = 0 : i64, mult = 0.01 : f32} : tensor<1x4x8x8xi8>, tensor<4x4x3x3xi8>, tensor<4xi32>
   return
 }
@@ -337,7 +337,7 @@ func.func @q_conv2d_window(%x: tensor<1x3x2x8xi8>, %w: tensor<4x3x3x3xi8>, %b: t
 // -----
 
 func.func @q_conv2d_out_zp(%x: tensor<1x3x8x8xi8>, %w: tensor<4x3x3x3xi8>, %b: tensor<4xi32>) {
-  // expected-error @+1 {{out_zp = 128 is outside the i8 range [-128, 127]}}
+  // expected-error @+1 {{attribute 'out_zp' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is -128 whose maximum value is 127}}
   %0 = rlx.q_conv2d %x, %w, %b {kernel_size = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, x_zp = 0 : i64, w_zp = 0 : i64, out_zp = 128 : i64, mult = 0.01 : f32} : tensor<1x3x8x8xi8>, tensor<4x3x3x3xi8>, tensor<4xi32>
   return
 }
@@ -457,7 +457,7 @@ func.func @dequant_moe_packed_rank(%p: tensor<2x576xui8>) {
 // -----
 
 func.func @q_conv2d_kernel_size(%x: tensor<1x3x8x8xi8>, %w: tensor<4x3x0x3xi8>, %b: tensor<4xi32>) {
-  // expected-error @+1 {{kernel_size entries must be >= 1, got [0, 3]}}
+  // expected-error @+1 {{attribute 'kernel_size' failed to satisfy constraint: i64 dense array attribute whose value is positive}}
   %0 = rlx.q_conv2d %x, %w, %b {kernel_size = array<i64: 0, 3>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, x_zp = 0 : i64, w_zp = 0 : i64, out_zp = 0 : i64, mult = 0.01 : f32} : tensor<1x3x8x8xi8>, tensor<4x3x0x3xi8>, tensor<4xi32>
   return
 }

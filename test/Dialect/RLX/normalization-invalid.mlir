@@ -49,7 +49,7 @@ func.func @layer_norm_beta_rank(%x: tensor<4x8x16xf32>, %g: tensor<16xf32>, %b: 
 // -----
 
 func.func @layer_norm_eps_negative(%x: tensor<4x8x16xf32>, %g: tensor<16xf32>) {
-  // expected-error @+1 {{eps must be a finite non-negative number, got -1.000000e+00}}
+  // expected-error @+1 {{attribute 'eps' failed to satisfy constraint: 32-bit float attribute whose value is finite and non-negative}}
   %0 = rlx.layer_norm %x, %g, %g {axis = -1 : i64, eps = -1.0 : f32} : tensor<4x8x16xf32>, tensor<16xf32>, tensor<16xf32>
   return
 }
@@ -57,7 +57,7 @@ func.func @layer_norm_eps_negative(%x: tensor<4x8x16xf32>, %g: tensor<16xf32>) {
 // -----
 
 func.func @layer_norm_eps_inf(%x: tensor<4x8x16xf32>, %g: tensor<16xf32>) {
-  // expected-error @+1 {{eps must be a finite non-negative number, got INF}}
+  // expected-error @+1 {{attribute 'eps' failed to satisfy constraint: 32-bit float attribute whose value is finite and non-negative}}
   %0 = rlx.layer_norm %x, %g, %g {axis = -1 : i64, eps = 0x7F800000 : f32} : tensor<4x8x16xf32>, tensor<16xf32>, tensor<16xf32>
   return
 }
@@ -129,7 +129,7 @@ func.func @rms_norm_beta(%x: tensor<4x8x16xf32>, %g: tensor<16xf32>, %b: tensor<
 // -----
 
 func.func @rms_norm_eps(%x: tensor<4x8x16xf32>, %g: tensor<16xf32>) {
-  // expected-error @+1 {{'rlx.rms_norm' op eps must be a finite non-negative number, got -1.000000e-06}}
+  // expected-error @+1 {{'rlx.rms_norm' op attribute 'eps' failed to satisfy constraint: 32-bit float attribute whose value is finite and non-negative}}
   %0 = rlx.rms_norm %x, %g, %g {axis = -1 : i64, eps = -1.0e-06 : f32} : tensor<4x8x16xf32>, tensor<16xf32>, tensor<16xf32>
   return
 }
@@ -153,7 +153,7 @@ func.func @group_norm_rank(%x: tensor<2x32x64xf32>, %g: tensor<32xf32>) {
 // -----
 
 func.func @group_norm_zero_groups(%x: tensor<2x32x8x8xf32>, %g: tensor<32xf32>) {
-  // expected-error @+1 {{num_groups must be >= 1, got 0}}
+  // expected-error @+1 {{attribute 'num_groups' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.group_norm %x, %g, %g {num_groups = 0 : i64, eps = 1.0e-05 : f32} : tensor<2x32x8x8xf32>, tensor<32xf32>, tensor<32xf32>
   return
 }
@@ -185,7 +185,7 @@ func.func @group_norm_beta(%x: tensor<2x32x8x8xf32>, %g: tensor<32xf32>, %b: ten
 // -----
 
 func.func @group_norm_eps(%x: tensor<2x32x8x8xf32>, %g: tensor<32xf32>) {
-  // expected-error @+1 {{'rlx.group_norm' op eps must be a finite non-negative number, got nan}}
+  // expected-error @+1 {{'rlx.group_norm' op attribute 'eps' failed to satisfy constraint: 32-bit float attribute whose value is finite and non-negative}}
   %0 = rlx.group_norm %x, %g, %g {num_groups = 8 : i64, eps = 0x7FC00000 : f32} : tensor<2x32x8x8xf32>, tensor<32xf32>, tensor<32xf32>
   return
 }
@@ -217,7 +217,7 @@ func.func @layer_norm2d_beta(%x: tensor<1x8x4x16xf32>, %g: tensor<8xf32>, %b: te
 // -----
 
 func.func @layer_norm2d_eps(%x: tensor<1x8x4x16xf32>, %g: tensor<8xf32>) {
-  // expected-error @+1 {{'rlx.layer_norm2d' op eps must be a finite non-negative number, got -5.000000e-01}}
+  // expected-error @+1 {{'rlx.layer_norm2d' op attribute 'eps' failed to satisfy constraint: 32-bit float attribute whose value is finite and non-negative}}
   %0 = rlx.layer_norm2d %x, %g, %g {eps = -0.5 : f32} : tensor<1x8x4x16xf32>, tensor<8xf32>, tensor<8xf32>
   return
 }
@@ -273,7 +273,7 @@ func.func @batch_norm_element_types(%x: tensor<8x3x4x4xf32>, %s0: tensor<4xf32>,
 // -----
 
 func.func @batch_norm_eps(%x: tensor<8x3x4x4xf32>, %s: tensor<4xf32>) {
-  // expected-error @+1 {{'rlx.batch_norm_inference' op eps must be a finite non-negative number, got -INF}}
+  // expected-error @+1 {{'rlx.batch_norm_inference' op attribute 'eps' failed to satisfy constraint: 32-bit float attribute whose value is finite and non-negative}}
   %0 = rlx.batch_norm_inference %x, %s, %s, %s, %s {eps = 0xFF800000 : f32} : tensor<8x3x4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
   return
 }

@@ -82,7 +82,7 @@ func.func @quantize_result_type(%x: tensor<8xf32>) {
 // -----
 
 func.func @fake_quantize_bits(%x: tensor<8xf32>) {
-  // expected-error @+1 {{'rlx.fake_quantize' op bits must be 2, 4 or 8, got 3}}
+  // expected-error @+1 {{'rlx.fake_quantize' op attribute 'bits' failed to satisfy constraint: 64-bit signless integer attribute whose value is one of}}
   %0 = rlx.fake_quantize %x bits = 3 : tensor<8xf32>
   return
 }
@@ -106,7 +106,7 @@ func.func @fake_quantize_ema_needs_decay(%x: tensor<8xf32>, %s: tensor<1xf32>) {
 // -----
 
 func.func @fake_quantize_decay_range(%x: tensor<8xf32>, %s: tensor<1xf32>) {
-  // expected-error @+1 {{ema_decay must lie in (0, 1), got 1}}
+  // expected-error @+1 {{attribute 'ema_decay' failed to satisfy constraint: 32-bit float attribute whose value is in (0, 1)}}
   %0:2 = rlx.fake_quantize %x bits = 8 state %s : tensor<1xf32> {scale_mode = #rlx.scale_mode<ema>, ema_decay = 1.0 : f32} : tensor<8xf32>
   return
 }
@@ -179,7 +179,7 @@ func.func @fake_quantize_int(%x: tensor<8xi32>) {
 // -----
 
 func.func @lsq_bits(%x: tensor<8xf32>, %s: tensor<1xf32>) {
-  // expected-error @+1 {{'rlx.fake_quantize_lsq' op bits must be 2, 4 or 8, got 16}}
+  // expected-error @+1 {{'rlx.fake_quantize_lsq' op attribute 'bits' failed to satisfy constraint: 64-bit signless integer attribute whose value is one of}}
   %0 = rlx.fake_quantize_lsq %x, %s bits = 16 : tensor<8xf32>, tensor<1xf32>
   return
 }
@@ -227,8 +227,7 @@ func.func @lsq_backward_scale_axis(%x: tensor<8xf32>, %s: tensor<1xf32>, %dy: te
 // -----
 
 func.func @lsq_backward_scale_result(%x: tensor<8xf32>, %s: tensor<1xf32>, %dy: tensor<8xf32>) {
-  // expected-error @+2 {{inferred type(s) 'tensor<1xf32>' are incompatible with return type(s) of operation 'tensor<8xf32>'}}
-  // expected-error @+1 {{failed to infer returned types}}
+  // expected-error @+1 {{'rlx.fake_quantize_lsq_backward_scale' op failed to verify that all of {scale, result} have same type}}
   %0 = "rlx.fake_quantize_lsq_backward_scale"(%x, %s, %dy) {bits = 8 : i64} : (tensor<8xf32>, tensor<1xf32>, tensor<8xf32>) -> tensor<8xf32>
   return
 }
@@ -236,7 +235,7 @@ func.func @lsq_backward_scale_result(%x: tensor<8xf32>, %s: tensor<1xf32>, %dy: 
 // -----
 
 func.func @fake_quantize_backward_bits(%x: tensor<8xf32>) {
-  // expected-error @+1 {{'rlx.fake_quantize_backward' op bits must be 2, 4 or 8, got 1}}
+  // expected-error @+1 {{'rlx.fake_quantize_backward' op attribute 'bits' failed to satisfy constraint: 64-bit signless integer attribute whose value is one of}}
   %0 = rlx.fake_quantize_backward %x, %x bits = 1 ste = tanh : tensor<8xf32>, tensor<8xf32>
   return
 }

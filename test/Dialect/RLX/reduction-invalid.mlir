@@ -154,7 +154,7 @@ func.func @softmax_missing_axis(%x: tensor<4xf32>) {
 // -----
 
 func.func @top_k_zero(%x: tensor<16x8xf32>) {
-  // expected-error @+1 {{'rlx.top_k' op k must be >= 1, got 0}}
+  // expected-error @+1 {{'rlx.top_k' op attribute 'k' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %v, %i = rlx.top_k %x {k = 0 : i64} : tensor<16x8xf32>
   return
 }
@@ -219,7 +219,7 @@ func.func @sample_rank3(%x: tensor<1x4x100xf32>) {
 // -----
 
 func.func @sample_top_k_negative(%x: tensor<4x100xf32>) {
-  // expected-error @+1 {{'rlx.sample' op top_k must be >= 0 (0 disables it), got -1}}
+  // expected-error @+1 {{'rlx.sample' op attribute 'top_k' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
   %0 = rlx.sample %x {top_k = -1 : i64, top_p = 1.0 : f32, temperature = 1.0 : f32, seed = 0 : i64} : tensor<4x100xf32>
   return
 }
@@ -235,7 +235,7 @@ func.func @sample_top_k_vocab(%x: tensor<4x100xf32>) {
 // -----
 
 func.func @sample_top_p_zero(%x: tensor<4x100xf32>) {
-  // expected-error @+1 {{'rlx.sample' op top_p must be in (0, 1] (1 disables it), got 0.000000e+00}}
+  // expected-error @+1 {{'rlx.sample' op attribute 'top_p' failed to satisfy constraint: 32-bit float attribute whose value is in (0, 1]}}
   %0 = rlx.sample %x {top_k = 0 : i64, top_p = 0.0 : f32, temperature = 1.0 : f32, seed = 0 : i64} : tensor<4x100xf32>
   return
 }
@@ -243,7 +243,7 @@ func.func @sample_top_p_zero(%x: tensor<4x100xf32>) {
 // -----
 
 func.func @sample_top_p_large(%x: tensor<4x100xf32>) {
-  // expected-error @+1 {{top_p must be in (0, 1] (1 disables it), got 1.500000e+00}}
+  // expected-error @+1 {{attribute 'top_p' failed to satisfy constraint: 32-bit float attribute whose value is in (0, 1]}}
   %0 = rlx.sample %x {top_k = 0 : i64, top_p = 1.5 : f32, temperature = 1.0 : f32, seed = 0 : i64} : tensor<4x100xf32>
   return
 }
@@ -251,7 +251,7 @@ func.func @sample_top_p_large(%x: tensor<4x100xf32>) {
 // -----
 
 func.func @sample_top_p_nan(%x: tensor<4x100xf32>) {
-  // expected-error @+1 {{top_p must be in (0, 1] (1 disables it), got nan}}
+  // expected-error @+1 {{attribute 'top_p' failed to satisfy constraint: 32-bit float attribute whose value is in (0, 1]}}
   %0 = rlx.sample %x {top_k = 0 : i64, top_p = 0x7FC00000 : f32, temperature = 1.0 : f32, seed = 0 : i64} : tensor<4x100xf32>
   return
 }
@@ -259,7 +259,7 @@ func.func @sample_top_p_nan(%x: tensor<4x100xf32>) {
 // -----
 
 func.func @sample_temperature_zero(%x: tensor<4x100xf32>) {
-  // expected-error @+1 {{'rlx.sample' op temperature must be finite and > 0, got 0.000000e+00}}
+  // expected-error @+1 {{'rlx.sample' op attribute 'temperature' failed to satisfy constraint: 32-bit float attribute whose value is finite and positive}}
   %0 = rlx.sample %x {top_k = 0 : i64, top_p = 1.0 : f32, temperature = 0.0 : f32, seed = 0 : i64} : tensor<4x100xf32>
   return
 }
@@ -267,7 +267,7 @@ func.func @sample_temperature_zero(%x: tensor<4x100xf32>) {
 // -----
 
 func.func @sample_temperature_negative(%x: tensor<4x100xf32>) {
-  // expected-error @+1 {{temperature must be finite and > 0, got -1.000000e+00}}
+  // expected-error @+1 {{attribute 'temperature' failed to satisfy constraint: 32-bit float attribute whose value is finite and positive}}
   %0 = rlx.sample %x {top_k = 0 : i64, top_p = 1.0 : f32, temperature = -1.0 : f32, seed = 0 : i64} : tensor<4x100xf32>
   return
 }
@@ -275,7 +275,7 @@ func.func @sample_temperature_negative(%x: tensor<4x100xf32>) {
 // -----
 
 func.func @sample_temperature_inf(%x: tensor<4x100xf32>) {
-  // expected-error @+1 {{temperature must be finite and > 0, got INF}}
+  // expected-error @+1 {{attribute 'temperature' failed to satisfy constraint: 32-bit float attribute whose value is finite and positive}}
   %0 = rlx.sample %x {top_k = 0 : i64, top_p = 1.0 : f32, temperature = 0x7F800000 : f32, seed = 0 : i64} : tensor<4x100xf32>
   return
 }

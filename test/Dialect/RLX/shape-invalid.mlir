@@ -140,7 +140,7 @@ func.func @narrow_negative_axis(%x: tensor<4x8xf32>) {
 // -----
 
 func.func @narrow_start(%x: tensor<4x8xf32>) {
-  // expected-error @+1 {{start must be non-negative, got -1}}
+  // expected-error @+1 {{attribute 'start' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
   %0 = rlx.narrow %x axis = 1 start = -1 len = 2 : tensor<4x8xf32>
   return
 }
@@ -148,7 +148,7 @@ func.func @narrow_start(%x: tensor<4x8xf32>) {
 // -----
 
 func.func @narrow_len(%x: tensor<4x8xf32>) {
-  // expected-error @+1 {{len must be non-negative, got -2}}
+  // expected-error @+1 {{attribute 'len' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
   %0 = rlx.narrow %x axis = 1 start = 0 len = -2 : tensor<4x8xf32>
   return
 }

@@ -1,7 +1,7 @@
 // RUN: rlx-opt %s -split-input-file -verify-diagnostics
 
 func.func @scan_state_size(%x: tensor<2x8x4xf32>, %a: tensor<4x0xf32>, %b: tensor<2x8x0xf32>) {
-  // expected-error @+1 {{'rlx.selective_scan' op state_size must be positive, got 0}}
+  // expected-error @+1 {{'rlx.selective_scan' op attribute 'state_size' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.selective_scan %x, %x, %a, %b, %b state_size = 0 : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<4x0xf32>, tensor<2x8x0xf32>, tensor<2x8x0xf32>
   return
 }
@@ -57,7 +57,7 @@ func.func @scan_element_types(%x: tensor<2x8x4xf32>, %a: tensor<4x2xf16>, %b: te
 // -----
 
 func.func @gdn_state_size(%q: tensor<1x4x2x8xf32>, %g: tensor<1x4x2xf32>) {
-  // expected-error @+1 {{'rlx.gated_delta_net' op state_size must be positive, got -8}}
+  // expected-error @+1 {{'rlx.gated_delta_net' op attribute 'state_size' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = rlx.gated_delta_net %q, %q, %q, %g, %g state_size = -8 : tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>
   return
 }

@@ -16,7 +16,7 @@
 // AD-NOT: rlx.fused_matmul_bias_act
 // AD: rlx.attention {{.*}} : tensor<1x2x5x4xf32>
 
-// BAD: error: rlx-unfuse: unknown target 'tpu' (expected one of: cpu, cuda, autodiff, all)
+// BAD: error: rlx-unfuse: unknown target 'tpu' (expected one of: autodiff, cpu, cuda, all)
 func.func @policy(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>,
                   %q: tensor<1x5x8xf32>) -> (tensor<4x16xf32>, tensor<1x5x8xf32>) {
   %0 = rlx.fused_matmul_bias_act %x, %w, %b activation relu : tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>

@@ -29,18 +29,6 @@ static std::optional<int64_t> checkedMul(ArrayRef<int64_t> factors) {
   return product;
 }
 
-/// Checks that an optional f32 attribute, when present, is finite and > 0.
-static LogicalResult verifyPositiveFinite(Operation *op, StringRef name,
-                                          FloatAttr attr) {
-  if (!attr)
-    return success();
-  APFloat value = attr.getValue();
-  if (!value.isFiniteNonZero() || value.isNegative())
-    return op->emitOpError() << name << " must be finite and positive, got "
-                             << attr.getValueAsDouble();
-  return success();
-}
-
 //===----------------------------------------------------------------------===//
 // AttentionOp
 //===----------------------------------------------------------------------===//
@@ -90,10 +78,6 @@ static FailureOr<AttentionDims> verifyAttentionInput(Operation *op,
 LogicalResult AttentionOp::verify() {
   int64_t numHeads = getNumHeadsAttr().getInt();
   int64_t headDim = getHeadDimAttr().getInt();
-  if (numHeads < 1)
-    return emitOpError() << "num_heads must be >= 1, got " << numHeads;
-  if (headDim < 1)
-    return emitOpError() << "head_dim must be >= 1, got " << headDim;
   if (!checkedMul({numHeads, headDim}))
     return emitOpError() << "num_heads * head_dim overflows int64";
 
@@ -160,9 +144,6 @@ LogicalResult AttentionOp::verify() {
     return emitOpError() << "window is only valid with mask_kind "
                             "'sliding_window', not '"
                          << kindName << "'";
-  if (window && static_cast<int64_t>(*window) < 0)
-    return emitOpError() << "window must be >= 0, got "
-                         << static_cast<int64_t>(*window);
 
   if ((kind == MaskKind::Causal || kind == MaskKind::SlidingWindow) &&
       !ShapedType::isDynamic(q->seq) && !ShapedType::isDynamic(k->seq) &&
@@ -199,11 +180,6 @@ LogicalResult AttentionOp::verify() {
                            << layout << " mask " << formatShape(expected)
                            << ", got " << formatShape(maskShape);
   }
-
-  if (failed(verifyPositiveFinite(*this, "score_scale", getScoreScaleAttr())) ||
-      failed(verifyPositiveFinite(*this, "attn_logit_softcap",
-                                  getAttnLogitSoftcapAttr())))
-    return failure();
   return success();
 }
 
@@ -214,8 +190,6 @@ LogicalResult AttentionOp::verify() {
 LogicalResult RopeOp::verify() {
   int64_t headDim = getHeadDimAttr().getInt();
   int64_t nRot = getNRotAttr().getInt();
-  if (headDim < 1)
-    return emitOpError() << "head_dim must be >= 1, got " << headDim;
   if (nRot < 2 || nRot % 2 != 0 || nRot > headDim)
     return emitOpError() << "n_rot must be even, positive and <= head_dim = "
                          << headDim << ", got " << nRot;
@@ -260,29 +234,15 @@ LogicalResult RopeOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult AxialRope2dOp::verify() {
-  auto requirePositive = [&](StringRef name, int64_t value) -> LogicalResult {
-    if (value < 1)
-      return emitOpError() << name << " must be >= 1, got " << value;
-    return success();
-  };
   int64_t endX = getEndXAttr().getInt();
   int64_t endY = getEndYAttr().getInt();
   int64_t headDim = getHeadDimAttr().getInt();
   int64_t numHeads = getNumHeadsAttr().getInt();
   int64_t repeat = getRepeatFactorAttr().getInt();
-  if (failed(requirePositive("end_x", endX)) ||
-      failed(requirePositive("end_y", endY)) ||
-      failed(requirePositive("num_heads", numHeads)) ||
-      failed(requirePositive("repeat_factor", repeat)))
-    return failure();
   if (headDim < 4 || headDim % 4 != 0)
     return emitOpError() << "head_dim must be a positive multiple of 4 (x and "
                             "y rotate head_dim / 4 pairs each), got "
                          << headDim;
-  APFloat theta = getTheta();
-  if (!theta.isFiniteNonZero() || theta.isNegative())
-    return emitOpError() << "theta must be finite and positive, got "
-                         << getThetaAttr().getValueAsDouble();
 
   std::optional<int64_t> hidden = checkedMul({numHeads, headDim});
   std::optional<int64_t> seq = checkedMul({endX, endY, repeat});

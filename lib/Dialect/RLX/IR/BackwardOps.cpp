@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ConvGeometry.h"
+#include "rlx/Dialect/RLX/IR/ConvGeometry.h"
 
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
@@ -89,14 +89,6 @@ static LogicalResult verifyFeatureVector(Operation *op, StringRef name,
   return success();
 }
 
-/// Checks a normalisation epsilon: finite and non-negative.
-static LogicalResult verifyEps(Operation *op, FloatAttr eps) {
-  double value = eps.getValueAsDouble();
-  if (!std::isfinite(value) || value < 0)
-    return op->emitOpError() << "'eps' must be finite and >= 0, got " << value;
-  return success();
-}
-
 /// Normalises `axis` against operand `name`'s rank or reports it.
 static FailureOr<int64_t> verifyAxis(Operation *op, int64_t axis,
                                      StringRef name, ArrayRef<int64_t> shape) {
@@ -114,12 +106,11 @@ static FailureOr<int64_t> verifyAxis(Operation *op, int64_t axis,
 /// `dy` has `x`'s shape and every named vector is `[D]`, `D` the extent of
 /// `x` along `axis`.
 static LogicalResult
-verifyAxisNorm(Operation *op, Value x, Value dy, int64_t axis, FloatAttr eps,
+verifyAxisNorm(Operation *op, Value x, Value dy, int64_t axis,
                ArrayRef<std::pair<StringRef, Value>> vectors) {
   ArrayRef<int64_t> xShape = shapeOf(x);
   FailureOr<int64_t> normalized = verifyAxis(op, axis, "x", xShape);
-  if (failed(normalized) || failed(verifyEps(op, eps)) ||
-      failed(verifySameShape(op, "dy", dy, "x", x)))
+  if (failed(normalized) || failed(verifySameShape(op, "dy", dy, "x", x)))
     return failure();
   int64_t d = xShape[*normalized];
   std::string what = "the extent of x " + formatShape(xShape) + " along axis " +
@@ -134,22 +125,8 @@ verifyAxisNorm(Operation *op, Value x, Value dy, int64_t axis, FloatAttr eps,
 // ReluBackwardOp, ActivationBackwardOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ReluBackwardOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
-  inferred.push_back(adaptor.getX().getType());
-  return success();
-}
-
 LogicalResult ReluBackwardOp::verify() {
   return verifySameShape(getOperation(), "dy", getDy(), "x", getX());
-}
-
-LogicalResult ActivationBackwardOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
-  inferred.push_back(adaptor.getX().getType());
-  return success();
 }
 
 LogicalResult ActivationBackwardOp::verify() {
@@ -160,16 +137,9 @@ LogicalResult ActivationBackwardOp::verify() {
 // Layer norm
 //===----------------------------------------------------------------------===//
 
-LogicalResult LayerNormBackwardInputOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
-  inferred.push_back(adaptor.getX().getType());
-  return success();
-}
-
 LogicalResult LayerNormBackwardInputOp::verify() {
   return verifyAxisNorm(getOperation(), getX(), getDy(), getAxisAttr().getInt(),
-                        getEpsAttr(), {{"gamma", getGamma()}});
+                        {{"gamma", getGamma()}});
 }
 
 LogicalResult LayerNormBackwardGammaOp::inferReturnTypes(
@@ -185,7 +155,7 @@ LogicalResult LayerNormBackwardGammaOp::inferReturnTypes(
 
 LogicalResult LayerNormBackwardGammaOp::verify() {
   return verifyAxisNorm(getOperation(), getX(), getDy(), getAxisAttr().getInt(),
-                        getEpsAttr(), {});
+                        {});
 }
 
 //===----------------------------------------------------------------------===//
@@ -194,37 +164,16 @@ LogicalResult LayerNormBackwardGammaOp::verify() {
 
 template <typename OpTy> static LogicalResult verifyRmsNormBackward(OpTy op) {
   return verifyAxisNorm(op.getOperation(), op.getX(), op.getDy(),
-                        op.getAxisAttr().getInt(), op.getEpsAttr(),
+                        op.getAxisAttr().getInt(),
                         {{"gamma", op.getGamma()}, {"beta", op.getBeta()}});
-}
-
-LogicalResult RmsNormBackwardInputOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
-  inferred.push_back(adaptor.getX().getType());
-  return success();
 }
 
 LogicalResult RmsNormBackwardInputOp::verify() {
   return verifyRmsNormBackward(*this);
 }
 
-LogicalResult RmsNormBackwardGammaOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
-  inferred.push_back(adaptor.getGamma().getType());
-  return success();
-}
-
 LogicalResult RmsNormBackwardGammaOp::verify() {
   return verifyRmsNormBackward(*this);
-}
-
-LogicalResult RmsNormBackwardBetaOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
-  inferred.push_back(adaptor.getBeta().getType());
-  return success();
 }
 
 LogicalResult RmsNormBackwardBetaOp::verify() {
@@ -235,18 +184,9 @@ LogicalResult RmsNormBackwardBetaOp::verify() {
 // RopeBackwardOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult RopeBackwardOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
-  inferred.push_back(adaptor.getDy().getType());
-  return success();
-}
-
 LogicalResult RopeBackwardOp::verify() {
   int64_t headDim = getHeadDimAttr().getInt();
   int64_t nRot = getNRotAttr().getInt();
-  if (headDim < 1)
-    return emitOpError() << "'head_dim' must be >= 1, got " << headDim;
   if (nRot < 2 || nRot % 2 != 0 || nRot > headDim)
     return emitOpError() << "'n_rot' must be even, >= 2 and at most head_dim = "
                          << headDim << ", got " << nRot;
@@ -285,19 +225,14 @@ LogicalResult RopeBackwardOp::verify() {
 // Group norm
 //===----------------------------------------------------------------------===//
 
-/// Verifies `x`, `dy` and `num_groups`, `eps` of the group norm kernels and
+/// Verifies `x`, `dy` and `num_groups` of the group norm kernels and
 /// returns the channel count C.
 static FailureOr<int64_t> verifyGroupNorm(Operation *op, Value x, Value dy,
-                                          int64_t numGroups, FloatAttr eps) {
+                                          int64_t numGroups) {
   ArrayRef<int64_t> xShape = shapeOf(x);
   if (failed(verifyNCHW(op, "x", xShape)) ||
-      failed(verifySameShape(op, "dy", dy, "x", x)) ||
-      failed(verifyEps(op, eps)))
+      failed(verifySameShape(op, "dy", dy, "x", x)))
     return failure();
-  if (numGroups < 1) {
-    op->emitOpError() << "'num_groups' must be >= 1, got " << numGroups;
-    return failure();
-  }
   if (!ShapedType::isDynamic(xShape[1]) && xShape[1] % numGroups != 0) {
     op->emitOpError() << "channels C = " << xShape[1] << " of x "
                       << formatShape(xShape)
@@ -315,17 +250,10 @@ static int64_t channelsOf(Value value) {
   return type.getDimSize(1);
 }
 
-LogicalResult GroupNormBackwardInputOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
-  inferred.push_back(adaptor.getX().getType());
-  return success();
-}
-
 LogicalResult GroupNormBackwardInputOp::verify() {
   Operation *op = getOperation();
-  FailureOr<int64_t> channels = verifyGroupNorm(
-      op, getX(), getDy(), getNumGroupsAttr().getInt(), getEpsAttr());
+  FailureOr<int64_t> channels =
+      verifyGroupNorm(op, getX(), getDy(), getNumGroupsAttr().getInt());
   if (failed(channels))
     return failure();
   StringRef what = "the channels of x";
@@ -345,7 +273,7 @@ LogicalResult GroupNormBackwardGammaOp::inferReturnTypes(
 
 LogicalResult GroupNormBackwardGammaOp::verify() {
   return verifyGroupNorm(getOperation(), getX(), getDy(),
-                         getNumGroupsAttr().getInt(), getEpsAttr());
+                         getNumGroupsAttr().getInt());
 }
 
 LogicalResult GroupNormBackwardBetaOp::inferReturnTypes(
@@ -358,7 +286,7 @@ LogicalResult GroupNormBackwardBetaOp::inferReturnTypes(
 
 LogicalResult GroupNormBackwardBetaOp::verify() {
   return verifyGroupNorm(getOperation(), getX(), getDy(),
-                         getNumGroupsAttr().getInt(), getEpsAttr());
+                         getNumGroupsAttr().getInt());
 }
 
 //===----------------------------------------------------------------------===//
@@ -367,14 +295,13 @@ LogicalResult GroupNormBackwardBetaOp::verify() {
 
 /// Verifies a last-axis feature tensor and the `[C]` statistics vectors.
 static LogicalResult
-verifyBatchNorm(Operation *op, Value x, Value dy, FloatAttr eps,
+verifyBatchNorm(Operation *op, Value x, Value dy,
                 ArrayRef<std::pair<StringRef, Value>> vectors) {
   ArrayRef<int64_t> xShape = shapeOf(x);
   if (xShape.empty())
     return op->emitOpError()
            << "x must have rank >= 1 (features on the last axis), got []";
-  if ((eps && failed(verifyEps(op, eps))) ||
-      failed(verifySameShape(op, "dy", dy, "x", x)))
+  if (failed(verifySameShape(op, "dy", dy, "x", x)))
     return failure();
   for (auto [name, value] : vectors)
     if (failed(verifyFeatureVector(op, name, value, xShape.back(),
@@ -383,16 +310,9 @@ verifyBatchNorm(Operation *op, Value x, Value dy, FloatAttr eps,
   return success();
 }
 
-LogicalResult BatchNormInferenceBackwardInputOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
-  inferred.push_back(adaptor.getX().getType());
-  return success();
-}
-
 LogicalResult BatchNormInferenceBackwardInputOp::verify() {
   return verifyBatchNorm(
-      getOperation(), getX(), getDy(), getEpsAttr(),
+      getOperation(), getX(), getDy(),
       {{"gamma", getGamma()}, {"mean", getMean()}, {"var", getVar()}});
 }
 
@@ -405,7 +325,7 @@ LogicalResult BatchNormInferenceBackwardGammaOp::inferReturnTypes(
 }
 
 LogicalResult BatchNormInferenceBackwardGammaOp::verify() {
-  return verifyBatchNorm(getOperation(), getX(), getDy(), getEpsAttr(),
+  return verifyBatchNorm(getOperation(), getX(), getDy(),
                          {{"mean", getMean()}, {"var", getVar()}});
 }
 
@@ -467,13 +387,6 @@ static Window maxPoolWindow(MaxPool2dBackwardOp::Adaptor &adaptor) {
       windowArray(adaptor, adaptor.getProperties().padding, "padding"),
       {},
       {}};
-}
-
-LogicalResult MaxPool2dBackwardOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
-  inferred.push_back(adaptor.getX().getType());
-  return success();
 }
 
 /// Checks that `dy` has the forward output shape `expected`.
@@ -639,13 +552,6 @@ LogicalResult SoftmaxCrossEntropyWithLogitsOp::verify() {
                              getLabels());
 }
 
-LogicalResult SoftmaxCrossEntropyBackwardOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
-  inferred.push_back(adaptor.getLogits().getType());
-  return success();
-}
-
 LogicalResult SoftmaxCrossEntropyBackwardOp::verify() {
   Operation *op = getOperation();
   if (failed(verifyLogitsAndRows(op, getLogits(), "labels", getLabels())) ||
@@ -697,26 +603,10 @@ static LogicalResult verifyAttentionLayout(Operation *op, StringRef name,
                            << formatShape(shape);
 }
 
-/// Checks an optional positive scale attribute.
-static LogicalResult verifyPositiveScale(Operation *op, StringRef name,
-                                         FloatAttr attr) {
-  if (!attr)
-    return success();
-  double value = attr.getValueAsDouble();
-  if (!std::isfinite(value) || value <= 0)
-    return op->emitOpError()
-           << "'" << name << "' must be finite and > 0, got " << value;
-  return success();
-}
-
 LogicalResult AttentionBackwardOp::verify() {
   Operation *op = getOperation();
   int64_t heads = getNumHeadsAttr().getInt();
   int64_t headDim = getHeadDimAttr().getInt();
-  if (heads < 1)
-    return emitOpError() << "'num_heads' must be >= 1, got " << heads;
-  if (headDim < 1)
-    return emitOpError() << "'head_dim' must be >= 1, got " << headDim;
   ArrayRef<int64_t> q = getQ().getType().getShape();
   ArrayRef<int64_t> k = getK().getType().getShape();
   if (failed(verifyAttentionLayout(op, "q", q, heads, headDim)))
@@ -740,9 +630,6 @@ LogicalResult AttentionBackwardOp::verify() {
     if (!getWindowAttr())
       return emitOpError()
              << "mask_kind 'sliding_window' requires the 'window' attribute";
-    if (getWindowAttr().getInt() < 0)
-      return emitOpError() << "'window' must be >= 0, got "
-                           << getWindowAttr().getInt();
   } else if (window) {
     return emitOpError() << "'window' is only valid with mask_kind "
                             "'sliding_window', got mask_kind '"
@@ -773,10 +660,6 @@ LogicalResult AttentionBackwardOp::verify() {
                            << formatShape(expected) << ", got "
                            << formatShape(maskShape);
   }
-  if (failed(verifyPositiveScale(op, "score_scale", getScoreScaleAttr())) ||
-      failed(verifyPositiveScale(op, "attn_logit_softcap",
-                                 getAttnLogitSoftcapAttr())))
-    return failure();
   return success();
 }
 

@@ -250,10 +250,6 @@ LogicalResult WhileOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
 LogicalResult WhileOp::verify() {
   if (getInits().empty())
     return emitOpError() << "needs at least one loop-carried value";
-  if (std::optional<uint64_t> max = getMaxIterations();
-      max && static_cast<int64_t>(*max) <= 0)
-    return emitOpError() << "'max_iterations' must be positive, got "
-                         << static_cast<int64_t>(*max);
   TypeRange carried = getInits().getTypes();
   if (failed(verifyBlockArgs(*this, getCond(), "cond", carried,
                              "the loop-carried types")) ||
@@ -369,11 +365,9 @@ LogicalResult ScanOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
   return success();
 }
 
-/// Checks `length`, `num_checkpoints` and the leading dim of every xs.
+/// Checks `num_checkpoints` against `length` and the leading dim of every xs.
 static LogicalResult verifyScanCommon(Operation *op, int64_t length,
                                       int64_t numCheckpoints, ValueRange xs) {
-  if (length <= 0)
-    return op->emitOpError() << "'length' must be positive, got " << length;
   if (numCheckpoints < 0 || numCheckpoints > length)
     return op->emitOpError()
            << "'num_checkpoints' must be in [0, length = " << length
@@ -421,14 +415,6 @@ LogicalResult ScanOp::verifyRegions() {
 //===----------------------------------------------------------------------===//
 // ScanBackwardOp / ScanBackwardXsOp
 //===----------------------------------------------------------------------===//
-
-LogicalResult
-ScanBackwardOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
-                                 Adaptor adaptor,
-                                 SmallVectorImpl<Type> &inferred) {
-  inferred.push_back(adaptor.getInit().getType());
-  return success();
-}
 
 LogicalResult
 ScanBackwardXsOp::inferReturnTypes(MLIRContext *, std::optional<Location>,

@@ -53,8 +53,6 @@ LogicalResult FftOp::verify() {
 
 LogicalResult FftButterflyStageOp::verify() {
   int64_t nFft = getNFft();
-  if (nFft < 2 || !llvm::isPowerOf2_64(nFft))
-    return emitOpError() << "n_fft must be a power of two >= 2, got " << nFft;
   int64_t stages = llvm::Log2_64(nFft);
   int64_t stage = getStage();
   if (stage < 0 || stage >= stages)
@@ -133,14 +131,6 @@ static LogicalResult verifyLogMelInputs(Operation *op, ArrayRef<int64_t> spec,
 LogicalResult LogMelOp::verify() {
   return verifyLogMelInputs(*this, getSpectrum().getType().getShape(),
                             getFilterbank().getType().getShape());
-}
-
-LogicalResult
-LogMelBackwardOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
-                                   Adaptor adaptor,
-                                   SmallVectorImpl<Type> &inferredReturnTypes) {
-  inferredReturnTypes.push_back(adaptor.getSpectrum().getType());
-  return success();
 }
 
 LogicalResult LogMelBackwardOp::verify() {

@@ -60,22 +60,6 @@ static LogicalResult expectElementType(Operation *op, StringRef name,
   return success();
 }
 
-static LogicalResult verifyEps(Operation *op, StringRef name, APFloat eps) {
-  if (eps.isNaN() || eps.isInfinity() || eps.isNegative())
-    return op->emitOpError()
-           << "'" << name << "' must be a finite non-negative value, got "
-           << eps.convertToFloat();
-  return success();
-}
-
-static LogicalResult verifyPositive(Operation *op, StringRef name,
-                                    int64_t value) {
-  if (value <= 0)
-    return op->emitOpError()
-           << "'" << name << "' must be positive, got " << value;
-  return success();
-}
-
 //===----------------------------------------------------------------------===//
 // FusedMatMulBiasActOp
 //===----------------------------------------------------------------------===//
@@ -121,7 +105,7 @@ LogicalResult FusedMatMulBiasActOp::verify() {
 /// Checks x `[..., H]` and the `[H]` vectors of a residual norm.
 static LogicalResult
 verifyResidualNorm(Operation *op, Value x,
-                   ArrayRef<std::pair<StringRef, Value>> vectors, APFloat eps) {
+                   ArrayRef<std::pair<StringRef, Value>> vectors) {
   auto xType = cast<RankedTensorType>(x.getType());
   if (xType.getRank() == 0)
     return op->emitOpError() << "x must have rank >= 1 ([..., H]), got []";
@@ -132,21 +116,19 @@ verifyResidualNorm(Operation *op, Value x,
                                    "[H], H = the last dim of x")))
       return failure();
   }
-  return verifyEps(op, "eps", eps);
+  return success();
 }
 
 LogicalResult FusedResidualLNOp::verify() {
   return verifyResidualNorm(
       *this, getX(),
-      {{"bias", getBias()}, {"gamma", getGamma()}, {"beta", getBeta()}},
-      getEpsAttr().getValue());
+      {{"bias", getBias()}, {"gamma", getGamma()}, {"beta", getBeta()}});
 }
 
 LogicalResult FusedResidualRmsNormOp::verify() {
   return verifyResidualNorm(
       *this, getX(),
-      {{"bias", getBias()}, {"gamma", getGamma()}, {"beta", getBeta()}},
-      getEpsAttr().getValue());
+      {{"bias", getBias()}, {"gamma", getGamma()}, {"beta", getBeta()}});
 }
 
 //===----------------------------------------------------------------------===//
@@ -194,13 +176,6 @@ LogicalResult FusedSwiGLUOp::verify() {
 
 LogicalResult FusedTransformerLayerOp::verify() {
   Operation *op = *this;
-  if (failed(verifyPositive(op, "num_heads", getNumHeads())) ||
-      failed(verifyPositive(op, "head_dim", getHeadDim())) ||
-      failed(verifyPositive(op, "intermediate_size", getIntermediateSize())) ||
-      failed(verifyEps(op, "eps1", getEps1Attr().getValue())) ||
-      failed(verifyEps(op, "eps2", getEps2Attr().getValue())))
-    return failure();
-
   auto hiddenType = getHidden().getType();
   ArrayRef<int64_t> hidden = hiddenType.getShape();
   if (hidden.size() != 3)
@@ -289,9 +264,6 @@ FusedAttentionBlockOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
 
 LogicalResult FusedAttentionBlockOp::verify() {
   Operation *op = *this;
-  if (failed(verifyPositive(op, "num_heads", getNumHeads())) ||
-      failed(verifyPositive(op, "head_dim", getHeadDim())))
-    return failure();
   int64_t heads = getNumHeads();
   int64_t headDim = getHeadDim();
   int64_t inner = heads * headDim;
@@ -380,14 +352,6 @@ LogicalResult FusedAttentionBlockOp::verify() {
     return emitOpError() << "'window' only applies to mask_kind "
                             "'sliding_window', got '"
                          << stringifyEnum(kind) << "'";
-  if (window && static_cast<int64_t>(*window) < 0)
-    return emitOpError() << "'window' must be non-negative, got "
-                         << static_cast<int64_t>(*window);
-  if (std::optional<APFloat> scale = getScoreScale();
-      scale && (scale->isNaN() || scale->isInfinity() || scale->isNegative() ||
-                scale->isZero()))
-    return emitOpError() << "'score_scale' must be finite and positive, got "
-                         << scale->convertToFloat();
   return success();
 }
 
@@ -427,8 +391,6 @@ LogicalResult LoraMatMulOp::verify() {
       failed(expectShape(*this, "a", getA(), {x[1], a[1]}, "[k, r]")) ||
       failed(expectShape(*this, "b", getB(), {a[1], w[1]}, "[r, n]")))
     return failure();
-  if (!std::isfinite(getScale().convertToFloat()))
-    return emitOpError() << "'scale' must be finite";
   return success();
 }
 

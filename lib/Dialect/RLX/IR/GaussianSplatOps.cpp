@@ -43,35 +43,6 @@ static Type rgbaType(MLIRContext *context, int64_t width, int64_t height) {
   return RankedTensorType::get({length}, Float32Type::get(context));
 }
 
-namespace {
-/// Render settings common to the splat ops.
-struct SplatSettings {
-  int64_t width, height, tileSize, maxSplatSteps, maxListEntries;
-  std::optional<float> radiusScale;
-  float alphaCutoff, transmittanceThreshold;
-};
-} // namespace
-
-static LogicalResult verifySettings(Operation *op, const SplatSettings &s) {
-  for (auto [name, value] :
-       {std::pair{"width", s.width}, std::pair{"height", s.height},
-        std::pair{"tile_size", s.tileSize},
-        std::pair{"max_splat_steps", s.maxSplatSteps},
-        std::pair{"max_list_entries", s.maxListEntries}})
-    if (value <= 0)
-      return op->emitOpError() << name << " must be positive, got " << value;
-  if (s.radiusScale &&
-      (!(*s.radiusScale > 0.0f) || !std::isfinite(*s.radiusScale)))
-    return op->emitOpError() << "radius_scale must be positive and finite, got "
-                             << *s.radiusScale;
-  for (auto [name, value] :
-       {std::pair{"alpha_cutoff", s.alphaCutoff},
-        std::pair{"transmittance_threshold", s.transmittanceThreshold}})
-    if (!(value >= 0.0f && value < 1.0f))
-      return op->emitOpError() << name << " must lie in [0, 1), got " << value;
-  return success();
-}
-
 /// Checks a rank-1 buffer of `length` elements (dynamic matches anything).
 static LogicalResult expectBuffer(Operation *op, StringRef name,
                                   StringRef layout, ArrayRef<int64_t> shape,
@@ -134,19 +105,8 @@ LogicalResult GaussianSplatRenderOp::inferReturnTypes(
 }
 
 LogicalResult GaussianSplatRenderOp::verify() {
-  SplatSettings s{int64_t(getWidth()),
-                  int64_t(getHeight()),
-                  int64_t(getTileSize()),
-                  int64_t(getMaxSplatSteps()),
-                  int64_t(getMaxListEntries()),
-                  getRadiusScale().convertToFloat(),
-                  getAlphaCutoff().convertToFloat(),
-                  getTransmittanceThreshold().convertToFloat()};
   int64_t n;
-  if (failed(verifySettings(*this, s)) ||
-      failed(verifyScene(*this, getOperands(), n)))
-    return failure();
-  return success();
+  return verifyScene(*this, getOperands(), n);
 }
 
 //===----------------------------------------------------------------------===//
@@ -168,29 +128,9 @@ LogicalResult GaussianSplatRenderBackwardOp::inferReturnTypes(
 }
 
 LogicalResult GaussianSplatRenderBackwardOp::verify() {
-  SplatSettings s{int64_t(getWidth()),
-                  int64_t(getHeight()),
-                  int64_t(getTileSize()),
-                  int64_t(getMaxSplatSteps()),
-                  int64_t(getMaxListEntries()),
-                  getRadiusScale().convertToFloat(),
-                  getAlphaCutoff().convertToFloat(),
-                  getTransmittanceThreshold().convertToFloat()};
   int64_t n;
-  if (failed(verifySettings(*this, s)) ||
-      failed(verifyScene(*this, getOperands().take_front(7), n)))
+  if (failed(verifyScene(*this, getOperands().take_front(7), n)))
     return failure();
-  float clip = getLossGradClip().convertToFloat();
-  if (!(clip > 0.0f) || !std::isfinite(clip))
-    return emitOpError() << "loss_grad_clip must be positive and finite, got "
-                         << clip;
-  int64_t band = getShBand();
-  if (band < 0 || band > 3)
-    return emitOpError() << "sh_band must lie in [0, 3], got " << band;
-  float anisotropy = getMaxAnisotropy().convertToFloat();
-  if (!(anisotropy >= 1.0f) || !std::isfinite(anisotropy))
-    return emitOpError() << "max_anisotropy must be finite and >= 1, got "
-                         << anisotropy;
   return expectBuffer(*this, "d_loss_rgba", "[height * width * 4]",
                       getDLossRgba().getType().getShape(),
                       getWidth() * getHeight() * 4);
@@ -201,17 +141,8 @@ LogicalResult GaussianSplatRenderBackwardOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult GaussianSplatPrepareOp::verify() {
-  SplatSettings s{int64_t(getWidth()),
-                  int64_t(getHeight()),
-                  int64_t(getTileSize()),
-                  int64_t(getMaxSplatSteps()),
-                  int64_t(getMaxListEntries()),
-                  getRadiusScale().convertToFloat(),
-                  getAlphaCutoff().convertToFloat(),
-                  getTransmittanceThreshold().convertToFloat()};
   int64_t n;
-  if (failed(verifySettings(*this, s)) ||
-      failed(verifyScene(*this, getOperands(), n)))
+  if (failed(verifyScene(*this, getOperands(), n)))
     return failure();
   ArrayRef<int64_t> result = getResult().getType().getShape();
   if (result.size() != 1 || result[0] == 0)
@@ -230,16 +161,6 @@ LogicalResult GaussianSplatRasterizeOp::inferReturnTypes(
 }
 
 LogicalResult GaussianSplatRasterizeOp::verify() {
-  SplatSettings s{int64_t(getWidth()),
-                  int64_t(getHeight()),
-                  int64_t(getTileSize()),
-                  int64_t(getMaxSplatSteps()),
-                  int64_t(getMaxListEntries()),
-                  std::nullopt,
-                  getAlphaCutoff().convertToFloat(),
-                  getTransmittanceThreshold().convertToFloat()};
-  if (failed(verifySettings(*this, s)))
-    return failure();
   ArrayRef<int64_t> prep = getPrep().getType().getShape();
   if (prep.size() != 1 || prep[0] == 0)
     return emitOpError() << "prep must be a non-empty rank-1 buffer, got "

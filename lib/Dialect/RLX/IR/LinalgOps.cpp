@@ -178,14 +178,6 @@ LogicalResult DotGeneralOp::verify() {
 // DenseSolveOp / BatchedDenseSolveOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-DenseSolveOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
-                               Adaptor adaptor,
-                               SmallVectorImpl<Type> &inferredReturnTypes) {
-  inferredReturnTypes.push_back(adaptor.getB().getType());
-  return success();
-}
-
 /// Shared rule of the dense solves; `batched` adds a leading batch dim.
 static LogicalResult verifySolve(Operation *op, ArrayRef<int64_t> a,
                                  ArrayRef<int64_t> b, bool batched) {
@@ -217,13 +209,6 @@ static LogicalResult verifySolve(Operation *op, ArrayRef<int64_t> a,
 LogicalResult DenseSolveOp::verify() {
   return verifySolve(*this, getA().getType().getShape(),
                      getB().getType().getShape(), /*batched=*/false);
-}
-
-LogicalResult BatchedDenseSolveOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
-  inferredReturnTypes.push_back(adaptor.getB().getType());
-  return success();
 }
 
 LogicalResult BatchedDenseSolveOp::verify() {

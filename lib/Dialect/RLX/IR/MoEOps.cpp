@@ -164,8 +164,6 @@ LogicalResult DequantMatMulOp::verify() {
     if (!blockSize)
       return emitOpError() << "scheme '" << name
                            << "' requires a block_size attribute";
-    if (*blockSize <= 0)
-      return emitOpError() << "block_size must be positive, got " << *blockSize;
   } else if (blockSize) {
     return emitOpError() << "scheme '" << name
                          << "' takes no block_size attribute";
@@ -305,20 +303,6 @@ LogicalResult DequantMatMulOp::verify() {
 // QMatMulOp / QConv2dOp
 //===----------------------------------------------------------------------===//
 
-/// Zero points and the requantization multiplier shared by the int8 ops.
-static LogicalResult verifyRequant(Operation *op, int64_t xZp, int64_t wZp,
-                                   int64_t outZp, float mult) {
-  for (auto [name, zp] : {std::pair{"x_zp", xZp}, std::pair{"w_zp", wZp},
-                          std::pair{"out_zp", outZp}})
-    if (zp < -128 || zp > 127)
-      return op->emitOpError()
-             << name << " = " << zp << " is outside the i8 range [-128, 127]";
-  if (!(mult > 0.0f) || !std::isfinite(mult))
-    return op->emitOpError()
-           << "mult must be positive and finite, got " << mult;
-  return success();
-}
-
 LogicalResult
 QMatMulOp::inferReturnTypes(MLIRContext *context, std::optional<Location>,
                             Adaptor adaptor,
@@ -351,8 +335,7 @@ LogicalResult QMatMulOp::verify() {
   if (bias.size() != 1 || !dimsCompatible(bias[0], w[1]))
     return emitOpError() << "bias must have shape " << formatShape({w[1]})
                          << " ([N]), got " << formatShape(bias);
-  return verifyRequant(*this, getXZp(), getWZp(), getOutZp(),
-                       getMult().convertToFloat());
+  return success();
 }
 
 /// H_out of a convolution; dynamic when `in` is.
@@ -420,27 +403,11 @@ LogicalResult QConv2dOp::verify() {
   ArrayRef<int64_t> stride = getStride();
   ArrayRef<int64_t> padding = getPadding();
   ArrayRef<int64_t> dilation = getDilation();
-  for (int i = 0; i < 2; ++i) {
-    if (kernel[i] < 1)
-      return emitOpError() << "kernel_size entries must be >= 1, got "
-                           << formatShape(kernel);
-    if (stride[i] < 1)
-      return emitOpError() << "stride entries must be >= 1, got "
-                           << formatShape(stride);
-    if (dilation[i] < 1)
-      return emitOpError() << "dilation entries must be >= 1, got "
-                           << formatShape(dilation);
-    if (padding[i] < 0)
-      return emitOpError() << "padding entries must be >= 0, got "
-                           << formatShape(padding);
-  }
   if (!dimsCompatible(w[2], kernel[0]) || !dimsCompatible(w[3], kernel[1]))
     return emitOpError() << "kernel_size " << formatShape(kernel)
                          << " differs from the spatial dims of w "
                          << formatShape(w);
   int64_t groups = getGroups();
-  if (groups < 1)
-    return emitOpError() << "groups must be >= 1, got " << groups;
   int64_t cIn = x[1], cOut = w[0];
   if (!ShapedType::isDynamic(cIn) && cIn % groups != 0)
     return emitOpError() << "groups = " << groups
@@ -464,8 +431,7 @@ LogicalResult QConv2dOp::verify() {
                            << formatShape(x) << " gives output "
                            << (i == 0 ? "height " : "width ") << size;
   }
-  return verifyRequant(*this, getXZp(), getWZp(), getOutZp(),
-                       getMult().convertToFloat());
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

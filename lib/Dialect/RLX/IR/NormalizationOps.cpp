@@ -22,15 +22,6 @@ void RLXDialect::registerNormalizationOps() {
 // Shared checks
 //===----------------------------------------------------------------------===//
 
-/// `eps` is added under a square root: it must be finite and non-negative.
-static LogicalResult verifyEps(Operation *op, FloatAttr eps) {
-  APFloat value = eps.getValue();
-  if (!value.isFinite() || value.isNegative())
-    return op->emitOpError() << "eps must be a finite non-negative number, got "
-                             << eps.getValueAsDouble();
-  return success();
-}
-
 /// Checks that a per-channel operand (`gamma`, `beta`, running statistics)
 /// is `[C]`; `where` says which dim of the input C comes from.
 static LogicalResult verifyPerChannel(Operation *op, StringRef name,
@@ -47,7 +38,7 @@ static LogicalResult verifyPerChannel(Operation *op, StringRef name,
 
 /// Shared verifier of the single-axis norms (layer_norm, rms_norm).
 static LogicalResult verifyAxisNorm(Operation *op, Value input, Value gamma,
-                                    Value beta, int64_t axis, FloatAttr eps) {
+                                    Value beta, int64_t axis) {
   ArrayRef<int64_t> shape = cast<RankedTensorType>(input.getType()).getShape();
   int64_t rank = shape.size();
   if (rank == 0)
@@ -63,7 +54,7 @@ static LogicalResult verifyAxisNorm(Operation *op, Value input, Value gamma,
   if (failed(verifyPerChannel(op, "gamma", gamma, shape[*normalized], where)) ||
       failed(verifyPerChannel(op, "beta", beta, shape[*normalized], where)))
     return failure();
-  return verifyEps(op, eps);
+  return success();
 }
 
 /// Checks that `input` is NCHW and returns its shape.
@@ -83,12 +74,12 @@ static FailureOr<ArrayRef<int64_t>> verifyNCHW(Operation *op, Value input) {
 
 LogicalResult LayerNormOp::verify() {
   return verifyAxisNorm(*this, getInput(), getGamma(), getBeta(),
-                        getAxisAttr().getInt(), getEpsAttr());
+                        getAxisAttr().getInt());
 }
 
 LogicalResult RmsNormOp::verify() {
   return verifyAxisNorm(*this, getInput(), getGamma(), getBeta(),
-                        getAxisAttr().getInt(), getEpsAttr());
+                        getAxisAttr().getInt());
 }
 
 //===----------------------------------------------------------------------===//
@@ -101,8 +92,6 @@ LogicalResult GroupNormOp::verify() {
     return failure();
   int64_t channels = (*shape)[1];
   int64_t groups = getNumGroupsAttr().getInt();
-  if (groups < 1)
-    return emitOpError() << "num_groups must be >= 1, got " << groups;
   if (!ShapedType::isDynamic(channels) && channels % groups != 0)
     return emitOpError() << "num_groups = " << groups
                          << " does not divide the channel count C = "
@@ -111,7 +100,7 @@ LogicalResult GroupNormOp::verify() {
   if (failed(verifyPerChannel(*this, "gamma", getGamma(), channels, where)) ||
       failed(verifyPerChannel(*this, "beta", getBeta(), channels, where)))
     return failure();
-  return verifyEps(*this, getEpsAttr());
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -127,7 +116,7 @@ LogicalResult LayerNorm2dOp::verify() {
   if (failed(verifyPerChannel(*this, "gamma", getGamma(), channels, where)) ||
       failed(verifyPerChannel(*this, "beta", getBeta(), channels, where)))
     return failure();
-  return verifyEps(*this, getEpsAttr());
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -147,7 +136,7 @@ LogicalResult BatchNormInferenceOp::verify() {
       failed(verifyPerChannel(*this, "running_var", getRunningVar(), channels,
                               where)))
     return failure();
-  return verifyEps(*this, getEpsAttr());
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -101,13 +101,6 @@ static LogicalResult verifyAffineQuant(Operation *op, RankedTensorType input,
   return success();
 }
 
-/// `bits` of the fake-quantize ops.
-static LogicalResult verifyBits(Operation *op, int64_t bits) {
-  if (bits != 2 && bits != 4 && bits != 8)
-    return op->emitOpError() << "bits must be 2, 4 or 8, got " << bits;
-  return success();
-}
-
 /// Checks a per-channel scale or state tensor: shape `[dim(axis)]`, or `[1]`
 /// without an axis, and the input's element type.
 static LogicalResult verifyChannelTensor(Operation *op, StringRef name,
@@ -200,8 +193,6 @@ FakeQuantizeOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
 }
 
 LogicalResult FakeQuantizeOp::verify() {
-  if (failed(verifyBits(*this, getBits())))
-    return failure();
   RankedTensorType input = getInput().getType();
   int64_t channels;
   std::optional<int64_t> normalized;
@@ -210,15 +201,11 @@ LogicalResult FakeQuantizeOp::verify() {
     return failure();
   ScaleMode mode = getScaleMode();
   StringRef modeName = stringifyEnum(mode);
-  std::optional<double> decay;
-  if (FloatAttr decayAttr = getEmaDecayAttr())
-    decay = decayAttr.getValueAsDouble();
+  bool decay = static_cast<bool>(getEmaDecayAttr());
   if (mode == ScaleMode::Ema) {
     if (!decay)
       return emitOpError()
              << "scale_mode 'ema' requires an ema_decay attribute";
-    if (!(*decay > 0.0 && *decay < 1.0))
-      return emitOpError() << "ema_decay must lie in (0, 1), got " << *decay;
   } else if (decay) {
     return emitOpError() << "ema_decay is only meaningful with scale_mode "
                             "'ema', but scale_mode is '"
@@ -243,53 +230,29 @@ LogicalResult FakeQuantizeOp::verify() {
 // LSQ ops
 //===----------------------------------------------------------------------===//
 
-LogicalResult FakeQuantizeLSQOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
-  inferredReturnTypes.push_back(adaptor.getInput().getType());
-  return success();
-}
-
 LogicalResult FakeQuantizeLSQOp::verify() {
-  if (failed(verifyBits(*this, getBits())))
-    return failure();
   return verifyChannelTensor(*this, "scale", getInput().getType(),
                              getScale().getType(), getAxis());
 }
 
 /// Verifier shared by the two LSQ backward ops.
-static LogicalResult verifyLSQBackward(Operation *op, int64_t bits,
+static LogicalResult verifyLSQBackward(Operation *op,
                                        std::optional<int64_t> axis,
                                        RankedTensorType input,
                                        RankedTensorType scale,
                                        RankedTensorType dy) {
-  if (failed(verifyBits(op, bits)) ||
-      failed(verifyChannelTensor(op, "scale", input, scale, axis)))
+  if (failed(verifyChannelTensor(op, "scale", input, scale, axis)))
     return failure();
   return verifySameAsInput(op, "dy", input, dy);
 }
 
-LogicalResult FakeQuantizeLSQBackwardXOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
-  inferredReturnTypes.push_back(adaptor.getInput().getType());
-  return success();
-}
-
 LogicalResult FakeQuantizeLSQBackwardXOp::verify() {
-  return verifyLSQBackward(*this, getBits(), getAxis(), getInput().getType(),
+  return verifyLSQBackward(*this, getAxis(), getInput().getType(),
                            getScale().getType(), getDy().getType());
 }
 
-LogicalResult FakeQuantizeLSQBackwardScaleOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
-  inferredReturnTypes.push_back(adaptor.getScale().getType());
-  return success();
-}
-
 LogicalResult FakeQuantizeLSQBackwardScaleOp::verify() {
-  return verifyLSQBackward(*this, getBits(), getAxis(), getInput().getType(),
+  return verifyLSQBackward(*this, getAxis(), getInput().getType(),
                            getScale().getType(), getDy().getType());
 }
 
@@ -297,16 +260,7 @@ LogicalResult FakeQuantizeLSQBackwardScaleOp::verify() {
 // FakeQuantizeBackwardOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult FakeQuantizeBackwardOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
-  inferredReturnTypes.push_back(adaptor.getInput().getType());
-  return success();
-}
-
 LogicalResult FakeQuantizeBackwardOp::verify() {
-  if (failed(verifyBits(*this, getBits())))
-    return failure();
   RankedTensorType input = getInput().getType();
   int64_t channels;
   std::optional<int64_t> normalized;

@@ -169,8 +169,6 @@ LogicalResult TopKOp::verify() {
   if (shape.empty())
     return emitOpError() << "input must have rank >= 1 ([..., N]), got []";
   int64_t k = getKAttr().getInt();
-  if (k < 1)
-    return emitOpError() << "k must be >= 1, got " << k;
   if (!ShapedType::isDynamic(shape.back()) && k > shape.back())
     return emitOpError() << "k = " << k
                          << " exceeds the last dim N = " << shape.back()
@@ -201,21 +199,10 @@ LogicalResult SampleOp::verify() {
     return emitOpError() << "logits must be [batch, vocab] (rank 2), got "
                          << formatShape(shape);
   int64_t topK = getTopKAttr().getInt();
-  if (topK < 0)
-    return emitOpError() << "top_k must be >= 0 (0 disables it), got " << topK;
   if (!ShapedType::isDynamic(shape[1]) && topK > shape[1])
     return emitOpError() << "top_k = " << topK << " exceeds the vocabulary "
                          << "size " << shape[1] << " of logits "
                          << formatShape(shape);
-  APFloat topP = getTopP();
-  if (topP.isNaN() || topP.isZero() || topP.isNegative() ||
-      topP.compare(APFloat(topP.getSemantics(), 1)) == APFloat::cmpGreaterThan)
-    return emitOpError() << "top_p must be in (0, 1] (1 disables it), got "
-                         << getTopPAttr().getValueAsDouble();
-  APFloat temperature = getTemperature();
-  if (!temperature.isFiniteNonZero() || temperature.isNegative())
-    return emitOpError() << "temperature must be finite and > 0, got "
-                         << getTemperatureAttr().getValueAsDouble();
   return success();
 }
 

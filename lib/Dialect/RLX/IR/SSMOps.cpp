@@ -41,18 +41,8 @@ static LogicalResult expectShape(Operation *op, StringRef name,
 // SelectiveScanOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-SelectiveScanOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
-                                  Adaptor adaptor,
-                                  SmallVectorImpl<Type> &inferredReturnTypes) {
-  inferredReturnTypes.push_back(adaptor.getX().getType());
-  return success();
-}
-
 LogicalResult SelectiveScanOp::verify() {
   int64_t n = getStateSize();
-  if (n <= 0)
-    return emitOpError() << "state_size must be positive, got " << n;
   ArrayRef<int64_t> x = getX().getType().getShape();
   if (x.size() != 3)
     return emitOpError() << "x must have rank 3 ([b, s, h]), got "
@@ -96,8 +86,6 @@ GatedDeltaNetOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
 
 LogicalResult GatedDeltaNetOp::verify() {
   int64_t n = getStateSize();
-  if (n <= 0)
-    return emitOpError() << "state_size must be positive, got " << n;
   RankedTensorType qType = getQ().getType();
   ArrayRef<int64_t> q = qType.getShape();
   if (q.size() != 4)

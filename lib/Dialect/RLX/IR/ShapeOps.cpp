@@ -388,10 +388,6 @@ LogicalResult NarrowOp::verify() {
   int64_t len = getLen();
   if (!axisInRange(axis, input.size()))
     return emitAxisError(*this, axis, "the input", input);
-  if (start < 0)
-    return emitOpError() << "start must be non-negative, got " << start;
-  if (len < 0)
-    return emitOpError() << "len must be non-negative, got " << len;
   int64_t dim = input[axis];
   if (!ShapedType::isDynamic(dim) && start + len > dim)
     return emitOpError() << "slice [" << start << ", " << start + len

@@ -14,8 +14,8 @@ include "rlx/Dialect/RLX/IR/RLXOpBase.td"
 // rlx.attention
 //===----------------------------------------------------------------------===//
 
-def RLX_AttentionOp : RLX_Op<"attention", [
-    Pure, AllTypesMatch<["query", "result"]>,
+def RLX_AttentionOp : RLX_PureOp<"attention", [
+    AllTypesMatch<["query", "result"]>,
     AllElementTypesMatch<["query", "key", "value"]>]> {
   let summary = "scaled dot-product attention (RLX `Attention`)";
   let description = [{
@@ -83,12 +83,12 @@ def RLX_AttentionOp : RLX_Op<"attention", [
                        RLX_FloatTensor:$key,
                        RLX_FloatTensor:$value,
                        Optional<RLX_FloatTensor>:$mask,
-                       I64Attr:$num_heads,
-                       I64Attr:$head_dim,
+                       RLX_PositiveI64Attr:$num_heads,
+                       RLX_PositiveI64Attr:$head_dim,
                        RLX_MaskKindAttr:$mask_kind,
-                       OptionalAttr<I64Attr>:$window,
-                       OptionalAttr<F32Attr>:$score_scale,
-                       OptionalAttr<F32Attr>:$attn_logit_softcap);
+                       OptionalAttr<RLX_NonNegativeI64Attr>:$window,
+                       OptionalAttr<RLX_PositiveF32Attr>:$score_scale,
+                       OptionalAttr<RLX_PositiveF32Attr>:$attn_logit_softcap);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
@@ -102,8 +102,8 @@ def RLX_AttentionOp : RLX_Op<"attention", [
 // rlx.rope
 //===----------------------------------------------------------------------===//
 
-def RLX_RopeOp : RLX_Op<"rope", [
-    Pure, AllTypesMatch<["input", "result"]>, AllTypesMatch<["cos", "sin"]>,
+def RLX_RopeOp : RLX_PureOp<"rope", [
+    AllTypesMatch<["input", "result"]>, AllTypesMatch<["cos", "sin"]>,
     AllElementTypesMatch<["input", "cos"]>]> {
   let summary = "rotary position embedding, NeoX style (RLX `Rope`)";
   let description = [{
@@ -140,7 +140,7 @@ def RLX_RopeOp : RLX_Op<"rope", [
   let arguments = (ins RLX_FloatTensor:$input,
                        RLX_FloatTensor:$cos,
                        RLX_FloatTensor:$sin,
-                       I64Attr:$head_dim,
+                       RLX_PositiveI64Attr:$head_dim,
                        I64Attr:$n_rot);
   let results = (outs RLX_FloatTensor:$result);
 
@@ -155,8 +155,7 @@ def RLX_RopeOp : RLX_Op<"rope", [
 // rlx.axial_rope2d
 //===----------------------------------------------------------------------===//
 
-def RLX_AxialRope2dOp : RLX_Op<"axial_rope2d", [
-    Pure, SameOperandsAndResultType]> {
+def RLX_AxialRope2dOp : RLX_SameTypeOp<"axial_rope2d"> {
   let summary = "SAM2 axial 2-D rotary position embedding (RLX `AxialRope2d`)";
   let description = [{
     Applies the 2-D axial RoPE of SAM2 to `input` `[B, S, num_heads *
@@ -191,12 +190,12 @@ def RLX_AxialRope2dOp : RLX_Op<"axial_rope2d", [
   }];
 
   let arguments = (ins RLX_FloatTensor:$input,
-                       I64Attr:$end_x,
-                       I64Attr:$end_y,
+                       RLX_PositiveI64Attr:$end_x,
+                       RLX_PositiveI64Attr:$end_y,
                        I64Attr:$head_dim,
-                       I64Attr:$num_heads,
-                       I64Attr:$repeat_factor,
-                       F32Attr:$theta);
+                       RLX_PositiveI64Attr:$num_heads,
+                       RLX_PositiveI64Attr:$repeat_factor,
+                       RLX_PositiveF32Attr:$theta);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = "$input attr-dict `:` type($input)";

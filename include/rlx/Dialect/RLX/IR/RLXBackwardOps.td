@@ -18,12 +18,25 @@
 
 include "rlx/Dialect/RLX/IR/RLXOpBase.td"
 
+// A gradient kernel. Each is pure and has a verifier that checks its operands
+// against the forward op's shapes.
+class RLX_BackwardOp<string mnemonic, list<Trait> traits = []>
+    : RLX_PureOp<mnemonic, traits> {
+  let hasVerifier = 1;
+}
+
+// A gradient kernel whose result type is computed from operand shapes and
+// attributes (see RLX_InferredTypeOp).
+class RLX_InferredBackwardOp<string mnemonic, list<Trait> traits = []>
+    : RLX_BackwardOp<mnemonic, !listconcat(traits, [InferTypeOpAdaptor])>;
+
 //===----------------------------------------------------------------------===//
 // Elementwise activations
 //===----------------------------------------------------------------------===//
 
-def RLX_ReluBackwardOp : RLX_Op<"relu_backward", [
-    Pure, AllElementTypesMatch<["x", "dy", "result"]>, InferTypeOpAdaptor]> {
+def RLX_ReluBackwardOp : RLX_BackwardOp<"relu_backward", [
+    AllElementTypesMatch<["x", "dy", "result"]>,
+    AllTypesMatch<["x", "result"]>]> {
   let summary = "gradient of relu (RLX `ReluBackward`)";
   let description = [{
     `result = x > 0 ? dy : 0` element by element, where `x` is the forward
@@ -43,11 +56,11 @@ def RLX_ReluBackwardOp : RLX_Op<"relu_backward", [
   let assemblyFormat = [{
     $x `,` $dy attr-dict `:` type($x) `,` type($dy)
   }];
-  let hasVerifier = 1;
 }
 
-def RLX_ActivationBackwardOp : RLX_Op<"activation_backward", [
-    Pure, AllElementTypesMatch<["x", "dy", "result"]>, InferTypeOpAdaptor]> {
+def RLX_ActivationBackwardOp : RLX_BackwardOp<"activation_backward", [
+    AllElementTypesMatch<["x", "dy", "result"]>,
+    AllTypesMatch<["x", "result"]>]> {
   let summary = "gradient of a unary activation (RLX `ActivationBackward`)";
   let description = [{
     `result = f'(x) * dy` element by element, where `f` is the activation
@@ -92,16 +105,15 @@ def RLX_ActivationBackwardOp : RLX_Op<"activation_backward", [
   let assemblyFormat = [{
     custom<EnumKeyword>($kind) $x `,` $dy attr-dict `:` type($x) `,` type($dy)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Layer norm
 //===----------------------------------------------------------------------===//
 
-def RLX_LayerNormBackwardInputOp : RLX_Op<"layer_norm_backward_input", [
-    Pure, AllElementTypesMatch<["x", "gamma", "dy", "result"]>,
-    InferTypeOpAdaptor]> {
+def RLX_LayerNormBackwardInputOp : RLX_BackwardOp<"layer_norm_backward_input", [
+    AllElementTypesMatch<["x", "gamma", "dy", "result"]>,
+    AllTypesMatch<["x", "result"]>]> {
   let summary = "layer norm gradient w.r.t. the input (RLX `LayerNormBackwardInput`)";
   let description = [{
     Gradient of `y = gamma * xhat + beta` with
@@ -130,18 +142,18 @@ def RLX_LayerNormBackwardInputOp : RLX_Op<"layer_norm_backward_input", [
                        RLX_FloatTensor:$gamma,
                        RLX_FloatTensor:$dy,
                        I64Attr:$axis,
-                       F32Attr:$eps);
+                       RLX_NonNegativeF32Attr:$eps);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
     $x `,` $gamma `,` $dy attr-dict `:` type($x) `,` type($gamma) `,`
     type($dy)
   }];
-  let hasVerifier = 1;
 }
 
-def RLX_LayerNormBackwardGammaOp : RLX_Op<"layer_norm_backward_gamma", [
-    Pure, AllElementTypesMatch<["x", "dy", "result"]>, InferTypeOpAdaptor]> {
+def RLX_LayerNormBackwardGammaOp
+    : RLX_InferredBackwardOp<"layer_norm_backward_gamma", [
+        AllElementTypesMatch<["x", "dy", "result"]>]> {
   let summary = "layer norm gradient w.r.t. gamma (RLX `LayerNormBackwardGamma`)";
   let description = [{
     `result[d] = sum over every axis but axis of dy * xhat`, with `xhat` the
@@ -161,23 +173,24 @@ def RLX_LayerNormBackwardGammaOp : RLX_Op<"layer_norm_backward_gamma", [
   let arguments = (ins RLX_FloatTensor:$x,
                        RLX_FloatTensor:$dy,
                        I64Attr:$axis,
-                       F32Attr:$eps);
+                       RLX_NonNegativeF32Attr:$eps);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
     $x `,` $dy attr-dict `:` type($x) `,` type($dy)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // RMS norm
 //===----------------------------------------------------------------------===//
 
-class RLX_RmsNormBackwardOp<string mnemonic, string wrt, string resultRule>
-    : RLX_Op<mnemonic, [
-        Pure, AllElementTypesMatch<["x", "gamma", "beta", "dy", "result"]>,
-        InferTypeOpAdaptor]> {
+// `operand` is the operand the gradient is taken with respect to; the result
+// has its type.
+class RLX_RmsNormBackwardOp<string mnemonic, string wrt, string operand>
+    : RLX_BackwardOp<mnemonic, [
+        AllElementTypesMatch<["x", "gamma", "beta", "dy", "result"]>,
+        AllTypesMatch<[operand, "result"]>]> {
   let summary = "rms norm gradient w.r.t. " # wrt;
   let description = [{
     Gradient of RLX's RMS norm `y = gamma * x * r + beta` with
@@ -195,7 +208,8 @@ class RLX_RmsNormBackwardOp<string mnemonic, string wrt, string resultRule>
     `dy` have the same shape, `gamma` and `beta` are `[D]` with `D` the
     extent of `x` along `axis`.
 
-  }] # resultRule # [{
+    This op computes `d_}] # operand # [{`; the result has
+    `}] # operand # [{`'s type.
 
     Example:
 
@@ -210,33 +224,29 @@ class RLX_RmsNormBackwardOp<string mnemonic, string wrt, string resultRule>
                        RLX_FloatTensor:$beta,
                        RLX_FloatTensor:$dy,
                        I64Attr:$axis,
-                       F32Attr:$eps);
+                       RLX_NonNegativeF32Attr:$eps);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
     $x `,` $gamma `,` $beta `,` $dy attr-dict `:` type($x) `,` type($gamma)
     `,` type($beta) `,` type($dy)
   }];
-  let hasVerifier = 1;
 }
 
 def RLX_RmsNormBackwardInputOp : RLX_RmsNormBackwardOp<
-    "rms_norm_backward_input", "the input (RLX `RmsNormBackwardInput`)",
-    "  This op computes `d_x`; the result has `x`'s type.">;
+    "rms_norm_backward_input", "the input (RLX `RmsNormBackwardInput`)", "x">;
 def RLX_RmsNormBackwardGammaOp : RLX_RmsNormBackwardOp<
-    "rms_norm_backward_gamma", "gamma (RLX `RmsNormBackwardGamma`)",
-    "  This op computes `d_gamma`; the result has `gamma`'s type.">;
+    "rms_norm_backward_gamma", "gamma (RLX `RmsNormBackwardGamma`)", "gamma">;
 def RLX_RmsNormBackwardBetaOp : RLX_RmsNormBackwardOp<
-    "rms_norm_backward_beta", "beta (RLX `RmsNormBackwardBeta`)",
-    "  This op computes `d_beta`; the result has `beta`'s type.">;
+    "rms_norm_backward_beta", "beta (RLX `RmsNormBackwardBeta`)", "beta">;
 
 //===----------------------------------------------------------------------===//
 // RoPE
 //===----------------------------------------------------------------------===//
 
-def RLX_RopeBackwardOp : RLX_Op<"rope_backward", [
-    Pure, AllElementTypesMatch<["dy", "cos", "sin", "result"]>,
-    InferTypeOpAdaptor]> {
+def RLX_RopeBackwardOp : RLX_BackwardOp<"rope_backward", [
+    AllElementTypesMatch<["dy", "cos", "sin", "result"]>,
+    AllTypesMatch<["dy", "result"]>]> {
   let summary = "gradient of rotary position embedding (RLX `RopeBackward`)";
   let description = [{
     The forward `rlx.rope` rotates, in every head of width `head_dim`, the
@@ -266,7 +276,7 @@ def RLX_RopeBackwardOp : RLX_Op<"rope_backward", [
   let arguments = (ins RLX_FloatTensor:$dy,
                        RLX_FloatTensor:$cos,
                        RLX_FloatTensor:$sin,
-                       I64Attr:$head_dim,
+                       RLX_PositiveI64Attr:$head_dim,
                        I64Attr:$n_rot);
   let results = (outs RLX_FloatTensor:$result);
 
@@ -274,16 +284,15 @@ def RLX_RopeBackwardOp : RLX_Op<"rope_backward", [
     $dy `,` $cos `,` $sin attr-dict `:` type($dy) `,` type($cos) `,`
     type($sin)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Group norm
 //===----------------------------------------------------------------------===//
 
-def RLX_GroupNormBackwardInputOp : RLX_Op<"group_norm_backward_input", [
-    Pure, AllElementTypesMatch<["x", "gamma", "beta", "dy", "result"]>,
-    InferTypeOpAdaptor]> {
+def RLX_GroupNormBackwardInputOp : RLX_BackwardOp<"group_norm_backward_input", [
+    AllElementTypesMatch<["x", "gamma", "beta", "dy", "result"]>,
+    AllTypesMatch<["x", "result"]>]> {
   let summary = "group norm gradient w.r.t. the input (RLX `GroupNormBackwardInput`)";
   let description = [{
     Gradient of NCHW group norm `y[n, c] = gamma[c] * xhat[n, c] + beta[c]`,
@@ -313,21 +322,19 @@ def RLX_GroupNormBackwardInputOp : RLX_Op<"group_norm_backward_input", [
                        RLX_FloatTensor:$gamma,
                        RLX_FloatTensor:$beta,
                        RLX_FloatTensor:$dy,
-                       I64Attr:$num_groups,
-                       F32Attr:$eps);
+                       RLX_PositiveI64Attr:$num_groups,
+                       RLX_NonNegativeF32Attr:$eps);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
     $x `,` $gamma `,` $beta `,` $dy attr-dict `:` type($x) `,` type($gamma)
     `,` type($beta) `,` type($dy)
   }];
-  let hasVerifier = 1;
 }
 
 class RLX_GroupNormBackwardParamOp<string mnemonic, string wrt, string rule>
-    : RLX_Op<mnemonic, [
-        Pure, AllElementTypesMatch<["x", "dy", "result"]>,
-        InferTypeOpAdaptor]> {
+    : RLX_InferredBackwardOp<mnemonic, [
+        AllElementTypesMatch<["x", "dy", "result"]>]> {
   let summary = "group norm gradient w.r.t. " # wrt;
   let description = [{
     Per-channel parameter gradient of NCHW group norm (see
@@ -351,14 +358,13 @@ class RLX_GroupNormBackwardParamOp<string mnemonic, string wrt, string rule>
 
   let arguments = (ins RLX_FloatTensor:$x,
                        RLX_FloatTensor:$dy,
-                       I64Attr:$num_groups,
-                       F32Attr:$eps);
+                       RLX_PositiveI64Attr:$num_groups,
+                       RLX_NonNegativeF32Attr:$eps);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
     $x `,` $dy attr-dict `:` type($x) `,` type($dy)
   }];
-  let hasVerifier = 1;
 }
 
 def RLX_GroupNormBackwardGammaOp : RLX_GroupNormBackwardParamOp<
@@ -373,9 +379,9 @@ def RLX_GroupNormBackwardBetaOp : RLX_GroupNormBackwardParamOp<
 //===----------------------------------------------------------------------===//
 
 def RLX_BatchNormInferenceBackwardInputOp
-    : RLX_Op<"batch_norm_inference_backward_input", [
-        Pure, AllElementTypesMatch<["x", "gamma", "mean", "var", "dy", "result"]>,
-        InferTypeOpAdaptor]> {
+    : RLX_BackwardOp<"batch_norm_inference_backward_input", [
+        AllElementTypesMatch<["x", "gamma", "mean", "var", "dy", "result"]>,
+        AllTypesMatch<["x", "result"]>]> {
   let summary = "batch norm (frozen statistics) gradient w.r.t. the input "
                 "(RLX `BatchNormInferenceBackwardInput`)";
   let description = [{
@@ -404,20 +410,18 @@ def RLX_BatchNormInferenceBackwardInputOp
                        RLX_FloatTensor:$mean,
                        RLX_FloatTensor:$var,
                        RLX_FloatTensor:$dy,
-                       F32Attr:$eps);
+                       RLX_NonNegativeF32Attr:$eps);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
     $x `,` $gamma `,` $mean `,` $var `,` $dy attr-dict `:` type($x) `,`
     type($gamma) `,` type($mean) `,` type($var) `,` type($dy)
   }];
-  let hasVerifier = 1;
 }
 
 def RLX_BatchNormInferenceBackwardGammaOp
-    : RLX_Op<"batch_norm_inference_backward_gamma", [
-        Pure, AllElementTypesMatch<["x", "mean", "var", "dy", "result"]>,
-        InferTypeOpAdaptor]> {
+    : RLX_InferredBackwardOp<"batch_norm_inference_backward_gamma", [
+        AllElementTypesMatch<["x", "mean", "var", "dy", "result"]>]> {
   let summary = "batch norm (frozen statistics) gradient w.r.t. gamma "
                 "(RLX `BatchNormInferenceBackwardGamma`)";
   let description = [{
@@ -441,19 +445,18 @@ def RLX_BatchNormInferenceBackwardGammaOp
                        RLX_FloatTensor:$mean,
                        RLX_FloatTensor:$var,
                        RLX_FloatTensor:$dy,
-                       F32Attr:$eps);
+                       RLX_NonNegativeF32Attr:$eps);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
     $x `,` $mean `,` $var `,` $dy attr-dict `:` type($x) `,` type($mean) `,`
     type($var) `,` type($dy)
   }];
-  let hasVerifier = 1;
 }
 
 def RLX_BatchNormInferenceBackwardBetaOp
-    : RLX_Op<"batch_norm_inference_backward_beta", [
-        Pure, AllElementTypesMatch<["dy", "result"]>, InferTypeOpAdaptor]> {
+    : RLX_InferredBackwardOp<"batch_norm_inference_backward_beta", [
+        AllElementTypesMatch<["dy", "result"]>]> {
   let summary = "batch norm (frozen statistics) gradient w.r.t. beta "
                 "(RLX `BatchNormInferenceBackwardBeta`)";
   let description = [{
@@ -473,15 +476,14 @@ def RLX_BatchNormInferenceBackwardBetaOp
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = "$dy attr-dict `:` type($dy)";
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Scans and gathers
 //===----------------------------------------------------------------------===//
 
-def RLX_CumsumBackwardOp : RLX_Op<"cumsum_backward", [
-    Pure, SameOperandsAndResultType]> {
+def RLX_CumsumBackwardOp : RLX_BackwardOp<"cumsum_backward", [
+    SameOperandsAndResultType]> {
   let summary = "gradient of a cumulative sum (RLX `CumsumBackward`)";
   let description = [{
     The adjoint of `rlx.cumsum` along `axis` (negative counts from the end):
@@ -507,11 +509,10 @@ def RLX_CumsumBackwardOp : RLX_Op<"cumsum_backward", [
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = "$dy attr-dict `:` type($dy)";
-  let hasVerifier = 1;
 }
 
-def RLX_GatherBackwardOp : RLX_Op<"gather_backward", [
-    Pure, AllElementTypesMatch<["dy", "result"]>]> {
+def RLX_GatherBackwardOp : RLX_BackwardOp<"gather_backward", [
+    AllElementTypesMatch<["dy", "result"]>]> {
   let summary = "gradient of a gather: scatter-add into the table (RLX `GatherBackward`)";
   let description = [{
     The forward `rlx.gather` along `axis` reads
@@ -548,15 +549,15 @@ def RLX_GatherBackwardOp : RLX_Op<"gather_backward", [
     $dy `,` $indices attr-dict `:` type($dy) `,` type($indices) `->`
     type($result)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Pooling and convolution
 //===----------------------------------------------------------------------===//
 
-def RLX_MaxPool2dBackwardOp : RLX_Op<"max_pool2d_backward", [
-    Pure, AllElementTypesMatch<["x", "dy", "result"]>, InferTypeOpAdaptor]> {
+def RLX_MaxPool2dBackwardOp : RLX_BackwardOp<"max_pool2d_backward", [
+    AllElementTypesMatch<["x", "dy", "result"]>,
+    AllTypesMatch<["x", "result"]>]> {
   let summary = "gradient of 2-D max pooling (RLX `MaxPool2dBackward`)";
   let description = [{
     Routes each element of `dy` to the position of its window's maximum in
@@ -588,11 +589,10 @@ def RLX_MaxPool2dBackwardOp : RLX_Op<"max_pool2d_backward", [
     $x `,` $dy `kernel_size` `=` $kernel_size `,` `stride` `=` $stride `,`
     `padding` `=` $padding attr-dict `:` type($x) `,` type($dy)
   }];
-  let hasVerifier = 1;
 }
 
-def RLX_Conv2dBackwardInputOp : RLX_Op<"conv2d_backward_input", [
-    Pure, AllElementTypesMatch<["dy", "weight", "result"]>]> {
+def RLX_Conv2dBackwardInputOp : RLX_BackwardOp<"conv2d_backward_input", [
+    AllElementTypesMatch<["dy", "weight", "result"]>]> {
   let summary = "convolution gradient w.r.t. the input (RLX `Conv2dBackwardInput`)";
   let description = [{
     The gradient of `rlx.conv` with respect to its input: the transposed
@@ -634,11 +634,11 @@ def RLX_Conv2dBackwardInputOp : RLX_Op<"conv2d_backward_input", [
     `,` `padding` `=` $padding `,` `dilation` `=` $dilation `,` `groups` `=`
     $groups attr-dict `:` type($dy) `,` type($weight) `->` type($result)
   }];
-  let hasVerifier = 1;
 }
 
-def RLX_Conv2dBackwardWeightOp : RLX_Op<"conv2d_backward_weight", [
-    Pure, AllElementTypesMatch<["x", "dy", "result"]>, InferTypeOpAdaptor]> {
+def RLX_Conv2dBackwardWeightOp
+    : RLX_InferredBackwardOp<"conv2d_backward_weight", [
+        AllElementTypesMatch<["x", "dy", "result"]>]> {
   let summary = "convolution gradient w.r.t. the weight (RLX `Conv2dBackwardWeight`)";
   let description = [{
     The gradient of `rlx.conv` with respect to its weight:
@@ -679,7 +679,6 @@ def RLX_Conv2dBackwardWeightOp : RLX_Op<"conv2d_backward_weight", [
     `padding` `=` $padding `,` `dilation` `=` $dilation `,` `groups` `=`
     $groups attr-dict `:` type($x) `,` type($dy)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -687,9 +686,8 @@ def RLX_Conv2dBackwardWeightOp : RLX_Op<"conv2d_backward_weight", [
 //===----------------------------------------------------------------------===//
 
 def RLX_SoftmaxCrossEntropyWithLogitsOp
-    : RLX_Op<"softmax_cross_entropy_with_logits", [
-        Pure, AllElementTypesMatch<["logits", "result"]>,
-        InferTypeOpAdaptor]> {
+    : RLX_InferredBackwardOp<"softmax_cross_entropy_with_logits", [
+        AllElementTypesMatch<["logits", "result"]>]> {
   let summary = "fused softmax cross-entropy loss per row "
                 "(RLX `SoftmaxCrossEntropyWithLogits`)";
   let description = [{
@@ -716,13 +714,12 @@ def RLX_SoftmaxCrossEntropyWithLogitsOp
   let assemblyFormat = [{
     $logits `,` $labels attr-dict `:` type($logits) `,` type($labels)
   }];
-  let hasVerifier = 1;
 }
 
 def RLX_SoftmaxCrossEntropyBackwardOp
-    : RLX_Op<"softmax_cross_entropy_backward", [
-        Pure, AllElementTypesMatch<["logits", "d_loss", "result"]>,
-        InferTypeOpAdaptor]> {
+    : RLX_BackwardOp<"softmax_cross_entropy_backward", [
+        AllElementTypesMatch<["logits", "d_loss", "result"]>,
+        AllTypesMatch<["logits", "result"]>]> {
   let summary = "gradient of the fused softmax cross-entropy w.r.t. the logits "
                 "(RLX `SoftmaxCrossEntropyBackward`)";
   let description = [{
@@ -749,16 +746,14 @@ def RLX_SoftmaxCrossEntropyBackwardOp
     $logits `,` $labels `,` $d_loss attr-dict `:` type($logits) `,`
     type($labels) `,` type($d_loss)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Attention
 //===----------------------------------------------------------------------===//
 
-def RLX_AttentionBackwardOp : RLX_Op<"attention_backward", [
-    Pure, AllElementTypesMatch<["q", "k", "v", "dy", "result"]>,
-    InferTypeOpAdaptor]> {
+def RLX_AttentionBackwardOp : RLX_InferredBackwardOp<"attention_backward", [
+    AllElementTypesMatch<["q", "k", "v", "dy", "result"]>]> {
   let summary = "gradient of scaled dot-product attention w.r.t. one input "
                 "(RLX `AttentionBackward`)";
   let description = [{
@@ -821,12 +816,12 @@ def RLX_AttentionBackwardOp : RLX_Op<"attention_backward", [
                        RLX_FloatTensor:$v,
                        RLX_FloatTensor:$dy,
                        Optional<RLX_FloatTensor>:$mask,
-                       I64Attr:$num_heads,
-                       I64Attr:$head_dim,
+                       RLX_PositiveI64Attr:$num_heads,
+                       RLX_PositiveI64Attr:$head_dim,
                        RLX_MaskKindAttr:$mask_kind,
-                       OptionalAttr<I64Attr>:$window,
-                       OptionalAttr<F32Attr>:$score_scale,
-                       OptionalAttr<F32Attr>:$attn_logit_softcap,
+                       OptionalAttr<RLX_NonNegativeI64Attr>:$window,
+                       OptionalAttr<RLX_PositiveF32Attr>:$score_scale,
+                       OptionalAttr<RLX_PositiveF32Attr>:$attn_logit_softcap,
                        RLX_AttentionBwdWrtAttr:$wrt);
   let results = (outs RLX_FloatTensor:$result);
 
@@ -834,7 +829,6 @@ def RLX_AttentionBackwardOp : RLX_Op<"attention_backward", [
     $q `,` $k `,` $v `,` $dy (`mask` $mask^ `:` type($mask))? attr-dict `:`
     type($q) `,` type($k) `,` type($v) `,` type($dy)
   }];
-  let hasVerifier = 1;
 }
 
 #endif // RLX_DIALECT_RLX_IR_RLXBACKWARDOPS_TD

@@ -25,6 +25,17 @@
 
 include "rlx/Dialect/RLX/IR/RLXOpBase.td"
 
+// An op of the second convention above: its regions are isolated sub-graphs,
+// so its memory effects and speculatability are those of the ops inside,
+// and a region verifier checks the block arguments and yields against the
+// operands and results.
+class RLX_IsolatedRegionOp<string mnemonic, list<Trait> traits = []>
+    : RLX_Op<mnemonic, !listconcat([IsolatedFromAbove], traits,
+                                   [RecursiveMemoryEffects,
+                                    RecursivelySpeculatable])> {
+  let hasRegionVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // rlx.if
 //===----------------------------------------------------------------------===//
@@ -126,7 +137,7 @@ def RLX_WhileOp : RLX_Op<"while", [
   }];
 
   let arguments = (ins Variadic<RLX_Tensor>:$inits,
-                       OptionalAttr<I64Attr>:$max_iterations);
+                       OptionalAttr<RLX_PositiveI64Attr>:$max_iterations);
   let results = (outs Variadic<RLX_Tensor>:$results);
   let regions = (region SizedRegion<1>:$cond, SizedRegion<1>:$body);
 
@@ -142,9 +153,8 @@ def RLX_WhileOp : RLX_Op<"while", [
 // rlx.scan
 //===----------------------------------------------------------------------===//
 
-def RLX_ScanOp : RLX_Op<"scan", [
-    IsolatedFromAbove, AttrSizedOperandSegments, InferTypeOpAdaptor,
-    RecursiveMemoryEffects, RecursivelySpeculatable]> {
+def RLX_ScanOp : RLX_IsolatedRegionOp<"scan", [
+    AttrSizedOperandSegments, InferTypeOpAdaptor]> {
   let summary = "bounded loop over stacked inputs, like `lax.scan` (RLX `Scan`)";
   let description = [{
     Runs `body` `length` times, threading a carry:
@@ -197,7 +207,7 @@ def RLX_ScanOp : RLX_Op<"scan", [
   let arguments = (ins RLX_Tensor:$init,
                        Variadic<RLX_Tensor>:$bcasts,
                        Variadic<RLX_Tensor>:$xs,
-                       I64Attr:$length,
+                       RLX_PositiveI64Attr:$length,
                        UnitAttr:$save_trajectory,
                        DefaultValuedAttr<I64Attr, "0">:$num_checkpoints);
   let results = (outs RLX_Tensor:$result);
@@ -217,7 +227,6 @@ def RLX_ScanOp : RLX_Op<"scan", [
     unsigned getNumXs() { return getXs().size(); }
   }];
   let hasVerifier = 1;
-  let hasRegionVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -225,16 +234,14 @@ def RLX_ScanOp : RLX_Op<"scan", [
 //===----------------------------------------------------------------------===//
 
 class RLX_ScanBackwardBase<string mnemonic, list<Trait> traits = []>
-    : RLX_Op<mnemonic, !listconcat([
-        IsolatedFromAbove, InferTypeOpAdaptor,
-        RecursiveMemoryEffects, RecursivelySpeculatable], traits)> {
+    : RLX_IsolatedRegionOp<mnemonic, traits> {
   let regions = (region SizedRegion<1>:$body_vjp,
                         MaxSizedRegion<1>:$forward_body);
   let hasVerifier = 1;
-  let hasRegionVerifier = 1;
 }
 
-def RLX_ScanBackwardOp : RLX_ScanBackwardBase<"scan_backward"> {
+def RLX_ScanBackwardOp : RLX_ScanBackwardBase<"scan_backward", [
+    AllTypesMatch<["init", "result"]>]> {
   let summary = "carry gradient of an `rlx.scan` (RLX `ScanBackward`)";
   let description = [{
     Reverse-mode companion of `rlx.scan`: walks `t = length - 1 .. 0`,
@@ -277,7 +284,7 @@ def RLX_ScanBackwardOp : RLX_ScanBackwardBase<"scan_backward"> {
                        RLX_Tensor:$trajectory,
                        RLX_Tensor:$upstream,
                        Variadic<RLX_Tensor>:$xs,
-                       I64Attr:$length,
+                       RLX_PositiveI64Attr:$length,
                        UnitAttr:$save_trajectory,
                        DefaultValuedAttr<I64Attr, "0">:$num_checkpoints);
   let results = (outs RLX_Tensor:$result);
@@ -290,7 +297,8 @@ def RLX_ScanBackwardOp : RLX_ScanBackwardBase<"scan_backward"> {
   }];
 }
 
-def RLX_ScanBackwardXsOp : RLX_ScanBackwardBase<"scan_backward_xs"> {
+def RLX_ScanBackwardXsOp : RLX_ScanBackwardBase<"scan_backward_xs", [
+    InferTypeOpAdaptor]> {
   let summary = "stacked per-step input gradient of an `rlx.scan` "
                 "(RLX `ScanBackwardXs`)";
   let description = [{
@@ -317,7 +325,7 @@ def RLX_ScanBackwardXsOp : RLX_ScanBackwardBase<"scan_backward_xs"> {
                        RLX_Tensor:$trajectory,
                        RLX_Tensor:$upstream,
                        Variadic<RLX_Tensor>:$xs,
-                       I64Attr:$length,
+                       RLX_PositiveI64Attr:$length,
                        UnitAttr:$save_trajectory,
                        DefaultValuedAttr<I64Attr, "0">:$num_checkpoints,
                        I64Attr:$xs_idx);
@@ -336,8 +344,7 @@ def RLX_ScanBackwardXsOp : RLX_ScanBackwardBase<"scan_backward_xs"> {
 // rlx.custom_fn
 //===----------------------------------------------------------------------===//
 
-def RLX_CustomFnOp : RLX_Op<"custom_fn", [
-    IsolatedFromAbove, RecursiveMemoryEffects, RecursivelySpeculatable]> {
+def RLX_CustomFnOp : RLX_IsolatedRegionOp<"custom_fn"> {
   let summary = "function with user-supplied derivative rules (RLX `CustomFn`)";
   let description = [{
     JAX `custom_vjp` / `custom_jvp`. The op computes `fwd_body` on its
@@ -385,15 +392,13 @@ def RLX_CustomFnOp : RLX_Op<"custom_fn", [
     `(` $inputs `)` `:` functional-type($inputs, $result) attr-dict
     `fwd` $fwd_body (`vjp` $vjp_body^)? (`jvp` $jvp_body^)?
   }];
-  let hasRegionVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.elementwise_region
 //===----------------------------------------------------------------------===//
 
-def RLX_ElementwiseRegionOp : RLX_Op<"elementwise_region", [
-    IsolatedFromAbove, RecursiveMemoryEffects, RecursivelySpeculatable]> {
+def RLX_ElementwiseRegionOp : RLX_IsolatedRegionOp<"elementwise_region"> {
   let summary = "fused elementwise chain with a scalar body "
                 "(RLX `ElementwiseRegion`)";
   let description = [{
@@ -440,15 +445,13 @@ def RLX_ElementwiseRegionOp : RLX_Op<"elementwise_region", [
     (`prologue_input` `=` $prologue_input^)? attr-dict `body` $body
   }];
   let hasVerifier = 1;
-  let hasRegionVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.transform_region
 //===----------------------------------------------------------------------===//
 
-def RLX_TransformRegionOp : RLX_Op<"transform_region", [
-    IsolatedFromAbove, RecursiveMemoryEffects, RecursivelySpeculatable]> {
+def RLX_TransformRegionOp : RLX_IsolatedRegionOp<"transform_region"> {
   let summary = "fused geometry chain (RLX `TransformRegion`)";
   let description = [{
     A fused chain of geometry transforms (RLX `TransformStep`s, today
@@ -481,15 +484,14 @@ def RLX_TransformRegionOp : RLX_Op<"transform_region", [
     `(` $inputs `)` `:` functional-type($inputs, $result) attr-dict
     `body` $body
   }];
-  let hasRegionVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.batch_elementwise_region
 //===----------------------------------------------------------------------===//
 
-def RLX_BatchElementwiseRegionOp : RLX_Op<"batch_elementwise_region", [
-    IsolatedFromAbove, RecursiveMemoryEffects, RecursivelySpeculatable]> {
+def RLX_BatchElementwiseRegionOp
+    : RLX_IsolatedRegionOp<"batch_elementwise_region"> {
   let summary = "one scalar chain applied to several inputs "
                 "(RLX `BatchElementwiseRegion`)";
   let description = [{
@@ -524,7 +526,6 @@ def RLX_BatchElementwiseRegionOp : RLX_Op<"batch_elementwise_region", [
     `body` $body
   }];
   let hasVerifier = 1;
-  let hasRegionVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

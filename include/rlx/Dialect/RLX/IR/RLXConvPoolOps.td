@@ -10,13 +10,19 @@
 
 include "rlx/Dialect/RLX/IR/RLXOpBase.td"
 
+// A sliding-window op over NCHW tensors. The result shape follows from the
+// input shape and the window attributes (kernel, stride, padding, dilation)
+// in C++, and the verifier checks the window against the input.
+class RLX_WindowOp<string mnemonic, list<string> sameElementType>
+    : RLX_InferredTypeOp<mnemonic, [AllElementTypesMatch<sameElementType>]> {
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // rlx.conv
 //===----------------------------------------------------------------------===//
 
-def RLX_ConvOp : RLX_Op<"conv", [
-    Pure, AllElementTypesMatch<["input", "weight", "result"]>,
-    InferTypeOpAdaptor]> {
+def RLX_ConvOp : RLX_WindowOp<"conv", ["input", "weight", "result"]> {
   let summary = "2-D grouped, strided, dilated convolution on NCHW (RLX `Conv`)";
   let description = [{
     Cross-correlates `input` `[N, C_in, H, W]` with `weight`
@@ -69,15 +75,13 @@ def RLX_ConvOp : RLX_Op<"conv", [
     `,` `padding` `=` $padding `,` `dilation` `=` $dilation `,` `groups` `=`
     $groups attr-dict `:` type($input) `,` type($weight)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.im2col
 //===----------------------------------------------------------------------===//
 
-def RLX_Im2ColOp : RLX_Op<"im2col", [
-    Pure, AllElementTypesMatch<["input", "result"]>, InferTypeOpAdaptor]> {
+def RLX_Im2ColOp : RLX_WindowOp<"im2col", ["input", "result"]> {
   let summary = "unfold NCHW convolution windows into matrix rows (RLX `Im2Col`)";
   let description = [{
     Lays out every convolution window of `input` `[N, C, H, W]` as one row,
@@ -115,16 +119,14 @@ def RLX_Im2ColOp : RLX_Op<"im2col", [
     `padding` `=` $padding `,` `dilation` `=` $dilation attr-dict `:`
     type($input)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.conv_transpose2d
 //===----------------------------------------------------------------------===//
 
-def RLX_ConvTranspose2dOp : RLX_Op<"conv_transpose2d", [
-    Pure, AllElementTypesMatch<["input", "weight", "result"]>,
-    InferTypeOpAdaptor]> {
+def RLX_ConvTranspose2dOp : RLX_WindowOp<"conv_transpose2d",
+    ["input", "weight", "result"]> {
   let summary = "2-D transposed convolution on NCHW (RLX `ConvTranspose2d`)";
   let description = [{
     The adjoint of `rlx.conv` with the same geometry, as PyTorch's
@@ -175,15 +177,13 @@ def RLX_ConvTranspose2dOp : RLX_Op<"conv_transpose2d", [
     `output_padding` `=` $output_padding `,` `groups` `=` $groups attr-dict
     `:` type($input) `,` type($weight)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.pool
 //===----------------------------------------------------------------------===//
 
-def RLX_PoolOp : RLX_Op<"pool", [
-    Pure, AllElementTypesMatch<["input", "result"]>, InferTypeOpAdaptor]> {
+def RLX_PoolOp : RLX_WindowOp<"pool", ["input", "result"]> {
   let summary = "2-D window reduction on NCHW (RLX `Pool`)";
   let description = [{
     Reduces every `kH x kW` window of `input` `[N, C, H, W]`, channel by
@@ -231,7 +231,6 @@ def RLX_PoolOp : RLX_Op<"pool", [
     `stride` `=` $stride `,` `padding` `=` $padding attr-dict `:`
     type($input)
   }];
-  let hasVerifier = 1;
 }
 
 #endif // RLX_DIALECT_RLX_IR_RLXCONVPOOLOPS_TD

@@ -10,13 +10,23 @@
 
 include "rlx/Dialect/RLX/IR/RLXOpBase.td"
 
+// An elementwise op on NumPy-broadcast operands: the result shape is the
+// broadcast of the operand shapes (InferTypeOpInterface, in C++), the
+// verifier reports operands that do not broadcast and the folder evaluates
+// constant operands.
+class RLX_BroadcastElementwiseOp<string mnemonic, list<Trait> traits = []>
+    : RLX_PureOp<mnemonic, !listconcat(traits, [
+          DeclareOpInterfaceMethods<InferTypeOpInterface>])> {
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // rlx.constant
 //===----------------------------------------------------------------------===//
 
-def RLX_ConstantOp : RLX_Op<"constant", [
-    ConstantLike, Pure,
-    AllTypesMatch<["value", "result"]>]> {
+def RLX_ConstantOp : RLX_PureOp<"constant", [
+    ConstantLike, AllTypesMatch<["value", "result"]>]> {
   let summary = "tensor constant (RLX `Constant`)";
   let description = [{
     A tensor constant holding dense or `dense_resource` elements. The result
@@ -41,8 +51,7 @@ def RLX_ConstantOp : RLX_Op<"constant", [
 // rlx.activation
 //===----------------------------------------------------------------------===//
 
-def RLX_ActivationOp : RLX_Op<"activation", [
-    Pure, SameOperandsAndResultType]> {
+def RLX_ActivationOp : RLX_SameTypeOp<"activation"> {
   let summary = "unary activation function (RLX `Activation`)";
   let description = [{
     Applies the activation `kind` to every element of `input`. The result has
@@ -91,9 +100,8 @@ def RLX_ActivationOp : RLX_Op<"activation", [
 // rlx.binary
 //===----------------------------------------------------------------------===//
 
-def RLX_BinaryOp : RLX_Op<"binary", [
-    Pure, AllElementTypesMatch<["lhs", "rhs", "result"]>,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+def RLX_BinaryOp : RLX_BroadcastElementwiseOp<"binary", [
+    AllElementTypesMatch<["lhs", "rhs", "result"]>]> {
   let summary = "broadcasting elementwise binary op (RLX `Binary`)";
   let description = [{
     Computes `lhs <kind> rhs` element by element. Shapes broadcast
@@ -140,16 +148,13 @@ def RLX_BinaryOp : RLX_Op<"binary", [
     custom<EnumKeyword>($kind) $lhs `,` $rhs attr-dict `:` type($lhs) `,`
     type($rhs)
   }];
-  let hasVerifier = 1;
-  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.cast
 //===----------------------------------------------------------------------===//
 
-def RLX_CastOp : RLX_Op<"cast", [
-    Pure, InferTypeOpAdaptor]> {
+def RLX_CastOp : RLX_InferredTypeOp<"cast"> {
   let summary = "element type conversion (RLX `Cast`)";
   let description = [{
     Converts every element of `input` to the element type `to`. The result
@@ -195,8 +200,7 @@ def RLX_CastOp : RLX_Op<"cast", [
 // rlx.stop_gradient
 //===----------------------------------------------------------------------===//
 
-def RLX_StopGradientOp : RLX_Op<"stop_gradient", [
-    Pure, SameOperandsAndResultType]> {
+def RLX_StopGradientOp : RLX_SameTypeOp<"stop_gradient"> {
   let summary = "identity that blocks gradients (RLX `StopGradient`)";
   let description = [{
     Returns `input` unchanged (same shape and element type). Reverse-mode
@@ -225,9 +229,8 @@ def RLX_StopGradientOp : RLX_Op<"stop_gradient", [
 // rlx.compare
 //===----------------------------------------------------------------------===//
 
-def RLX_CompareOp : RLX_Op<"compare", [
-    Pure, AllElementTypesMatch<["lhs", "rhs"]>,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+def RLX_CompareOp : RLX_BroadcastElementwiseOp<"compare", [
+    AllElementTypesMatch<["lhs", "rhs"]>]> {
   let summary = "broadcasting elementwise comparison (RLX `Compare`)";
   let description = [{
     Computes `lhs <kind> rhs` element by element and returns an `i1` tensor.
@@ -265,17 +268,14 @@ def RLX_CompareOp : RLX_Op<"compare", [
     custom<EnumKeyword>($kind) $lhs `,` $rhs attr-dict `:` type($lhs) `,`
     type($rhs)
   }];
-  let hasVerifier = 1;
-  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.where
 //===----------------------------------------------------------------------===//
 
-def RLX_WhereOp : RLX_Op<"where", [
-    Pure, AllElementTypesMatch<["on_true", "on_false", "result"]>,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+def RLX_WhereOp : RLX_BroadcastElementwiseOp<"where", [
+    AllElementTypesMatch<["on_true", "on_false", "result"]>]> {
   let summary = "broadcasting elementwise select (RLX `Where`)";
   let description = [{
     Computes `cond ? on_true : on_false` element by element. `cond` is an
@@ -305,8 +305,6 @@ def RLX_WhereOp : RLX_Op<"where", [
     $cond `,` $on_true `,` $on_false attr-dict `:` type($cond) `,`
     type($on_true) `,` type($on_false)
   }];
-  let hasVerifier = 1;
-  let hasFolder = 1;
 }
 
 #endif // RLX_DIALECT_RLX_IR_RLXELEMENTWISEOPS_TD

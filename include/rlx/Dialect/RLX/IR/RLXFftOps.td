@@ -17,7 +17,7 @@ def RLX_ComplexTensor : RankedTensorOf<[RLX_Complex]>;
 // rlx.fft
 //===----------------------------------------------------------------------===//
 
-def RLX_FftOp : RLX_Op<"fft", [Pure, SameOperandsAndResultType]> {
+def RLX_FftOp : RLX_SameTypeOp<"fft"> {
   let summary = "1-D discrete Fourier transform along the last axis (RLX `Fft`)";
   let description = [{
     Transforms every vector along the last axis:
@@ -56,9 +56,9 @@ def RLX_FftOp : RLX_Op<"fft", [Pure, SameOperandsAndResultType]> {
 // rlx.fft_butterfly_stage
 //===----------------------------------------------------------------------===//
 
-def RLX_FftButterflyStageOp : RLX_Op<"fft_butterfly_stage", [
-    Pure, AllTypesMatch<["state", "result"]>,
-    AllTypesMatch<["tw_re", "tw_im"]>, AllTypesMatch<["gate", "rev"]>]> {
+def RLX_FftButterflyStageOp : RLX_PureOp<"fft_butterfly_stage", [
+    AllTypesMatch<["state", "result"]>, AllTypesMatch<["tw_re", "tw_im"]>,
+    AllTypesMatch<["gate", "rev"]>]> {
   let summary = "one pruned radix-2 FFT butterfly stage (RLX `FftButterflyStage`)";
   let description = [{
     One decimation stage of a radix-2 FFT on interleaved complex state
@@ -95,7 +95,8 @@ def RLX_FftButterflyStageOp : RLX_Op<"fft_butterfly_stage", [
                        RLX_FloatTensor:$tw_re,
                        RLX_FloatTensor:$tw_im,
                        I64Attr:$stage,
-                       I64Attr:$n_fft);
+                       ConfinedAttr<I64Attr,
+                                    [IntMinValue<2>, IntPowerOf2]>:$n_fft);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
@@ -110,9 +111,8 @@ def RLX_FftButterflyStageOp : RLX_Op<"fft_butterfly_stage", [
 // rlx.log_mel / rlx.log_mel_backward
 //===----------------------------------------------------------------------===//
 
-def RLX_LogMelOp : RLX_Op<"log_mel", [
-    Pure, AllElementTypesMatch<["spectrum", "filterbank", "result"]>,
-    InferTypeOpAdaptor]> {
+def RLX_LogMelOp : RLX_InferredTypeOp<"log_mel", [
+    AllElementTypesMatch<["spectrum", "filterbank", "result"]>]> {
   let summary = "Whisper log-mel features from a block-layout spectrum (RLX `LogMel`)";
   let description = [{
     `spectrum [..., 2 * n_fft]` is an `rlx.fft` output in real-block layout
@@ -143,9 +143,9 @@ def RLX_LogMelOp : RLX_Op<"log_mel", [
   let hasVerifier = 1;
 }
 
-def RLX_LogMelBackwardOp : RLX_Op<"log_mel_backward", [
-    Pure, AllElementTypesMatch<["spectrum", "filterbank", "dy", "result"]>,
-    InferTypeOpAdaptor]> {
+def RLX_LogMelBackwardOp : RLX_PureOp<"log_mel_backward", [
+    AllElementTypesMatch<["spectrum", "filterbank", "dy", "result"]>,
+    AllTypesMatch<["spectrum", "result"]>]> {
   let summary = "gradient of rlx.log_mel with respect to the spectrum (RLX `LogMelBackward`)";
   let description = [{
     Given the forward's `spectrum [..., 2 * n_fft]` and
@@ -178,8 +178,8 @@ def RLX_LogMelBackwardOp : RLX_Op<"log_mel_backward", [
 // Complex helpers
 //===----------------------------------------------------------------------===//
 
-def RLX_ComplexNormSqOp : RLX_Op<"complex_norm_sq", [
-    Pure, SameOperandsAndResultShape, InferTypeOpAdaptor]> {
+def RLX_ComplexNormSqOp : RLX_InferredTypeOp<"complex_norm_sq", [
+    SameOperandsAndResultShape]> {
   let summary = "elementwise squared magnitude of a complex tensor (RLX `ComplexNormSq`)";
   let description = [{
     `|z|^2 = re(z)^2 + im(z)^2` per element. The input is `complex<f32>`;
@@ -199,7 +199,7 @@ def RLX_ComplexNormSqOp : RLX_Op<"complex_norm_sq", [
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def RLX_ConjugateOp : RLX_Op<"conjugate", [Pure, SameOperandsAndResultType]> {
+def RLX_ConjugateOp : RLX_SameTypeOp<"conjugate"> {
   let summary = "elementwise complex conjugate (RLX `Conjugate`)";
   let description = [{
     `conj(z) = re(z) - i im(z)` per element of a `complex<f32>` tensor; the
@@ -220,8 +220,8 @@ def RLX_ConjugateOp : RLX_Op<"conjugate", [Pure, SameOperandsAndResultType]> {
   let hasFolder = 1;
 }
 
-def RLX_ComplexNormSqBackwardOp : RLX_Op<"complex_norm_sq_backward", [
-    Pure, AllTypesMatch<["z", "result"]>, AllShapesMatch<["z", "g"]>]> {
+def RLX_ComplexNormSqBackwardOp : RLX_PureOp<"complex_norm_sq_backward", [
+    AllTypesMatch<["z", "result"]>, AllShapesMatch<["z", "g"]>]> {
   let summary = "Wirtinger gradient of rlx.complex_norm_sq (RLX `ComplexNormSqBackward`)";
   let description = [{
     With `f(z) = |z|^2 = z conj(z)`, the cotangent with respect to

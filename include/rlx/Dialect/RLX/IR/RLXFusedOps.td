@@ -18,12 +18,20 @@
 
 include "rlx/Dialect/RLX/IR/RLXOpBase.td"
 
+// A fused kernel: a composite of rlx ops that the fusion passes form and the
+// unfuse pass expands. Each is pure, and its verifier checks the operands as
+// the composite's parts would.
+class RLX_FusedOp<string mnemonic, list<Trait> traits = []>
+    : RLX_PureOp<mnemonic, traits> {
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // rlx.fused_matmul_bias_act
 //===----------------------------------------------------------------------===//
 
-def RLX_FusedMatMulBiasActOp : RLX_Op<"fused_matmul_bias_act", [
-    Pure, AllElementTypesMatch<["input", "weight", "bias", "result"]>,
+def RLX_FusedMatMulBiasActOp : RLX_FusedOp<"fused_matmul_bias_act", [
+    AllElementTypesMatch<["input", "weight", "bias", "result"]>,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "matmul + bias + optional activation (RLX `FusedMatMulBiasAct`)";
   let description = [{
@@ -53,15 +61,13 @@ def RLX_FusedMatMulBiasActOp : RLX_Op<"fused_matmul_bias_act", [
     (`activation` custom<EnumKeyword>($activation)^)? attr-dict
     `:` type($input) `,` type($weight) `,` type($bias)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.fused_residual_ln / rlx.fused_residual_rms_norm
 //===----------------------------------------------------------------------===//
 
-def RLX_FusedResidualLNOp : RLX_Op<"fused_residual_ln", [
-    Pure,
+def RLX_FusedResidualLNOp : RLX_FusedOp<"fused_residual_ln", [
     AllTypesMatch<["x", "residual", "result"]>]> {
   let summary = "residual add + optional bias + layer norm (RLX `FusedResidualLN`)";
   let description = [{
@@ -90,7 +96,7 @@ def RLX_FusedResidualLNOp : RLX_Op<"fused_residual_ln", [
                        Optional<RLX_FloatTensor>:$bias,
                        RLX_FloatTensor:$gamma,
                        RLX_FloatTensor:$beta,
-                       F32Attr:$eps);
+                       RLX_NonNegativeF32Attr:$eps);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
@@ -98,12 +104,10 @@ def RLX_FusedResidualLNOp : RLX_Op<"fused_residual_ln", [
     (`bias` $bias^ `:` type($bias))? `eps` `=` $eps attr-dict
     `:` type($x) `,` type($gamma) `,` type($beta)
   }];
-  let hasVerifier = 1;
 }
 
-def RLX_FusedResidualRmsNormOp : RLX_Op<"fused_residual_rms_norm", [
-    Pure, AttrSizedOperandSegments,
-    AllTypesMatch<["x", "residual", "result"]>]> {
+def RLX_FusedResidualRmsNormOp : RLX_FusedOp<"fused_residual_rms_norm", [
+    AttrSizedOperandSegments, AllTypesMatch<["x", "residual", "result"]>]> {
   let summary = "residual add + optional bias + RMS norm "
                 "(RLX `FusedResidualRmsNorm`)";
   let description = [{
@@ -134,7 +138,7 @@ def RLX_FusedResidualRmsNormOp : RLX_Op<"fused_residual_rms_norm", [
                        Optional<RLX_FloatTensor>:$bias,
                        RLX_FloatTensor:$gamma,
                        Optional<RLX_FloatTensor>:$beta,
-                       F32Attr:$eps);
+                       RLX_NonNegativeF32Attr:$eps);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
@@ -142,14 +146,14 @@ def RLX_FusedResidualRmsNormOp : RLX_Op<"fused_residual_rms_norm", [
     (`beta` $beta^ `:` type($beta))? (`bias` $bias^ `:` type($bias))?
     `eps` `=` $eps attr-dict `:` type($x) `,` type($gamma)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.fused_swiglu
 //===----------------------------------------------------------------------===//
 
-def RLX_FusedSwiGLUOp : RLX_Op<"fused_swiglu", [Pure, InferTypeOpAdaptor]> {
+def RLX_FusedSwiGLUOp : RLX_FusedOp<"fused_swiglu", [
+    InferTypeOpAdaptor]> {
   let summary = "SwiGLU gate on a concatenated projection (RLX `FusedSwiGLU`)";
   let description = [{
     Splits the last dim of `input [..., 2F]` into two halves and returns
@@ -177,15 +181,14 @@ def RLX_FusedSwiGLUOp : RLX_Op<"fused_swiglu", [Pure, InferTypeOpAdaptor]> {
     $input (`gate_first` $gate_first^)? (`cast_to` $cast_to^)? attr-dict
     `:` type($input)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.fused_transformer_layer
 //===----------------------------------------------------------------------===//
 
-def RLX_FusedTransformerLayerOp : RLX_Op<"fused_transformer_layer", [
-    Pure, AttrSizedOperandSegments, AllTypesMatch<["hidden", "result"]>]> {
+def RLX_FusedTransformerLayerOp : RLX_FusedOp<"fused_transformer_layer", [
+    AttrSizedOperandSegments, AllTypesMatch<["hidden", "result"]>]> {
   let summary = "post-LN transformer encoder layer (RLX `FusedTransformerLayer`)";
   let description = [{
     A BERT-style post-norm encoder layer, with `E = num_heads * head_dim`
@@ -243,11 +246,11 @@ def RLX_FusedTransformerLayerOp : RLX_Op<"fused_transformer_layer", [
                        RLX_FloatTensor:$ln2_g,
                        Optional<RLX_FloatTensor>:$ln2_b,
                        Optional<RankedTensorOf<[RLX_Float, I1]>>:$mask,
-                       I64Attr:$num_heads,
-                       I64Attr:$head_dim,
-                       I64Attr:$intermediate_size,
-                       F32Attr:$eps1,
-                       F32Attr:$eps2,
+                       RLX_PositiveI64Attr:$num_heads,
+                       RLX_PositiveI64Attr:$head_dim,
+                       RLX_PositiveI64Attr:$intermediate_size,
+                       RLX_NonNegativeF32Attr:$eps1,
+                       RLX_NonNegativeF32Attr:$eps2,
                        RLX_ActivationKindAttr:$activation);
   let results = (outs RLX_FloatTensor:$result);
 
@@ -261,15 +264,14 @@ def RLX_FusedTransformerLayerOp : RLX_Op<"fused_transformer_layer", [
     `ln2_g` $ln2_g `:` type($ln2_g) (`ln2_b` $ln2_b^ `:` type($ln2_b))?
     (`mask` $mask^ `:` type($mask))? attr-dict
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.fused_attention_block
 //===----------------------------------------------------------------------===//
 
-def RLX_FusedAttentionBlockOp : RLX_Op<"fused_attention_block", [
-    Pure, AttrSizedOperandSegments, InferTypeOpAdaptor]> {
+def RLX_FusedAttentionBlockOp : RLX_FusedOp<"fused_attention_block", [
+    AttrSizedOperandSegments, InferTypeOpAdaptor]> {
   let summary = "QKV projection + attention + output projection "
                 "(RLX `FusedAttentionBlock`)";
   let description = [{
@@ -316,12 +318,12 @@ def RLX_FusedAttentionBlockOp : RLX_Op<"fused_attention_block", [
                        Optional<RLX_FloatTensor>:$out_b,
                        Optional<RLX_FloatTensor>:$rope_cos,
                        Optional<RLX_FloatTensor>:$rope_sin,
-                       I64Attr:$num_heads,
-                       I64Attr:$head_dim,
+                       RLX_PositiveI64Attr:$num_heads,
+                       RLX_PositiveI64Attr:$head_dim,
                        DefaultValuedAttr<RLX_MaskKindAttr,
                                          "::mlir::rlx::MaskKind::None">:$mask_kind,
-                       OptionalAttr<I64Attr>:$window,
-                       OptionalAttr<F32Attr>:$score_scale);
+                       OptionalAttr<RLX_NonNegativeI64Attr>:$window,
+                       OptionalAttr<RLX_PositiveF32Attr>:$score_scale);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
@@ -332,15 +334,14 @@ def RLX_FusedAttentionBlockOp : RLX_Op<"fused_attention_block", [
     (`rope_cos` $rope_cos^ `:` type($rope_cos))?
     (`rope_sin` $rope_sin^ `:` type($rope_sin))? attr-dict
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.lora_matmul
 //===----------------------------------------------------------------------===//
 
-def RLX_LoraMatMulOp : RLX_Op<"lora_matmul", [
-    Pure, AllElementTypesMatch<["x", "w", "a", "b", "result"]>,
+def RLX_LoraMatMulOp : RLX_FusedOp<"lora_matmul", [
+    AllElementTypesMatch<["x", "w", "a", "b", "result"]>,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "matmul with a low-rank adapter (RLX `LoraMatMul`)";
   let description = [{
@@ -361,14 +362,13 @@ def RLX_LoraMatMulOp : RLX_Op<"lora_matmul", [
                        RLX_FloatTensor:$w,
                        RLX_FloatTensor:$a,
                        RLX_FloatTensor:$b,
-                       F32Attr:$scale);
+                       RLX_FiniteF32Attr:$scale);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
     $x `,` $w `,` $a `,` $b `scale` `=` $scale attr-dict
     `:` type($x) `,` type($w) `,` type($a) `,` type($b)
   }];
-  let hasVerifier = 1;
 }
 
 #endif // RLX_DIALECT_RLX_IR_RLXFUSEDOPS_TD

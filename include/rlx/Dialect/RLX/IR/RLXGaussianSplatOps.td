@@ -10,6 +10,17 @@
 
 include "rlx/Dialect/RLX/IR/RLXOpBase.td"
 
+// The alpha and transmittance cut-offs.
+def RLX_SplatFractionAttr
+    : RLX_F32AttrIn<">= 0.0f", "< 1.0f", "[0, 1)">;
+// The spherical-harmonics band, 0 to 3.
+def RLX_SplatShBandAttr
+    : ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<3>]>;
+// The bound on the ratio of a splat's axes.
+def RLX_SplatAnisotropyAttr
+    : RLX_F32AttrWhere<"v.isFinite() && v.convertToFloat() >= 1.0f",
+                       "finite and at least 1">;
+
 def RLX_SplatBuffer : RankedTensorOf<[F32]>;
 
 // Scene operands shared by render, render backward and prepare.
@@ -22,21 +33,20 @@ defvar RLX_SplatScene = (ins RLX_SplatBuffer:$positions,
                              RLX_SplatBuffer:$meta);
 
 // Render settings shared by render, render backward and prepare.
-defvar RLX_SplatSettings = (ins I64Attr:$width,
-                                I64Attr:$height,
-                                I64Attr:$tile_size,
-                                F32Attr:$radius_scale,
-                                F32Attr:$alpha_cutoff,
-                                I64Attr:$max_splat_steps,
-                                F32Attr:$transmittance_threshold,
-                                I64Attr:$max_list_entries);
+defvar RLX_SplatSettings = (ins RLX_PositiveI64Attr:$width,
+                                RLX_PositiveI64Attr:$height,
+                                RLX_PositiveI64Attr:$tile_size,
+                                RLX_PositiveF32Attr:$radius_scale,
+                                RLX_SplatFractionAttr:$alpha_cutoff,
+                                RLX_PositiveI64Attr:$max_splat_steps,
+                                RLX_SplatFractionAttr:$transmittance_threshold,
+                                RLX_PositiveI64Attr:$max_list_entries);
 
 //===----------------------------------------------------------------------===//
 // rlx.gaussian_splat_render
 //===----------------------------------------------------------------------===//
 
-def RLX_GaussianSplatRenderOp : RLX_Op<"gaussian_splat_render", [
-    Pure, InferTypeOpAdaptor]> {
+def RLX_GaussianSplatRenderOp : RLX_InferredTypeOp<"gaussian_splat_render"> {
   let summary = "3D Gaussian splat forward render (RLX `GaussianSplatRender`)";
   let description = [{
     Renders `N` 3D Gaussians with tile-based front-to-back alpha blending.
@@ -89,7 +99,7 @@ def RLX_GaussianSplatRenderOp : RLX_Op<"gaussian_splat_render", [
 //===----------------------------------------------------------------------===//
 
 def RLX_GaussianSplatRenderBackwardOp
-    : RLX_Op<"gaussian_splat_render_backward", [Pure, InferTypeOpAdaptor]> {
+    : RLX_InferredTypeOp<"gaussian_splat_render_backward"> {
   let summary = "packed scene gradients of the splat render (RLX `GaussianSplatRenderBackward`)";
   let description = [{
     Re-runs the training forward of `rlx.gaussian_splat_render` (same seven
@@ -121,9 +131,9 @@ def RLX_GaussianSplatRenderBackwardOp
 
   let arguments = !con(RLX_SplatScene, (ins RLX_SplatBuffer:$d_loss_rgba),
                        RLX_SplatSettings,
-                       (ins F32Attr:$loss_grad_clip,
-                            I64Attr:$sh_band,
-                            F32Attr:$max_anisotropy));
+                       (ins RLX_PositiveF32Attr:$loss_grad_clip,
+                            RLX_SplatShBandAttr:$sh_band,
+                            RLX_SplatAnisotropyAttr:$max_anisotropy));
   let results = (outs RLX_SplatBuffer:$result);
 
   let assemblyFormat = [{
@@ -140,7 +150,7 @@ def RLX_GaussianSplatRenderBackwardOp
 // rlx.gaussian_splat_prepare / rlx.gaussian_splat_rasterize
 //===----------------------------------------------------------------------===//
 
-def RLX_GaussianSplatPrepareOp : RLX_Op<"gaussian_splat_prepare", [Pure]> {
+def RLX_GaussianSplatPrepareOp : RLX_PureOp<"gaussian_splat_prepare"> {
   let summary = "project, bin and sort splats into a prepare buffer (RLX `GaussianSplatPrepare`)";
   let description = [{
     Stage 1 of the decomposed render: projects the Gaussians, bins them
@@ -178,8 +188,8 @@ def RLX_GaussianSplatPrepareOp : RLX_Op<"gaussian_splat_prepare", [Pure]> {
   let hasVerifier = 1;
 }
 
-def RLX_GaussianSplatRasterizeOp : RLX_Op<"gaussian_splat_rasterize", [
-    Pure, InferTypeOpAdaptor]> {
+def RLX_GaussianSplatRasterizeOp
+    : RLX_InferredTypeOp<"gaussian_splat_rasterize"> {
   let summary = "tile rasterization of a prepare buffer (RLX `GaussianSplatRasterize`)";
   let description = [{
     Stage 2 of the decomposed render: blends the sorted per-tile lists of
@@ -201,13 +211,13 @@ def RLX_GaussianSplatRasterizeOp : RLX_Op<"gaussian_splat_rasterize", [
 
   let arguments = (ins RLX_SplatBuffer:$prep,
                        RLX_SplatBuffer:$meta,
-                       I64Attr:$width,
-                       I64Attr:$height,
-                       I64Attr:$tile_size,
-                       F32Attr:$alpha_cutoff,
-                       I64Attr:$max_splat_steps,
-                       F32Attr:$transmittance_threshold,
-                       I64Attr:$max_list_entries);
+                       RLX_PositiveI64Attr:$width,
+                       RLX_PositiveI64Attr:$height,
+                       RLX_PositiveI64Attr:$tile_size,
+                       RLX_SplatFractionAttr:$alpha_cutoff,
+                       RLX_PositiveI64Attr:$max_splat_steps,
+                       RLX_SplatFractionAttr:$transmittance_threshold,
+                       RLX_PositiveI64Attr:$max_list_entries);
   let results = (outs RLX_SplatBuffer:$result);
 
   let assemblyFormat = [{

@@ -14,8 +14,8 @@ include "rlx/Dialect/RLX/IR/RLXOpBase.td"
 // rlx.matmul
 //===----------------------------------------------------------------------===//
 
-def RLX_MatMulOp : RLX_Op<"matmul", [
-    Pure, AllElementTypesMatch<["lhs", "rhs", "result"]>,
+def RLX_MatMulOp : RLX_PureOp<"matmul", [
+    AllElementTypesMatch<["lhs", "rhs", "result"]>,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "batched matrix product with broadcast batch dims (RLX `MatMul`)";
   let description = [{
@@ -46,9 +46,8 @@ def RLX_MatMulOp : RLX_Op<"matmul", [
 // rlx.dot_general
 //===----------------------------------------------------------------------===//
 
-def RLX_DotGeneralOp : RLX_Op<"dot_general", [
-    Pure, AllElementTypesMatch<["lhs", "rhs", "result"]>,
-    InferTypeOpAdaptor]> {
+def RLX_DotGeneralOp : RLX_InferredTypeOp<"dot_general", [
+    AllElementTypesMatch<["lhs", "rhs", "result"]>]> {
   let summary = "contraction with explicit batch and contracting dims (RLX `DotGeneral`)";
   let description = [{
     XLA-style `DotGeneral`. `lhs_contracting[i]` of `lhs` is contracted with
@@ -92,8 +91,9 @@ def RLX_DotGeneralOp : RLX_Op<"dot_general", [
 // rlx.dense_solve / rlx.batched_dense_solve
 //===----------------------------------------------------------------------===//
 
-def RLX_DenseSolveOp : RLX_Op<"dense_solve", [
-    Pure, AllElementTypesMatch<["a", "b", "result"]>, InferTypeOpAdaptor]> {
+def RLX_DenseSolveOp : RLX_PureOp<"dense_solve", [
+    AllElementTypesMatch<["a", "b", "result"]>,
+    AllTypesMatch<["b", "result"]>]> {
   let summary = "dense linear solve x = A^-1 b (RLX `DenseSolve`)";
   let description = [{
     Solves `A x = b` for `x` (LU factorisation with partial pivoting).
@@ -118,8 +118,9 @@ def RLX_DenseSolveOp : RLX_Op<"dense_solve", [
   let hasVerifier = 1;
 }
 
-def RLX_BatchedDenseSolveOp : RLX_Op<"batched_dense_solve", [
-    Pure, AllElementTypesMatch<["a", "b", "result"]>, InferTypeOpAdaptor]> {
+def RLX_BatchedDenseSolveOp : RLX_PureOp<"batched_dense_solve", [
+    AllElementTypesMatch<["a", "b", "result"]>,
+    AllTypesMatch<["b", "result"]>]> {
   let summary = "independent dense solves over a batch (RLX `BatchedDenseSolve`)";
   let description = [{
     `rlx.dense_solve` applied to every batch entry independently:

@@ -10,12 +10,16 @@
 
 include "rlx/Dialect/RLX/IR/RLXOpBase.td"
 
+// An int8 zero point.
+def RLX_I8ZeroPointAttr
+    : ConfinedAttr<I64Attr, [IntMinValue<-128>, IntMaxValue<127>]>;
+
 //===----------------------------------------------------------------------===//
 // rlx.dequant_matmul
 //===----------------------------------------------------------------------===//
 
-def RLX_DequantMatMulOp : RLX_Op<"dequant_matmul", [
-    Pure, AttrSizedOperandSegments, InferTypeOpAdaptor]> {
+def RLX_DequantMatMulOp : RLX_InferredTypeOp<"dequant_matmul", [
+    AttrSizedOperandSegments]> {
   let summary = "matmul with weights dequantized on the fly (RLX `DequantMatMul`)";
   let description = [{
     `x [M, K]` (f32) times the dequantized weight `W [K, N]`, giving
@@ -58,7 +62,7 @@ def RLX_DequantMatMulOp : RLX_Op<"dequant_matmul", [
                        Optional<RankedTensorOf<[F32]>>:$zero_point,
                        Optional<RankedTensorOf<[F32]>>:$global_scale,
                        RLX_QuantSchemeAttr:$scheme,
-                       OptionalAttr<I64Attr>:$block_size);
+                       OptionalAttr<RLX_PositiveI64Attr>:$block_size);
   let results = (outs RankedTensorOf<[F32]>:$result);
 
   let assemblyFormat = [{
@@ -75,7 +79,7 @@ def RLX_DequantMatMulOp : RLX_Op<"dequant_matmul", [
 // rlx.q_matmul / rlx.q_conv2d
 //===----------------------------------------------------------------------===//
 
-def RLX_QMatMulOp : RLX_Op<"q_matmul", [Pure, InferTypeOpAdaptor]> {
+def RLX_QMatMulOp : RLX_InferredTypeOp<"q_matmul"> {
   let summary = "int8 matmul with i32 accumulation and requantization (RLX `QMatMul`)";
   let description = [{
     Integer matmul on i8 `x [M, K]` and i8 `w [K, N]` with an i32 `bias [N]`
@@ -100,10 +104,10 @@ def RLX_QMatMulOp : RLX_Op<"q_matmul", [Pure, InferTypeOpAdaptor]> {
   let arguments = (ins RankedTensorOf<[I8]>:$x,
                        RankedTensorOf<[I8]>:$w,
                        RankedTensorOf<[I32]>:$bias,
-                       I64Attr:$x_zp,
-                       I64Attr:$w_zp,
-                       I64Attr:$out_zp,
-                       F32Attr:$mult);
+                       RLX_I8ZeroPointAttr:$x_zp,
+                       RLX_I8ZeroPointAttr:$w_zp,
+                       RLX_I8ZeroPointAttr:$out_zp,
+                       RLX_PositiveF32Attr:$mult);
   let results = (outs RankedTensorOf<[I8]>:$result);
 
   let assemblyFormat = [{
@@ -112,7 +116,7 @@ def RLX_QMatMulOp : RLX_Op<"q_matmul", [Pure, InferTypeOpAdaptor]> {
   let hasVerifier = 1;
 }
 
-def RLX_QConv2dOp : RLX_Op<"q_conv2d", [Pure, InferTypeOpAdaptor]> {
+def RLX_QConv2dOp : RLX_InferredTypeOp<"q_conv2d"> {
   let summary = "int8 NCHW convolution with requantization (RLX `QConv2d`)";
   let description = [{
     Integer 2-D convolution, NCHW. `x [N, C_in, H, W]` i8, `w [C_out,
@@ -143,15 +147,15 @@ def RLX_QConv2dOp : RLX_Op<"q_conv2d", [Pure, InferTypeOpAdaptor]> {
   let arguments = (ins RankedTensorOf<[I8]>:$x,
                        RankedTensorOf<[I8]>:$w,
                        RankedTensorOf<[I32]>:$bias,
-                       DenseI64ArrayAttr:$kernel_size,
-                       DenseI64ArrayAttr:$stride,
-                       DenseI64ArrayAttr:$padding,
-                       DenseI64ArrayAttr:$dilation,
-                       I64Attr:$groups,
-                       I64Attr:$x_zp,
-                       I64Attr:$w_zp,
-                       I64Attr:$out_zp,
-                       F32Attr:$mult);
+                       RLX_PositiveI64ArrayAttr:$kernel_size,
+                       RLX_PositiveI64ArrayAttr:$stride,
+                       RLX_NonNegativeI64ArrayAttr:$padding,
+                       RLX_PositiveI64ArrayAttr:$dilation,
+                       RLX_PositiveI64Attr:$groups,
+                       RLX_I8ZeroPointAttr:$x_zp,
+                       RLX_I8ZeroPointAttr:$w_zp,
+                       RLX_I8ZeroPointAttr:$out_zp,
+                       RLX_PositiveF32Attr:$mult);
   let results = (outs RankedTensorOf<[I8]>:$result);
 
   let assemblyFormat = [{
@@ -164,9 +168,8 @@ def RLX_QConv2dOp : RLX_Op<"q_conv2d", [Pure, InferTypeOpAdaptor]> {
 // Mixture of experts
 //===----------------------------------------------------------------------===//
 
-def RLX_GroupedMatMulOp : RLX_Op<"grouped_matmul", [
-    Pure, AllElementTypesMatch<["input", "weight", "result"]>,
-    InferTypeOpAdaptor]> {
+def RLX_GroupedMatMulOp : RLX_InferredTypeOp<"grouped_matmul", [
+    AllElementTypesMatch<["input", "weight", "result"]>]> {
   let summary = "per-row expert matmul (RLX `GroupedMatMul`)";
   let description = [{
     The MoE GEMM: `out[i] = input[i] @ weight[expert_idx[i]]`. `input` is
@@ -195,7 +198,7 @@ def RLX_GroupedMatMulOp : RLX_Op<"grouped_matmul", [
   let hasVerifier = 1;
 }
 
-def RLX_DequantGroupedMatMulOp : RLX_Op<"dequant_grouped_matmul", [Pure]> {
+def RLX_DequantGroupedMatMulOp : RLX_PureOp<"dequant_grouped_matmul"> {
   let summary = "grouped matmul on GGUF-packed expert weights (RLX `DequantGroupedMatMul`)";
   let description = [{
     `rlx.grouped_matmul` whose weight stack is GGUF-packed: `weight` is a
@@ -230,7 +233,7 @@ def RLX_DequantGroupedMatMulOp : RLX_Op<"dequant_grouped_matmul", [Pure]> {
   let hasVerifier = 1;
 }
 
-def RLX_DequantMoEWeightsOp : RLX_Op<"dequant_moe_weights", [Pure]> {
+def RLX_DequantMoEWeightsOp : RLX_PureOp<"dequant_moe_weights"> {
   let summary = "dequantize a GGUF-packed expert stack (RLX `DequantMoEWeights`)";
   let description = [{
     Decodes a ui8 `[bytes]` tensor of `E` GGUF-packed expert slabs (layout as

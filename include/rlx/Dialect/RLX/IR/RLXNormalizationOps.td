@@ -10,13 +10,22 @@
 
 include "rlx/Dialect/RLX/IR/RLXOpBase.td"
 
+// A normalisation of `input` by statistics over some of its axes, scaled by
+// `gamma` and shifted by `beta` (and any further per-feature `params`); the
+// result has the input's type.
+class RLX_NormalizationOp<string mnemonic, list<string> params = []>
+    : RLX_PureOp<mnemonic, [
+          AllTypesMatch<["input", "result"]>,
+          AllElementTypesMatch<!listconcat(["input", "gamma", "beta"],
+                                           params)>]> {
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // rlx.layer_norm
 //===----------------------------------------------------------------------===//
 
-def RLX_LayerNormOp : RLX_Op<"layer_norm", [
-    Pure, AllTypesMatch<["input", "result"]>,
-    AllElementTypesMatch<["input", "gamma", "beta"]>]> {
+def RLX_LayerNormOp : RLX_NormalizationOp<"layer_norm"> {
   let summary = "layer normalization along one axis (RLX `LayerNorm`)";
   let description = [{
     Normalizes `input` along the single axis `axis` (negative values count
@@ -45,23 +54,20 @@ def RLX_LayerNormOp : RLX_Op<"layer_norm", [
                        RLX_FloatTensor:$gamma,
                        RLX_FloatTensor:$beta,
                        I64Attr:$axis,
-                       F32Attr:$eps);
+                       RLX_NonNegativeF32Attr:$eps);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
     $input `,` $gamma `,` $beta attr-dict `:` type($input) `,` type($gamma)
     `,` type($beta)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.rms_norm
 //===----------------------------------------------------------------------===//
 
-def RLX_RmsNormOp : RLX_Op<"rms_norm", [
-    Pure, AllTypesMatch<["input", "result"]>,
-    AllElementTypesMatch<["input", "gamma", "beta"]>]> {
+def RLX_RmsNormOp : RLX_NormalizationOp<"rms_norm"> {
   let summary = "RMS normalization with scale and shift (RLX `RmsNorm`)";
   let description = [{
     Normalizes `input` by its root mean square along the single axis `axis`
@@ -88,23 +94,20 @@ def RLX_RmsNormOp : RLX_Op<"rms_norm", [
                        RLX_FloatTensor:$gamma,
                        RLX_FloatTensor:$beta,
                        I64Attr:$axis,
-                       F32Attr:$eps);
+                       RLX_NonNegativeF32Attr:$eps);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
     $input `,` $gamma `,` $beta attr-dict `:` type($input) `,` type($gamma)
     `,` type($beta)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.group_norm
 //===----------------------------------------------------------------------===//
 
-def RLX_GroupNormOp : RLX_Op<"group_norm", [
-    Pure, AllTypesMatch<["input", "result"]>,
-    AllElementTypesMatch<["input", "gamma", "beta"]>]> {
+def RLX_GroupNormOp : RLX_NormalizationOp<"group_norm"> {
   let summary = "group normalization of an NCHW tensor (RLX `GroupNorm`)";
   let description = [{
     `input` is NCHW `[N, C, H, W]`. The `C` channels are split into
@@ -133,24 +136,21 @@ def RLX_GroupNormOp : RLX_Op<"group_norm", [
   let arguments = (ins RLX_FloatTensor:$input,
                        RLX_FloatTensor:$gamma,
                        RLX_FloatTensor:$beta,
-                       I64Attr:$num_groups,
-                       F32Attr:$eps);
+                       RLX_PositiveI64Attr:$num_groups,
+                       RLX_NonNegativeF32Attr:$eps);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
     $input `,` $gamma `,` $beta attr-dict `:` type($input) `,` type($gamma)
     `,` type($beta)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.layer_norm2d
 //===----------------------------------------------------------------------===//
 
-def RLX_LayerNorm2dOp : RLX_Op<"layer_norm2d", [
-    Pure, AllTypesMatch<["input", "result"]>,
-    AllElementTypesMatch<["input", "gamma", "beta"]>]> {
+def RLX_LayerNorm2dOp : RLX_NormalizationOp<"layer_norm2d"> {
   let summary = "per-pixel channel normalization of an NCHW tensor "
                 "(RLX `LayerNorm2d`)";
   let description = [{
@@ -181,24 +181,22 @@ def RLX_LayerNorm2dOp : RLX_Op<"layer_norm2d", [
   let arguments = (ins RLX_FloatTensor:$input,
                        RLX_FloatTensor:$gamma,
                        RLX_FloatTensor:$beta,
-                       F32Attr:$eps);
+                       RLX_NonNegativeF32Attr:$eps);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
     $input `,` $gamma `,` $beta attr-dict `:` type($input) `,` type($gamma)
     `,` type($beta)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.batch_norm_inference
 //===----------------------------------------------------------------------===//
 
-def RLX_BatchNormInferenceOp : RLX_Op<"batch_norm_inference", [
-    Pure, AllTypesMatch<["input", "result"]>,
-    AllElementTypesMatch<["input", "gamma", "beta", "running_mean",
-                          "running_var"]>]> {
+def RLX_BatchNormInferenceOp
+    : RLX_NormalizationOp<"batch_norm_inference",
+                          ["running_mean", "running_var"]> {
   let summary = "batch normalization with frozen statistics "
                 "(RLX `BatchNormInference`)";
   let description = [{
@@ -229,7 +227,7 @@ def RLX_BatchNormInferenceOp : RLX_Op<"batch_norm_inference", [
                        RLX_FloatTensor:$beta,
                        RLX_FloatTensor:$running_mean,
                        RLX_FloatTensor:$running_var,
-                       F32Attr:$eps);
+                       RLX_NonNegativeF32Attr:$eps);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
@@ -237,15 +235,14 @@ def RLX_BatchNormInferenceOp : RLX_Op<"batch_norm_inference", [
     `:` type($input) `,` type($gamma) `,` type($beta) `,`
     type($running_mean) `,` type($running_var)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.resize_nearest2x
 //===----------------------------------------------------------------------===//
 
-def RLX_ResizeNearest2xOp : RLX_Op<"resize_nearest2x", [
-    Pure, AllElementTypesMatch<["input", "result"]>, InferTypeOpAdaptor]> {
+def RLX_ResizeNearest2xOp : RLX_InferredTypeOp<"resize_nearest2x", [
+    AllElementTypesMatch<["input", "result"]>]> {
   let summary = "nearest-neighbour 2x upsampling of an NCHW tensor "
                 "(RLX `ResizeNearest2x`)";
   let description = [{

@@ -39,10 +39,65 @@ def RLX_BoolTensor : RankedTensorOf<[I1]>;
 def RLX_NumericTensor : RankedTensorOf<[RLX_Float, RLX_Int, I1, RLX_Complex]>;
 
 //===----------------------------------------------------------------------===//
-// Op base class
+// Attribute constraints
+//===----------------------------------------------------------------------===//
+
+// Range checks on scalar attributes live here rather than in verifiers, so
+// that the constraint shows in the generated docs and the diagnostic names
+// the attribute. Verifiers keep the checks that relate an attribute to
+// operand shapes or to other attributes.
+def RLX_PositiveI64Attr : ConfinedAttr<I64Attr, [IntPositive]>;
+def RLX_NonNegativeI64Attr : ConfinedAttr<I64Attr, [IntNonNegative]>;
+def RLX_PositiveI64ArrayAttr
+    : ConfinedAttr<DenseI64ArrayAttr,
+                   [DenseArrayStrictlyPositive<DenseI64ArrayAttr>]>;
+def RLX_NonNegativeI64ArrayAttr
+    : ConfinedAttr<DenseI64ArrayAttr,
+                   [DenseArrayNonNegative<DenseI64ArrayAttr>]>;
+
+// An f32 attribute whose value `v` (an APFloat) satisfies the C++ expression
+// `cond`. NaN fails every condition below.
+class RLX_F32AttrWhere<string cond, string summary>
+    : ConfinedAttr<F32Attr, [AttrConstraint<CPred<
+          "[](const ::llvm::APFloat &v) { return " # cond # "; }("
+          "::llvm::cast<::mlir::FloatAttr>($_self).getValue())">,
+          "whose value is " # summary>]>;
+
+def RLX_FiniteF32Attr : RLX_F32AttrWhere<"v.isFinite()", "finite">;
+def RLX_PositiveF32Attr
+    : RLX_F32AttrWhere<"v.isFiniteNonZero() && !v.isNegative()",
+                       "finite and positive">;
+// Epsilons and other offsets: zero allowed, -0.0 is not.
+def RLX_NonNegativeF32Attr
+    : RLX_F32AttrWhere<"v.isFinite() && !v.isNegative()",
+                       "finite and non-negative">;
+
+// An f32 attribute in a range whose ends are written in C++ as comparisons
+// of `v.convertToFloat()`, e.g. `v.convertToFloat() < 1.0f`.
+class RLX_F32AttrIn<string lower, string upper, string range>
+    : RLX_F32AttrWhere<"v.convertToFloat() " # lower # " && "
+                       "v.convertToFloat() " # upper, "in " # range>;
+
+//===----------------------------------------------------------------------===//
+// Op base classes
 //===----------------------------------------------------------------------===//
 
 class RLX_Op<string mnemonic, list<Trait> traits = []>
     : Op<RLX_Dialect, mnemonic, traits>;
+
+// A side-effect-free op: every rlx op but the region ops and rlx.custom.
+class RLX_PureOp<string mnemonic, list<Trait> traits = []>
+    : RLX_Op<mnemonic, !listconcat([Pure], traits)>;
+
+// A pure op whose result types follow from operand shapes and attributes by
+// a rule too rich for ODS: the family .cpp defines `inferReturnTypes` on the
+// op's Adaptor, and the builders without result types call it.
+class RLX_InferredTypeOp<string mnemonic, list<Trait> traits = []>
+    : RLX_PureOp<mnemonic, !listconcat(traits, [InferTypeOpAdaptor])>;
+
+// A pure op whose operands and results all have one type (unary elementwise
+// math, scans and transforms along an axis).
+class RLX_SameTypeOp<string mnemonic, list<Trait> traits = []>
+    : RLX_PureOp<mnemonic, !listconcat([SameOperandsAndResultType], traits)>;
 
 #endif // RLX_DIALECT_RLX_IR_RLXOPBASE_TD

@@ -10,11 +10,24 @@
 
 include "rlx/Dialect/RLX/IR/RLXOpBase.td"
 
+// A quantization kernel. Its verifier checks the per-channel operands and
+// `axis` against the input shape.
+class RLX_QuantizationOp<string mnemonic, list<Trait> traits = []>
+    : RLX_PureOp<mnemonic, traits> {
+  let hasVerifier = 1;
+}
+
+// The bit width of the fake-quantize ops.
+def RLX_QuantBitsAttr : ConfinedAttr<I64Attr, [IntIsOneOf<[2, 4, 8]>]>;
+// The weight of the running scale in an exponential moving average.
+def RLX_EmaDecayAttr : RLX_F32AttrIn<"> 0.0f", "< 1.0f", "(0, 1)">;
+
 //===----------------------------------------------------------------------===//
 // rlx.quantize / rlx.dequantize
 //===----------------------------------------------------------------------===//
 
-def RLX_QuantizeOp : RLX_Op<"quantize", [Pure, InferTypeOpAdaptor]> {
+def RLX_QuantizeOp : RLX_QuantizationOp<"quantize", [
+    InferTypeOpAdaptor]> {
   let summary = "static affine int8 quantization (RLX `Quantize`)";
   let description = [{
     Quantizes an f32 tensor to i8 with calibrated scales and zero points:
@@ -48,10 +61,10 @@ def RLX_QuantizeOp : RLX_Op<"quantize", [Pure, InferTypeOpAdaptor]> {
     $input (`axis` `=` $axis^)? `scales` `=` $scales
     `zero_points` `=` $zero_points attr-dict `:` type($input)
   }];
-  let hasVerifier = 1;
 }
 
-def RLX_DequantizeOp : RLX_Op<"dequantize", [Pure, InferTypeOpAdaptor]> {
+def RLX_DequantizeOp : RLX_QuantizationOp<"dequantize", [
+    InferTypeOpAdaptor]> {
   let summary = "static affine int8 dequantization (RLX `Dequantize`)";
   let description = [{
     The inverse of `rlx.quantize`: `x[i] = (q[i] - zero_points[c]) *
@@ -78,15 +91,14 @@ def RLX_DequantizeOp : RLX_Op<"dequantize", [Pure, InferTypeOpAdaptor]> {
     $input (`axis` `=` $axis^)? `scales` `=` $scales
     `zero_points` `=` $zero_points attr-dict `:` type($input)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.fake_quantize
 //===----------------------------------------------------------------------===//
 
-def RLX_FakeQuantizeOp : RLX_Op<"fake_quantize", [
-    Pure, InferTypeOpAdaptor]> {
+def RLX_FakeQuantizeOp : RLX_QuantizationOp<"fake_quantize", [
+    InferTypeOpAdaptor]> {
   let summary = "symmetric quantize-dequantize for QAT (RLX `FakeQuantize`)";
   let description = [{
     Quantization-aware training: rounds `input` onto a symmetric grid of
@@ -127,13 +139,13 @@ def RLX_FakeQuantizeOp : RLX_Op<"fake_quantize", [
 
   let arguments = (ins RLX_FloatTensor:$input,
                        Optional<RLX_FloatTensor>:$state,
-                       I64Attr:$bits,
+                       RLX_QuantBitsAttr:$bits,
                        OptionalAttr<I64Attr>:$axis,
                        DefaultValuedAttr<RLX_SteKindAttr,
                          "::mlir::rlx::SteKind::Identity">:$ste,
                        DefaultValuedAttr<RLX_ScaleModeAttr,
                          "::mlir::rlx::ScaleMode::PerBatch">:$scale_mode,
-                       OptionalAttr<F32Attr>:$ema_decay);
+                       OptionalAttr<RLX_EmaDecayAttr>:$ema_decay);
   let results = (outs RLX_FloatTensor:$output,
                       Optional<RLX_FloatTensor>:$updated_state);
 
@@ -141,15 +153,14 @@ def RLX_FakeQuantizeOp : RLX_Op<"fake_quantize", [
     $input `bits` `=` $bits (`axis` `=` $axis^)?
     (`state` $state^ `:` type($state))? attr-dict `:` type($input)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // LSQ fake quantization
 //===----------------------------------------------------------------------===//
 
-def RLX_FakeQuantizeLSQOp : RLX_Op<"fake_quantize_lsq", [
-    Pure, InferTypeOpAdaptor]> {
+def RLX_FakeQuantizeLSQOp : RLX_QuantizationOp<"fake_quantize_lsq", [
+    AllTypesMatch<["input", "result"]>]> {
   let summary = "fake quantization with a learned scale (RLX `FakeQuantizeLSQ`)";
   let description = [{
     Learned Step Size Quantization (Esser et al. 2020). The forward value is
@@ -173,7 +184,7 @@ def RLX_FakeQuantizeLSQOp : RLX_Op<"fake_quantize_lsq", [
 
   let arguments = (ins RLX_FloatTensor:$input,
                        RLX_FloatTensor:$scale,
-                       I64Attr:$bits,
+                       RLX_QuantBitsAttr:$bits,
                        OptionalAttr<I64Attr>:$axis);
   let results = (outs RLX_FloatTensor:$result);
 
@@ -181,11 +192,11 @@ def RLX_FakeQuantizeLSQOp : RLX_Op<"fake_quantize_lsq", [
     $input `,` $scale `bits` `=` $bits (`axis` `=` $axis^)? attr-dict `:`
     type($input) `,` type($scale)
   }];
-  let hasVerifier = 1;
 }
 
-def RLX_FakeQuantizeLSQBackwardXOp : RLX_Op<"fake_quantize_lsq_backward_x", [
-    Pure, InferTypeOpAdaptor]> {
+def RLX_FakeQuantizeLSQBackwardXOp
+    : RLX_QuantizationOp<"fake_quantize_lsq_backward_x", [
+        AllTypesMatch<["input", "result"]>]> {
   let summary = "input gradient of LSQ fake quantization (RLX `FakeQuantizeLSQBackwardX`)";
   let description = [{
     Straight-through gradient of `rlx.fake_quantize_lsq` with respect to
@@ -206,7 +217,7 @@ def RLX_FakeQuantizeLSQBackwardXOp : RLX_Op<"fake_quantize_lsq_backward_x", [
   let arguments = (ins RLX_FloatTensor:$input,
                        RLX_FloatTensor:$scale,
                        RLX_FloatTensor:$dy,
-                       I64Attr:$bits,
+                       RLX_QuantBitsAttr:$bits,
                        OptionalAttr<I64Attr>:$axis);
   let results = (outs RLX_FloatTensor:$result);
 
@@ -214,11 +225,11 @@ def RLX_FakeQuantizeLSQBackwardXOp : RLX_Op<"fake_quantize_lsq_backward_x", [
     $input `,` $scale `,` $dy `bits` `=` $bits (`axis` `=` $axis^)? attr-dict
     `:` type($input) `,` type($scale) `,` type($dy)
   }];
-  let hasVerifier = 1;
 }
 
 def RLX_FakeQuantizeLSQBackwardScaleOp
-    : RLX_Op<"fake_quantize_lsq_backward_scale", [Pure, InferTypeOpAdaptor]> {
+    : RLX_QuantizationOp<"fake_quantize_lsq_backward_scale", [
+    AllTypesMatch<["scale", "result"]>]> {
   let summary = "scale gradient of LSQ fake quantization (RLX `FakeQuantizeLSQBackwardScale`)";
   let description = [{
     Closed-form gradient of `rlx.fake_quantize_lsq` with respect to its
@@ -242,7 +253,7 @@ def RLX_FakeQuantizeLSQBackwardScaleOp
   let arguments = (ins RLX_FloatTensor:$input,
                        RLX_FloatTensor:$scale,
                        RLX_FloatTensor:$dy,
-                       I64Attr:$bits,
+                       RLX_QuantBitsAttr:$bits,
                        OptionalAttr<I64Attr>:$axis);
   let results = (outs RLX_FloatTensor:$result);
 
@@ -250,15 +261,14 @@ def RLX_FakeQuantizeLSQBackwardScaleOp
     $input `,` $scale `,` $dy `bits` `=` $bits (`axis` `=` $axis^)? attr-dict
     `:` type($input) `,` type($scale) `,` type($dy)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.fake_quantize_backward
 //===----------------------------------------------------------------------===//
 
-def RLX_FakeQuantizeBackwardOp : RLX_Op<"fake_quantize_backward", [
-    Pure, InferTypeOpAdaptor]> {
+def RLX_FakeQuantizeBackwardOp : RLX_QuantizationOp<"fake_quantize_backward", [
+    AllTypesMatch<["input", "result"]>]> {
   let summary = "STE gradient of fake quantization (RLX `FakeQuantizeBackward`)";
   let description = [{
     Gradient of `rlx.fake_quantize` (per-batch scales) with respect to its
@@ -286,7 +296,7 @@ def RLX_FakeQuantizeBackwardOp : RLX_Op<"fake_quantize_backward", [
 
   let arguments = (ins RLX_FloatTensor:$input,
                        RLX_FloatTensor:$dy,
-                       I64Attr:$bits,
+                       RLX_QuantBitsAttr:$bits,
                        OptionalAttr<I64Attr>:$axis,
                        RLX_SteKindAttr:$ste);
   let results = (outs RLX_FloatTensor:$result);
@@ -295,7 +305,6 @@ def RLX_FakeQuantizeBackwardOp : RLX_Op<"fake_quantize_backward", [
     $input `,` $dy `bits` `=` $bits (`axis` `=` $axis^)? `ste` `=`
     custom<EnumKeyword>($ste) attr-dict `:` type($input) `,` type($dy)
   }];
-  let hasVerifier = 1;
   let hasFolder = 1;
 }
 

@@ -17,8 +17,8 @@ def RLX_RealTensor : RankedTensorOf<[RLX_Float, RLX_Int]>;
 // rlx.reduce
 //===----------------------------------------------------------------------===//
 
-def RLX_ReduceOp : RLX_Op<"reduce", [
-    Pure, AllElementTypesMatch<["input", "result"]>, InferTypeOpAdaptor]> {
+def RLX_ReduceOp : RLX_InferredTypeOp<"reduce", [
+    AllElementTypesMatch<["input", "result"]>]> {
   let summary = "reduction over a set of axes (RLX `Reduce`)";
   let description = [{
     Reduces `input` over the dimensions listed in `axes` with `kind`:
@@ -65,7 +65,7 @@ def RLX_ReduceOp : RLX_Op<"reduce", [
 // rlx.cumsum
 //===----------------------------------------------------------------------===//
 
-def RLX_CumsumOp : RLX_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
+def RLX_CumsumOp : RLX_SameTypeOp<"cumsum"> {
   let summary = "cumulative sum along an axis (RLX `Cumsum`)";
   let description = [{
     Running sum of `input` along `axis` (negative values count from the
@@ -103,7 +103,7 @@ def RLX_CumsumOp : RLX_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
 // rlx.softmax
 //===----------------------------------------------------------------------===//
 
-def RLX_SoftmaxOp : RLX_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+def RLX_SoftmaxOp : RLX_SameTypeOp<"softmax"> {
   let summary = "softmax along an axis (RLX `Softmax`)";
   let description = [{
     Normalized exponential of `input` along `axis` (negative values count
@@ -134,8 +134,8 @@ def RLX_SoftmaxOp : RLX_Op<"softmax", [Pure, SameOperandsAndResultType]> {
 // rlx.top_k
 //===----------------------------------------------------------------------===//
 
-def RLX_TopKOp : RLX_Op<"top_k", [
-    Pure, AllElementTypesMatch<["input", "values"]>, InferTypeOpAdaptor]> {
+def RLX_TopKOp : RLX_InferredTypeOp<"top_k", [
+    AllElementTypesMatch<["input", "values"]>]> {
   let summary = "k largest elements along the last axis (RLX `TopK`)";
   let description = [{
     Selects the `k` largest elements of every row along the last axis of
@@ -156,7 +156,7 @@ def RLX_TopKOp : RLX_Op<"top_k", [
     ```
   }];
 
-  let arguments = (ins RLX_RealTensor:$input, I64Attr:$k);
+  let arguments = (ins RLX_RealTensor:$input, RLX_PositiveI64Attr:$k);
   let results = (outs RLX_RealTensor:$values,
                       RankedTensorOf<[I64]>:$indices);
 
@@ -168,7 +168,7 @@ def RLX_TopKOp : RLX_Op<"top_k", [
 // rlx.sample
 //===----------------------------------------------------------------------===//
 
-def RLX_SampleOp : RLX_Op<"sample", [Pure, InferTypeOpAdaptor]> {
+def RLX_SampleOp : RLX_InferredTypeOp<"sample"> {
   let summary = "seeded token sampling from logits (RLX `Sample`)";
   let description = [{
     Draws one token id per row of `logits` `[batch, vocab]`; the result is
@@ -212,9 +212,9 @@ def RLX_SampleOp : RLX_Op<"sample", [Pure, InferTypeOpAdaptor]> {
   }];
 
   let arguments = (ins RLX_FloatTensor:$logits,
-                       I64Attr:$top_k,
-                       F32Attr:$top_p,
-                       F32Attr:$temperature,
+                       RLX_NonNegativeI64Attr:$top_k,
+                       RLX_F32AttrIn<"> 0.0f", "<= 1.0f", "(0, 1]">:$top_p,
+                       RLX_PositiveF32Attr:$temperature,
                        I64Attr:$seed);
   let results = (outs RankedTensorOf<[I64]>:$result);
 
@@ -226,8 +226,8 @@ def RLX_SampleOp : RLX_Op<"sample", [Pure, InferTypeOpAdaptor]> {
 // rlx.scatter_add
 //===----------------------------------------------------------------------===//
 
-def RLX_ScatterAddOp : RLX_Op<"scatter_add", [
-    Pure, AllElementTypesMatch<["updates", "result"]>]> {
+def RLX_ScatterAddOp : RLX_PureOp<"scatter_add", [
+    AllElementTypesMatch<["updates", "result"]>]> {
   let summary = "accumulate rows into a zero-initialized tensor "
                 "(RLX `ScatterAdd`)";
   let description = [{

@@ -14,9 +14,9 @@ include "rlx/Dialect/RLX/IR/RLXOpBase.td"
 // rlx.selective_scan
 //===----------------------------------------------------------------------===//
 
-def RLX_SelectiveScanOp : RLX_Op<"selective_scan", [
-    Pure, AllElementTypesMatch<["x", "delta", "a", "b", "c", "result"]>,
-    InferTypeOpAdaptor]> {
+def RLX_SelectiveScanOp : RLX_PureOp<"selective_scan", [
+    AllElementTypesMatch<["x", "delta", "a", "b", "c", "result"]>,
+    AllTypesMatch<["x", "result"]>]> {
   let summary = "Mamba selective state-space scan (RLX `SelectiveScan`)";
   let description = [{
     Scans the sequence axis carrying a per-channel state `h [hidden, n]`
@@ -43,7 +43,7 @@ def RLX_SelectiveScanOp : RLX_Op<"selective_scan", [
                        RLX_FloatTensor:$a,
                        RLX_FloatTensor:$b,
                        RLX_FloatTensor:$c,
-                       I64Attr:$state_size);
+                       RLX_PositiveI64Attr:$state_size);
   let results = (outs RLX_FloatTensor:$result);
 
   let assemblyFormat = [{
@@ -57,8 +57,7 @@ def RLX_SelectiveScanOp : RLX_Op<"selective_scan", [
 // rlx.gated_delta_net
 //===----------------------------------------------------------------------===//
 
-def RLX_GatedDeltaNetOp : RLX_Op<"gated_delta_net", [
-    Pure, InferTypeOpAdaptor]> {
+def RLX_GatedDeltaNetOp : RLX_InferredTypeOp<"gated_delta_net"> {
   let summary = "gated delta-rule linear attention recurrence (RLX `GatedDeltaNet`)";
   let description = [{
     Per batch entry and head, a state matrix `S [n, n]` evolves over the
@@ -100,7 +99,7 @@ def RLX_GatedDeltaNetOp : RLX_Op<"gated_delta_net", [
                        RLX_FloatTensor:$g,
                        RLX_FloatTensor:$beta,
                        Optional<RLX_FloatTensor>:$state,
-                       I64Attr:$state_size,
+                       RLX_PositiveI64Attr:$state_size,
                        UnitAttr:$carry_state);
   let results = (outs RLX_FloatTensor:$output,
                       Optional<RLX_FloatTensor>:$final_state);

@@ -10,12 +10,21 @@
 
 include "rlx/Dialect/RLX/IR/RLXOpBase.td"
 
+// A layout op: moves elements without computing on them. The result type
+// follows from the input type and the attributes in C++, the verifier checks
+// the attributes against the input shape, and the folder removes the op where
+// it is the identity or combines it with constant operands.
+class RLX_ShapeOp<string mnemonic, list<Trait> traits = []>
+    : RLX_InferredTypeOp<mnemonic, traits> {
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // rlx.reshape
 //===----------------------------------------------------------------------===//
 
-def RLX_ReshapeOp : RLX_Op<"reshape", [
-    Pure, InferTypeOpAdaptor]> {
+def RLX_ReshapeOp : RLX_ShapeOp<"reshape"> {
   let summary = "row-major reshape (RLX `Reshape`)";
   let description = [{
     Reinterprets `input` with the shape `new_shape`, keeping the row-major
@@ -48,8 +57,6 @@ def RLX_ReshapeOp : RLX_Op<"reshape", [
   let assemblyFormat = [{
     $input `new_shape` `=` $new_shape attr-dict `:` type($input)
   }];
-  let hasVerifier = 1;
-  let hasFolder = 1;
   let hasCanonicalizer = 1;
 }
 
@@ -57,8 +64,7 @@ def RLX_ReshapeOp : RLX_Op<"reshape", [
 // rlx.transpose
 //===----------------------------------------------------------------------===//
 
-def RLX_TransposeOp : RLX_Op<"transpose", [
-    Pure, InferTypeOpAdaptor]> {
+def RLX_TransposeOp : RLX_ShapeOp<"transpose"> {
   let summary = "dimension permutation (RLX `Transpose`)";
   let description = [{
     Permutes the dims of `input`: result dim `i` is input dim `perm[i]`,
@@ -88,8 +94,6 @@ def RLX_TransposeOp : RLX_Op<"transpose", [
   let assemblyFormat = [{
     $input `perm` `=` $perm attr-dict `:` type($input)
   }];
-  let hasVerifier = 1;
-  let hasFolder = 1;
   let hasCanonicalizer = 1;
 }
 
@@ -97,8 +101,7 @@ def RLX_TransposeOp : RLX_Op<"transpose", [
 // rlx.narrow
 //===----------------------------------------------------------------------===//
 
-def RLX_NarrowOp : RLX_Op<"narrow", [
-    Pure, InferTypeOpAdaptor]> {
+def RLX_NarrowOp : RLX_ShapeOp<"narrow"> {
   let summary = "contiguous slice along one axis (RLX `Narrow`)";
   let description = [{
     Selects the elements `start .. start + len - 1` of `input` along `axis`
@@ -120,24 +123,23 @@ def RLX_NarrowOp : RLX_Op<"narrow", [
     ```
   }];
 
-  let arguments = (ins RLX_Tensor:$input, I64Attr:$axis, I64Attr:$start,
-                       I64Attr:$len);
+  let arguments = (ins RLX_Tensor:$input, I64Attr:$axis,
+                       RLX_NonNegativeI64Attr:$start,
+                       RLX_NonNegativeI64Attr:$len);
   let results = (outs RLX_Tensor:$result);
 
   let assemblyFormat = [{
     $input `axis` `=` $axis `start` `=` $start `len` `=` $len attr-dict `:`
     type($input)
   }];
-  let hasVerifier = 1;
-  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.concat
 //===----------------------------------------------------------------------===//
 
-def RLX_ConcatOp : RLX_Op<"concat", [
-    Pure, ParamNativeOpTrait<"AtLeastNOperands", "1">, InferTypeOpAdaptor]> {
+def RLX_ConcatOp : RLX_ShapeOp<"concat", [
+    ParamNativeOpTrait<"AtLeastNOperands", "1">]> {
   let summary = "concatenation along one axis (RLX `Concat`)";
   let description = [{
     Joins one or more tensors end to end along `axis`. All inputs have the
@@ -164,16 +166,13 @@ def RLX_ConcatOp : RLX_Op<"concat", [
   let assemblyFormat = [{
     $inputs `axis` `=` $axis attr-dict `:` type($inputs)
   }];
-  let hasVerifier = 1;
-  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.expand
 //===----------------------------------------------------------------------===//
 
-def RLX_ExpandOp : RLX_Op<"expand", [
-    Pure, InferTypeOpAdaptor]> {
+def RLX_ExpandOp : RLX_ShapeOp<"expand"> {
   let summary = "broadcast to a target shape (RLX `Expand`)";
   let description = [{
     Broadcasts `input` to `target_shape` NumPy-style: the shapes are aligned
@@ -204,16 +203,13 @@ def RLX_ExpandOp : RLX_Op<"expand", [
   let assemblyFormat = [{
     $input `target_shape` `=` $target_shape attr-dict `:` type($input)
   }];
-  let hasVerifier = 1;
-  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // rlx.gather
 //===----------------------------------------------------------------------===//
 
-def RLX_GatherOp : RLX_Op<"gather", [
-    Pure, InferTypeOpAdaptor]> {
+def RLX_GatherOp : RLX_InferredTypeOp<"gather"> {
   let summary = "index selection along one axis (RLX `Gather`)";
   let description = [{
     Picks slices of `table` along `axis` by the integer `indices`, like

@@ -7,11 +7,13 @@
 //
 // The upstream affine super-vectorizer may treat a strided or `mod`-indexed
 // access as contiguous. This pass decides which loops are safe (every access
-// is invariant or unit-stride in the last index) and hands only those to it.
+// is invariant or unit-stride in the last index, seen through the index
+// arithmetic feeding it) and hands only those to it, so the target-independent
+// lowering can use any indexing map.
 //
 //===----------------------------------------------------------------------===//
 
-#include "rlx/Conversion/Passes.h"
+#include "rlx/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Affine/Analysis/AffineAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -24,7 +26,7 @@
 namespace mlir {
 namespace rlx {
 #define GEN_PASS_DEF_RLXCPUVECTORIZE
-#include "rlx/Conversion/Passes.h.inc"
+#include "rlx/Target/CPU/Passes.h.inc"
 } // namespace rlx
 } // namespace mlir
 
@@ -35,11 +37,23 @@ namespace {
 /// How an access depends on the loop's induction variable.
 enum class Dependence { Invariant, UnitStride, Other };
 
-Dependence classify(AffineMap map, ValueRange operands, Value iv) {
+/// How the access `map(operands)` depends on `loop`'s induction variable.
+/// Index computations feeding the access (the `affine.apply`s the linalg
+/// lowering emits for a non-identity indexing map) are composed into the map
+/// first, so a strided, reversed or `mod` index is seen as such; an index
+/// computed inside the loop by anything else is not analysable.
+Dependence classify(AffineMap map, ValueRange accessOperands,
+                    affine::AffineForOp loop) {
+  Value iv = loop.getInductionVar();
+  SmallVector<Value> operands(accessOperands);
+  affine::fullyComposeAffineMapAndOperands(&map, &operands);
   SmallVector<unsigned> ivDims;
   for (auto [pos, operand] : llvm::enumerate(operands)) {
-    if (operand != iv)
+    if (operand != iv) {
+      if (!loop.isDefinedOutsideOfLoop(operand))
+        return Dependence::Other;
       continue;
+    }
     if (pos >= map.getNumDims())
       return Dependence::Other; // Used as a symbol: not analysable here.
     ivDims.push_back(pos);
@@ -77,20 +91,19 @@ bool isByteAddressable(Value memref) {
 }
 
 bool isSafeToVectorize(affine::AffineForOp loop) {
-  Value iv = loop.getInductionVar();
   bool safe = true;
   loop.getBody()->walk([&](Operation *op) {
     if (isa<affine::AffineForOp, affine::AffineParallelOp>(op)) {
       safe = false; // Not innermost.
     } else if (auto load = dyn_cast<affine::AffineLoadOp>(op)) {
       Dependence dependence =
-          classify(load.getAffineMap(), load.getMapOperands(), iv);
+          classify(load.getAffineMap(), load.getMapOperands(), loop);
       if (dependence == Dependence::Other ||
           (dependence == Dependence::UnitStride &&
            !isByteAddressable(load.getMemRef())))
         safe = false;
     } else if (auto store = dyn_cast<affine::AffineStoreOp>(op)) {
-      if (classify(store.getAffineMap(), store.getMapOperands(), iv) !=
+      if (classify(store.getAffineMap(), store.getMapOperands(), loop) !=
               Dependence::UnitStride ||
           !isByteAddressable(store.getMemRef()))
         safe = false;
@@ -109,10 +122,9 @@ affine::AffineForOp carryAccumulator(IRRewriter &rewriter,
                                      affine::AffineForOp loop) {
   if (loop.getNumIterOperands() != 0)
     return loop;
-  Value iv = loop.getInductionVar();
   affine::AffineStoreOp store;
   for (auto candidate : loop.getBody()->getOps<affine::AffineStoreOp>()) {
-    if (classify(candidate.getAffineMap(), candidate.getMapOperands(), iv) !=
+    if (classify(candidate.getAffineMap(), candidate.getMapOperands(), loop) !=
         Dependence::Invariant)
       continue;
     if (store)

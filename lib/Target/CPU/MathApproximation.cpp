@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "rlx/Conversion/Passes.h"
+#include "rlx/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -15,7 +15,7 @@
 namespace mlir {
 namespace rlx {
 #define GEN_PASS_DEF_RLXCPUMATHAPPROXIMATION
-#include "rlx/Conversion/Passes.h.inc"
+#include "rlx/Target/CPU/Passes.h.inc"
 } // namespace rlx
 } // namespace mlir
 

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef RLX_CONVERSION_RLXTOLINALG_SCALAROPS_H
-#define RLX_CONVERSION_RLXTOLINALG_SCALAROPS_H
+#ifndef RLX_DIALECT_RLX_UTILS_SCALAROPS_H
+#define RLX_DIALECT_RLX_UTILS_SCALAROPS_H
 
 #include "rlx/Dialect/RLX/IR/RLXEnums.h"
 
@@ -53,4 +53,4 @@ Value emitWhere(OpBuilder &b, Location loc, Value cond, Value onTrue,
 } // namespace rlx
 } // namespace mlir
 
-#endif // RLX_CONVERSION_RLXTOLINALG_SCALAROPS_H
+#endif // RLX_DIALECT_RLX_UTILS_SCALAROPS_H

@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef RLX_LIB_DIALECT_RLX_IR_CONVGEOMETRY_H
-#define RLX_LIB_DIALECT_RLX_IR_CONVGEOMETRY_H
+#ifndef RLX_DIALECT_RLX_IR_CONVGEOMETRY_H
+#define RLX_DIALECT_RLX_IR_CONVGEOMETRY_H
 
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 
@@ -237,4 +237,4 @@ inline LogicalResult verifyPoolPadding(Operation *op, const Window &window) {
 } // namespace rlx
 } // namespace mlir
 
-#endif // RLX_LIB_DIALECT_RLX_IR_CONVGEOMETRY_H
+#endif // RLX_DIALECT_RLX_IR_CONVGEOMETRY_H

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "rlx/Conversion/Passes.h"
+#include "rlx/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -15,7 +15,7 @@
 namespace mlir {
 namespace rlx {
 #define GEN_PASS_DEF_RLXFUSEELEMENTWISE
-#include "rlx/Conversion/Passes.h.inc"
+#include "rlx/Target/CPU/Passes.h.inc"
 } // namespace rlx
 } // namespace mlir
 
@@ -26,11 +26,18 @@ struct RLXFuseElementwisePass
     : rlx::impl::RLXFuseElementwiseBase<RLXFuseElementwisePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    // Fusing a producer with other uses would compute it twice.
+    // Fusing a producer with other uses would compute it twice; so would
+    // fusing it into a consumer that reads it through a map other than a
+    // projected permutation (a window `d0 + d1`, a stride), which reads
+    // elements more than once or out of order.
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *fused) {
           Operation *producer = fused->get().getDefiningOp();
-          return producer && producer->hasOneUse();
+          if (!producer || !producer->hasOneUse())
+            return false;
+          auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
+          return !consumer || consumer.getMatchingIndexingMap(fused)
+                                  .isProjectedPermutation();
         });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

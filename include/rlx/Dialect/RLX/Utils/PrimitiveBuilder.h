@@ -1,18 +1,19 @@
-//===- PrimitiveBuilder.h - emit primitive rlx ops in a rewrite -*- C++ -*-===//
+//===- PrimitiveBuilder.h - the shared builder of rlx ops -------*- C++ -*-===//
 //
 // Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 // Exceptions. See the LICENSE file for license information.
 //
 //===----------------------------------------------------------------------===//
 //
-// Short builders for the primitive ops decompositions emit, at one location,
-// with result types inferred. Decompositions check shapes before emitting,
-// so these do not verify.
+// The one builder of rlx ops that decompositions, fusion and autodiff emit
+// with: short calls at one location, result types inferred. Callers check
+// shapes before emitting, so it does not verify; GraphBuilder wraps it and
+// adds verification and diagnostics for user-facing construction.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef RLX_LIB_TRANSFORMS_UNFUSE_PRIMITIVEBUILDER_H
-#define RLX_LIB_TRANSFORMS_UNFUSE_PRIMITIVEBUILDER_H
+#ifndef RLX_DIALECT_RLX_UTILS_PRIMITIVEBUILDER_H
+#define RLX_DIALECT_RLX_UTILS_PRIMITIVEBUILDER_H
 
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 
@@ -23,8 +24,19 @@ namespace rlx {
 
 class PrimitiveBuilder {
 public:
+  /// Inside a rewrite: failures are reported to `rewriter` as match
+  /// failures.
   PrimitiveBuilder(RewriterBase &rewriter, Location loc)
-      : b(rewriter), loc(loc) {}
+      : b(rewriter), loc(loc), rewriter(&rewriter) {}
+  PrimitiveBuilder(OpBuilder &builder, Location loc) : b(builder), loc(loc) {}
+
+  /// Gives up on building `op`'s replacement: a match failure with `reason`
+  /// inside a rewrite, a plain failure otherwise.
+  LogicalResult fail(Operation *op, const Twine &reason) {
+    if (rewriter)
+      return rewriter->notifyMatchFailure(op, reason);
+    return failure();
+  }
 
   Value matmul(Value lhs, Value rhs) {
     return MatMulOp::create(b, loc, lhs, rhs);
@@ -33,7 +45,9 @@ public:
     return BinaryOp::create(b, loc, kind, lhs, rhs);
   }
   Value add(Value lhs, Value rhs) { return binary(BinaryKind::Add, lhs, rhs); }
+  Value sub(Value lhs, Value rhs) { return binary(BinaryKind::Sub, lhs, rhs); }
   Value mul(Value lhs, Value rhs) { return binary(BinaryKind::Mul, lhs, rhs); }
+  Value div(Value lhs, Value rhs) { return binary(BinaryKind::Div, lhs, rhs); }
   /// `x @ w (+ bias)`, bias broadcast over rows.
   Value linear(Value x, Value w, Value bias) {
     Value y = matmul(x, w);
@@ -76,6 +90,26 @@ public:
         b, loc,
         DenseElementsAttr::get(type, b.getFloatAttr(elementType, value)));
   }
+  /// Zeros of `like`'s shape and element type (an absent norm shift).
+  Value zerosLike(Value like) {
+    auto type = llvm::cast<RankedTensorType>(like.getType());
+    return splat(type.getShape(), type.getElementType(), 0.0);
+  }
+  /// A rank-0 constant `value` of `elementType`, broadcast by the binary ops.
+  Value scalar(Type elementType, double value) {
+    return splat({}, elementType, value);
+  }
+  /// `0, 1, ..., n - 1` (plus `offset`) as an i64 constant of `shape`, whose
+  /// element count is `n`.
+  Value iota(ArrayRef<int64_t> shape, int64_t n, int64_t offset = 0);
+  Value reduce(ReduceKind kind, Value x, ArrayRef<int64_t> axes, bool keepDim) {
+    return ReduceOp::create(b, loc, kind, x, axes, keepDim);
+  }
+  /// `[D]` reshaped to broadcast along `axis` of a rank-`rank` tensor:
+  /// `[D, 1, ..., 1]` with one 1 per dim after `axis`.
+  Value alongAxis(Value vector, int64_t rank, int64_t axis);
+  /// `x` with its last two dims swapped.
+  Value swapLastTwo(Value x);
   Value compare(CompareKind kind, Value lhs, Value rhs) {
     return CompareOp::create(b, loc, kind, lhs, rhs);
   }
@@ -106,9 +140,43 @@ public:
     return ExpandOp::create(b, loc, x, target);
   }
 
-  RewriterBase &b;
+  /// `f'(x)` of activation `kind` in closed form, or null for the kinds
+  /// whose gradient is not a product with the cotangent (relu, abs, neg,
+  /// round). Defined once, in Derivatives.cpp.
+  Value activationDerivative(ActivationKind kind, Value x);
+  /// The vector-Jacobian product of activation `kind` at `x` with the
+  /// cotangent `dy`: what `rlx.activation_backward` computes.
+  Value activationVJP(ActivationKind kind, Value x, Value dy);
+
+  /// What the attention core of a fused attention block or transformer
+  /// layer needs besides its packed `qkv` projection.
+  struct AttentionCore {
+    int64_t numHeads, headDim;
+    MaskKindAttr maskKind;
+    Value mask;
+    IntegerAttr window;
+    FloatAttr scoreScale;
+    Value ropeCos, ropeSin;
+  };
+  /// Splits `qkv` [B, S, 3I] into heads, applies rope to q and k when the
+  /// core has tables, attends, and merges the heads back to [B, S, I].
+  /// Fails without emitting anything when S is dynamic.
+  FailureOr<Value> attentionCore(Value qkv, const AttentionCore &core);
+
+  /// The primitives `rlx.fused_transformer_layer` is defined as, computing
+  /// `op`'s result from its operands (`op` itself is left alone). Fails
+  /// without emitting anything when the sequence length is dynamic.
+  FailureOr<Value> transformerLayer(FusedTransformerLayerOp op);
+
+  OpBuilder &b;
   Location loc;
+
+private:
+  RewriterBase *rewriter = nullptr;
 };
+
+/// Every axis of a rank-`rank` tensor except `axis`.
+SmallVector<int64_t> allAxesBut(int64_t rank, int64_t axis);
 
 /// A fused location naming the composite op `op` it came from.
 inline Location decompositionLoc(Operation *op) {
@@ -120,4 +188,4 @@ inline Location decompositionLoc(Operation *op) {
 } // namespace rlx
 } // namespace mlir
 
-#endif // RLX_LIB_TRANSFORMS_UNFUSE_PRIMITIVEBUILDER_H
+#endif // RLX_DIALECT_RLX_UTILS_PRIMITIVEBUILDER_H

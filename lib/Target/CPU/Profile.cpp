@@ -5,15 +5,14 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// rlx-tag-op-locations names every rlx op's location after the op, so that
-// after lowering, decomposition and fusion each piece of work can still say
-// which rlx ops it came from. rlx-cpu-profile then brackets the work at the
-// top level of each bufferized graph function with runtime timer calls.
+// rlx-cpu-profile brackets the work at the top level of each bufferized graph
+// function with runtime timer calls, labelled with the rlx ops the work came
+// from (the names rlx-tag-op-locations put into the locations).
 //
 //===----------------------------------------------------------------------===//
 
-#include "rlx/Conversion/Passes.h"
 #include "rlx/Dialect/RLX/IR/RLXDialect.h"
+#include "rlx/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,9 +24,8 @@
 
 namespace mlir {
 namespace rlx {
-#define GEN_PASS_DEF_RLXTAGOPLOCATIONS
 #define GEN_PASS_DEF_RLXCPUPROFILE
-#include "rlx/Conversion/Passes.h.inc"
+#include "rlx/Target/CPU/Passes.h.inc"
 } // namespace rlx
 } // namespace mlir
 
@@ -35,23 +33,6 @@ using namespace mlir;
 using namespace mlir::rlx;
 
 namespace {
-
-struct RLXTagOpLocationsPass
-    : rlx::impl::RLXTagOpLocationsBase<RLXTagOpLocationsPass> {
-  void runOnOperation() override {
-    Dialect *rlxDialect = getContext().getLoadedDialect<RLXDialect>();
-    getOperation()->walk([&](Operation *op) {
-      if (op->getDialect() != rlxDialect)
-        return;
-      StringAttr name = op->getName().getIdentifier();
-      // Tag once: a re-run must not nest names.
-      if (auto named = dyn_cast<NameLoc>(op->getLoc());
-          named && named.getName() == name)
-        return;
-      op->setLoc(NameLoc::get(name, op->getLoc()));
-    });
-  }
-};
 
 /// The rlx op names (in first-seen order) and the first file position in
 /// `loc`.

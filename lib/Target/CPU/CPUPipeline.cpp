@@ -7,6 +7,7 @@
 
 #include "rlx/Conversion/Passes.h"
 #include "rlx/Dialect/RLX/IR/RLXDialect.h"
+#include "rlx/Target/CPU/Passes.h"
 #include "rlx/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -19,7 +20,7 @@
 namespace mlir {
 namespace rlx {
 #define GEN_PASS_DEF_RLXEXPORTGRAPHFUNCTIONS
-#include "rlx/Conversion/Passes.h.inc"
+#include "rlx/Target/CPU/Passes.h.inc"
 } // namespace rlx
 } // namespace mlir
 
@@ -87,6 +88,7 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
   // locations first, so timers can say which of the user's ops ran.
   if (options.profile)
     pm.addPass(createRLXTagOpLocations());
+  registerCPUUnfusePolicy();
   RLXUnfuseOptions unfuse;
   unfuse.target = "cpu";
   pm.addPass(createRLXUnfuse(unfuse));
@@ -152,8 +154,9 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
                          "reconcile-unrealized-casts");
 }
 
-void rlx::registerConversionPassesAndPipelines() {
-  registerRLXConversionPasses();
+void rlx::registerCPUTargetPassesAndPipeline() {
+  registerRLXCPUTargetPasses();
+  registerCPUUnfusePolicy();
   PassPipelineRegistration<CPUPipelineOptions>(
       "rlx-cpu-pipeline",
       "Lower rlx to the LLVM dialect for the CPU: rlx -> linalg -> "

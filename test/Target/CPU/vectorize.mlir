@@ -132,3 +132,42 @@ func.func @i1_broadcast(%m: memref<i1>, %a: memref<64xf32>, %c: memref<64xf32>) 
   }
   return
 }
+
+// The linalg lowering computes a non-identity index with affine.apply
+// before the load. The access is judged through it: stride 2 and a reversal
+// stay scalar, and an offset (a narrow's `d + start`) is still unit stride.
+// CHECK-LABEL: func.func @strided_through_apply
+// CHECK: affine.for %{{.*}} = 0 to 32 {
+// CHECK-NOT: vector.
+func.func @strided_through_apply(%a: memref<64xf32>, %c: memref<32xf32>) {
+  affine.for %j = 0 to 32 {
+    %k = affine.apply affine_map<(d0) -> (d0 * 2)>(%j)
+    %x = affine.load %a[%k] : memref<64xf32>
+    affine.store %x, %c[%j] : memref<32xf32>
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @reversed_through_apply
+// CHECK: affine.for %{{.*}} = 0 to 32 {
+// CHECK-NOT: vector.
+func.func @reversed_through_apply(%a: memref<32xf32>, %c: memref<32xf32>) {
+  affine.for %j = 0 to 32 {
+    %k = affine.apply affine_map<(d0) -> (31 - d0)>(%j)
+    %x = affine.load %a[%k] : memref<32xf32>
+    affine.store %x, %c[%j] : memref<32xf32>
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @offset_through_apply
+// CHECK: affine.for %{{.*}} = 0 to 32 step 8
+// CHECK: vector.transfer_read
+func.func @offset_through_apply(%a: memref<64xf32>, %c: memref<32xf32>) {
+  affine.for %j = 0 to 32 {
+    %k = affine.apply affine_map<(d0) -> (d0 + 5)>(%j)
+    %x = affine.load %a[%k] : memref<64xf32>
+    affine.store %x, %c[%j] : memref<32xf32>
+  }
+  return
+}

@@ -1,0 +1,111 @@
+//===- PrimitiveBuilder.cpp - the shared builder of rlx ops ---------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rlx/Dialect/RLX/Utils/PrimitiveBuilder.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::rlx;
+
+Value PrimitiveBuilder::iota(ArrayRef<int64_t> shape, int64_t n,
+                             int64_t offset) {
+  SmallVector<int64_t> values(n);
+  std::iota(values.begin(), values.end(), offset);
+  auto type = RankedTensorType::get(shape, b.getI64Type());
+  return ConstantOp::create(b, loc,
+                            DenseElementsAttr::get(type, ArrayRef(values)));
+}
+
+Value PrimitiveBuilder::alongAxis(Value vector, int64_t rank, int64_t axis) {
+  if (axis == rank - 1)
+    return vector;
+  SmallVector<int64_t> shape(rank - axis, 1);
+  shape[0] = -1;
+  return reshape(vector, shape);
+}
+
+Value PrimitiveBuilder::swapLastTwo(Value x) {
+  int64_t rank = llvm::cast<ShapedType>(x.getType()).getRank();
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  return transpose(x, perm);
+}
+
+SmallVector<int64_t> rlx::allAxesBut(int64_t rank, int64_t axis) {
+  SmallVector<int64_t> axes;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != axis)
+      axes.push_back(i);
+  return axes;
+}
+
+FailureOr<Value> PrimitiveBuilder::attentionCore(Value qkv,
+                                                 const AttentionCore &core) {
+  auto type = llvm::cast<RankedTensorType>(qkv.getType());
+  int64_t seq = type.getDimSize(1);
+  if (ShapedType::isDynamic(seq))
+    return failure(); // Head reshapes need the sequence length.
+  // rlx.attention takes masks in the activation's float type: an i1 mask
+  // becomes 1.0 (valid) / 0.0.
+  Value mask = core.mask;
+  Type elementType = type.getElementType();
+  if (mask && llvm::cast<RankedTensorType>(mask.getType()).getElementType() !=
+                  elementType)
+    mask = cast(mask, elementType);
+  int64_t heads = core.numHeads, dim = core.headDim;
+  int64_t inner = heads * dim;
+  auto toHeads = [&](Value t) {
+    return transpose(reshape(t, {-1, seq, heads, dim}), {0, 2, 1, 3});
+  };
+  Value q = toHeads(narrow(qkv, 2, 0, inner));
+  Value k = toHeads(narrow(qkv, 2, inner, inner));
+  Value v = toHeads(narrow(qkv, 2, 2 * inner, inner));
+  if (core.ropeCos) {
+    q = rope(q, core.ropeCos, core.ropeSin, dim, dim);
+    k = rope(k, core.ropeCos, core.ropeSin, dim, dim);
+  }
+  Value attended =
+      AttentionOp::create(b, loc, q, k, v, mask, b.getI64IntegerAttr(heads),
+                          b.getI64IntegerAttr(dim), core.maskKind, core.window,
+                          core.scoreScale, FloatAttr());
+  return reshape(transpose(attended, {0, 2, 1, 3}), {-1, seq, inner});
+}
+
+FailureOr<Value>
+PrimitiveBuilder::transformerLayer(FusedTransformerLayerOp op) {
+  if (op.getHidden().getType().isDynamicDim(1))
+    return fail(op, "dynamic sequence length");
+  MLIRContext *ctx = op.getContext();
+  // The layer's mask is a [B, S] key-padding mask.
+  AttentionCore core{
+      static_cast<int64_t>(op.getNumHeads()),
+      static_cast<int64_t>(op.getHeadDim()),
+      MaskKindAttr::get(ctx, op.getMask() ? MaskKind::Custom : MaskKind::None),
+      op.getMask(),
+      IntegerAttr(),
+      FloatAttr(),
+      Value(),
+      Value()};
+  auto shiftOr = [&](Value beta, Value gamma) {
+    return beta ? beta : zerosLike(gamma);
+  };
+  Value hidden = op.getHidden();
+  Value qkv = linear(hidden, op.getQkvW(), op.getQkvB());
+  FailureOr<Value> merged = attentionCore(qkv, core);
+  if (failed(merged))
+    return failure();
+  Value attnOut = linear(*merged, op.getOutW(), op.getOutB());
+  Value h1 =
+      layerNorm(add(hidden, attnOut), op.getLn1G(),
+                shiftOr(op.getLn1B(), op.getLn1G()), -1, op.getEps1Attr());
+  Value ff =
+      activation(op.getActivation(), linear(h1, op.getFc1W(), op.getFc1B()));
+  Value ff2 = linear(ff, op.getFc2W(), op.getFc2B());
+  return layerNorm(add(h1, ff2), op.getLn2G(),
+                   shiftOr(op.getLn2B(), op.getLn2G()), -1, op.getEps2Attr());
+}
