@@ -87,6 +87,8 @@ Vector describe(std::vector<float> &values) {
 } // namespace
 
 int main() {
+  // Line-buffered, so what was printed survives a runtime abort.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::string directory = ownDirectory();
   // The runtime first, to report an unusable CUDA plainly: loading vadd.so
   // runs its module load, which aborts without a device.

@@ -131,7 +131,7 @@ void rlxrt::cuda::fatal(const char *caller, const std::string &message) {
   std::abort();
 }
 
-Session::Session(const char *caller) : name(caller) {
+Session::Session(const char *caller, Kind kind) : name(caller), kind(kind) {
   const DriverState &state = driverState();
   if (!state.error.empty())
     fatal(caller, state.error);
@@ -161,12 +161,19 @@ Session::Session(const char *caller) : name(caller) {
   }
   // The context is per thread: each thread that calls in gets it here.
   CUcontext current = nullptr;
-  check(api->cuCtxGetCurrent(&current), "cuCtxGetCurrent");
+  CUresult result = api->cuCtxGetCurrent(&current);
+  if (result == CUDA_ERROR_DEINITIALIZED && kind == Kind::Release) {
+    shutDown = true;
+    return;
+  }
+  check(result, "cuCtxGetCurrent");
   if (current != context)
     check(api->cuCtxSetCurrent(context), "cuCtxSetCurrent");
 }
 
 void Session::check(CUresult result, const char *call) const {
+  if (result == CUDA_ERROR_DEINITIALIZED && kind == Kind::Release)
+    return;
   if (result != CUDA_SUCCESS)
     fatal(name, std::string(call) + " failed with " + describe(result));
 }

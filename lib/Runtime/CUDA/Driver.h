@@ -49,7 +49,21 @@ void setCurrentDevice(int device);
 /// current, aborting with a message naming `caller` when that fails.
 class Session {
 public:
-  explicit Session(const char *caller);
+  /// What an entry point does with the driver.
+  enum class Kind {
+    /// Creates or uses resources: any driver error aborts.
+    Use,
+    /// Releases resources (unload, destroy, free). These run from global
+    /// destructors when a compiled graph is unloaded at process exit, which
+    /// may come after the driver has shut down and released everything
+    /// itself; the session then reports `driverShutDown()` and the entry
+    /// point has nothing left to do.
+    Release,
+  };
+  explicit Session(const char *caller, Kind kind = Kind::Use);
+
+  /// True for a releasing session that found the driver already shut down.
+  bool driverShutDown() const { return shutDown; }
 
   const DriverApi *operator->() const { return api; }
   int device() const { return ordinal; }
@@ -59,13 +73,16 @@ public:
     return cuda::describe(*api, result);
   }
   /// Aborts naming the driver call `call`, the error and the entry point
-  /// unless `result` is CUDA_SUCCESS.
+  /// unless `result` is CUDA_SUCCESS (or, in a releasing session, the
+  /// driver reports that it has shut down).
   void check(CUresult result, const char *call) const;
 
 private:
   const char *name;
   const DriverApi *api = nullptr;
   int ordinal = 0;
+  Kind kind;
+  bool shutDown = false;
 };
 
 } // namespace rlxrt::cuda

@@ -127,7 +127,9 @@ extern "C" CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
 }
 
 extern "C" void mgpuModuleUnload(CUmodule module) {
-  Session cu(__func__);
+  Session cu(__func__, Session::Kind::Release);
+  if (cu.driverShutDown())
+    return;
   cu.check(cu->cuModuleUnload(module), "cuModuleUnload");
 }
 
@@ -197,7 +199,9 @@ extern "C" CUstream mgpuStreamCreate() {
 }
 
 extern "C" void mgpuStreamDestroy(CUstream stream) {
-  Session cu(__func__);
+  Session cu(__func__, Session::Kind::Release);
+  if (cu.driverShutDown())
+    return;
   cu.check(cu->cuStreamDestroy(stream), "cuStreamDestroy");
 }
 
@@ -220,7 +224,9 @@ extern "C" CUevent mgpuEventCreate() {
 }
 
 extern "C" void mgpuEventDestroy(CUevent event) {
-  Session cu(__func__);
+  Session cu(__func__, Session::Kind::Release);
+  if (cu.driverShutDown())
+    return;
   cu.check(cu->cuEventDestroy(event), "cuEventDestroy");
 }
 
@@ -246,7 +252,9 @@ extern "C" void *mgpuMemAlloc(uint64_t sizeBytes, CUstream stream,
 }
 
 extern "C" void mgpuMemFree(void *pointer, CUstream stream) {
-  Session cu(__func__);
+  Session cu(__func__, Session::Kind::Release);
+  if (cu.driverShutDown())
+    return;
   freeMemory(cu, pointer, stream);
 }
 
@@ -283,7 +291,9 @@ extern "C" void mgpuMemHostRegisterMemRef(int64_t rank, void *descriptor,
 
 extern "C" void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
                                             int64_t elementSizeBytes) {
-  Session cu(__func__);
+  Session cu(__func__, Session::Kind::Release);
+  if (cu.driverShutDown())
+    return;
   void *pointer =
       denseRange(__func__, rank, descriptor, elementSizeBytes).first;
   cu.check(cu->cuMemHostUnregister(pointer), "cuMemHostUnregister");
