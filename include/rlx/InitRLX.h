@@ -19,6 +19,10 @@ void registerAllDialects(DialectRegistry &registry);
 /// Registers the rlx passes and pipelines and the upstream passes.
 void registerAllPasses();
 
+/// Registers every execution target (rlx/Execution/ExecutionTarget.h) this
+/// build has: `cpu`.
+void registerAllExecutionTargets();
+
 } // namespace rlx
 } // namespace mlir
 

@@ -121,15 +121,17 @@ Value GraphBuilder::splat(ArrayRef<int64_t> shape, Type elementType,
 //===----------------------------------------------------------------------===//
 
 Value GraphBuilder::activation(ActivationKind kind, Value x) {
-  return resultOf(create<ActivationOp>(kind, x));
+  return emit({x}, [&](PrimitiveBuilder &p) { return p.activation(kind, x); });
 }
 
 Value GraphBuilder::binary(BinaryKind kind, Value lhs, Value rhs) {
-  return resultOf(create<BinaryOp>(kind, lhs, rhs));
+  return emit({lhs, rhs},
+              [&](PrimitiveBuilder &p) { return p.binary(kind, lhs, rhs); });
 }
 
 Value GraphBuilder::matmul(Value lhs, Value rhs) {
-  return resultOf(create<MatMulOp>(lhs, rhs));
+  return emit({lhs, rhs},
+              [&](PrimitiveBuilder &p) { return p.matmul(lhs, rhs); });
 }
 
 Value GraphBuilder::linear(Value x, Value w, Value bias,
@@ -143,15 +145,18 @@ Value GraphBuilder::linear(Value x, Value w, Value bias,
 }
 
 Value GraphBuilder::compare(CompareKind kind, Value lhs, Value rhs) {
-  return resultOf(create<CompareOp>(kind, lhs, rhs));
+  return emit({lhs, rhs},
+              [&](PrimitiveBuilder &p) { return p.compare(kind, lhs, rhs); });
 }
 
 Value GraphBuilder::where(Value cond, Value onTrue, Value onFalse) {
-  return resultOf(create<WhereOp>(cond, onTrue, onFalse));
+  return emit({cond, onTrue, onFalse}, [&](PrimitiveBuilder &p) {
+    return p.where(cond, onTrue, onFalse);
+  });
 }
 
 Value GraphBuilder::cast(Value x, Type elementType) {
-  return resultOf(create<CastOp>(x, elementType));
+  return emit({x}, [&](PrimitiveBuilder &p) { return p.cast(x, elementType); });
 }
 
 Value GraphBuilder::stopGradient(Value x) {
@@ -163,18 +168,18 @@ Value GraphBuilder::stopGradient(Value x) {
 //===----------------------------------------------------------------------===//
 
 Value GraphBuilder::reshape(Value x, ArrayRef<int64_t> newShape) {
-  return resultOf(create<ReshapeOp>(x, newShape));
+  return emit({x}, [&](PrimitiveBuilder &p) { return p.reshape(x, newShape); });
 }
 
 Value GraphBuilder::transpose(Value x, ArrayRef<int64_t> perm) {
-  return resultOf(create<TransposeOp>(x, perm));
+  return emit({x}, [&](PrimitiveBuilder &p) { return p.transpose(x, perm); });
 }
 
 Value GraphBuilder::narrow(Value x, int64_t axis, int64_t start,
                            int64_t length) {
-  return resultOf(create<NarrowOp>(x, builder.getI64IntegerAttr(axis),
-                                   builder.getI64IntegerAttr(start),
-                                   builder.getI64IntegerAttr(length)));
+  return emit({x}, [&](PrimitiveBuilder &p) {
+    return p.narrow(x, axis, start, length);
+  });
 }
 
 Value GraphBuilder::concat(ValueRange inputs, int64_t axis) {
@@ -196,7 +201,9 @@ Value GraphBuilder::gather(Value table, Value indices, int64_t axis) {
 
 Value GraphBuilder::reduce(ReduceKind kind, Value x, ArrayRef<int64_t> axes,
                            bool keepDim) {
-  return resultOf(create<ReduceOp>(kind, x, axes, keepDim));
+  return emit({x}, [&](PrimitiveBuilder &p) {
+    return p.reduce(kind, x, axes, keepDim);
+  });
 }
 
 Value GraphBuilder::softmax(Value x, int64_t axis) {
@@ -218,16 +225,16 @@ std::pair<Value, Value> GraphBuilder::topK(Value x, int64_t k) {
 
 Value GraphBuilder::layerNorm(Value x, Value gamma, Value beta, int64_t axis,
                               float eps) {
-  return resultOf(create<LayerNormOp>(x, gamma, beta,
-                                      builder.getI64IntegerAttr(axis),
-                                      builder.getF32FloatAttr(eps)));
+  return emit({x, gamma, beta}, [&](PrimitiveBuilder &p) {
+    return p.layerNorm(x, gamma, beta, axis, builder.getF32FloatAttr(eps));
+  });
 }
 
 Value GraphBuilder::rmsNorm(Value x, Value gamma, Value beta, int64_t axis,
                             float eps) {
-  return resultOf(create<RmsNormOp>(x, gamma, beta,
-                                    builder.getI64IntegerAttr(axis),
-                                    builder.getF32FloatAttr(eps)));
+  return emit({x, gamma, beta}, [&](PrimitiveBuilder &p) {
+    return p.rmsNorm(x, gamma, beta, axis, builder.getF32FloatAttr(eps));
+  });
 }
 
 Value GraphBuilder::groupNorm(Value x, Value gamma, Value beta,
@@ -266,9 +273,9 @@ Value GraphBuilder::attention(Value q, Value k, Value v, int64_t numHeads,
 
 Value GraphBuilder::rope(Value x, Value cos, Value sin, int64_t headDim,
                          int64_t nRot) {
-  return resultOf(create<RopeOp>(x, cos, sin,
-                                 builder.getI64IntegerAttr(headDim),
-                                 builder.getI64IntegerAttr(nRot)));
+  return emit({x, cos, sin}, [&](PrimitiveBuilder &p) {
+    return p.rope(x, cos, sin, headDim, nRot);
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -367,6 +374,17 @@ Value GraphBuilder::transformerLayer(Value hidden,
   }
   op.erase();
   return *expanded;
+}
+
+Value GraphBuilder::emit(std::initializer_list<Value> operands,
+                         function_ref<Value(PrimitiveBuilder &)> build) {
+  if (failed(checkOperands(llvm::is_contained(operands, Value()))))
+    return {};
+  PrimitiveBuilder p(builder, currentLoc);
+  Value result = build(p);
+  if (failed(verifyCreated(result.getDefiningOp())))
+    return {};
+  return result;
 }
 
 //===----------------------------------------------------------------------===//

@@ -37,6 +37,8 @@
 namespace mlir {
 namespace rlx {
 
+class PrimitiveBuilder;
+
 class GraphBuilder {
 public:
   /// Starts graph `name` in a new module. Loads the rlx and func dialects.
@@ -239,8 +241,8 @@ public:
   /// Creates any rlx op with the builder's location, verifies it, and
   /// returns it (or nullptr after reporting a diagnostic). Every Value
   /// argument must be non-null (use `createWithOptional` for ops with
-  /// optional operands). The short builders above are all written with
-  /// these two.
+  /// optional operands). The short builders above are written with these
+  /// two or, where the shared builder has them, with `emit`.
   template <typename OpTy, typename... Args> OpTy create(Args &&...args) {
     if (failed(checkOperands((isNullValue(args) || ...))))
       return nullptr;
@@ -288,6 +290,12 @@ private:
       return false;
   }
   LogicalResult verifyCreated(Operation *op);
+  /// Builds one op with the shared builder (PrimitiveBuilder) at the current
+  /// location and verifies it: the short builders that exist there are
+  /// written with this, so both build an op the same way. `operands` must
+  /// be non-null.
+  Value emit(std::initializer_list<Value> operands,
+             function_ref<Value(PrimitiveBuilder &)> build);
   template <typename OpTy, typename... Args> OpTy build(Args &&...args) {
     auto op = OpTy::create(builder, currentLoc, std::forward<Args>(args)...);
     if (failed(verifyCreated(op.getOperation())))

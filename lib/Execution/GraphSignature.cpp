@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GraphSignature.h"
+#include "rlx/Execution/GraphSignature.h"
 
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 
@@ -30,6 +30,16 @@ std::string TensorSpec::kindName() const {
     return "output";
   }
   return "tensor";
+}
+
+llvm::Error TensorSpec::checkMatches(const HostTensor &tensor,
+                                     llvm::StringRef source) const {
+  if (tensor.dtype() == dtype && tensor.shape() == shape)
+    return llvm::Error::success();
+  return llvm::createStringError(
+      "tensor '" + name + "' " +
+      (source.empty() ? "" : "from " + source + " ") + "is " +
+      tensor.describe() + ", the graph expects " + describe());
 }
 
 static std::optional<DType> dtypeOf(Type type) {
@@ -72,57 +82,55 @@ static std::optional<DType> dtypeOf(Type type) {
   return std::nullopt;
 }
 
-static bool makeSpec(Type type, std::string name, TensorSpec::Kind kind,
-                     TensorSpec &spec, std::string &error) {
-  auto tensorType = dyn_cast<RankedTensorType>(type);
+static llvm::Expected<TensorSpec> makeSpec(Type type, std::string name,
+                                           TensorSpec::Kind kind) {
+  TensorSpec spec;
   spec.name = std::move(name);
   spec.kind = kind;
-  if (!tensorType) {
-    error = spec.kindName() + " '" + spec.name + "' is not a ranked tensor";
-    return false;
-  }
-  if (!tensorType.hasStaticShape()) {
-    error = spec.kindName() + " '" + spec.name +
-            "' has dynamic dims; rlx-run needs static shapes";
-    return false;
-  }
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError(spec.kindName() + " '" + spec.name + "' " +
+                                   why);
+  };
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  if (!tensorType)
+    return fail("is not a ranked tensor");
+  if (!tensorType.hasStaticShape())
+    return fail("has dynamic dims; running a graph needs static shapes");
   std::optional<DType> dtype = dtypeOf(tensorType.getElementType());
   if (!dtype) {
     std::string text;
     llvm::raw_string_ostream os(text);
     os << tensorType.getElementType();
-    error = spec.kindName() + " '" + spec.name + "' has element type " + text +
-            ", which rlx-run cannot exchange";
-    return false;
+    return fail("has element type " + text +
+                ", which a host tensor cannot hold");
   }
   spec.dtype = *dtype;
   spec.shape.assign(tensorType.getShape().begin(), tensorType.getShape().end());
-  return true;
+  return spec;
 }
 
-std::optional<GraphSignature> GraphSignature::fromModule(ModuleOp module,
-                                                         llvm::StringRef entry,
-                                                         std::string &error) {
+llvm::Expected<GraphSignature>
+GraphSignature::fromModule(ModuleOp module, llvm::StringRef entry) {
   func::FuncOp fn;
   if (!entry.empty()) {
     fn = module.lookupSymbol<func::FuncOp>(entry);
-    if (!fn || fn.isExternal()) {
-      error = "no graph function @" + entry.str() + " in the module";
-      return std::nullopt;
-    }
+    if (!fn || fn.isExternal())
+      return llvm::createStringError("no graph function @" + entry +
+                                     " in the module");
   } else {
     SmallVector<func::FuncOp> candidates;
     for (auto f : module.getOps<func::FuncOp>())
       if (f.isPublic() && !f.isExternal())
         candidates.push_back(f);
-    if (candidates.size() != 1) {
+    if (candidates.empty())
+      return llvm::createStringError("the module has no public function to "
+                                     "run");
+    if (candidates.size() > 1) {
       std::string names;
       for (func::FuncOp f : candidates)
         names += (names.empty() ? "@" : ", @") + f.getName().str();
-      error = candidates.empty() ? "the module has no public function to run"
-                                 : "the module has several graphs (" + names +
-                                       "); choose one with --entry";
-      return std::nullopt;
+      return llvm::createStringError("the module has several graphs (" + names +
+                                     "); choose one with --entry");
     }
     fn = candidates.front();
   }
@@ -130,7 +138,6 @@ std::optional<GraphSignature> GraphSignature::fromModule(ModuleOp module,
   GraphSignature sig;
   sig.name = fn.getName().str();
   for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
-    TensorSpec spec;
     std::string name = "arg" + std::to_string(i);
     TensorSpec::Kind kind = TensorSpec::Kind::Unnamed;
     if (auto attr = fn.getArgAttrOfType<StringAttr>(
@@ -142,16 +149,18 @@ std::optional<GraphSignature> GraphSignature::fromModule(ModuleOp module,
       name = attr.getValue().str();
       kind = TensorSpec::Kind::Param;
     }
-    if (!makeSpec(fn.getArgumentTypes()[i], name, kind, spec, error))
-      return std::nullopt;
-    sig.arguments.push_back(std::move(spec));
+    llvm::Expected<TensorSpec> spec =
+        makeSpec(fn.getArgumentTypes()[i], name, kind);
+    if (!spec)
+      return spec.takeError();
+    sig.arguments.push_back(std::move(*spec));
   }
   for (auto [i, type] : llvm::enumerate(fn.getResultTypes())) {
-    TensorSpec spec;
-    if (!makeSpec(type, "output_" + std::to_string(i), TensorSpec::Kind::Result,
-                  spec, error))
-      return std::nullopt;
-    sig.results.push_back(std::move(spec));
+    llvm::Expected<TensorSpec> spec =
+        makeSpec(type, "output_" + std::to_string(i), TensorSpec::Kind::Result);
+    if (!spec)
+      return spec.takeError();
+    sig.results.push_back(std::move(*spec));
   }
   fn.walk([&](rlx::MatMulOp op) {
     auto result = op.getType();
@@ -162,7 +171,7 @@ std::optional<GraphSignature> GraphSignature::fromModule(ModuleOp module,
   return sig;
 }
 
-const TensorSpec *GraphSignature::findArgument(const std::string &name) const {
+const TensorSpec *GraphSignature::findArgument(llvm::StringRef name) const {
   for (const TensorSpec &spec : arguments)
     if (spec.name == name)
       return &spec;
@@ -194,14 +203,12 @@ std::string GraphSignature::serialize() const {
   return text;
 }
 
-std::optional<GraphSignature> GraphSignature::parse(const std::string &text,
-                                                    std::string &error) {
+llvm::Expected<GraphSignature> GraphSignature::parse(llvm::StringRef text) {
   GraphSignature sig;
   llvm::SmallVector<llvm::StringRef> lines;
-  llvm::StringRef(text).split(lines, '\n', -1, /*KeepEmpty=*/false);
-  auto fail = [&](const llvm::Twine &why) -> std::optional<GraphSignature> {
-    error = ("malformed graph signature: " + why).str();
-    return std::nullopt;
+  text.split(lines, '\n', -1, /*KeepEmpty=*/false);
+  auto fail = [](const llvm::Twine &why) {
+    return llvm::createStringError("malformed graph signature: " + why);
   };
   if (lines.empty() || !lines.front().starts_with("graph "))
     return fail("missing the 'graph NAME' line");

@@ -4,15 +4,21 @@
 // Exceptions. See the LICENSE file for license information.
 //
 //===----------------------------------------------------------------------===//
+//
+// The names, dtypes and shapes a compiled graph exchanges, read from the
+// graph function before lowering and embedded as text in every compiled
+// graph (docs/abi.md).
+//
+//===----------------------------------------------------------------------===//
 
-#ifndef RLX_TOOLS_RLXRUN_GRAPHSIGNATURE_H
-#define RLX_TOOLS_RLXRUN_GRAPHSIGNATURE_H
+#ifndef RLX_EXECUTION_GRAPHSIGNATURE_H
+#define RLX_EXECUTION_GRAPHSIGNATURE_H
 
 #include "rlx/Runtime/HostTensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +36,11 @@ struct TensorSpec {
   std::string describe() const;
   /// `input`, `parameter`, `argument` or `output`.
   std::string kindName() const;
+
+  /// Fails unless `tensor` has this dtype and shape, naming the tensor, the
+  /// expected and the actual type, and `source` (`'x.npy'`) when given.
+  llvm::Error checkMatches(const HostTensor &tensor,
+                           llvm::StringRef source = {}) const;
 };
 
 /// What a runner needs to know of a graph function: its leaves, in argument
@@ -41,25 +52,24 @@ struct GraphSignature {
   /// Multiply-adds times two of the graph's matmuls, for GFLOP/s; 0 if none.
   double flops = 0;
 
-  /// Reads the signature of `entry` (or the module's only public function).
-  /// Fails with a message for unknown entries, dynamic shapes and element
-  /// types a runner cannot exchange.
-  static std::optional<GraphSignature>
-  fromModule(mlir::ModuleOp module, llvm::StringRef entry, std::string &error);
+  /// Reads the signature of `entry` (or the module's only public function)
+  /// of a module of rlx graphs. Fails for unknown entries, dynamic shapes and
+  /// element types a runner cannot exchange.
+  static llvm::Expected<GraphSignature> fromModule(mlir::ModuleOp module,
+                                                   llvm::StringRef entry);
 
-  /// A line-based text form, embedded in ahead-of-time compiled graphs:
+  /// A line-based text form, embedded in compiled graphs:
   ///   graph NAME
   ///   flops N                                    (when known)
   ///   input|parameter|argument|output NAME DTYPE DIM,DIM,...
   std::string serialize() const;
-  static std::optional<GraphSignature> parse(const std::string &text,
-                                             std::string &error);
+  static llvm::Expected<GraphSignature> parse(llvm::StringRef text);
 
-  const TensorSpec *findArgument(const std::string &name) const;
+  const TensorSpec *findArgument(llvm::StringRef name) const;
   /// `x, w1, b1` for messages.
   std::string argumentNames() const;
 };
 
 } // namespace rlxrt
 
-#endif // RLX_TOOLS_RLXRUN_GRAPHSIGNATURE_H
+#endif // RLX_EXECUTION_GRAPHSIGNATURE_H

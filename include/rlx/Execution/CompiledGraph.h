@@ -1,0 +1,103 @@
+//===- CompiledGraph.h - a graph ready to run on host tensors ---*- C++ -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// A compiled graph knows its signature and runs with host tensors through
+// the `rlx_graph_run` entry (GraphEntry.h). Targets make one by compiling a
+// module (ExecutionTarget.h); CompiledGraph::load makes one from a shared
+// library compiled ahead of time.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_EXECUTION_COMPILEDGRAPH_H
+#define RLX_EXECUTION_COMPILEDGRAPH_H
+
+#include "rlx/Execution/GraphEntry.h"
+#include "rlx/Execution/GraphSignature.h"
+#include "rlx/Execution/Profile.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
+
+namespace rlxrt {
+
+struct BenchOptions {
+  /// Untimed runs first, so caches, page tables and thread pools are warm.
+  unsigned warmUpRuns = 2;
+  unsigned timedRuns = 10;
+};
+
+/// Wall times of the timed runs of CompiledGraph::bench, in milliseconds.
+struct BenchResult {
+  unsigned runs = 0;
+  double medianMs = 0;
+  double p90Ms = 0;
+  double minMs = 0;
+  double totalMs = 0;
+};
+
+class CompiledGraph {
+public:
+  /// A graph whose code stays valid while `code` (an execution engine, a
+  /// library handle, ...) is alive.
+  CompiledGraph(GraphSignature signature, GraphRunFn run,
+                std::shared_ptr<void> code);
+
+  /// Loads a shared library compiled ahead of time (by any target's
+  /// emitSharedLibrary) and reads its signature. The library stays loaded
+  /// for the life of the process: its runtime may own threads.
+  static llvm::Expected<std::unique_ptr<CompiledGraph>>
+  load(llvm::StringRef path);
+
+  const GraphSignature &getSignature() const { return signature; }
+
+  /// Fails unless `arguments` match the signature in count, dtypes and
+  /// shapes; the message names the first tensor that does not.
+  llvm::Error checkArguments(llvm::ArrayRef<HostTensor> arguments) const;
+  /// Zero-initialised tensors of the output dtypes and shapes.
+  std::vector<HostTensor> allocateOutputs() const;
+
+  /// Runs once with `arguments` in signature order.
+  llvm::Expected<std::vector<HostTensor>>
+  run(llvm::ArrayRef<HostTensor> arguments) const;
+  /// Runs once, writing into `outputs` (as from allocateOutputs).
+  llvm::Error run(llvm::ArrayRef<HostTensor> arguments,
+                  llvm::MutableArrayRef<HostTensor> outputs) const;
+
+  /// Runs `options.warmUpRuns` times, then times `options.timedRuns` runs
+  /// (at least one), writing into `outputs`. The profile timers, if any,
+  /// count the timed runs only.
+  llvm::Expected<BenchResult> bench(llvm::ArrayRef<HostTensor> arguments,
+                                    llvm::MutableArrayRef<HostTensor> outputs,
+                                    const BenchOptions &options) const;
+
+  /// Per-op timers, for graphs compiled with profiling.
+  void setProfileTimers(ProfileTimers timers) {
+    profileTimers = std::move(timers);
+  }
+  bool isProfiled() const { return profileTimers.has_value(); }
+  /// The time per timer since compilation or the last reset; empty unless
+  /// profiled.
+  std::vector<OpTime> readProfile() const;
+  void resetProfile() const;
+
+private:
+  llvm::Error checkOutputs(llvm::ArrayRef<HostTensor> outputs) const;
+  MemRefDescriptors describe(llvm::ArrayRef<HostTensor> arguments,
+                             llvm::ArrayRef<HostTensor> outputs) const;
+
+  GraphSignature signature;
+  GraphRunFn runFn;
+  std::shared_ptr<void> code;
+  std::optional<ProfileTimers> profileTimers;
+};
+
+} // namespace rlxrt
+
+#endif // RLX_EXECUTION_COMPILEDGRAPH_H

@@ -1,0 +1,49 @@
+//===- CUDARuntime.h - queries and timers of the CUDA runtime ---*- C++ -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// The C API that tools and benchmarks use beside the `mgpu*` entry points of
+// librlx_cuda_runtime.so (which compiled graphs call and which abort on any
+// CUDA error). Nothing here aborts: a machine without a driver or device is an
+// answer, not a crash. Plain C types only, so the header needs no cuda.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_RUNTIME_CUDARUNTIME_H
+#define RLX_RUNTIME_CUDARUNTIME_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Returns 1 when the CUDA driver loads and the selected device (0, or
+/// RLX_CUDA_DEVICE) exists, else 0. Writes a NUL-terminated line into
+/// `message` (when `size` > 0): the device's name, or why CUDA is unusable.
+int rlx_cuda_available(char *message, size_t size);
+
+/// A pair of timing events; see rlx_cuda_time_begin.
+typedef struct rlx_cuda_timer rlx_cuda_timer;
+
+/// Records a start event on `stream` (a CUstream; null is the legacy default
+/// stream, which orders against all blocking streams). Aborts like the mgpu*
+/// entry points when CUDA is unusable.
+rlx_cuda_timer *rlx_cuda_time_begin(void *stream);
+
+/// Records the end event on `stream`, waits for it, frees `timer` and returns
+/// the milliseconds between the two events on the device's clock.
+float rlx_cuda_time_end(rlx_cuda_timer *timer, void *stream);
+
+/// Returns the device memory the caching allocator holds for reuse to the
+/// driver, after the work that last used it has finished.
+void rlx_cuda_release_cached_memory(void);
+
+#ifdef __cplusplus
+} // extern "C"
+#endif
+
+#endif // RLX_RUNTIME_CUDARUNTIME_H

@@ -1,0 +1,148 @@
+//===- CompiledGraph.cpp - a graph ready to run on host tensors -----------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rlx/Execution/CompiledGraph.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+#include <dlfcn.h>
+
+using namespace rlxrt;
+
+CompiledGraph::CompiledGraph(GraphSignature signature, GraphRunFn run,
+                             std::shared_ptr<void> code)
+    : signature(std::move(signature)), runFn(run), code(std::move(code)) {}
+
+llvm::Expected<std::unique_ptr<CompiledGraph>>
+CompiledGraph::load(llvm::StringRef path) {
+  std::string pathText = path.str();
+  // Never closed: unloading the graph could unload its runtime while the
+  // runtime's worker threads still run.
+  void *handle = dlopen(pathText.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    return llvm::createStringError("cannot load '" + path + "': " + dlerror());
+  auto *text =
+      static_cast<const char *>(dlsym(handle, kGraphSignatureSymbol.data()));
+  auto run =
+      reinterpret_cast<GraphRunFn>(dlsym(handle, kGraphRunSymbol.data()));
+  if (!text || !run)
+    return llvm::createStringError(
+        "'" + path + "' is not a compiled rlx graph (no " + kGraphRunSymbol +
+        " / " + kGraphSignatureSymbol + ")");
+  llvm::Expected<GraphSignature> signature = GraphSignature::parse(text);
+  if (!signature)
+    return signature.takeError();
+  return std::make_unique<CompiledGraph>(std::move(*signature), run,
+                                         /*code=*/nullptr);
+}
+
+llvm::Error
+CompiledGraph::checkArguments(llvm::ArrayRef<HostTensor> arguments) const {
+  if (arguments.size() != signature.arguments.size())
+    return llvm::createStringError("@" + signature.name + " takes " +
+                                   std::to_string(signature.arguments.size()) +
+                                   " arguments (" + signature.argumentNames() +
+                                   "), got " +
+                                   std::to_string(arguments.size()));
+  for (auto [spec, tensor] : llvm::zip_equal(signature.arguments, arguments))
+    if (llvm::Error error = spec.checkMatches(tensor))
+      return error;
+  return llvm::Error::success();
+}
+
+llvm::Error
+CompiledGraph::checkOutputs(llvm::ArrayRef<HostTensor> outputs) const {
+  if (outputs.size() != signature.results.size())
+    return llvm::createStringError(
+        "@" + signature.name + " has " +
+        std::to_string(signature.results.size()) + " outputs, got " +
+        std::to_string(outputs.size()) + " output tensors");
+  for (auto [spec, tensor] : llvm::zip_equal(signature.results, outputs))
+    if (llvm::Error error = spec.checkMatches(tensor))
+      return error;
+  return llvm::Error::success();
+}
+
+std::vector<HostTensor> CompiledGraph::allocateOutputs() const {
+  std::vector<HostTensor> outputs;
+  for (const TensorSpec &spec : signature.results)
+    outputs.emplace_back(spec.dtype, spec.shape);
+  return outputs;
+}
+
+MemRefDescriptors
+CompiledGraph::describe(llvm::ArrayRef<HostTensor> arguments,
+                        llvm::ArrayRef<HostTensor> outputs) const {
+  std::vector<const HostTensor *> tensors;
+  for (const HostTensor &tensor : arguments)
+    tensors.push_back(&tensor);
+  for (const HostTensor &tensor : outputs)
+    tensors.push_back(&tensor);
+  return MemRefDescriptors(tensors);
+}
+
+llvm::Expected<std::vector<HostTensor>>
+CompiledGraph::run(llvm::ArrayRef<HostTensor> arguments) const {
+  std::vector<HostTensor> outputs = allocateOutputs();
+  if (llvm::Error error = run(arguments, outputs))
+    return std::move(error);
+  return outputs;
+}
+
+llvm::Error
+CompiledGraph::run(llvm::ArrayRef<HostTensor> arguments,
+                   llvm::MutableArrayRef<HostTensor> outputs) const {
+  if (llvm::Error error = checkArguments(arguments))
+    return error;
+  if (llvm::Error error = checkOutputs(outputs))
+    return error;
+  runFn(describe(arguments, outputs).get());
+  return llvm::Error::success();
+}
+
+llvm::Expected<BenchResult>
+CompiledGraph::bench(llvm::ArrayRef<HostTensor> arguments,
+                     llvm::MutableArrayRef<HostTensor> outputs,
+                     const BenchOptions &options) const {
+  if (llvm::Error error = checkArguments(arguments))
+    return std::move(error);
+  if (llvm::Error error = checkOutputs(outputs))
+    return std::move(error);
+  // Described once, so the timed region is the call alone.
+  MemRefDescriptors descriptors = describe(arguments, outputs);
+  for (unsigned i = 0; i < options.warmUpRuns; ++i)
+    runFn(descriptors.get());
+  resetProfile();
+  std::vector<double> times;
+  for (unsigned i = 0, e = std::max(1u, options.timedRuns); i < e; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    runFn(descriptors.get());
+    times.push_back(std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count());
+  }
+  BenchResult result;
+  result.runs = times.size();
+  result.totalMs = std::accumulate(times.begin(), times.end(), 0.0);
+  std::sort(times.begin(), times.end());
+  result.medianMs = times[times.size() / 2];
+  result.p90Ms = times[std::min(times.size() - 1, times.size() * 9 / 10)];
+  result.minMs = times.front();
+  return result;
+}
+
+std::vector<OpTime> CompiledGraph::readProfile() const {
+  return profileTimers ? rlxrt::readProfile(*profileTimers)
+                       : std::vector<OpTime>();
+}
+
+void CompiledGraph::resetProfile() const {
+  if (profileTimers)
+    profileTimers->reset();
+}

@@ -1,0 +1,179 @@
+//===- Driver.cpp - the CUDA driver, loaded on first use ------------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Driver.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <mutex>
+
+using namespace rlxrt::cuda;
+
+#define RLX_CUDA_STRINGIFY_IMPL(x) #x
+// Expands `x` first, so a versioned name (cuMemAlloc_v2) is looked up.
+#define RLX_CUDA_STRINGIFY(x) RLX_CUDA_STRINGIFY_IMPL(x)
+
+namespace {
+
+/// More devices than any host this runtime serves; their contexts live in a
+/// fixed table so the common path reads it without a lock.
+constexpr int kMaxDevices = 64;
+
+struct DriverState {
+  DriverApi api;
+  int deviceCount = 0;
+  std::string error;
+};
+
+DriverState *openDriver() {
+  // Never destroyed: compiled graphs unload their modules from global
+  // destructors, possibly after this library's own.
+  auto *state = new DriverState;
+  const char *override = std::getenv("RLX_CUDA_DRIVER");
+  std::string path = override && *override ? override : "libcuda.so.1";
+  void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char *reason = dlerror();
+    state->error = "no CUDA driver (" + path +
+                   " not found): " + (reason ? reason : "dlopen failed");
+    return state;
+  }
+  DriverApi &api = state->api;
+#define RLX_CUDA_DRIVER_FUNCTION(name)                                         \
+  api.name = reinterpret_cast<decltype(api.name)>(                             \
+      dlsym(library, RLX_CUDA_STRINGIFY(name)));                               \
+  if (!api.name && state->error.empty())                                       \
+    state->error = "CUDA driver too old: " + path + " has no " +               \
+                   RLX_CUDA_STRINGIFY(name) + " (the runtime needs CUDA " +    \
+                   std::to_string(CUDA_VERSION / 1000) + ".x)";
+#include "DriverFunctions.def"
+  if (!state->error.empty())
+    return state;
+  if (CUresult result = api.cuInit(0)) {
+    state->error =
+        std::string(result == CUDA_ERROR_NO_DEVICE ? "no CUDA device"
+                                                   : "no usable CUDA driver") +
+        ": cuInit failed with " + describe(api, result);
+    return state;
+  }
+  if (CUresult result = api.cuDeviceGetCount(&state->deviceCount)) {
+    state->error =
+        "no CUDA device: cuDeviceGetCount failed with " + describe(api, result);
+    return state;
+  }
+  if (state->deviceCount == 0)
+    state->error = "no CUDA device: the driver reports none";
+  return state;
+}
+
+const DriverState &driverState() {
+  static const DriverState *state = openDriver();
+  return *state;
+}
+
+/// The device RLX_CUDA_DEVICE names (0 when unset), or -1 when it names none.
+int environmentDevice() {
+  static const int device = [] {
+    const char *text = std::getenv("RLX_CUDA_DEVICE");
+    if (!text || !*text)
+      return 0;
+    char *end = nullptr;
+    long value = std::strtol(text, &end, 10);
+    return *end || value < 0 || value >= kMaxDevices ? -1 : int(value);
+  }();
+  return device;
+}
+
+thread_local int threadDevice = -1;
+
+std::atomic<CUcontext> primaryContexts[kMaxDevices];
+std::mutex retainMutex;
+
+} // namespace
+
+std::string rlxrt::cuda::describe(const DriverApi &api, CUresult result) {
+  const char *name = nullptr;
+  const char *text = nullptr;
+  if (api.cuGetErrorName(result, &name) != CUDA_SUCCESS || !name) {
+    // The toolkit's stub libcuda, found instead of a driver, names nothing.
+    if (result == CUDA_ERROR_STUB_LIBRARY)
+      return "CUDA_ERROR_STUB_LIBRARY (a stub libcuda, not a driver)";
+    return "CUDA error " + std::to_string(int(result));
+  }
+  std::string described = name;
+  if (api.cuGetErrorString(result, &text) == CUDA_SUCCESS && text)
+    described += std::string(" (") + text + ")";
+  return described;
+}
+
+const std::string &rlxrt::cuda::loadDriver(const DriverApi *&api) {
+  const DriverState &state = driverState();
+  api = state.error.empty() ? &state.api : nullptr;
+  return state.error;
+}
+
+int rlxrt::cuda::currentDevice() {
+  return threadDevice >= 0 ? threadDevice : environmentDevice();
+}
+
+void rlxrt::cuda::setCurrentDevice(int device) { threadDevice = device; }
+
+void rlxrt::cuda::fatal(const char *caller, const std::string &message) {
+  std::fprintf(stderr, "rlx CUDA runtime: %s (in %s)\n", message.c_str(),
+               caller);
+  std::fflush(stderr);
+  std::abort();
+}
+
+Session::Session(const char *caller, Kind kind) : name(caller), kind(kind) {
+  const DriverState &state = driverState();
+  if (!state.error.empty())
+    fatal(caller, state.error);
+  api = &state.api;
+  ordinal = currentDevice();
+  if (ordinal < 0)
+    fatal(caller, std::string("RLX_CUDA_DEVICE=") +
+                      std::getenv("RLX_CUDA_DEVICE") +
+                      " is not a device ordinal");
+  if (ordinal >= state.deviceCount || ordinal >= kMaxDevices)
+    fatal(caller, "no CUDA device " + std::to_string(ordinal) + " (" +
+                      std::to_string(state.deviceCount) + " found)");
+
+  CUcontext context = primaryContexts[ordinal].load(std::memory_order_acquire);
+  if (!context) {
+    std::lock_guard<std::mutex> lock(retainMutex);
+    context = primaryContexts[ordinal].load(std::memory_order_relaxed);
+    if (!context) {
+      CUdevice device;
+      check(api->cuDeviceGet(&device, ordinal), "cuDeviceGet");
+      // Retained for the life of the process: modules, streams and cached
+      // blocks live in it until exit.
+      check(api->cuDevicePrimaryCtxRetain(&context, device),
+            "cuDevicePrimaryCtxRetain");
+      primaryContexts[ordinal].store(context, std::memory_order_release);
+    }
+  }
+  // The context is per thread: each thread that calls in gets it here.
+  CUcontext current = nullptr;
+  CUresult result = api->cuCtxGetCurrent(&current);
+  if (result == CUDA_ERROR_DEINITIALIZED && kind == Kind::Release) {
+    shutDown = true;
+    return;
+  }
+  check(result, "cuCtxGetCurrent");
+  if (current != context)
+    check(api->cuCtxSetCurrent(context), "cuCtxSetCurrent");
+}
+
+void Session::check(CUresult result, const char *call) const {
+  if (result == CUDA_ERROR_DEINITIALIZED && kind == Kind::Release)
+    return;
+  if (result != CUDA_SUCCESS)
+    fatal(name, std::string(call) + " failed with " + describe(result));
+}

@@ -1,0 +1,90 @@
+//===- Driver.h - the CUDA driver, loaded on first use ----------*- C++ -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// The runtime never links libcuda: it opens libcuda.so.1 (or the file named
+// by RLX_CUDA_DRIVER) on first use, so the library and every graph compiled
+// against it load on machines without a GPU, and module loads that run from
+// global constructors find CUDA initialised whichever comes first.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_LIB_RUNTIME_CUDA_DRIVER_H
+#define RLX_LIB_RUNTIME_CUDA_DRIVER_H
+
+#include <cuda.h>
+
+#include <string>
+
+namespace rlxrt::cuda {
+
+/// The driver's functions, resolved from the library.
+struct DriverApi {
+#define RLX_CUDA_DRIVER_FUNCTION(name) decltype(&::name) name = nullptr;
+#include "DriverFunctions.def"
+};
+
+/// Loads and initialises the driver once per process. Returns why CUDA is
+/// unusable (no driver, a driver lacking a function, no device), or an empty
+/// string; `api` is set when the result is empty. Never aborts.
+const std::string &loadDriver(const DriverApi *&api);
+
+/// The "CUDA_ERROR_X (description)" text of `result`.
+std::string describe(const DriverApi &api, CUresult result);
+
+/// The device the calling thread works on: the one mgpuSetDefaultDevice
+/// chose, else RLX_CUDA_DEVICE, else 0.
+int currentDevice();
+void setCurrentDevice(int device);
+
+/// Prints "rlx CUDA runtime: <message> (in <caller>)" and aborts. The
+/// lowering's entry points return nothing, so there is no error to return.
+[[noreturn]] void fatal(const char *caller, const std::string &message);
+
+/// The driver as one runtime entry point sees it: constructing a Session
+/// loads the driver and makes the primary context of the thread's device
+/// current, aborting with a message naming `caller` when that fails.
+class Session {
+public:
+  /// What an entry point does with the driver.
+  enum class Kind {
+    /// Creates or uses resources: any driver error aborts.
+    Use,
+    /// Releases resources (unload, destroy, free). These run from global
+    /// destructors when a compiled graph is unloaded at process exit, which
+    /// may come after the driver has shut down and released everything
+    /// itself; the session then reports `driverShutDown()` and the entry
+    /// point has nothing left to do.
+    Release,
+  };
+  explicit Session(const char *caller, Kind kind = Kind::Use);
+
+  /// True for a releasing session that found the driver already shut down.
+  bool driverShutDown() const { return shutDown; }
+
+  const DriverApi *operator->() const { return api; }
+  int device() const { return ordinal; }
+  const char *caller() const { return name; }
+
+  std::string describe(CUresult result) const {
+    return cuda::describe(*api, result);
+  }
+  /// Aborts naming the driver call `call`, the error and the entry point
+  /// unless `result` is CUDA_SUCCESS (or, in a releasing session, the
+  /// driver reports that it has shut down).
+  void check(CUresult result, const char *call) const;
+
+private:
+  const char *name;
+  const DriverApi *api = nullptr;
+  int ordinal = 0;
+  Kind kind;
+  bool shutDown = false;
+};
+
+} // namespace rlxrt::cuda
+
+#endif // RLX_LIB_RUNTIME_CUDA_DRIVER_H

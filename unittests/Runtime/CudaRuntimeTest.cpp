@@ -1,0 +1,149 @@
+//===- CudaRuntimeTest.cpp - the CUDA runtime without a GPU ---------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// What the CUDA runtime does on a machine without a GPU: it loads, says why
+// CUDA is unusable, and an entry point that needs CUDA aborts with that
+// reason. The runtime loads its driver once per process, so each test that
+// chooses a driver runs in a fresh process (a death test in the threadsafe
+// style, which re-executes the test binary).
+//
+//===----------------------------------------------------------------------===//
+
+#include "rlx/Runtime/CUDARuntime.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <string>
+
+extern "C" {
+void *mgpuStreamCreate();
+void *mgpuModuleLoad(void *data, size_t sizeBytes);
+void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared);
+void mgpuSetDefaultDevice(int32_t device);
+}
+
+namespace {
+
+class CudaRuntime : public ::testing::Test {
+protected:
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+
+  /// Skips a test about a missing driver on a machine that has one.
+  static bool driverInstalled() {
+    void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (driver)
+      dlclose(driver);
+    return driver != nullptr;
+  }
+};
+
+TEST_F(CudaRuntime, LoadsWithDlopenAndExportsEveryEntryPoint) {
+  void *runtime = dlopen(RLX_CUDA_RUNTIME_PATH, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(runtime, nullptr) << dlerror();
+  // Every function MLIR 22's GPU lowering declares (but the cuSPARSE ones),
+  // and the tool API.
+  for (const char *name : {"mgpuModuleLoad",
+                           "mgpuModuleLoadJIT",
+                           "mgpuModuleUnload",
+                           "mgpuModuleGetFunction",
+                           "mgpuLaunchKernel",
+                           "mgpuLaunchClusterKernel",
+                           "mgpuStreamCreate",
+                           "mgpuStreamDestroy",
+                           "mgpuStreamSynchronize",
+                           "mgpuStreamWaitEvent",
+                           "mgpuEventCreate",
+                           "mgpuEventDestroy",
+                           "mgpuEventSynchronize",
+                           "mgpuEventRecord",
+                           "mgpuMemAlloc",
+                           "mgpuMemFree",
+                           "mgpuMemcpy",
+                           "mgpuMemset32",
+                           "mgpuMemset16",
+                           "mgpuMemHostRegisterMemRef",
+                           "mgpuMemHostUnregisterMemRef",
+                           "mgpuSetDefaultDevice",
+                           "mgpuTensorMapEncodeTiledMemref",
+                           "rlx_cuda_available",
+                           "rlx_cuda_time_begin",
+                           "rlx_cuda_time_end",
+                           "rlx_cuda_release_cached_memory"})
+    EXPECT_NE(dlsym(runtime, name), nullptr) << name;
+  dlclose(runtime);
+}
+
+TEST_F(CudaRuntime, AvailableNamesTheMissingDriver) {
+  if (driverInstalled())
+    GTEST_SKIP() << "libcuda.so.1 is installed";
+  char message[512];
+  EXPECT_EQ(rlx_cuda_available(message, sizeof(message)), 0);
+  EXPECT_NE(
+      std::string(message).find("no CUDA driver (libcuda.so.1 not found)"),
+      std::string::npos)
+      << message;
+  // A second question gets the same answer without loading again.
+  EXPECT_EQ(rlx_cuda_available(nullptr, 0), 0);
+}
+
+TEST_F(CudaRuntime, EntryPointDiesWithoutADriver) {
+  if (driverInstalled())
+    GTEST_SKIP() << "libcuda.so.1 is installed";
+  EXPECT_DEATH(mgpuStreamCreate(),
+               "rlx CUDA runtime: no CUDA driver \\(libcuda\\.so\\.1 not "
+               "found\\): .*\\(in mgpuStreamCreate\\)");
+}
+
+TEST_F(CudaRuntime, ModuleLoadDiesWithoutADriver) {
+  // What a compiled graph's global constructor does first.
+  EXPECT_DEATH(
+      {
+        setenv("RLX_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+        char cubin[16] = {0};
+        mgpuModuleLoad(cubin, sizeof(cubin));
+      },
+      "rlx CUDA runtime: no CUDA driver \\(/nonexistent/libcuda\\.so\\.1 not "
+      "found\\): .*\\(in mgpuModuleLoad\\)");
+}
+
+TEST_F(CudaRuntime, SetDefaultDeviceNeedsNoDriver) {
+  // Only records the choice; the driver is opened by the next call.
+  mgpuSetDefaultDevice(0);
+}
+
+#ifdef RLX_CUDA_STUB_DRIVER
+TEST_F(CudaRuntime, StubDriverHasEveryFunctionButNoDevice) {
+  // Had a versioned name been wrong, the answer would be "CUDA driver too
+  // old: ... has no <name>" instead of cuInit's error.
+  EXPECT_EXIT(
+      {
+        setenv("RLX_CUDA_DRIVER", RLX_CUDA_STUB_DRIVER, 1);
+        char message[512];
+        int available = rlx_cuda_available(message, sizeof(message));
+        std::fprintf(stderr, "%s\n", message);
+        std::exit(available);
+      },
+      ::testing::ExitedWithCode(0),
+      "no usable CUDA driver: cuInit failed with CUDA_ERROR_STUB_LIBRARY");
+}
+
+TEST_F(CudaRuntime, EntryPointDiesWithTheStubDriver) {
+  EXPECT_DEATH(
+      {
+        setenv("RLX_CUDA_DRIVER", RLX_CUDA_STUB_DRIVER, 1);
+        mgpuMemAlloc(16, nullptr, false);
+      },
+      "rlx CUDA runtime: no usable CUDA driver: cuInit failed with "
+      "CUDA_ERROR_STUB_LIBRARY.*\\(in mgpuMemAlloc\\)");
+}
+#endif
+
+} // namespace
