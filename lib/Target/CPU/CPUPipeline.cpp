@@ -138,9 +138,9 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
                          "expand-strided-metadata,"
                          "lower-affine,"
                          "convert-scf-to-cf,"
-                         "convert-complex-to-standard,"
-                         "arith-expand{include-bf16},"
-                         "convert-math-to-llvm,"
+                         "convert-complex-to-standard");
+  pm.addPass(createRLXCPUExpandArith());
+  addTextualPipeline(pm, "convert-math-to-llvm,"
                          "convert-math-to-libm,"
                          "convert-vector-to-llvm,"
                          "convert-complex-to-llvm,"

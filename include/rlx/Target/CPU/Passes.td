@@ -80,6 +80,19 @@ def RLXCPUMathApproximation
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
+def RLXCPUExpandArith : Pass<"rlx-cpu-expand-arith"> {
+  let summary = "Expand the arith ops LLVM has no lowering for, keeping max/min";
+  let description = [{
+    Expands what `convert-arith-to-llvm` cannot lower: ceil/floor integer
+    division, bf16 extension and truncation, and the scaling float
+    extensions and truncations. Unlike upstream `arith-expand`, it leaves
+    `arith.maximumf` / `minimumf` to LLVM's `llvm.maximum` / `llvm.minimum`,
+    which order -0.0 below +0.0 as `rlx.binary max/min` defines; the
+    upstream expansion into a compare and select returns the second operand
+    for a pair of zeros of opposite sign.
+  }];
+}
+
 def RLXExportGraphFunctions
     : Pass<"rlx-export-graph-functions", "ModuleOp"> {
   let summary = "Give every public function a C interface";
