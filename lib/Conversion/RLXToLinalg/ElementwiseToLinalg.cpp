@@ -40,26 +40,6 @@ struct ConstantLowering : OpConversionPattern<ConstantOp> {
   }
 };
 
-/// The operand whose element `op` returns unchanged (a cast between types
-/// with the same bits, such as i8 <-> ui8), when it already has the lowered
-/// result type `type`; else null. Such an op lowers to that operand rather
-/// than to a copying generic.
-static Value getForwardedOperand(ScalarizableOpInterface op,
-                                 ValueRange operands, Type type) {
-  // Emit the scalar computation into a scratch block to see what it is.
-  Block scratch;
-  OpBuilder b(op->getContext());
-  b.setInsertionPointToEnd(&scratch);
-  SmallVector<Value> args;
-  for (Value operand : operands)
-    args.push_back(
-        scratch.addArgument(getElementTypeOrSelf(operand), op.getLoc()));
-  auto forwarded = dyn_cast<BlockArgument>(op.emitScalar(b, op.getLoc(), args));
-  if (!forwarded || operands[forwarded.getArgNumber()].getType() != type)
-    return {};
-  return operands[forwarded.getArgNumber()];
-}
-
 /// Every elementwise op with a scalar computation (rlx.activation,
 /// rlx.binary, rlx.compare, rlx.cast, rlx.where) -> a linalg.generic over
 /// the result reading the operands broadcast NumPy-style, whose body is the
@@ -74,8 +54,10 @@ struct ScalarizableLowering
                   ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(
         getTypeConverter()->convertType(op->getResult(0).getType()));
-    if (Value forwarded = getForwardedOperand(op, operands, type)) {
-      rewriter.replaceOp(op, forwarded);
+    // A cast between types with the same bits (i8 <-> ui8) is its operand
+    // once unsigned types are signless: no copying generic.
+    if (isa<CastOp>(op) && operands.front().getType() == type) {
+      rewriter.replaceOp(op, operands.front());
       return success();
     }
     Value result = buildBroadcastElementwise(

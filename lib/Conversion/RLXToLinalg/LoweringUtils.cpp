@@ -270,3 +270,20 @@ SmallVector<Value> rlx::buildParallel(OpBuilder &b, Location loc,
       });
   return SmallVector<Value>(generic.getResults());
 }
+
+Value rlx::buildUpsampleNearest2x(OpBuilder &b, Location loc, Value input) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+  OpFoldResult two = b.getIndexAttr(2);
+  SmallVector<OpFoldResult> blockSizes = {sizes[0], sizes[1], sizes[2],
+                                          two,      sizes[3], two};
+  Value blocks =
+      buildParallel(b, loc, blockSizes, {type.getElementType()}, input,
+                    {projection(b.getContext(), 6, {0, 1, 2, 4})},
+                    [](OpBuilder &, Location, ValueRange args) {
+                      return SmallVector<Value>{args[0]};
+                    })
+          .front();
+  SmallVector<ReassociationIndices> groups = {{0}, {1}, {2, 3}, {4, 5}};
+  return tensor::CollapseShapeOp::create(b, loc, blocks, groups);
+}

@@ -99,6 +99,12 @@ SmallVector<Value> buildReduction(OpBuilder &b, Location loc, Value input,
 Value countOf(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims,
               Type type);
 
+/// Nearest-neighbour 2x upsampling of the NCHW `input`: a parallel generic
+/// over the result viewed as [N, C, H, 2, W, 2] reading x[n, c, h, w]
+/// through a projection (rather than a `floordiv 2`), collapsed to
+/// [N, C, 2H, 2W]; any element type.
+Value buildUpsampleNearest2x(OpBuilder &b, Location loc, Value input);
+
 /// A single-result `linalg.generic` over `inputs` writing into `init`, with
 /// one indexing map per input and one for `init`; the body sees every input
 /// then the init value.

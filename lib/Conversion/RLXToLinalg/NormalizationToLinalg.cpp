@@ -308,35 +308,15 @@ struct BatchNormInferenceLowering : OpConversionPattern<BatchNormInferenceOp> {
   }
 };
 
-/// rlx.resize_nearest2x: a parallel generic over the result viewed as
-/// [N, C, H, 2, W, 2] reading x[n, c, h, w], collapsed to [N, C, 2H, 2W];
-/// any element type. (The read map is a projection, which every consumer
-/// of linalg handles, rather than a `floordiv 2`.)
+/// rlx.resize_nearest2x: buildUpsampleNearest2x.
 struct ResizeNearest2xLowering : OpConversionPattern<ResizeNearest2xOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
   matchAndRewrite(ResizeNearest2xOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
-    Value input = adaptor.getInput();
-    auto resultType = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getResult().getType()));
-    SmallVector<OpFoldResult> sizes = sizesOf(rewriter, loc, input);
-    OpFoldResult two = rewriter.getIndexAttr(2);
-    SmallVector<OpFoldResult> blockSizes = {sizes[0], sizes[1], sizes[2],
-                                            two,      sizes[3], two};
-    Value blocks =
-        buildParallel(rewriter, loc, blockSizes, {resultType.getElementType()},
-                      input, {projection(ctx, 6, {0, 1, 2, 4})},
-                      [](OpBuilder &, Location, ValueRange args) {
-                        return SmallVector<Value>{args[0]};
-                      })
-            .front();
-    SmallVector<ReassociationIndices> groups = {{0}, {1}, {2, 3}, {4, 5}};
-    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, resultType, blocks,
-                                                         groups);
+    rewriter.replaceOp(
+        op, buildUpsampleNearest2x(rewriter, op.getLoc(), adaptor.getInput()));
     return success();
   }
 };

@@ -73,43 +73,6 @@ static Value emitElementBody(OpBuilder &b, Block &body, ValueRange args) {
   return scalars.lookup(yield.getValues().front());
 }
 
-/// A nearest-neighbour 2x upsampling of the NCHW `input`: a parallel
-/// generic over the result viewed as [N, C, H, 2, W, 2] reading
-/// x[n, c, h, w], collapsed to [N, C, 2H, 2W] (a projection rather than a
-/// `floordiv 2`).
-static Value upsampleNearest2x(OpBuilder &b, Location loc, Value input) {
-  MLIRContext *ctx = b.getContext();
-  auto type = cast<RankedTensorType>(input.getType());
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
-  OpFoldResult two = b.getIndexAttr(2);
-  SmallVector<OpFoldResult> blockSizes = {sizes[0], sizes[1], sizes[2],
-                                          two,      sizes[3], two};
-  Value empty =
-      tensor::EmptyOp::create(b, loc, blockSizes, type.getElementType());
-  SmallVector<AffineExpr> readExprs = {
-      getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx),
-      getAffineDimExpr(2, ctx), getAffineDimExpr(4, ctx)};
-  SmallVector<AffineMap> maps = {AffineMap::get(6, 0, readExprs, ctx),
-                                 AffineMap::getMultiDimIdentityMap(6, ctx)};
-  SmallVector<utils::IteratorType> iterators(6, utils::IteratorType::parallel);
-  Value blocks =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{empty.getType()}, input, empty, maps, iterators,
-          [](OpBuilder &nb, Location nl, ValueRange args) {
-            linalg::YieldOp::create(nb, nl, args[0]);
-          })
-          .getResult(0);
-  auto dimTimesTwo = [](int64_t size) {
-    return ShapedType::isDynamic(size) ? ShapedType::kDynamic : 2 * size;
-  };
-  auto resultType = RankedTensorType::get(
-      {type.getDimSize(0), type.getDimSize(1), dimTimesTwo(type.getDimSize(2)),
-       dimTimesTwo(type.getDimSize(3))},
-      type.getElementType());
-  SmallVector<ReassociationIndices> groups = {{0}, {1}, {2, 3}, {4, 5}};
-  return tensor::CollapseShapeOp::create(b, loc, resultType, blocks, groups);
-}
-
 namespace {
 
 struct ElementwiseRegionLowering : OpConversionPattern<ElementwiseRegionOp> {
@@ -127,7 +90,8 @@ struct ElementwiseRegionLowering : OpConversionPattern<ElementwiseRegionOp> {
           cast<RankedTensorType>(inputs[*prologue].getType()).getRank() != 4)
         return op.emitOpError()
                << "prologue_input must name a rank-4 NCHW input";
-      inputs[*prologue] = upsampleNearest2x(rewriter, loc, inputs[*prologue]);
+      inputs[*prologue] =
+          buildUpsampleNearest2x(rewriter, loc, inputs[*prologue]);
     }
     Block &body = op.getBody().front();
     Value result =

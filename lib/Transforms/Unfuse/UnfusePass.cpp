@@ -43,9 +43,6 @@ struct RLXUnfusePass : rlx::impl::RLXUnfuseBase<RLXUnfusePass> {
   }
 };
 
-} // namespace
-
-namespace {
 /// The registered policies, in registration order, and the lock that lets
 /// pipelines be built (and so targets register) from several threads. A
 /// deque keeps the policies handed out in place while others are added.
