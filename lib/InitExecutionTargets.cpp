@@ -12,7 +12,9 @@
 
 #include "rlx/InitRLX.h"
 #include "rlx/Target/CPU/CPUExecutionTarget.h"
+#include "rlx/Target/CUDA/CUDAExecutionTarget.h"
 
 void mlir::rlx::registerAllExecutionTargets() {
   rlxrt::registerCPUExecutionTarget();
+  rlxrt::registerCUDAExecutionTarget();
 }

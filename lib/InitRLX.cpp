@@ -9,13 +9,14 @@
 #include "rlx/Conversion/Passes.h"
 #include "rlx/Dialect/RLX/IR/RLXDialect.h"
 #include "rlx/Target/CPU/Passes.h"
-#include "rlx/Target/CUDA/CUDATarget.h"
+#include "rlx/Target/CUDA/Passes.h"
 #include "rlx/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void mlir::rlx::registerAllDialects(DialectRegistry &registry) {
   registry.insert<RLXDialect>();
@@ -24,12 +25,14 @@ void mlir::rlx::registerAllDialects(DialectRegistry &registry) {
   // printable and re-parsable.
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary translates kernels to LLVM IR inside a pass.
+  mlir::registerAllToLLVMIRTranslations(registry);
 }
 
 void mlir::rlx::registerAllPasses() {
   mlir::registerAllPasses();
   registerRLXConversionPasses();
   registerCPUTargetPassesAndPipeline();
-  registerCUDAUnfusePolicy();
+  registerCUDATargetPassesAndPipeline();
   registerRLXTransformsPasses();
 }

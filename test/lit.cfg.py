@@ -13,13 +13,17 @@ config.excludes = ["Inputs", "install", "lib", "CMakeLists.txt", "lit.cfg.py", "
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.rlx_obj_root, "test")
 
-llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP", "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.rlx_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["rlx-opt", "rlx-run", "mlir-opt"],
                                    tool_dirs)
+# rlx-run-aot is built where LLVM's static Support library exists.
+if os.path.exists(os.path.join(config.rlx_tools_dir, "rlx-run-aot")):
+    llvm_config.add_tool_substitutions(["rlx-run-aot"], tool_dirs)
+    config.available_features.add("rlx-run-aot")
 
 # The numeric oracle (PyTorch + NumPy): the interpreter CMake found with
 # both (the python3 first on PATH may be another one without them).
@@ -36,3 +40,25 @@ config.substitutions.append(("%mlir_dir", config.mlir_dir))
 # Tests that need the oracle say `REQUIRES: torch`.
 if oracle_python:
     config.available_features.add("torch")
+
+# `REQUIRES: cuda-toolkit`: the CUDA runtime library was built (cuda.h found)
+# and ptxas exists, so rlx-cuda-pipeline can emit cubins.
+import shutil
+import subprocess
+
+cuda_home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+has_ptxas = shutil.which("ptxas") or os.path.exists(
+    os.path.join(cuda_home, "bin", "ptxas"))
+if has_ptxas and os.path.exists(
+        os.path.join(config.rlx_libs_dir, "librlx_cuda_runtime.so")):
+    config.available_features.add("cuda-toolkit")
+config.substitutions.append(("%rlx_libs_dir", config.rlx_libs_dir))
+
+# `REQUIRES: cuda-device`: a GPU answers here (never on the build machine;
+# scripts/gpu-check.sh runs the GPU checks on a GPU machine).
+try:
+    if subprocess.run(["nvidia-smi", "-L"], capture_output=True,
+                      timeout=20).returncode == 0:
+        config.available_features.add("cuda-device")
+except (OSError, subprocess.TimeoutExpired):
+    pass

@@ -15,6 +15,27 @@
 
 using namespace rlxrt;
 
+MemRefDescriptors::MemRefDescriptors(
+    llvm::ArrayRef<const HostTensor *> tensors) {
+  for (const HostTensor *tensor : tensors) {
+    const std::vector<int64_t> &shape = tensor->shape();
+    std::vector<int64_t> desc(3 + 2 * shape.size());
+    // The graph writes outputs through the same kind of descriptor it reads
+    // arguments from; constness is the caller's contract, not the ABI's.
+    desc[0] = desc[1] = reinterpret_cast<int64_t>(tensor->data());
+    desc[2] = 0;
+    int64_t stride = 1;
+    for (size_t d = shape.size(); d-- > 0;) {
+      desc[3 + d] = shape[d];
+      desc[3 + shape.size() + d] = stride;
+      stride *= shape[d];
+    }
+    descriptors.push_back(std::move(desc));
+  }
+  for (std::vector<int64_t> &desc : descriptors)
+    pointers.push_back(desc.data());
+}
+
 CompiledGraph::CompiledGraph(GraphSignature signature, GraphRunFn run,
                              std::shared_ptr<void> code)
     : signature(std::move(signature)), runFn(run), code(std::move(code)) {}
@@ -38,8 +59,17 @@ CompiledGraph::load(llvm::StringRef path) {
   llvm::Expected<GraphSignature> signature = GraphSignature::parse(text);
   if (!signature)
     return signature.takeError();
-  return std::make_unique<CompiledGraph>(std::move(*signature), run,
-                                         /*code=*/nullptr);
+  if (auto ready = reinterpret_cast<GraphReadyFn>(
+          dlsym(handle, kGraphReadySymbol.data()))) {
+    char reason[512] = {0};
+    if (!ready(reason, sizeof(reason)))
+      return llvm::createStringError("cannot run '" + path + "': " + reason);
+  }
+  auto graph = std::make_unique<CompiledGraph>(std::move(*signature), run,
+                                               /*code=*/nullptr);
+  graph->setBenchFunction(
+      reinterpret_cast<GraphBenchFn>(dlsym(handle, kGraphBenchSymbol.data())));
+  return graph;
 }
 
 llvm::Error
@@ -116,16 +146,24 @@ CompiledGraph::bench(llvm::ArrayRef<HostTensor> arguments,
     return std::move(error);
   // Described once, so the timed region is the call alone.
   MemRefDescriptors descriptors = describe(arguments, outputs);
-  for (unsigned i = 0; i < options.warmUpRuns; ++i)
-    runFn(descriptors.get());
-  resetProfile();
+  unsigned timedRuns = std::max(1u, options.timedRuns);
   std::vector<double> times;
-  for (unsigned i = 0, e = std::max(1u, options.timedRuns); i < e; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    runFn(descriptors.get());
-    times.push_back(std::chrono::duration<double, std::milli>(
-                        std::chrono::steady_clock::now() - start)
-                        .count());
+  if (benchFn) {
+    std::vector<float> runMs(timedRuns);
+    resetProfile();
+    benchFn(descriptors.get(), options.warmUpRuns, timedRuns, runMs.data());
+    times.assign(runMs.begin(), runMs.end());
+  } else {
+    for (unsigned i = 0; i < options.warmUpRuns; ++i)
+      runFn(descriptors.get());
+    resetProfile();
+    for (unsigned i = 0; i < timedRuns; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      runFn(descriptors.get());
+      times.push_back(std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+    }
   }
   BenchResult result;
   result.runs = times.size();

@@ -13,7 +13,8 @@ using namespace mlir;
 using namespace rlxrt;
 
 LogicalResult rlxrt::addGraphEntry(ModuleOp module,
-                                   const GraphSignature &signature) {
+                                   const GraphSignature &signature,
+                                   llvm::StringRef entrySymbol) {
   MLIRContext *ctx = module.getContext();
   OpBuilder b(module.getBodyRegion());
   b.setInsertionPointToEnd(module.getBody());
@@ -28,10 +29,10 @@ LogicalResult rlxrt::addGraphEntry(ModuleOp module,
     return module.emitError() << "no C interface '" << ciface << "' taking "
                               << count << " memref descriptors";
 
-  // void rlx_graph_run(ptr descriptors): descriptors[i] is the i-th memref
+  // void entry(ptr descriptors): descriptors[i] is the i-th memref
   // descriptor pointer of the C interface.
   auto entry = LLVM::LLVMFuncOp::create(
-      b, loc, kGraphRunSymbol, LLVM::LLVMFunctionType::get(voidType, ptrType));
+      b, loc, entrySymbol, LLVM::LLVMFunctionType::get(voidType, ptrType));
   Block *body = entry.addEntryBlock(b);
   b.setInsertionPointToStart(body);
   SmallVector<Value> descriptors;
@@ -54,25 +55,4 @@ LogicalResult rlxrt::addGraphEntry(ModuleOp module,
                          LLVM::Linkage::External, kGraphSignatureSymbol,
                          b.getStringAttr(text));
   return success();
-}
-
-MemRefDescriptors::MemRefDescriptors(
-    llvm::ArrayRef<const HostTensor *> tensors) {
-  for (const HostTensor *tensor : tensors) {
-    const std::vector<int64_t> &shape = tensor->shape();
-    std::vector<int64_t> desc(3 + 2 * shape.size());
-    // The graph writes outputs through the same kind of descriptor it reads
-    // arguments from; constness is the caller's contract, not the ABI's.
-    desc[0] = desc[1] = reinterpret_cast<int64_t>(tensor->data());
-    desc[2] = 0;
-    int64_t stride = 1;
-    for (size_t d = shape.size(); d-- > 0;) {
-      desc[3 + d] = shape[d];
-      desc[3 + shape.size() + d] = stride;
-      stride *= shape[d];
-    }
-    descriptors.push_back(std::move(desc));
-  }
-  for (std::vector<int64_t> &desc : descriptors)
-    pointers.push_back(desc.data());
 }

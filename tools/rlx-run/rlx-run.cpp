@@ -18,10 +18,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Runner.h"
+
 #include "rlx/Execution/ExecutionTarget.h"
-#include "rlx/Execution/Tensors.h"
 #include "rlx/InitRLX.h"
-#include "rlx/Runtime/HostTensor.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -29,129 +29,53 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <chrono>
-#include <cmath>
 
 using namespace mlir;
 using namespace rlxrt;
+using namespace rlxrun;
 namespace cl = llvm::cl;
 
-static cl::OptionCategory runCategory("rlx-run options");
-
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<graph.mlir>"),
-                                      cl::cat(runCategory));
+                                      cl::cat(rlxrun::runCategory));
+
 static cl::opt<std::string> emitSharedLib(
     "emit-shared-lib",
     cl::desc("Compile the graph ahead of time into a shared library OUT.so "
-             "(needs only librlx_cpu_runtime.so at run time) and exit"),
-    cl::value_desc("OUT.so"), cl::cat(runCategory));
-static cl::opt<std::string> loadSharedLib(
-    "load",
-    cl::desc("Run a graph compiled with --emit-shared-lib instead of "
-             "compiling <graph.mlir>"),
-    cl::value_desc("OUT.so"), cl::cat(runCategory));
+             "(needs only the target's runtime library, such as "
+             "librlx_cpu_runtime.so, at run time) and exit"),
+    cl::value_desc("OUT.so"), cl::cat(rlxrun::runCategory));
 static cl::opt<std::string>
     entryName("entry",
               cl::desc("Graph function to run (default: the only public "
                        "function)"),
-              cl::cat(runCategory));
+              cl::cat(rlxrun::runCategory));
 static cl::opt<std::string>
     target("target",
            cl::desc("Execution target (see the error for a wrong one)"),
-           cl::init("cpu"), cl::cat(runCategory));
-static cl::list<std::string>
-    inputs("input",
-           cl::desc("NAME=FILE.npy: feed graph input or parameter "
-                    "NAME from a .npy file"),
-           cl::cat(runCategory));
-static cl::opt<std::string>
-    paramsFile("params", cl::desc("Parameters from a .safetensors file"),
-               cl::cat(runCategory));
-static cl::opt<bool> randomInputs(
-    "random-inputs",
-    cl::desc("Fill inputs and parameters not given otherwise with seeded "
-             "random data (floats uniform in [-1, 1), integers in [0, 8))"),
-    cl::cat(runCategory));
-static cl::opt<uint64_t> seed("seed", cl::desc("Seed of --random-inputs"),
-                              cl::init(0), cl::cat(runCategory));
-static cl::opt<std::string>
-    outputDir("output", cl::desc("Write each output to DIR/output_<i>.npy"),
-              cl::cat(runCategory));
-static cl::opt<bool> printOutputs("print",
-                                  cl::desc("Print a summary of each output"),
-                                  cl::cat(runCategory));
-static cl::opt<unsigned>
-    benchRuns("bench",
-              cl::desc("Time N runs after warm-up and print one bench line"),
-              cl::init(0), cl::cat(runCategory));
-static cl::list<std::string>
-    checks("check",
-           cl::desc("NAME=REF.npy: compare output NAME (output_<i> or <i>) "
-                    "with a reference; exit 1 on mismatch"),
-           cl::cat(runCategory));
-static cl::opt<double> relTolerance("rtol",
-                                    cl::desc("Relative tolerance of --check"),
-                                    cl::init(1e-5), cl::cat(runCategory));
-static cl::opt<double> absTolerance("atol",
-                                    cl::desc("Absolute tolerance of --check"),
-                                    cl::init(1e-6), cl::cat(runCategory));
+           cl::init("cpu"), cl::cat(rlxrun::runCategory));
 static cl::opt<bool> profile(
     "profile",
     cl::desc("Time each op (compiled with per-op timers) and print the time "
              "per op, largest first, after the runs (the --bench runs if "
              "given)"),
-    cl::cat(runCategory));
+    cl::cat(rlxrun::runCategory));
 static cl::opt<bool> useBlas("use-blas",
                              cl::desc("Call OpenBLAS for large matmuls"),
-                             cl::init(true), cl::cat(runCategory));
+                             cl::init(true), cl::cat(rlxrun::runCategory));
 static cl::opt<std::string> runtimeLib(
     "runtime-lib",
-    cl::desc("Path of librlx_cpu_runtime.so (default: beside the tool)"),
-    cl::cat(runCategory));
-
-namespace {
-
-/// Reports a user error on one line and exits with code 1.
-[[noreturn]] void fatal(const llvm::Twine &message) {
-  llvm::errs() << "rlx-run: error: " << message << "\n";
-  std::exit(1);
-}
-
-void exitOnError(llvm::Error error) {
-  if (error)
-    fatal(llvm::toString(std::move(error)));
-}
-
-template <typename T> T exitOnError(llvm::Expected<T> value) {
-  exitOnError(value.takeError());
-  return std::move(*value);
-}
-
-/// Returns the value or exits with `error` as the message.
-template <typename T>
-T exitOnError(std::optional<T> value, const std::string &error) {
-  if (!value)
-    fatal(error);
-  return std::move(*value);
-}
-
-std::pair<std::string, std::string> splitAssignment(const std::string &arg,
-                                                    const char *flag) {
-  size_t eq = arg.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size())
-    fatal(llvm::Twine("--") + flag + " expects NAME=FILE, got '" + arg + "'");
-  return {arg.substr(0, eq), arg.substr(eq + 1)};
-}
+    cl::desc("Path of the target's runtime library (default: "
+             "lib/librlx_<target>_runtime.so beside the tool's bin/)"),
+    cl::cat(rlxrun::runCategory));
 
 /// Compiles the graph file for `target` and sets `compileMs`; or, with
 /// --emit-shared-lib, writes it as a library and returns null.
-std::unique_ptr<CompiledGraph> compileGraph(const ExecutionTarget &target,
-                                            double &compileMs) {
+static std::unique_ptr<CompiledGraph>
+compileGraph(const ExecutionTarget &target, double &compileMs) {
   if (!llvm::sys::fs::exists(inputFile))
     fatal("no such file '" + inputFile + "'");
   DialectRegistry registry;
@@ -182,120 +106,6 @@ std::unique_ptr<CompiledGraph> compileGraph(const ExecutionTarget &target,
                   .count();
   return graph;
 }
-
-/// Every argument's tensor: --input files, then --params, then random data.
-std::vector<HostTensor> gatherArguments(const GraphSignature &signature) {
-  std::map<std::string, HostTensor> provided;
-  std::string error;
-  for (const std::string &arg : inputs) {
-    auto [name, path] = splitAssignment(arg, "input");
-    const TensorSpec *spec = signature.findArgument(name);
-    if (!spec)
-      fatal("--input names '" + name + "', which is not an argument of @" +
-            signature.name + " (arguments: " + signature.argumentNames() + ")");
-    HostTensor tensor = exitOnError(readNpy(path, error), error);
-    exitOnError(spec->checkMatches(tensor, "'" + path + "'"));
-    provided[name] = std::move(tensor);
-  }
-  if (!paramsFile.empty()) {
-    auto params = exitOnError(readSafetensors(paramsFile, error), error);
-    for (auto &[name, tensor] : params) {
-      const TensorSpec *spec = signature.findArgument(name);
-      if (!spec || provided.count(name))
-        continue; // Extra tensors in a checkpoint are fine.
-      exitOnError(spec->checkMatches(tensor, "'" + paramsFile + "'"));
-      provided[name] = std::move(tensor);
-    }
-  }
-  std::vector<HostTensor> arguments;
-  for (size_t i = 0; i < signature.arguments.size(); ++i) {
-    const TensorSpec &spec = signature.arguments[i];
-    auto it = provided.find(spec.name);
-    if (it != provided.end()) {
-      arguments.push_back(std::move(it->second));
-      continue;
-    }
-    if (!randomInputs)
-      fatal("no data for " + spec.kindName() + " '" + spec.name + "' (" +
-            spec.describe() + "): pass --input " + spec.name +
-            "=FILE.npy, --params FILE.safetensors or --random-inputs");
-    arguments.push_back(randomArgument(signature, i, seed));
-  }
-  return arguments;
-}
-
-void printBench(const BenchResult &bench, const GraphSignature &signature,
-                std::optional<double> compileMs) {
-  llvm::outs() << llvm::format(
-      "bench: median %.3f ms, p90 %.3f ms, min %.3f ms over %u runs",
-      bench.medianMs, bench.p90Ms, bench.minMs, bench.runs);
-  if (signature.flops > 0)
-    llvm::outs() << llvm::format(", %.1f GFLOP/s",
-                                 signature.flops / bench.medianMs / 1e6);
-  if (compileMs)
-    llvm::outs() << llvm::format(" (compile %.0f ms)", *compileMs);
-  llvm::outs() << "\n";
-}
-
-void printSummary(const std::string &name, const HostTensor &tensor) {
-  int64_t count = tensor.numElements();
-  double sum = 0, lo = INFINITY, hi = -INFINITY;
-  for (int64_t i = 0; i < count; ++i) {
-    double v = tensor.getAsDouble(i);
-    sum += v;
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-  }
-  llvm::outs() << name << ": " << tensor.describe() << " = [";
-  for (int64_t i = 0; i < std::min<int64_t>(count, 8); ++i)
-    llvm::outs() << (i ? ", " : "")
-                 << llvm::format("%.6g", tensor.getAsDouble(i));
-  if (count > 8)
-    llvm::outs() << ", ...";
-  llvm::outs() << "]";
-  if (count)
-    llvm::outs() << llvm::format("  mean %.6g min %.6g max %.6g", sum / count,
-                                 lo, hi);
-  llvm::outs() << "\n";
-}
-
-/// Prints, writes and checks the outputs; false if a --check failed.
-bool reportOutputs(const GraphSignature &signature,
-                   const std::vector<HostTensor> &outputs) {
-  std::string error;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    std::string name = "output_" + std::to_string(i);
-    if (printOutputs)
-      printSummary(name, outputs[i]);
-    if (!outputDir.empty()) {
-      llvm::sys::fs::create_directories(outputDir);
-      llvm::SmallString<256> path(outputDir.getValue());
-      llvm::sys::path::append(path, name + ".npy");
-      if (!writeNpy(std::string(path), outputs[i], error))
-        fatal(error);
-    }
-  }
-  bool ok = true;
-  for (const std::string &arg : checks) {
-    auto [name, path] = splitAssignment(arg, "check");
-    std::string index = name.rfind("output_", 0) == 0 ? name.substr(7) : name;
-    char *end = nullptr;
-    unsigned long i = std::strtoul(index.c_str(), &end, 10);
-    if (index.empty() || *end || i >= outputs.size())
-      fatal("--check names '" + name + "', but @" + signature.name +
-            " has outputs output_0 .. output_" +
-            std::to_string(outputs.size() - 1));
-    HostTensor reference = exitOnError(readNpy(path, error), error);
-    std::string outputName = "output_" + std::to_string(i);
-    Comparison comparison = exitOnError(compareTensors(
-        outputs[i], outputName, reference, path, relTolerance, absTolerance));
-    printComparison(llvm::outs(), outputName, comparison);
-    ok &= comparison.ok();
-  }
-  return ok;
-}
-
-} // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
@@ -329,20 +139,5 @@ int main(int argc, char **argv) {
     graph = compileGraph(**executionTarget, compileMs.emplace());
   if (!graph)
     return 0;
-  const GraphSignature &signature = graph->getSignature();
-  std::vector<HostTensor> arguments = gatherArguments(signature);
-  std::vector<HostTensor> outputs = graph->allocateOutputs();
-
-  // Without --bench the one run is the profiled one; with it, the first run
-  // and two more warm up and the timers count the timed runs.
-  BenchOptions benchOptions{/*warmUpRuns=*/0, /*timedRuns=*/1};
-  if (benchRuns > 0)
-    benchOptions = {/*warmUpRuns=*/3, /*timedRuns=*/benchRuns};
-  BenchResult bench =
-      exitOnError(graph->bench(arguments, outputs, benchOptions));
-  if (benchRuns > 0)
-    printBench(bench, signature, compileMs);
-  if (graph->isProfiled())
-    printProfile(llvm::outs(), graph->readProfile(), bench.runs, bench.totalMs);
-  return reportOutputs(signature, outputs) ? 0 : 1;
+  return runGraph(*graph, compileMs);
 }

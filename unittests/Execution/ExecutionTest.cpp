@@ -184,7 +184,7 @@ TEST_F(ExecutionTest, ProfiledGraphCountsEachOp) {
 
 TEST_F(ExecutionTest, UnknownTarget) {
   EXPECT_EQ(errorMessage(lookupExecutionTarget("tpu").takeError()),
-            "unknown target 'tpu' (available: cpu)");
+            "unknown target 'tpu' (available: cpu, cuda)");
   std::vector<std::string> names = getExecutionTargetNames();
   EXPECT_NE(std::find(names.begin(), names.end(), "cpu"), names.end());
 }

@@ -26,6 +26,7 @@
 extern "C" {
 void *mgpuStreamCreate();
 void *mgpuModuleLoad(void *data, size_t sizeBytes);
+void *mgpuModuleGetFunction(void *module, const char *name);
 void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared);
 void mgpuSetDefaultDevice(int32_t device);
 }
@@ -102,16 +103,21 @@ TEST_F(CudaRuntime, EntryPointDiesWithoutADriver) {
                "found\\): .*\\(in mgpuStreamCreate\\)");
 }
 
-TEST_F(CudaRuntime, ModuleLoadDiesWithoutADriver) {
-  // What a compiled graph's global constructor does first.
+TEST_F(CudaRuntime, ModuleLoadWaitsForTheFirstKernel) {
+  // What a compiled graph's global constructor does when its library is
+  // opened: it must not need a driver, so a library opens anywhere and can
+  // report that no GPU is there. The first kernel lookup loads the module.
   EXPECT_DEATH(
       {
         setenv("RLX_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
         char cubin[16] = {0};
-        mgpuModuleLoad(cubin, sizeof(cubin));
+        void *module = mgpuModuleLoad(cubin, sizeof(cubin));
+        if (!module)
+          abort();
+        mgpuModuleGetFunction(module, "kernel");
       },
       "rlx CUDA runtime: no CUDA driver \\(/nonexistent/libcuda\\.so\\.1 not "
-      "found\\): .*\\(in mgpuModuleLoad\\)");
+      "found\\): .*\\(in mgpuModuleGetFunction\\)");
 }
 
 TEST_F(CudaRuntime, SetDefaultDeviceNeedsNoDriver) {

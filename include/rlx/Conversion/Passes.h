@@ -17,6 +17,9 @@ class ArithDialect;
 namespace complex {
 class ComplexDialect;
 } // namespace complex
+namespace func {
+class FuncOp;
+} // namespace func
 namespace linalg {
 class LinalgDialect;
 } // namespace linalg
@@ -37,6 +40,17 @@ namespace rlx {
 
 #define GEN_PASS_REGISTRATION
 #include "rlx/Conversion/Passes.h.inc"
+
+/// The front half of every target's pipeline: `rlx-unfuse` with
+/// `unfuseTarget`'s policy, `convert-rlx-to-linalg` and elementwise fusion
+/// (`rlx-fuse-elementwise`), with canonicalization and CSE between.
+void buildRLXToLinalgPipeline(OpPassManager &pm, StringRef unfuseTarget);
+
+/// Graph functions to functions on buffers, as every target's code
+/// generator takes them: rlx-export-graph-functions, one-shot
+/// bufferization across function boundaries (identity layouts), results
+/// as caller-owned out-parameters, and the deallocation pipeline.
+void buildGraphBufferizationPipeline(OpPassManager &pm);
 
 } // namespace rlx
 } // namespace mlir

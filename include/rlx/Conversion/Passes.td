@@ -48,4 +48,46 @@ def ConvertRLXToLinalg : Pass<"convert-rlx-to-linalg", "ModuleOp"> {
   ];
 }
 
+def RLXFuseElementwise : Pass<"rlx-fuse-elementwise", "func::FuncOp"> {
+  let summary = "Fuse elementwise linalg producers into their consumers";
+  let description = [{
+    Fuses `linalg.generic` elementwise producers into consumers (the
+    upstream elementwise fusion patterns) when the producer has one use, so
+    no work is duplicated. Unlike `linalg-fuse-elementwise-ops` it does not
+    propagate reshapes through named ops: `linalg.matmul` and
+    `linalg.batch_matmul` stay named, so `rlx-linalg-to-blas` can call BLAS
+    for them.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def RLXExportGraphFunctions
+    : Pass<"rlx-export-graph-functions", "ModuleOp"> {
+  let summary = "Give every public function a C interface";
+  let description = [{
+    Marks each public `func.func` with `llvm.emit_c_interface`, so that the
+    LLVM lowering emits `_mlir_ciface_<name>`, which takes one pointer per
+    memref argument. `rlx-run` and ahead-of-time compiled modules call graphs
+    through it. The `rlx.input` / `rlx.param` argument names are dropped:
+    runners read them from the graph before compiling. A value returned more
+    than once, or a graph input returned as is, is copied, so every output
+    has its own buffer.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def RLXExpandArith : Pass<"rlx-expand-arith"> {
+  let summary = "Expand the arith ops LLVM has no lowering for, keeping max/min";
+  let description = [{
+    Expands what `convert-arith-to-llvm` cannot lower: ceil/floor integer
+    division, bf16 extension and truncation, and the scaling float
+    extensions and truncations. Unlike upstream `arith-expand`, it leaves
+    `arith.maximumf` / `minimumf` to LLVM's `llvm.maximum` / `llvm.minimum`,
+    which order -0.0 below +0.0 as `rlx.binary max/min` defines; the
+    upstream expansion into a compare and select returns the second operand
+    for a pair of zeros of opposite sign.
+  }];
+}
+
 #endif // RLX_CONVERSION_PASSES_TD

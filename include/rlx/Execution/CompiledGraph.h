@@ -15,7 +15,7 @@
 #ifndef RLX_EXECUTION_COMPILEDGRAPH_H
 #define RLX_EXECUTION_COMPILEDGRAPH_H
 
-#include "rlx/Execution/GraphEntry.h"
+#include "rlx/Execution/GraphABI.h"
 #include "rlx/Execution/GraphSignature.h"
 #include "rlx/Execution/Profile.h"
 
@@ -77,6 +77,10 @@ public:
                                     llvm::MutableArrayRef<HostTensor> outputs,
                                     const BenchOptions &options) const;
 
+  /// A target's own timing of runs (GraphABI.h); without one, bench times
+  /// each rlx_graph_run call on the host's clock.
+  void setBenchFunction(GraphBenchFn bench) { benchFn = bench; }
+
   /// Per-op timers, for graphs compiled with profiling.
   void setProfileTimers(ProfileTimers timers) {
     profileTimers = std::move(timers);
@@ -94,6 +98,7 @@ private:
 
   GraphSignature signature;
   GraphRunFn runFn;
+  GraphBenchFn benchFn = nullptr;
   std::shared_ptr<void> code;
   std::optional<ProfileTimers> profileTimers;
 };

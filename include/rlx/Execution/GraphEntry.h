@@ -17,40 +17,22 @@
 #ifndef RLX_EXECUTION_GRAPHENTRY_H
 #define RLX_EXECUTION_GRAPHENTRY_H
 
+#include "rlx/Execution/GraphABI.h"
 #include "rlx/Execution/GraphSignature.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/ArrayRef.h"
 
 namespace rlxrt {
 
-using GraphRunFn = void (*)(void **descriptors);
-
-inline constexpr llvm::StringLiteral kGraphRunSymbol = "rlx_graph_run";
-inline constexpr llvm::StringLiteral kGraphSignatureSymbol =
-    "rlx_graph_signature";
-
-/// Adds `rlx_graph_run` and `rlx_graph_signature` to a module lowered to
-/// the LLVM dialect whose graph has a C interface.
-mlir::LogicalResult addGraphEntry(mlir::ModuleOp module,
-                                  const GraphSignature &signature);
-
-/// The argument of `rlx_graph_run` for dense row-major tensors: one ranked
-/// memref descriptor {allocated, aligned, offset, sizes[rank],
-/// strides[rank]} per tensor, and the array of pointers to them.
-class MemRefDescriptors {
-public:
-  /// Describes `tensors` in order. The graph reads and writes their memory
-  /// through the descriptors; the tensors must outlive every call.
-  explicit MemRefDescriptors(llvm::ArrayRef<const HostTensor *> tensors);
-
-  void **get() { return pointers.data(); }
-
-private:
-  std::vector<std::vector<int64_t>> descriptors;
-  std::vector<void *> pointers;
-};
-
+/// Adds to a module lowered to the LLVM dialect `void
+/// <entrySymbol>(void **descriptors)`, which calls the graph's C interface
+/// `_mlir_ciface_<graph>` with one descriptor pointer per argument, then per
+/// output, and the `rlx_graph_signature` string. Targets whose graphs do not
+/// run on host memory name the call of the graph itself otherwise and add
+/// an `rlx_graph_run` that moves the data.
+mlir::LogicalResult
+addGraphEntry(mlir::ModuleOp module, const GraphSignature &signature,
+              llvm::StringRef entrySymbol = kGraphRunSymbol);
 } // namespace rlxrt
 
 #endif // RLX_EXECUTION_GRAPHENTRY_H

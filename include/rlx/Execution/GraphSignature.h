@@ -16,11 +16,14 @@
 
 #include "rlx/Runtime/HostTensor.h"
 
-#include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
 #include <string>
 #include <vector>
+
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
 
 namespace rlxrt {
 

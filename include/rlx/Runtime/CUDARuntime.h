@@ -16,6 +16,7 @@
 #define RLX_RUNTIME_CUDARUNTIME_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,6 +42,25 @@ float rlx_cuda_time_end(rlx_cuda_timer *timer, void *stream);
 /// Returns the device memory the caching allocator holds for reuse to the
 /// driver, after the work that last used it has finished.
 void rlx_cuda_release_cached_memory(void);
+
+/// The host side of a compiled graph's `rlx_graph_run` (docs/abi.md):
+/// copies the arguments described by `hostDescriptors` (one memref
+/// descriptor per line of `signature`, arguments then outputs) to device
+/// buffers, calls `deviceEntry` with descriptors of those buffers on this
+/// thread's graph stream, and copies the outputs back. Aborts naming the
+/// CUDA call on any error.
+void rlx_cuda_graph_run(const char *signature,
+                        void (*deviceEntry)(void **descriptors),
+                        void **hostDescriptors);
+
+/// Like rlx_cuda_graph_run, with the arguments copied once: runs the graph
+/// `warmUpRuns` times, then `timedRuns` times, writing each timed run's
+/// duration (CUDA events around the run on the graph stream) to `runMs`;
+/// the outputs are those of the last run.
+void rlx_cuda_graph_bench(const char *signature,
+                          void (*deviceEntry)(void **descriptors),
+                          void **hostDescriptors, int32_t warmUpRuns,
+                          int32_t timedRuns, float *runMs);
 
 #ifdef __cplusplus
 } // extern "C"

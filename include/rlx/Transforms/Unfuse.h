@@ -24,6 +24,12 @@ enum class Decomposition {
 /// Every decomposition, in declaration order.
 ArrayRef<Decomposition> allDecompositions();
 
+/// The composite ops `convert-rlx-to-linalg` does not lower directly (the
+/// fused ops, the backward kernel ops, custom functions and transform
+/// regions): a target whose code generator starts from that lowering
+/// decomposes at least these.
+ArrayRef<Decomposition> getLinalgLoweringDecompositions();
+
 /// What `d` rewrites into what (for docs and diagnostics).
 StringRef getDecompositionSummary(Decomposition d);
 

@@ -17,9 +17,11 @@
 
 #include "DeviceAllocator.h"
 #include "Driver.h"
+#include "GraphStream.h"
 
 #include "rlx/Runtime/MemRefDescriptor.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -102,41 +104,66 @@ std::pair<void *, size_t> denseRange(const char *caller, int64_t rank,
 // Modules and kernels
 //===----------------------------------------------------------------------===//
 
-extern "C" CUmodule mgpuModuleLoad(void *data, size_t /*sizeBytes*/) {
-  Session cu(__func__);
+namespace {
+/// A compiled graph loads its kernels from a global constructor, when the
+/// library is opened; a module is therefore only recorded there and loaded
+/// into the driver when its first kernel is looked up, so that a library
+/// opens (and can say that no GPU is there) on any machine.
+struct DeferredModule {
+  const void *image;
+  /// -1: a cubin; else the PTX JIT optimization level.
+  int jitOptLevel;
+  std::once_flag loaded;
   CUmodule module = nullptr;
-  cu.check(cu->cuModuleLoadData(&module, data), "cuModuleLoadData");
-  return module;
-}
+};
 
-extern "C" CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
-  Session cu(__func__);
+CUmodule loadImage(const Session &cu, const DeferredModule &deferred) {
+  CUmodule module = nullptr;
+  if (deferred.jitOptLevel < 0) {
+    cu.check(cu->cuModuleLoadData(&module, deferred.image), "cuModuleLoadData");
+    return module;
+  }
   // The PTX assembler's messages are the useful part of a failed JIT.
   char log[8192] = {0};
   CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL, CU_JIT_ERROR_LOG_BUFFER,
                             CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void *values[] = {reinterpret_cast<void *>(intptr_t(optLevel)), log,
-                    reinterpret_cast<void *>(sizeof(log))};
-  CUmodule module = nullptr;
-  CUresult result = cu->cuModuleLoadDataEx(&module, data, 3, options, values);
+  void *values[] = {reinterpret_cast<void *>(intptr_t(deferred.jitOptLevel)),
+                    log, reinterpret_cast<void *>(sizeof(log))};
+  CUresult result =
+      cu->cuModuleLoadDataEx(&module, deferred.image, 3, options, values);
   if (result != CUDA_SUCCESS && log[0])
-    fatal(__func__, "cuModuleLoadDataEx failed with " + cu.describe(result) +
-                        ":\n" + log);
+    fatal(cu.caller(), "cuModuleLoadDataEx failed with " + cu.describe(result) +
+                           ":\n" + log);
   cu.check(result, "cuModuleLoadDataEx");
   return module;
 }
+} // namespace
 
-extern "C" void mgpuModuleUnload(CUmodule module) {
-  Session cu(__func__, Session::Kind::Release);
-  if (cu.driverShutDown())
-    return;
-  cu.check(cu->cuModuleUnload(module), "cuModuleUnload");
+extern "C" void *mgpuModuleLoad(void *data, size_t /*sizeBytes*/) {
+  return new DeferredModule{data, -1, {}, nullptr};
 }
 
-extern "C" CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
+extern "C" void *mgpuModuleLoadJIT(void *data, int optLevel) {
+  return new DeferredModule{data, std::max(optLevel, 0), {}, nullptr};
+}
+
+extern "C" void mgpuModuleUnload(void *handle) {
+  auto *deferred = static_cast<DeferredModule *>(handle);
+  if (deferred->module) {
+    Session cu(__func__, Session::Kind::Release);
+    if (!cu.driverShutDown())
+      cu.check(cu->cuModuleUnload(deferred->module), "cuModuleUnload");
+  }
+  delete deferred;
+}
+
+extern "C" CUfunction mgpuModuleGetFunction(void *handle, const char *name) {
   Session cu(__func__);
+  auto *deferred = static_cast<DeferredModule *>(handle);
+  std::call_once(deferred->loaded,
+                 [&] { deferred->module = loadImage(cu, *deferred); });
   CUfunction function = nullptr;
-  CUresult result = cu->cuModuleGetFunction(&function, module, name);
+  CUresult result = cu->cuModuleGetFunction(&function, deferred->module, name);
   if (result == CUDA_ERROR_NOT_FOUND)
     fatal(__func__, std::string("no kernel named '") + name + "' in module");
   cu.check(result, "cuModuleGetFunction");
@@ -190,15 +217,41 @@ extern "C" void mgpuLaunchClusterKernel(CUfunction function, intptr_t clusterX,
 // Streams and events
 //===----------------------------------------------------------------------===//
 
+namespace {
+thread_local CUstream threadGraphStream = nullptr;
+std::mutex graphStreamsMutex;
+std::vector<CUstream> &graphStreams() {
+  static std::vector<CUstream> streams;
+  return streams;
+}
+} // namespace
+
+CUstream rlxrt::cuda::graphStream(const Session &cu) {
+  if (!threadGraphStream) {
+    cu.check(cu->cuStreamCreate(&threadGraphStream, CU_STREAM_NON_BLOCKING),
+             "cuStreamCreate");
+    std::lock_guard<std::mutex> lock(graphStreamsMutex);
+    graphStreams().push_back(threadGraphStream);
+  }
+  return threadGraphStream;
+}
+
+bool rlxrt::cuda::isGraphStream(CUstream stream) {
+  if (stream && stream == threadGraphStream)
+    return true;
+  std::lock_guard<std::mutex> lock(graphStreamsMutex);
+  return std::find(graphStreams().begin(), graphStreams().end(), stream) !=
+         graphStreams().end();
+}
+
 extern "C" CUstream mgpuStreamCreate() {
   Session cu(__func__);
-  CUstream stream = nullptr;
-  cu.check(cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
-           "cuStreamCreate");
-  return stream;
+  return graphStream(cu);
 }
 
 extern "C" void mgpuStreamDestroy(CUstream stream) {
+  if (isGraphStream(stream))
+    return;
   Session cu(__func__, Session::Kind::Release);
   if (cu.driverShutDown())
     return;

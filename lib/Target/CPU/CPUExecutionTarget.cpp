@@ -7,24 +7,16 @@
 
 #include "rlx/Target/CPU/CPUExecutionTarget.h"
 #include "rlx/Execution/ExecutionTarget.h"
+#include "rlx/Execution/GraphEntry.h"
+#include "rlx/Execution/HostCode.h"
 #include "rlx/Target/CPU/Passes.h"
 
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "mlir/Target/LLVMIR/Export.h"
 
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
-#include "llvm/IR/LegacyPassManager.h"
-#include "llvm/IR/Module.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
-#include "llvm/Support/TargetSelect.h"
-#include "llvm/Target/TargetMachine.h"
 
 #include <mutex>
 
@@ -40,16 +32,6 @@ struct LoweredGraph {
   std::string runtimeLibrary;
 };
 } // namespace
-
-static std::string defaultRuntimeLibrary() {
-  // The tools live in bin/ and the runtime in lib/, in the build tree and
-  // in an installation alike.
-  std::string exe = llvm::sys::fs::getMainExecutable(
-      nullptr, reinterpret_cast<void *>(&defaultRuntimeLibrary));
-  llvm::SmallString<256> path(llvm::sys::path::parent_path(exe));
-  llvm::sys::path::append(path, "..", "lib", "librlx_cpu_runtime.so");
-  return std::string(path);
-}
 
 /// Runs rlx-cpu-pipeline on `module` and adds the graph entry.
 static llvm::Expected<LoweredGraph>
@@ -76,11 +58,9 @@ lower(ModuleOp module, llvm::StringRef entry, const CompileOptions &options) {
                                    " for the CPU failed (see the diagnostics "
                                    "above)");
 
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
   LoweredGraph lowered{std::move(*signature), options.runtimeLibrary};
   if (lowered.runtimeLibrary.empty())
-    lowered.runtimeLibrary = defaultRuntimeLibrary();
+    lowered.runtimeLibrary = defaultRuntimeLibrary("librlx_cpu_runtime.so");
   if (!llvm::sys::fs::exists(lowered.runtimeLibrary))
     return llvm::createStringError("CPU runtime library not found at '" +
                                    lowered.runtimeLibrary +
@@ -113,74 +93,6 @@ bindProfileTimers(ModuleOp module, const std::string &runtime) {
   return timers;
 }
 
-/// Compiles `module` (LLVM dialect) for this host into a PIC object file.
-static llvm::Error emitObjectFile(ModuleOp module, llvm::StringRef objectPath) {
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext);
-  if (!llvmModule)
-    return llvm::createStringError("translation to LLVM IR failed");
-  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!builder)
-    return builder.takeError();
-  builder->setRelocationModel(llvm::Reloc::PIC_);
-  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto machine = builder->createTargetMachine();
-  if (!machine)
-    return machine.takeError();
-  ExecutionEngine::setupTargetTripleAndDataLayout(llvmModule.get(),
-                                                  machine->get());
-  if (llvm::Error err =
-          makeOptimizingTransformer(3, 0, machine->get())(llvmModule.get()))
-    return err;
-  std::error_code ec;
-  llvm::raw_fd_ostream os(objectPath, ec);
-  if (ec)
-    return llvm::createStringError("cannot write '" + objectPath +
-                                   "': " + ec.message());
-  llvm::legacy::PassManager codegen;
-  if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
-                                      llvm::CodeGenFileType::ObjectFile))
-    return llvm::createStringError("the host target cannot emit object files");
-  codegen.run(*llvmModule);
-  return llvm::Error::success();
-}
-
-/// Links `objectPath` into the shared library `output` against the CPU
-/// runtime (BLAS glue, strided copies, OpenMP).
-static llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
-                                     llvm::StringRef output,
-                                     llvm::StringRef runtimeLib) {
-  llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("cc");
-  if (!linker)
-    linker = llvm::sys::findProgramByName("clang");
-  if (!linker)
-    return llvm::createStringError(
-        "no C compiler driver (cc or clang) on PATH to link the library");
-  std::string runtimeDir(llvm::sys::path::parent_path(runtimeLib));
-  std::string rpath = "-Wl,-rpath," + runtimeDir;
-  std::string libDir = "-L" + runtimeDir;
-  // Always depend on the runtime: it also brings the OpenMP runtime that
-  // parallel loops call.
-  llvm::SmallVector<llvm::StringRef> args = {*linker,
-                                             "-shared",
-                                             "-o",
-                                             output,
-                                             objectPath,
-                                             libDir,
-                                             rpath,
-                                             "-Wl,--no-as-needed",
-                                             "-lrlx_cpu_runtime",
-                                             "-lm"};
-  std::string message;
-  int rc = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0,
-                                     &message);
-  if (rc != 0)
-    return llvm::createStringError("linking '" + output + "' failed" +
-                                   (message.empty() ? "" : ": " + message));
-  return llvm::Error::success();
-}
-
 namespace {
 class CPUExecutionTarget : public ExecutionTarget {
 public:
@@ -203,29 +115,14 @@ public:
         return bound.takeError();
       timers = std::move(*bound);
     }
-    llvm::StringRef libs[] = {lowered->runtimeLibrary};
-    ExecutionEngineOptions engineOptions;
-    auto transformer = makeOptimizingTransformer(3, 0, nullptr);
-    engineOptions.transformer = transformer;
-    engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-    engineOptions.sharedLibPaths = libs;
-    auto created = ExecutionEngine::create(module, engineOptions);
-    if (!created)
-      return llvm::createStringError("JIT compilation failed: " +
-                                     llvm::toString(created.takeError()));
-    std::shared_ptr<ExecutionEngine> engine = std::move(*created);
-    auto address = engine->lookup(kGraphRunSymbol);
-    if (!address)
-      return llvm::createStringError("JIT compilation failed: " +
-                                     llvm::toString(address.takeError()));
-    auto graph = std::make_unique<CompiledGraph>(
-        std::move(lowered->signature), reinterpret_cast<GraphRunFn>(*address),
-        std::move(engine));
+    llvm::Expected<std::unique_ptr<CompiledGraph>> graph = jitCompileGraph(
+        module, std::move(lowered->signature), lowered->runtimeLibrary);
+    if (!graph)
+      return graph.takeError();
     if (timers)
-      graph->setProfileTimers(std::move(*timers));
+      (*graph)->setProfileTimers(std::move(*timers));
     return graph;
   }
-
   llvm::Expected<GraphSignature>
   emitSharedLibrary(ModuleOp module, llvm::StringRef entry,
                     llvm::StringRef outputPath,
@@ -237,16 +134,8 @@ public:
     llvm::Expected<LoweredGraph> lowered = lower(module, entry, options);
     if (!lowered)
       return lowered.takeError();
-    llvm::SmallString<128> object;
-    if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile("rlx-graph", "o", object))
-      return llvm::createStringError("cannot create a temporary object file: " +
-                                     ec.message());
-    llvm::Error error = emitObjectFile(module, object);
-    if (!error)
-      error = linkSharedLibrary(object, outputPath, lowered->runtimeLibrary);
-    llvm::sys::fs::remove(object);
-    if (error)
+    if (llvm::Error error =
+            emitHostSharedLibrary(module, outputPath, lowered->runtimeLibrary))
       return std::move(error);
     return std::move(lowered->signature);
   }

@@ -17,62 +17,10 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
-namespace mlir {
-namespace rlx {
-#define GEN_PASS_DEF_RLXEXPORTGRAPHFUNCTIONS
-#include "rlx/Target/CPU/Passes.h.inc"
-} // namespace rlx
-} // namespace mlir
-
 using namespace mlir;
 using namespace mlir::rlx;
 
 namespace {
-struct RLXExportGraphFunctionsPass
-    : rlx::impl::RLXExportGraphFunctionsBase<RLXExportGraphFunctionsPass> {
-  /// Each output is written to its own out-parameter buffer, so a value
-  /// returned twice (or a graph input returned as is) gets a copy: the
-  /// result-to-out-parameter rewrite needs one distinct producer per result.
-  static void giveEachResultItsOwnValue(func::FuncOp fn) {
-    fn.walk([](func::ReturnOp ret) {
-      OpBuilder b(ret);
-      llvm::SmallPtrSet<Value, 8> seen;
-      for (OpOperand &operand : ret->getOpOperands()) {
-        Value value = operand.get();
-        bool isArgument = isa<BlockArgument>(value);
-        if (seen.insert(value).second && !isArgument)
-          continue;
-        auto type = dyn_cast<RankedTensorType>(value.getType());
-        if (!type)
-          continue;
-        SmallVector<Value> sizes;
-        for (int64_t dim = 0; dim < type.getRank(); ++dim)
-          if (type.isDynamicDim(dim))
-            sizes.push_back(tensor::DimOp::create(b, ret.getLoc(), value, dim));
-        Value init = tensor::EmptyOp::create(b, ret.getLoc(), type, sizes);
-        operand.set(
-            linalg::CopyOp::create(b, ret.getLoc(), value, init).getResult(0));
-      }
-    });
-  }
-
-  void runOnOperation() override {
-    UnitAttr unit = UnitAttr::get(&getContext());
-    for (auto fn : getOperation().getOps<func::FuncOp>()) {
-      if (!fn.isPublic() || fn.isExternal())
-        continue;
-      fn->setAttr("llvm.emit_c_interface", unit);
-      giveEachResultItsOwnValue(fn);
-      // Leaf names are for runners that read the graph before compiling;
-      // LLVM has no use for them.
-      for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
-        fn.removeArgAttr(i, RLXDialect::kInputAttrName);
-        fn.removeArgAttr(i, RLXDialect::kParamAttrName);
-      }
-    }
-  }
-};
-
 /// Appends an upstream pipeline given in textual form. The strings are
 /// fixed, so a parse failure is a build defect, reported loudly.
 void addTextualPipeline(OpPassManager &pm, StringRef pipeline) {
@@ -89,25 +37,9 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
   if (options.profile)
     pm.addPass(createRLXTagOpLocations());
   registerCPUUnfusePolicy();
-  RLXUnfuseOptions unfuse;
-  unfuse.target = "cpu";
-  pm.addPass(createRLXUnfuse(unfuse));
-  pm.addPass(createConvertRLXToLinalg());
-  pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createRLXFuseElementwise());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  buildRLXToLinalgPipeline(pm, "cpu");
 
-  // Tensors -> buffers. Graph results become trailing out-parameters so a
-  // caller owns every buffer it sees.
-  pm.addPass(createRLXExportGraphFunctions());
-  addTextualPipeline(pm,
-                     "one-shot-bufferize{bufferize-function-boundaries "
-                     "function-boundary-type-conversion=identity-layout-map "
-                     "allow-return-allocs-from-loops},"
-                     "buffer-results-to-out-params{modify-public-functions "
-                     "hoist-static-allocs},"
-                     "buffer-deallocation-pipeline");
+  buildGraphBufferizationPipeline(pm);
   if (options.useBlas) {
     RLXLinalgToBLASOptions blas;
     blas.minFlops = options.blasMinFlops;
@@ -139,7 +71,7 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
                          "lower-affine,"
                          "convert-scf-to-cf,"
                          "convert-complex-to-standard");
-  pm.addPass(createRLXCPUExpandArith());
+  pm.addPass(createRLXExpandArith());
   addTextualPipeline(pm, "convert-math-to-llvm,"
                          "convert-math-to-libm,"
                          "convert-vector-to-llvm,"

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "rlx/Conversion/GemmCalls.h"
 #include "rlx/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,16 +24,6 @@ using namespace mlir;
 using namespace mlir::rlx;
 
 namespace {
-
-/// A memref of `rank` with fully dynamic sizes, strides and offset: the
-/// callee reads the real ones from the descriptor.
-static MemRefType dynamicStridedType(Type elementType, int64_t rank) {
-  SmallVector<int64_t> sizes(rank, ShapedType::kDynamic);
-  SmallVector<int64_t> strides(rank, ShapedType::kDynamic);
-  auto layout = StridedLayoutAttr::get(elementType.getContext(),
-                                       ShapedType::kDynamic, strides);
-  return MemRefType::get(sizes, elementType, layout);
-}
 
 /// Declares (once) `func.func private @name(memref, memref, memref)` with a
 /// C interface.
@@ -72,25 +63,15 @@ struct RLXLinalgToBLASPass
   }
 
   void rewrite(ModuleOp module, linalg::LinalgOp op) {
-    if (!op.hasPureBufferSemantics())
+    std::optional<Type> gemmType = matchPlainGemm(op);
+    if (!gemmType)
       return;
-    // Only plain matmuls: same element type everywhere (no mixed-precision
-    // accumulation), identity indexing (no transposed variants).
-    SmallVector<Value> operands = op->getOperands();
-    auto outType = cast<MemRefType>(operands[2].getType());
-    Type elementType = outType.getElementType();
+    Type elementType = *gemmType;
     std::optional<StringRef> suffix = elementSuffix(elementType);
     if (!suffix)
       return;
-    for (Value operand : operands)
-      if (cast<MemRefType>(operand.getType()).getElementType() != elementType)
-        return;
-    if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation()))
-      if (matmul.hasUserDefinedMaps())
-        return;
-    if (auto matmul = dyn_cast<linalg::BatchMatmulOp>(op.getOperation()))
-      if (matmul.hasUserDefinedMaps())
-        return;
+    auto outType = cast<MemRefType>(op->getOperand(2).getType());
+    SmallVector<Value> operands = op->getOperands();
     // Skip small products: loops beat the call overhead.
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     int64_t work = 1;
@@ -109,7 +90,7 @@ struct RLXLinalgToBLASPass
     std::string name =
         (Twine(batched ? "rlx_rt_batch_matmul_" : "rlx_rt_matmul_") + *suffix)
             .str();
-    MemRefType argType = dynamicStridedType(elementType, rank);
+    MemRefType argType = getFullyDynamicStridedType(elementType, rank);
     func::FuncOp callee = getOrDeclareRuntime(module, name, argType);
     OpBuilder b(op);
     SmallVector<Value> args;

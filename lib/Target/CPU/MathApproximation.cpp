@@ -7,10 +7,14 @@
 
 #include "rlx/Target/CPU/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <limits>
 
 namespace mlir {
 namespace rlx {
@@ -22,9 +26,53 @@ namespace rlx {
 using namespace mlir;
 
 namespace {
+
+/// A splat of `value` of `type` (f32 or a vector of f32).
+Value f32Constant(OpBuilder &b, Location loc, Type type, float value) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vector, b.getF32FloatAttr(value)));
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+
+/// The polynomial log reads its input's exponent from the bits, which a
+/// subnormal does not hold: it returns log(FLT_MIN) = -87.3 for 1e-40, whose
+/// log is -92.1. Subnormal inputs are scaled into the normal range first,
+/// log(x) = log(x * 2^24) - 24 ln 2; zero, negative and NaN inputs keep
+/// their results (-inf, NaN, NaN).
+void scaleSubnormalLogInputs(Operation *root) {
+  SmallVector<math::LogOp> logs;
+  root->walk([&](math::LogOp log) {
+    if (getElementTypeOrSelf(log.getType()).isF32())
+      logs.push_back(log);
+  });
+  for (math::LogOp log : logs) {
+    OpBuilder b(log);
+    Location loc = log.getLoc();
+    Type type = log.getType();
+    Value x = log.getOperand();
+    Value isSubnormal = arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::OLT, x,
+        f32Constant(b, loc, type, std::numeric_limits<float>::min()));
+    Value scaled = arith::SelectOp::create(
+        b, loc, isSubnormal,
+        arith::MulFOp::create(b, loc, x, f32Constant(b, loc, type, 0x1p24f)),
+        x);
+    Value logScaled = math::LogOp::create(b, loc, scaled, log.getFastmath());
+    Value corrected = arith::SubFOp::create(
+        b, loc, logScaled,
+        f32Constant(b, loc, type, 24.0f * 0.693147180559945309f));
+    log.replaceAllUsesWith(
+        arith::SelectOp::create(b, loc, isSubnormal, corrected, logScaled)
+            .getResult());
+    log.erase();
+  }
+}
+
 struct RLXCPUMathApproximationPass
     : rlx::impl::RLXCPUMathApproximationBase<RLXCPUMathApproximationPass> {
   void runOnOperation() override {
+    scaleSubnormalLogInputs(getOperation());
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
       return llvm::is_contained(

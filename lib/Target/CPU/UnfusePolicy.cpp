@@ -12,7 +12,6 @@ using namespace mlir;
 using namespace mlir::rlx;
 
 void rlx::registerCPUUnfusePolicy() {
-  using D = Decomposition;
   registerUnfusePolicy(
       {"cpu",
        "the linalg lowering handles primitives, rank-3 attention, the "
@@ -20,27 +19,5 @@ void rlx::registerCPUUnfusePolicy() {
        "`rlx.while` / `rlx.scan` as scf, so only the taken branch runs and "
        "loops need no bound) and `softmax_cross_entropy_backward` directly; "
        "every other composite op is decomposed",
-       {D::FusedMatMulBiasAct,
-        D::FusedResidualLayerNorm,
-        D::FusedResidualRmsNorm,
-        D::FusedSwiGLU,
-        D::LoraMatMul,
-        D::FusedAttentionBlock,
-        D::FusedTransformerLayer,
-        D::DotGeneral,
-        D::InlineCustomFn,
-        D::TransformRegion,
-        D::ReluBackward,
-        D::ActivationBackward,
-        D::LayerNormBackward,
-        D::RmsNormBackward,
-        D::GroupNormBackward,
-        D::BatchNormInferenceBackward,
-        D::RopeBackward,
-        D::CumsumBackward,
-        D::GatherBackward,
-        D::ComplexNormSqBackward,
-        D::Conv2dBackward,
-        D::MaxPool2dBackward,
-        D::AttentionBackward}});
+       SmallVector<Decomposition>(getLinalgLoweringDecompositions())});
 }

@@ -85,6 +85,34 @@ ArrayRef<Decomposition> rlx::allDecompositions() {
   return all;
 }
 
+ArrayRef<Decomposition> rlx::getLinalgLoweringDecompositions() {
+  using D = Decomposition;
+  static const Decomposition decompositions[] = {D::FusedMatMulBiasAct,
+                                                 D::FusedResidualLayerNorm,
+                                                 D::FusedResidualRmsNorm,
+                                                 D::FusedSwiGLU,
+                                                 D::LoraMatMul,
+                                                 D::FusedAttentionBlock,
+                                                 D::FusedTransformerLayer,
+                                                 D::DotGeneral,
+                                                 D::InlineCustomFn,
+                                                 D::TransformRegion,
+                                                 D::ReluBackward,
+                                                 D::ActivationBackward,
+                                                 D::LayerNormBackward,
+                                                 D::RmsNormBackward,
+                                                 D::GroupNormBackward,
+                                                 D::BatchNormInferenceBackward,
+                                                 D::RopeBackward,
+                                                 D::CumsumBackward,
+                                                 D::GatherBackward,
+                                                 D::ComplexNormSqBackward,
+                                                 D::Conv2dBackward,
+                                                 D::MaxPool2dBackward,
+                                                 D::AttentionBackward};
+  return decompositions;
+}
+
 StringRef rlx::getDecompositionSummary(Decomposition d) {
   switch (d) {
 #define RLX_DECOMPOSITION(name, summary)                                       \

@@ -74,6 +74,20 @@ for dtype in (np.float32, np.float64, np.float16):
             check.close(f"activation {kind} {shape} {np.dtype(dtype)}", got,
                         want, rtol, atol)
 
+# The positive-only kinds over the whole f32 range: subnormals (whose
+# exponent bits the vectorized log approximation cannot read directly),
+# the smallest normal, zero (-inf / inf), huge values and random ones.
+edges = np.array([1e-45, 1e-40, 3e-39, 1.1754944e-38, 0.0, 3.4e38, 1e30, 1.0],
+                 np.float32)
+p = np.concatenate([edges, check.uniform((9,), np.float32, 1e-30, 10)])
+kinds = sorted(POSITIVE_ONLY)
+outs = check.run(activation_graph(p.shape, np.float32, kinds), {"x": p, "p": p})
+for i, kind in enumerate(kinds):
+    want = ACTIVATIONS[kind](torch.from_numpy(p.astype(np.float64))).numpy()
+    check.close(f"activation {kind} on subnormals, zero and huge values",
+                outs[i] if outs else None, want.astype(np.float32),
+                *TOLERANCE[np.float32])
+
 # relu, neg and abs on signed integers.
 for dtype in (np.int32, np.int64, np.int8):
     shape = (4, 6)

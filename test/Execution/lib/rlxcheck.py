@@ -3,6 +3,12 @@ their outputs with a NumPy / PyTorch oracle.
 
 Inputs are fresh random data on every run; the seed is printed so a failure
 can be replayed with RLX_TEST_SEED=<seed>.
+
+With RLX_CUDA_ARTIFACTS=DIR, every graph that runs on the CPU is also
+compiled for the cuda target into DIR/cases/<test>-<n>/ (the library, its
+inputs, and the CPU's outputs as the expected ones), for
+`scripts/gpu-check.sh run` on a GPU machine; a graph the cuda target cannot
+compile is listed in DIR/compile-failures.txt.
 """
 
 import json
@@ -54,6 +60,25 @@ def write_safetensors(path, tensors):
     text += b" " * ((8 - len(text) % 8) % 8)
     with open(path, "wb") as f:
         f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+# The GPU's outputs against the CPU's, per dtype (the loosest among a case's
+# floating-point inputs and outputs applies to all outputs; integer tensors
+# do not loosen it): f32 math differs in its last bits
+# between the CPU's polynomial approximations and libdevice, and parallel
+# sums associate differently; f16 results may differ by one unit in the
+# last place (2^-10 relative).
+GPU_TOLERANCE = {"float64": (1e-9, 1e-12), "float32": (1e-4, 1e-5),
+                 "complex64": (1e-4, 1e-5), "float16": (2e-3, 1e-3)}
+
+
+def _loosest(rtol, atol, dtype):
+    """The looser of (rtol, atol) and the GPU tolerance of `dtype`."""
+    if np.dtype(dtype).kind not in "fc":
+        return max(rtol, GPU_TOLERANCE["float64"][0]), max(
+            atol, GPU_TOLERANCE["float64"][1])
+    got = GPU_TOLERANCE.get(np.dtype(dtype).name, GPU_TOLERANCE["float32"])
+    return max(rtol, got[0]), max(atol, got[1])
 
 
 class Checker:
@@ -115,7 +140,52 @@ class Checker:
             outputs.append(np.load(os.path.join(case, "out",
                                                 f"output_{i}.npy")))
             i += 1
+        artifacts = os.environ.get("RLX_CUDA_ARTIFACTS")
+        if artifacts:
+            self._cuda_artifact(artifacts, case, cmd, len(outputs))
         return outputs
+
+    def _cuda_artifact(self, root, case, cpu_cmd, num_outputs):
+        """Compiles the case for the cuda target, with the CPU run's inputs
+        and outputs, as one case of scripts/gpu-check.sh."""
+        import shutil
+        test = os.path.splitext(os.path.basename(sys.argv[0]))[0]
+        name = f"{test}-{self.cases}"
+        dest = os.path.join(root, "cases", name)
+        os.makedirs(dest, exist_ok=True)
+        cmd = [self.rlx_run, os.path.join(case, "graph.mlir"), "--target",
+               "cuda", "--emit-shared-lib", os.path.join(dest, "graph.so")]
+        if "--entry" in cpu_cmd:
+            cmd += ["--entry", cpu_cmd[cpu_cmd.index("--entry") + 1]]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        shutil.copy(os.path.join(case, "graph.mlir"), dest)
+        if proc.returncode != 0:
+            with open(os.path.join(root, "compile-failures.txt"), "a") as f:
+                first = proc.stderr.strip().splitlines()[:3]
+                f.write(f"{name}: " + " | ".join(first) + "\n")
+            return
+        args = ["--load", "./graph.so"]
+        rtol, atol = 0.0, 0.0
+        for i, arg in enumerate(cpu_cmd):
+            if cpu_cmd[i - 1] in ("--input", "--params"):
+                value = arg.split("=", 1)
+                path = value[-1]
+                shutil.copy(path, dest)
+                value[-1] = os.path.basename(path)
+                args += [cpu_cmd[i - 1], "=".join(value)]
+                if path.endswith(".npy"):
+                    # An f64 output computed from f32 inputs carries f32
+                    # rounding: inputs count for the tolerance too.
+                    rtol, atol = _loosest(rtol, atol, np.load(path).dtype)
+        os.makedirs(os.path.join(dest, "expected"), exist_ok=True)
+        for i in range(num_outputs):
+            path = os.path.join(case, "out", f"output_{i}.npy")
+            shutil.copy(path, os.path.join(dest, "expected"))
+            args += ["--check", f"output_{i}=expected/output_{i}.npy"]
+            rtol, atol = _loosest(rtol, atol, np.load(path).dtype)
+        args += ["--rtol", str(rtol), "--atol", str(atol)]
+        with open(os.path.join(dest, "args"), "w") as f:
+            f.write("\n".join(args) + "\n")
 
     def close(self, what, got, want, rtol, atol):
         """Records whether `got` matches `want` within atol + rtol*|want|."""

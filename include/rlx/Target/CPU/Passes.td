@@ -33,19 +33,6 @@ def RLXLinalgToBLAS : Pass<"rlx-linalg-to-blas", "ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
-def RLXFuseElementwise : Pass<"rlx-fuse-elementwise", "func::FuncOp"> {
-  let summary = "Fuse elementwise linalg producers into their consumers";
-  let description = [{
-    Fuses `linalg.generic` elementwise producers into consumers (the
-    upstream elementwise fusion patterns) when the producer has one use, so
-    no work is duplicated. Unlike `linalg-fuse-elementwise-ops` it does not
-    propagate reshapes through named ops: `linalg.matmul` and
-    `linalg.batch_matmul` stay named, so `rlx-linalg-to-blas` can call BLAS
-    for them.
-  }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
-}
-
 def RLXCPUVectorize : Pass<"rlx-cpu-vectorize", "func::FuncOp"> {
   let summary = "Vectorize innermost affine loops whose accesses are contiguous";
   let description = [{
@@ -75,38 +62,11 @@ def RLXCPUMathApproximation
     `math.atan` (scalar or vector) into the upstream polynomial
     approximations, which vectorize, instead of libm calls, which do not.
     The approximations are accurate to a few ulp; the execution tests check
-    every activation at f32 tolerance (rtol 1e-5) through this path.
+    every activation at f32 tolerance (rtol 1e-5) through this path. The
+    log approximation reads its input's exponent bits, so subnormal inputs
+    are first scaled into the normal range (log(x) = log(x 2^24) - 24 ln 2).
   }];
   let dependentDialects = ["::mlir::vector::VectorDialect"];
-}
-
-def RLXCPUExpandArith : Pass<"rlx-cpu-expand-arith"> {
-  let summary = "Expand the arith ops LLVM has no lowering for, keeping max/min";
-  let description = [{
-    Expands what `convert-arith-to-llvm` cannot lower: ceil/floor integer
-    division, bf16 extension and truncation, and the scaling float
-    extensions and truncations. Unlike upstream `arith-expand`, it leaves
-    `arith.maximumf` / `minimumf` to LLVM's `llvm.maximum` / `llvm.minimum`,
-    which order -0.0 below +0.0 as `rlx.binary max/min` defines; the
-    upstream expansion into a compare and select returns the second operand
-    for a pair of zeros of opposite sign.
-  }];
-}
-
-def RLXExportGraphFunctions
-    : Pass<"rlx-export-graph-functions", "ModuleOp"> {
-  let summary = "Give every public function a C interface";
-  let description = [{
-    Marks each public `func.func` with `llvm.emit_c_interface`, so that the
-    LLVM lowering emits `_mlir_ciface_<name>`, which takes one pointer per
-    memref argument. `rlx-run` and ahead-of-time compiled modules call graphs
-    through it. The `rlx.input` / `rlx.param` argument names are dropped:
-    runners read them from the graph before compiling. A value returned more
-    than once, or a graph input returned as is, is copied, so every output
-    has its own buffer.
-  }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect",
-                           "::mlir::tensor::TensorDialect"];
 }
 
 def RLXCPUProfile : Pass<"rlx-cpu-profile", "ModuleOp"> {

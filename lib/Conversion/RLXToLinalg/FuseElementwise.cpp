@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "rlx/Target/CPU/Passes.h"
+#include "rlx/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -15,7 +15,7 @@
 namespace mlir {
 namespace rlx {
 #define GEN_PASS_DEF_RLXFUSEELEMENTWISE
-#include "rlx/Target/CPU/Passes.h.inc"
+#include "rlx/Conversion/Passes.h.inc"
 } // namespace rlx
 } // namespace mlir
 

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "rlx/Target/CPU/Passes.h"
+#include "rlx/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -13,16 +13,16 @@
 
 namespace mlir {
 namespace rlx {
-#define GEN_PASS_DEF_RLXCPUEXPANDARITH
-#include "rlx/Target/CPU/Passes.h.inc"
+#define GEN_PASS_DEF_RLXEXPANDARITH
+#include "rlx/Conversion/Passes.h.inc"
 } // namespace rlx
 } // namespace mlir
 
 using namespace mlir;
 
 namespace {
-struct RLXCPUExpandArithPass
-    : rlx::impl::RLXCPUExpandArithBase<RLXCPUExpandArithPass> {
+struct RLXExpandArithPass
+    : rlx::impl::RLXExpandArithBase<RLXExpandArithPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     // Not populateArithExpandOpsPatterns: it also turns maximumf/minimumf

@@ -1,0 +1,218 @@
+#!/usr/bin/python3
+"""CUDA benchmark: rlx (graphs compiled ahead of time, timed by rlx-run-aot
+with CUDA events) and PyTorch side by side on one GPU, in one process call.
+
+Two halves, because the GPU machine has no LLVM/MLIR:
+
+  bench/cuda_bench.py build OUTDIR [--build build]
+      here: writes each case's graph and compiles it with
+      `rlx-run --target cuda --emit-shared-lib`, next to rlx-run-aot and
+      librlx_cuda_runtime.so.
+  bench/cuda_bench.py run OUTDIR [--runs 100]
+      on the GPU machine: times each case with rlx-run-aot --bench (median of
+      the runs after 3 warm-up runs, CUDA events around each run, the
+      host-device copies outside) and the same computation in PyTorch
+      (CUDA events, median after warm-up, fp32 matmuls without TF32 as rlx
+      computes them), and prints a Markdown table.
+
+Inputs stay resident between runs in both, so a case whose data fits in the
+L2 cache (50 MiB on an H100/H200) measures cached bandwidth; the large cases
+(256 MiB per tensor) do not fit.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+N = 8192
+
+
+def t2(n, m, dtype="f32"):
+    return f"tensor<{n}x{m}x{dtype}>"
+
+
+def graph_copy():
+    t = t2(N, N)
+    return (f"func.func @copy(%x: {t} {{rlx.input = \"x\"}}) -> {t} {{\n"
+            f"  return %x : {t}\n}}")
+
+
+def graph_softmax():
+    t = t2(N, N)
+    return (f"func.func @softmax(%x: {t} {{rlx.input = \"x\"}}) -> {t} {{\n"
+            f"  %0 = rlx.softmax %x {{axis = -1 : i64}} : {t}\n"
+            f"  return %0 : {t}\n}}")
+
+
+def graph_norm(op):
+    t, v = t2(N, N), f"tensor<{N}xf32>"
+    return (f"func.func @{op}(%x: {t} {{rlx.input = \"x\"}}, "
+            f"%g: {v} {{rlx.param = \"g\"}}, %b: {v} {{rlx.param = \"b\"}}) -> {t} {{\n"
+            f"  %0 = rlx.{op} %x, %g, %b {{axis = -1 : i64, eps = 1.0e-5 : f32}}"
+            f" : {t}, {v}, {v}\n  return %0 : {t}\n}}")
+
+
+def graph_sgemm(n):
+    t = t2(n, n)
+    return (f"func.func @sgemm(%a: {t} {{rlx.input = \"a\"}}, %b: {t} {{rlx.input = \"b\"}}) -> {t} {{\n"
+            f"  %0 = rlx.matmul %a, %b : {t}, {t}\n  return %0 : {t}\n}}")
+
+
+def graph_bert(batch):
+    text = open(os.path.join(ROOT, "examples", "bert_layer.mlir")).read()
+    text = text.replace("tensor<1x", f"tensor<{batch}x")
+    return text.replace("new_shape = [1,", f"new_shape = [{batch},")
+
+
+def graph_attention(batch, heads, seq, dim, mask):
+    t = f"tensor<{batch}x{heads}x{seq}x{dim}xf16>"
+    return (f"func.func @attention(%q: {t} {{rlx.input = \"q\"}}, %k: {t} {{rlx.input = \"k\"}}, "
+            f"%v: {t} {{rlx.input = \"v\"}}) -> {t} {{\n"
+            f"  %0 = rlx.attention %q, %k, %v {{num_heads = {heads} : i64, head_dim = {dim} : i64, "
+            f"mask_kind = #rlx.mask<{mask}>}} : {t}, {t}, {t}\n  return %0 : {t}\n}}")
+
+
+# name -> (graph, bytes moved or None, flops or None)
+def cases():
+    f32 = 4
+    elems = N * N
+    out = {
+        "copy [8192, 8192] f32": (graph_copy(), 2 * elems * f32, None),
+        "softmax [8192, 8192] f32": (graph_softmax(), 2 * elems * f32, None),
+        "layer_norm [8192, 8192] f32": (graph_norm("layer_norm"), 2 * elems * f32, None),
+        "rms_norm [8192, 8192] f32": (graph_norm("rms_norm"), 2 * elems * f32, None),
+        "sgemm 4096 f32": (graph_sgemm(4096), None, 2 * 4096 ** 3),
+    }
+    for batch in (1, 8, 32):
+        out[f"BERT-base layer f32 B={batch}"] = (graph_bert(batch), None, None)
+    for dim in (64, 128):
+        for mask in ("none", "causal"):
+            flops = 4 * 8 * 12 * 1024 * 1024 * dim // (2 if mask == "causal" else 1)
+            out[f"attention f16 B=8 H=12 S=1024 D={dim} {mask}"] = (
+                graph_attention(8, 12, 1024, dim, mask), None, flops)
+    return out
+
+
+def slug(name):
+    return re.sub(r"[^a-zA-Z0-9]+", "_", name).strip("_")
+
+
+def build(outdir, build_dir):
+    os.makedirs(os.path.join(outdir, "bin"), exist_ok=True)
+    os.makedirs(os.path.join(outdir, "lib"), exist_ok=True)
+    shutil.copy(os.path.join(build_dir, "bin", "rlx-run-aot"), os.path.join(outdir, "bin"))
+    shutil.copy(os.path.join(build_dir, "lib", "librlx_cuda_runtime.so"), os.path.join(outdir, "lib"))
+    for name, (graph, _, _) in cases().items():
+        path = os.path.join(outdir, slug(name) + ".mlir")
+        with open(path, "w") as f:
+            f.write(graph)
+        proc = subprocess.run(
+            [os.path.join(build_dir, "bin", "rlx-run"), path, "--target", "cuda",
+             "--emit-shared-lib", os.path.join(outdir, slug(name) + ".so")],
+            capture_output=True, text=True)
+        print(f"{name}: {'compiled' if proc.returncode == 0 else 'FAILED ' + proc.stderr[-300:]}")
+
+
+def time_torch(fn, runs):
+    import torch
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(runs):
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return statistics.median(times)
+
+
+def torch_case(name, runs):
+    import torch
+    import torch.nn.functional as F
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    dev = "cuda"
+    x = torch.rand(N, N, device=dev)
+    g, b = torch.rand(N, device=dev), torch.rand(N, device=dev)
+    with torch.no_grad():
+        if name.startswith("copy"):
+            return time_torch(lambda: x.clone(), runs)
+        if name.startswith("softmax"):
+            return time_torch(lambda: torch.softmax(x, -1), runs)
+        if name.startswith("layer_norm"):
+            return time_torch(lambda: F.layer_norm(x, (N,), g, b), runs)
+        if name.startswith("rms_norm"):
+            return time_torch(lambda: F.rms_norm(x, (N,), g) + b, runs)
+        if name.startswith("sgemm"):
+            a, c = torch.rand(4096, 4096, device=dev), torch.rand(4096, 4096, device=dev)
+            return time_torch(lambda: a @ c, runs)
+        if name.startswith("BERT"):
+            batch = int(re.search(r"B=(\d+)", name).group(1))
+            layer = torch.nn.TransformerEncoderLayer(
+                768, 12, 3072, dropout=0.0, activation="gelu", batch_first=True).to(dev).eval()
+            h = torch.rand(batch, 128, 768, device=dev)
+            return time_torch(lambda: layer(h), runs)
+        if name.startswith("attention"):
+            dim = int(re.search(r"D=(\d+)", name).group(1))
+            q, k, v = (torch.rand(8, 12, 1024, dim, device=dev, dtype=torch.float16)
+                       for _ in range(3))
+            causal = name.endswith("causal")
+            return time_torch(
+                lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal), runs)
+    raise ValueError(name)
+
+
+def run(outdir, runs):
+    import torch
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(outdir, "lib"))
+    card = torch.cuda.get_device_name()
+    print(f"card: {card}, PyTorch {torch.__version__}\n")
+    print("| case | rlx ms | PyTorch ms | rlx / PyTorch time | rlx throughput |")
+    print("|---|---|---|---|---|")
+    for name, (_, bytes_moved, flops) in cases().items():
+        lib = os.path.join(outdir, slug(name) + ".so")
+        rlx_ms = None
+        if os.path.exists(lib):
+            proc = subprocess.run(
+                [os.path.join(outdir, "bin", "rlx-run-aot"), "--load", lib,
+                 "--random-inputs", "--bench", str(runs)],
+                capture_output=True, text=True, env=env)
+            m = re.search(r"bench: median ([0-9.]+) ms", proc.stdout)
+            rlx_ms = float(m.group(1)) if m else None
+            if not m:
+                print(f"<!-- {name}: {proc.stderr.strip()[-300:]} -->")
+        torch_ms = torch_case(name, runs)
+        rate = ""
+        if rlx_ms and bytes_moved:
+            rate = f"{bytes_moved / rlx_ms / 1e6:.0f} GB/s"
+        elif rlx_ms and flops:
+            rate = f"{flops / rlx_ms / 1e9:.2f} TFLOP/s"
+        ratio = f"{rlx_ms / torch_ms:.2f}x" if rlx_ms else "failed"
+        rlx_text = f"{rlx_ms:.3f}" if rlx_ms else "failed"
+        print(f"| {name} | {rlx_text} | {torch_ms:.3f} | {ratio} | {rate} |", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=["build", "run"])
+    parser.add_argument("outdir")
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--runs", type=int, default=100)
+    args = parser.parse_args()
+    if args.mode == "build":
+        build(args.outdir, args.build)
+    else:
+        run(args.outdir, args.runs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+//===- GemmCalls.h - GEMMs on buffers as library calls ----------*- C++ -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// What the targets' BLAS rewrites (rlx-linalg-to-blas for the CPU,
+// rlx-cuda-linalg-to-cublas for CUDA) share: which linalg GEMMs a library
+// call computes exactly, and the descriptor type the runtime reads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_CONVERSION_GEMMCALLS_H
+#define RLX_CONVERSION_GEMMCALLS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <optional>
+
+namespace mlir {
+namespace rlx {
+
+/// The element type of a GEMM a BLAS call computes as is: a
+/// `linalg.matmul` or `linalg.batch_matmul` on buffers with the default
+/// indexing (no transposed variant) and one element type on every operand
+/// (no mixed-precision accumulation). std::nullopt for any other op.
+std::optional<Type> matchPlainGemm(linalg::LinalgOp op);
+
+/// A memref of `rank` with dynamic sizes, strides and offset: a runtime
+/// function taking it reads the real ones from the descriptor.
+MemRefType getFullyDynamicStridedType(Type elementType, int64_t rank);
+
+} // namespace rlx
+} // namespace mlir
+
+#endif // RLX_CONVERSION_GEMMCALLS_H

@@ -1,0 +1,64 @@
+//===- GraphABI.h - the symbols a compiled graph exports --------*- C++ -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// The C interface of a compiled graph (docs/abi.md), for runners: no MLIR,
+// so runners of ahead-of-time libraries build without it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_EXECUTION_GRAPHABI_H
+#define RLX_EXECUTION_GRAPHABI_H
+
+#include "rlx/Runtime/HostTensor.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace rlxrt {
+
+/// `void rlx_graph_run(void **descriptors)`: one run on host memory.
+using GraphRunFn = void (*)(void **descriptors);
+/// Optional. `void rlx_graph_bench(void **descriptors, int32_t warmUpRuns,
+/// int32_t timedRuns, float *runMs)`: runs like rlx_graph_run, timing each
+/// timed run on the target's own clock (a GPU's events), with the data kept
+/// where the target computes between runs.
+using GraphBenchFn = void (*)(void **descriptors, int32_t warmUpRuns,
+                              int32_t timedRuns, float *runMs);
+/// Optional. `int rlx_graph_ready(char *message, size_t size)`: 1 if the
+/// graph can run in this process; 0 with the reason in `message` if not
+/// (no GPU, no driver).
+using GraphReadyFn = int (*)(char *message, size_t size);
+
+inline constexpr llvm::StringLiteral kGraphRunSymbol = "rlx_graph_run";
+inline constexpr llvm::StringLiteral kGraphBenchSymbol = "rlx_graph_bench";
+inline constexpr llvm::StringLiteral kGraphReadySymbol = "rlx_graph_ready";
+inline constexpr llvm::StringLiteral kGraphSignatureSymbol =
+    "rlx_graph_signature";
+
+/// The argument of `rlx_graph_run` for dense row-major tensors: one ranked
+/// memref descriptor {allocated, aligned, offset, sizes[rank],
+/// strides[rank]} per tensor, and the array of pointers to them.
+class MemRefDescriptors {
+public:
+  /// Describes `tensors` in order. The graph reads and writes their memory
+  /// through the descriptors; the tensors must outlive every call.
+  explicit MemRefDescriptors(llvm::ArrayRef<const HostTensor *> tensors);
+
+  void **get() { return pointers.data(); }
+
+private:
+  std::vector<std::vector<int64_t>> descriptors;
+  std::vector<void *> pointers;
+};
+
+} // namespace rlxrt
+
+#endif // RLX_EXECUTION_GRAPHABI_H

@@ -1,0 +1,49 @@
+//===- HostCode.h - a graph's host code, JIT or shared library -*- C++ -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// What every target's compile paths end with: the host part of a module
+// lowered to the LLVM dialect, with its graph entry (kernels already
+// embedded, for a GPU target), compiled for this host, in this process (JIT)
+// or into a shared library that depends only on the target's runtime
+// library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_EXECUTION_HOSTCODE_H
+#define RLX_EXECUTION_HOSTCODE_H
+
+#include "rlx/Execution/CompiledGraph.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace rlxrt {
+
+/// The runtime library `fileName` in the lib/ folder beside the running
+/// tool's bin/ folder, where the build and an installation put it.
+std::string defaultRuntimeLibrary(llvm::StringRef fileName);
+
+/// Compiles `module` (LLVM dialect) for this host as position-independent
+/// code and links it into `outputPath`, with `runtimeLibrary` as a
+/// dependency (DT_NEEDED) found through an rpath to its folder.
+llvm::Error emitHostSharedLibrary(mlir::ModuleOp module,
+                                  llvm::StringRef outputPath,
+                                  llvm::StringRef runtimeLibrary);
+
+/// JIT-compiles `module` (LLVM dialect, with the graph entry) in this
+/// process with `runtimeLibrary` loaded, and returns the graph: its
+/// `rlx_graph_run`, and its `rlx_graph_bench` where the module has one.
+llvm::Expected<std::unique_ptr<CompiledGraph>>
+jitCompileGraph(mlir::ModuleOp module, GraphSignature signature,
+                llvm::StringRef runtimeLibrary);
+
+} // namespace rlxrt
+
+#endif // RLX_EXECUTION_HOSTCODE_H

@@ -1,0 +1,95 @@
+//===- Passes.td - CUDA target passes ----------------------*- tablegen -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// The passes of the CUDA target: what rlx-cuda-pipeline runs after the
+// target-independent lowering to linalg and the graph bufferization.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_TARGET_CUDA_PASSES_TD
+#define RLX_TARGET_CUDA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def RLXCUDAMapToGPU : Pass<"rlx-cuda-map-to-gpu", "func::FuncOp"> {
+  let summary = "Put every memory access of a bufferized graph on the GPU";
+  let description = [{
+    Runs on a bufferized graph function (a public `func.func`) whose
+    arguments and results are device buffers. Afterwards, host code only
+    allocates, frees, copies, launches and steers loops; every load and
+    store of a device buffer runs in a `gpu.launch`:
+
+    - A reduction (a linalg op with one 32-bit output folded by one
+      associative combiner: add, mul, min, max, and, or, xor) that folds at
+      least `row-reduction-min-points` points into each output gets one
+      block per output: its threads stride over the reduced points, each
+      folding a partial, and `gpu.all_reduce` (warp shuffles, then shared
+      memory across warps) combines the partials; thread 0 folds the total
+      into the output's initial value. Sums are reassociated.
+    - Each other linalg op and `memref.copy` becomes a loop nest (`scf.parallel`
+      over its parallel dimensions, `scf.for` over its reductions). Each
+      `scf.parallel` becomes one kernel: its iteration space is flattened,
+      `block-size` threads per block, one thread per point, and the
+      thread's linear index is split back into the loop's induction
+      variables. An op on rank-0 buffers runs in a kernel of one thread.
+    - `memref.alloc`/`memref.alloca` become `gpu.alloc` and
+      `memref.dealloc` becomes `gpu.dealloc`, also inside host-side `scf.if`
+      regions that only free buffers. A constant buffer
+      (`memref.get_global`) is copied to a device buffer where it is taken
+      and freed at the end of that block.
+    - Loops and branches whose bodies hold buffer operations (linalg ops,
+      allocations; a scan's steps or an unbounded while loop's body) or
+      whose results the host uses stay on the host, and their bodies are
+      mapped the same way: each step launches its kernels. A device value
+      the host needs (a while loop's condition) is copied to host memory.
+    - Any other op that reads or writes device memory (a loop of scalar
+      work such as a reduction over every dimension, a sort or a solve)
+      runs whole as a kernel of one thread: correct, not fast. Ops that
+      need speed get dedicated kernels before this pass.
+
+    The deallocation pipeline's ownership bookkeeping (buffers of `index`
+    addresses and flags passed to its private helper function) stays on
+    the host; private functions are not mapped.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block of the flattened parallel loops">,
+    Option<"rowReductionMinPoints", "row-reduction-min-points", "int64_t",
+           /*default=*/"32",
+           "Reductions folding at least this many points into each output "
+           "get a block per output (0: never)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def RLXCUDALinalgToCuBLAS
+    : Pass<"rlx-cuda-linalg-to-cublas", "ModuleOp"> {
+  let summary = "Call cuBLAS for the GEMMs of a bufferized graph";
+  let description = [{
+    Runs after bufferization, before `rlx-cuda-map-to-gpu`. Replaces
+    `linalg.matmul` and `linalg.batch_matmul` with the default indexing, one
+    element type (f32, f64, f16 or bf16) and unit-stride rows by calls to
+    the CUDA runtime (`rlx_cuda_matmul_<type>`, `rlx_cuda_batch_matmul_<type>`
+    through MLIR's C interface), which call `cublasGemmStridedBatchedEx`
+    with `C += A * B` semantics, exactly as the linalg op defines, on the
+    calling thread's graph stream. f16 and bf16 accumulate in f32; f32 uses
+    full f32 math unless `allow-tf32` lets it use TF32 tensor cores (about
+    10 mantissa bits per product). Other contractions stay loops.
+  }];
+  let options = [
+    Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
+           "Let f32 GEMMs use TF32 tensor-core math">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+#endif // RLX_TARGET_CUDA_PASSES_TD

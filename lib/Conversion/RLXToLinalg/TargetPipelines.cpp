@@ -1,0 +1,111 @@
+//===- TargetPipelines.cpp - what every target runs first -----------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// What every target runs before its code generator: the target's unfuse
+// policy and the lowering to linalg with elementwise fusion, then graph
+// functions with a C interface on buffers whose results are caller-owned
+// out-parameters.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rlx/Conversion/Passes.h"
+#include "rlx/Dialect/RLX/IR/RLXDialect.h"
+#include "rlx/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir {
+namespace rlx {
+#define GEN_PASS_DEF_RLXEXPORTGRAPHFUNCTIONS
+#include "rlx/Conversion/Passes.h.inc"
+} // namespace rlx
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::rlx;
+
+namespace {
+struct RLXExportGraphFunctionsPass
+    : rlx::impl::RLXExportGraphFunctionsBase<RLXExportGraphFunctionsPass> {
+  /// Each output is written to its own out-parameter buffer, so a value
+  /// returned twice (or a graph input returned as is) gets a copy: the
+  /// result-to-out-parameter rewrite needs one distinct producer per result.
+  static void giveEachResultItsOwnValue(func::FuncOp fn) {
+    fn.walk([](func::ReturnOp ret) {
+      OpBuilder b(ret);
+      llvm::SmallPtrSet<Value, 8> seen;
+      for (OpOperand &operand : ret->getOpOperands()) {
+        Value value = operand.get();
+        bool isArgument = isa<BlockArgument>(value);
+        if (seen.insert(value).second && !isArgument)
+          continue;
+        auto type = dyn_cast<RankedTensorType>(value.getType());
+        if (!type)
+          continue;
+        SmallVector<Value> sizes;
+        for (int64_t dim = 0; dim < type.getRank(); ++dim)
+          if (type.isDynamicDim(dim))
+            sizes.push_back(tensor::DimOp::create(b, ret.getLoc(), value, dim));
+        Value init = tensor::EmptyOp::create(b, ret.getLoc(), type, sizes);
+        operand.set(
+            linalg::CopyOp::create(b, ret.getLoc(), value, init).getResult(0));
+      }
+    });
+  }
+
+  void runOnOperation() override {
+    UnitAttr unit = UnitAttr::get(&getContext());
+    for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      if (!fn.isPublic() || fn.isExternal())
+        continue;
+      fn->setAttr("llvm.emit_c_interface", unit);
+      giveEachResultItsOwnValue(fn);
+      // Leaf names are for runners that read the graph before compiling;
+      // LLVM has no use for them.
+      for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+        fn.removeArgAttr(i, RLXDialect::kInputAttrName);
+        fn.removeArgAttr(i, RLXDialect::kParamAttrName);
+      }
+    }
+  }
+};
+
+} // namespace
+
+void rlx::buildRLXToLinalgPipeline(OpPassManager &pm, StringRef unfuseTarget) {
+  RLXUnfuseOptions unfuse;
+  unfuse.target = unfuseTarget.str();
+  pm.addPass(createRLXUnfuse(unfuse));
+  pm.addPass(createConvertRLXToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createRLXFuseElementwise());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void rlx::buildGraphBufferizationPipeline(OpPassManager &pm) {
+  pm.addPass(createRLXExportGraphFunctions());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Graph results become trailing out-parameters, so a caller owns every
+  // buffer it sees.
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.modifyPublicFunctions = true;
+  outParams.hoistStaticAllocs = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  bufferization::buildBufferDeallocationPipeline(pm);
+}

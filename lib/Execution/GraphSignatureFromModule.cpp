@@ -1,0 +1,144 @@
+//===- GraphSignatureFromModule.cpp - a graph's signature from its IR -----===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rlx/Execution/GraphSignature.h"
+
+#include "rlx/Dialect/RLX/IR/RLXOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace rlxrt;
+
+static std::optional<DType> dtypeOf(Type type) {
+  if (type.isF32())
+    return DType::F32;
+  if (type.isF64())
+    return DType::F64;
+  if (type.isF16())
+    return DType::F16;
+  if (type.isBF16())
+    return DType::BF16;
+  if (auto complex = dyn_cast<ComplexType>(type))
+    if (complex.getElementType().isF32())
+      return DType::C64;
+  if (auto intType = dyn_cast<IntegerType>(type)) {
+    if (intType.getWidth() == 1)
+      return DType::Bool;
+    if (intType.isUnsigned())
+      switch (intType.getWidth()) {
+      case 8:
+        return DType::U8;
+      case 32:
+        return DType::U32;
+      default:
+        return std::nullopt;
+      }
+    switch (intType.getWidth()) {
+    case 8:
+      return DType::I8;
+    case 16:
+      return DType::I16;
+    case 32:
+      return DType::I32;
+    case 64:
+      return DType::I64;
+    default:
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+static llvm::Expected<TensorSpec> makeSpec(Type type, std::string name,
+                                           TensorSpec::Kind kind) {
+  TensorSpec spec;
+  spec.name = std::move(name);
+  spec.kind = kind;
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError(spec.kindName() + " '" + spec.name + "' " +
+                                   why);
+  };
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  if (!tensorType)
+    return fail("is not a ranked tensor");
+  if (!tensorType.hasStaticShape())
+    return fail("has dynamic dims; running a graph needs static shapes");
+  std::optional<DType> dtype = dtypeOf(tensorType.getElementType());
+  if (!dtype) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << tensorType.getElementType();
+    return fail("has element type " + text +
+                ", which a host tensor cannot hold");
+  }
+  spec.dtype = *dtype;
+  spec.shape.assign(tensorType.getShape().begin(), tensorType.getShape().end());
+  return spec;
+}
+
+llvm::Expected<GraphSignature>
+GraphSignature::fromModule(ModuleOp module, llvm::StringRef entry) {
+  func::FuncOp fn;
+  if (!entry.empty()) {
+    fn = module.lookupSymbol<func::FuncOp>(entry);
+    if (!fn || fn.isExternal())
+      return llvm::createStringError("no graph function @" + entry +
+                                     " in the module");
+  } else {
+    SmallVector<func::FuncOp> candidates;
+    for (auto f : module.getOps<func::FuncOp>())
+      if (f.isPublic() && !f.isExternal())
+        candidates.push_back(f);
+    if (candidates.empty())
+      return llvm::createStringError("the module has no public function to "
+                                     "run");
+    if (candidates.size() > 1) {
+      std::string names;
+      for (func::FuncOp f : candidates)
+        names += (names.empty() ? "@" : ", @") + f.getName().str();
+      return llvm::createStringError("the module has several graphs (" + names +
+                                     "); choose one with --entry");
+    }
+    fn = candidates.front();
+  }
+
+  GraphSignature sig;
+  sig.name = fn.getName().str();
+  for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+    std::string name = "arg" + std::to_string(i);
+    TensorSpec::Kind kind = TensorSpec::Kind::Unnamed;
+    if (auto attr = fn.getArgAttrOfType<StringAttr>(
+            i, rlx::RLXDialect::kInputAttrName)) {
+      name = attr.getValue().str();
+      kind = TensorSpec::Kind::Input;
+    } else if (auto attr = fn.getArgAttrOfType<StringAttr>(
+                   i, rlx::RLXDialect::kParamAttrName)) {
+      name = attr.getValue().str();
+      kind = TensorSpec::Kind::Param;
+    }
+    llvm::Expected<TensorSpec> spec =
+        makeSpec(fn.getArgumentTypes()[i], name, kind);
+    if (!spec)
+      return spec.takeError();
+    sig.arguments.push_back(std::move(*spec));
+  }
+  for (auto [i, type] : llvm::enumerate(fn.getResultTypes())) {
+    llvm::Expected<TensorSpec> spec =
+        makeSpec(type, "output_" + std::to_string(i), TensorSpec::Kind::Result);
+    if (!spec)
+      return spec.takeError();
+    sig.results.push_back(std::move(*spec));
+  }
+  fn.walk([&](rlx::MatMulOp op) {
+    auto result = op.getType();
+    if (result.hasStaticShape())
+      sig.flops += 2.0 * result.getNumElements() *
+                   op.getLhs().getType().getShape().back();
+  });
+  return sig;
+}

@@ -1,0 +1,149 @@
+//===- HostCode.cpp - a graph's host code, JIT or shared library --------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rlx/Execution/HostCode.h"
+#include "rlx/Execution/GraphABI.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+
+using namespace mlir;
+using namespace rlxrt;
+
+std::string rlxrt::defaultRuntimeLibrary(llvm::StringRef fileName) {
+  // The tools live in bin/ and the runtime in lib/, in the build tree and
+  // in an installation alike.
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&rlxrt::defaultRuntimeLibrary));
+  llvm::SmallString<256> path(llvm::sys::path::parent_path(exe));
+  llvm::sys::path::append(path, "..", "lib", fileName);
+  return std::string(path);
+}
+
+/// Compiles `module` (LLVM dialect) for this host into a PIC object file.
+static llvm::Error emitObjectFile(ModuleOp module, llvm::StringRef objectPath) {
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return llvm::createStringError("translation to LLVM IR failed");
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  builder->setRelocationModel(llvm::Reloc::PIC_);
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto machine = builder->createTargetMachine();
+  if (!machine)
+    return machine.takeError();
+  ExecutionEngine::setupTargetTripleAndDataLayout(llvmModule.get(),
+                                                  machine->get());
+  if (llvm::Error err =
+          makeOptimizingTransformer(3, 0, machine->get())(llvmModule.get()))
+    return err;
+  std::error_code ec;
+  llvm::raw_fd_ostream os(objectPath, ec);
+  if (ec)
+    return llvm::createStringError("cannot write '" + objectPath +
+                                   "': " + ec.message());
+  llvm::legacy::PassManager codegen;
+  if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
+                                      llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError("the host target cannot emit object files");
+  codegen.run(*llvmModule);
+  return llvm::Error::success();
+}
+
+/// Links `objectPath` into the shared library `output`, which depends on
+/// the runtime library even where no symbol needs it yet (the CPU runtime
+/// also brings the OpenMP runtime that parallel loops call).
+static llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
+                                     llvm::StringRef output,
+                                     llvm::StringRef runtimeLib) {
+  llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("cc");
+  if (!linker)
+    linker = llvm::sys::findProgramByName("clang");
+  if (!linker)
+    return llvm::createStringError(
+        "no C compiler driver (cc or clang) on PATH to link the library");
+  std::string runtimeDir(llvm::sys::path::parent_path(runtimeLib));
+  std::string rpath = "-Wl,-rpath," + runtimeDir;
+  std::string libDir = "-L" + runtimeDir;
+  std::string runtimeName = "-l:" + llvm::sys::path::filename(runtimeLib).str();
+  llvm::SmallVector<llvm::StringRef> args = {
+      *linker,     "-shared", "-o",  output,
+      objectPath,  libDir,    rpath, "-Wl,--no-as-needed",
+      runtimeName, "-lm"};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0,
+                                     &message);
+  if (rc != 0)
+    return llvm::createStringError("linking '" + output + "' failed" +
+                                   (message.empty() ? "" : ": " + message));
+  return llvm::Error::success();
+}
+
+llvm::Error rlxrt::emitHostSharedLibrary(ModuleOp module,
+                                         llvm::StringRef outputPath,
+                                         llvm::StringRef runtimeLibrary) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::SmallString<128> object;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("rlx-graph", "o", object))
+    return llvm::createStringError("cannot create a temporary object file: " +
+                                   ec.message());
+  llvm::Error error = emitObjectFile(module, object);
+  if (!error)
+    error = linkSharedLibrary(object, outputPath, runtimeLibrary);
+  llvm::sys::fs::remove(object);
+  return error;
+}
+
+llvm::Expected<std::unique_ptr<CompiledGraph>>
+rlxrt::jitCompileGraph(ModuleOp module, GraphSignature signature,
+                       llvm::StringRef runtimeLibrary) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::StringRef libs[] = {runtimeLibrary};
+  ExecutionEngineOptions engineOptions;
+  auto transformer = makeOptimizingTransformer(3, 0, nullptr);
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  engineOptions.sharedLibPaths = libs;
+  auto created = ExecutionEngine::create(module, engineOptions);
+  if (!created)
+    return llvm::createStringError("JIT compilation failed: " +
+                                   llvm::toString(created.takeError()));
+  std::shared_ptr<ExecutionEngine> engine = std::move(*created);
+  auto run = engine->lookup(kGraphRunSymbol);
+  if (!run)
+    return llvm::createStringError("JIT compilation failed: " +
+                                   llvm::toString(run.takeError()));
+  GraphBenchFn benchFn = nullptr;
+  if (module.lookupSymbol(kGraphBenchSymbol)) {
+    auto bench = engine->lookup(kGraphBenchSymbol);
+    if (!bench)
+      return llvm::createStringError("JIT compilation failed: " +
+                                     llvm::toString(bench.takeError()));
+    benchFn = reinterpret_cast<GraphBenchFn>(*bench);
+  }
+  auto graph = std::make_unique<CompiledGraph>(
+      std::move(signature), reinterpret_cast<GraphRunFn>(*run),
+      std::move(engine));
+  graph->setBenchFunction(benchFn);
+  return graph;
+}

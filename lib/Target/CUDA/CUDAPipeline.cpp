@@ -1,0 +1,122 @@
+//===- CUDAPipeline.cpp - rlx-cuda-pipeline -------------------------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rlx/Conversion/Passes.h"
+#include "rlx/Target/CUDA/Passes.h"
+#include "rlx/Transforms/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ComplexToStandard/ComplexToStandard.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/OptimizeForNVVM.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/Support/FileSystem.h"
+
+using namespace mlir;
+using namespace mlir::rlx;
+
+void rlx::buildRLXCUDAPipeline(OpPassManager &pm,
+                               const CUDAPipelineOptions &options) {
+  // The same target-independent front half as the CPU: composite ops the
+  // generic kernels do not cover become primitives, rlx -> linalg on
+  // tensors, elementwise fusion (one kernel per fused chain), buffers.
+  registerCUDAUnfusePolicy();
+  buildRLXToLinalgPipeline(pm, "cuda");
+  buildGraphBufferizationPipeline(pm);
+
+  // Buffers -> kernels: GEMMs call cuBLAS, everything else becomes
+  // kernels. What stays on the host allocates, frees, launches and calls;
+  // the linalg ops left inside one-thread kernels become loops.
+  RLXCUDALinalgToCuBLASOptions gemm;
+  gemm.allowTf32 = options.allowTf32;
+  pm.addPass(createRLXCUDALinalgToCuBLAS(gemm));
+  RLXCUDAMapToGPUOptions map;
+  map.blockSize = options.blockSize;
+  pm.addNestedPass<func::FuncOp>(createRLXCUDAMapToGPU(map));
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createConvertComplexToStandardPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createRLXExpandArith());
+  pm.addPass(createCanonicalizerPass());
+
+  // Kernels into gpu.module functions; the host side becomes one chain of
+  // asynchronous operations on a stream (the upstream lowering of host GPU
+  // ops handles only the asynchronous forms), waited for at the end.
+  pm.addPass(createConvertNVGPUToNVVMPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = options.optLevel;
+  std::string libdevice = options.libdevice;
+#ifdef RLX_DEFAULT_LIBDEVICE
+  if (libdevice.empty() && llvm::sys::fs::exists(RLX_DEFAULT_LIBDEVICE))
+    libdevice = RLX_DEFAULT_LIBDEVICE;
+#endif
+  if (!libdevice.empty())
+    target.linkLibs.push_back(libdevice);
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Device code -> NVVM.
+  pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  pm.addNestedPass<gpu::GPUModuleOp>(LLVM::createNVVMOptimizeForTargetPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+
+  // Host code -> LLVM (launches through the mgpu* entry points); device
+  // code -> cubins embedded in gpu.binary ops.
+  pm.addPass(createGpuToLLVMConversionPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "bin";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void rlx::registerCUDATargetPassesAndPipeline() {
+  registerRLXCUDATargetPasses();
+  registerCUDAUnfusePolicy();
+  PassPipelineRegistration<CUDAPipelineOptions>(
+      "rlx-cuda-pipeline",
+      "Lower rlx for NVIDIA GPUs: rlx -> linalg -> buffers -> kernels -> "
+      "NVVM cubins (gpu.binary) and host code in the LLVM dialect calling "
+      "librlx_cuda_runtime.so",
+      buildRLXCUDAPipeline);
+}

@@ -1,0 +1,214 @@
+//===- ReductionKernels.cpp - one block per reduced output ----------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// Reductions (softmax's max and sum, the norms' moments, reduce ops, loss
+// sums) come out of the lowering as linalg ops with reduction iterators. A
+// thread per output would walk a whole row alone; here a block computes
+// one output: its threads stride over the reduced points, each folding its
+// share into a partial with the op's own combiner, and `gpu.all_reduce`
+// (warp shuffles, then shared memory across warps) combines the partials.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ReductionKernels.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace {
+
+/// How `gpu.all_reduce` and arith name the combiner of a reduction.
+struct Combiner {
+  arith::AtomicRMWKind kind;
+  gpu::AllReduceOperation operation;
+};
+
+std::optional<Combiner> classifyCombiner(Operation *op) {
+  using K = arith::AtomicRMWKind;
+  using R = gpu::AllReduceOperation;
+  return llvm::TypeSwitch<Operation *, std::optional<Combiner>>(op)
+      .Case([](arith::AddFOp) { return Combiner{K::addf, R::ADD}; })
+      .Case([](arith::AddIOp) { return Combiner{K::addi, R::ADD}; })
+      .Case([](arith::MulFOp) { return Combiner{K::mulf, R::MUL}; })
+      .Case([](arith::MulIOp) { return Combiner{K::muli, R::MUL}; })
+      .Case(
+          [](arith::MaximumFOp) { return Combiner{K::maximumf, R::MAXIMUMF}; })
+      .Case(
+          [](arith::MinimumFOp) { return Combiner{K::minimumf, R::MINIMUMF}; })
+      .Case([](arith::MaxNumFOp) { return Combiner{K::maxnumf, R::MAXNUMF}; })
+      .Case([](arith::MinNumFOp) { return Combiner{K::minnumf, R::MINNUMF}; })
+      .Case([](arith::MaxSIOp) { return Combiner{K::maxs, R::MAXSI}; })
+      .Case([](arith::MinSIOp) { return Combiner{K::mins, R::MINSI}; })
+      .Case([](arith::MaxUIOp) { return Combiner{K::maxu, R::MAXUI}; })
+      .Case([](arith::MinUIOp) { return Combiner{K::minu, R::MINUI}; })
+      .Case([](arith::AndIOp) { return Combiner{K::andi, R::AND}; })
+      .Case([](arith::OrIOp) { return Combiner{K::ori, R::OR}; })
+      .Case([](arith::XOrIOp) { return Combiner{K::xori, R::XOR}; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Splits `linear` into indices of `extents`, row-major.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<Value> extents) {
+  SmallVector<Value> indices(extents.size());
+  Value rest = linear;
+  for (size_t i = extents.size(); i-- > 0;) {
+    if (i == 0) {
+      indices[i] = rest;
+      break;
+    }
+    indices[i] = arith::RemUIOp::create(b, loc, rest, extents[i]);
+    rest = arith::DivUIOp::create(b, loc, rest, extents[i]);
+  }
+  return indices;
+}
+
+/// The element of `operand` that loop point `ivs` reads or writes.
+SmallVector<Value> operandIndices(OpBuilder &b, Location loc, AffineMap map,
+                                  ValueRange ivs) {
+  SmallVector<Value> indices;
+  for (unsigned i = 0; i < map.getNumResults(); ++i)
+    indices.push_back(
+        affine::AffineApplyOp::create(b, loc, map.getSubMap({i}), ivs));
+  return indices;
+}
+
+} // namespace
+
+bool rlx::mapRowReduction(RewriterBase &rewriter, linalg::LinalgOp op,
+                          int64_t minReducedPoints) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() == 0 || !isa<linalg::GenericOp>(op) ||
+      linalg::isaContractionOpInterface(op))
+    return false;
+  // gpu.all_reduce shuffles 32-bit values.
+  Type elementType = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  if (!elementType.isIntOrFloat() || elementType.getIntOrFloatBitWidth() != 32)
+    return false;
+  SmallVector<Operation *> combinerOps;
+  Block *body = op.getBlock();
+  if (!matchReduction(op.getRegionOutputArgs(), 0, combinerOps) ||
+      combinerOps.size() != 1)
+    return false;
+  std::optional<Combiner> combiner = classifyCombiner(combinerOps.front());
+  if (!combiner)
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return false;
+  int64_t outputs = 1, reduced = 1;
+  SmallVector<unsigned> parallelDims, reducedDims;
+  for (auto [dim, iterator] : llvm::enumerate(op.getIteratorTypesArray())) {
+    if (iterator == utils::IteratorType::parallel) {
+      parallelDims.push_back(dim);
+      outputs *= ranges[dim];
+    } else {
+      reducedDims.push_back(dim);
+      reduced *= ranges[dim];
+    }
+  }
+  if (reduced < minReducedPoints || outputs == 0)
+    return false;
+
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto index = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, value);
+  };
+  // Whole warps, up to 256 threads, no more than there are points.
+  int64_t threadCount = std::min<int64_t>(256, llvm::alignTo(reduced, 32));
+  Value one = index(1);
+  Value threads = index(threadCount);
+  auto launch = gpu::LaunchOp::create(rewriter, loc, index(outputs), one, one,
+                                      threads, one, one);
+  rewriter.setInsertionPointToStart(&launch.getBody().front());
+  Value thread = launch.getThreadIds().x;
+
+  SmallVector<Value> ivs(ranges.size());
+  SmallVector<Value> parallelExtents, reducedExtents;
+  for (unsigned dim : parallelDims)
+    parallelExtents.push_back(index(ranges[dim]));
+  for (unsigned dim : reducedDims)
+    reducedExtents.push_back(index(ranges[dim]));
+  for (auto [dim, iv] : llvm::zip(
+           parallelDims,
+           delinearize(rewriter, loc, launch.getBlockIds().x, parallelExtents)))
+    ivs[dim] = iv;
+
+  // Each thread folds points thread, thread + threads, ... into its
+  // partial, starting from the combiner's identity.
+  Value identity =
+      arith::getIdentityValue(combiner->kind, elementType, rewriter, loc);
+  auto loop = scf::ForOp::create(rewriter, loc, thread, index(reduced), threads,
+                                 ValueRange{identity});
+  rewriter.setInsertionPointToStart(loop.getBody());
+  for (auto [dim, iv] :
+       llvm::zip(reducedDims, delinearize(rewriter, loc, loop.getInductionVar(),
+                                          reducedExtents)))
+    ivs[dim] = iv;
+  IRMapping mapping;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(input);
+    if (!isa<ShapedType>(input->get().getType())) {
+      mapping.map(arg, input->get());
+      continue;
+    }
+    AffineMap map = op.getMatchingIndexingMap(input);
+    mapping.map(
+        arg, memref::LoadOp::create(rewriter, loc, input->get(),
+                                    operandIndices(rewriter, loc, map, ivs)));
+  }
+  mapping.map(op.getRegionOutputArgs()[0], loop.getRegionIterArgs()[0]);
+  for (Operation &bodyOp : body->without_terminator()) {
+    if (auto indexOp = dyn_cast<linalg::IndexOp>(bodyOp)) {
+      mapping.map(indexOp.getResult(), ivs[indexOp.getDim()]);
+      continue;
+    }
+    rewriter.clone(bodyOp, mapping);
+  }
+  Value folded = mapping.lookup(body->getTerminator()->getOperand(0));
+  scf::YieldOp::create(rewriter, loc, folded);
+
+  // The block combines its partials; thread 0 folds the total into the
+  // output's initial value, as the op's own combiner does.
+  rewriter.setInsertionPointAfter(loop);
+  Value total =
+      gpu::AllReduceOp::create(rewriter, loc, loop.getResult(0),
+                               gpu::AllReduceOperationAttr::get(
+                                   rewriter.getContext(), combiner->operation),
+                               /*uniform=*/true)
+          .getResult();
+  Value isFirst = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        thread, index(0));
+  auto write = scf::IfOp::create(rewriter, loc, isFirst,
+                                 /*withElseRegion=*/false);
+  gpu::TerminatorOp::create(rewriter, loc);
+  rewriter.setInsertionPointToStart(write.thenBlock());
+  // The output's map reads no reduced dimension; those operands are
+  // placeholders.
+  for (unsigned dim : reducedDims)
+    ivs[dim] = index(0);
+  OpOperand *init = op.getDpsInitOperand(0);
+  SmallVector<Value> outIndices =
+      operandIndices(rewriter, loc, op.getMatchingIndexingMap(init), ivs);
+  Value initial =
+      memref::LoadOp::create(rewriter, loc, init->get(), outIndices);
+  Value result =
+      arith::getReductionOp(combiner->kind, rewriter, loc, total, initial);
+  memref::StoreOp::create(rewriter, loc, result, init->get(), outIndices);
+  rewriter.eraseOp(op);
+  return true;
+}

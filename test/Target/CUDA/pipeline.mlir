@@ -1,0 +1,36 @@
+// REQUIRES: cuda-toolkit
+// RUN: rlx-opt %s --rlx-cuda-pipeline | FileCheck %s --implicit-check-not=memref. --implicit-check-not=linalg. --implicit-check-not=scf.
+// RUN: rlx-opt %s --rlx-cuda-pipeline="chip=sm_80 features=+ptx70 opt-level=1" | FileCheck %s --check-prefix=SM80
+
+// The whole pipeline on a graph with a GEMM, a broadcast bias, an
+// activation and a row reduction: sm_90 cubins embedded in gpu.binary ops,
+// and host code in the LLVM dialect that zeroes the GEMM's output in a
+// kernel, calls cuBLAS for the GEMM, allocates on the device and launches
+// the remaining kernels on one stream, waiting for it at the end.
+
+// CHECK-LABEL: llvm.func @mlp(
+// CHECK:         %[[S0:.*]] = llvm.call @mgpuStreamCreate()
+// CHECK:         gpu.launch_func <%[[S0]] : !llvm.ptr> @mlp_kernel::@mlp_kernel
+// CHECK:         llvm.call @mgpuStreamSynchronize(%[[S0]])
+// CHECK:         llvm.call @rlx_cuda_matmul_f32(
+// CHECK:         %[[STREAM:.*]] = llvm.call @mgpuStreamCreate()
+// CHECK:         llvm.call @mgpuMemAlloc({{.*}}, %[[STREAM]], {{.*}})
+// CHECK:         gpu.launch_func <%[[STREAM]] : !llvm.ptr>
+// CHECK:         llvm.call @mgpuMemFree
+// CHECK:         llvm.call @mgpuStreamSynchronize(%[[STREAM]])
+// CHECK:         llvm.call @mgpuStreamDestroy(%[[STREAM]])
+// CHECK-LABEL: llvm.func @_mlir_ciface_mlp(
+// The kernels' math calls (erf) link the toolkit's libdevice.
+// CHECK:       gpu.binary @mlp_kernel  [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80", link = ["{{.*}}libdevice.10.bc"]>, {{.*}}bin = "\7FELF
+
+// SM80: #nvvm.target<O = 1, chip = "sm_80", features = "+ptx70"
+
+func.func @mlp(%x: tensor<8x64xf32> {rlx.input = "x"},
+               %w: tensor<64x33xf32> {rlx.param = "w"},
+               %b: tensor<33xf32> {rlx.param = "b"}) -> tensor<8x33xf32> {
+  %0 = rlx.matmul %x, %w : tensor<8x64xf32>, tensor<64x33xf32>
+  %1 = rlx.binary add %0, %b : tensor<8x33xf32>, tensor<33xf32>
+  %2 = rlx.activation gelu %1 : tensor<8x33xf32>
+  %3 = rlx.softmax %2 {axis = 1 : i64} : tensor<8x33xf32>
+  return %3 : tensor<8x33xf32>
+}

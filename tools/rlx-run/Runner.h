@@ -1,0 +1,52 @@
+//===- Runner.h - running a compiled graph from the command line -*- C++
+//-*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// What rlx-run and rlx-run-aot share: the options that feed, time, write
+// and check a graph, and the run itself. It needs the execution library's
+// core only, so rlx-run-aot builds without MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_TOOLS_RLX_RUN_RUNNER_H
+#define RLX_TOOLS_RLX_RUN_RUNNER_H
+
+#include "rlx/Execution/CompiledGraph.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+
+namespace rlxrun {
+
+extern llvm::cl::OptionCategory runCategory;
+/// --load OUT.so: a graph compiled ahead of time.
+extern llvm::cl::opt<std::string> loadSharedLib;
+
+/// The name errors start with.
+extern const char *toolName;
+
+/// Reports a user error on one line and exits with code 1.
+[[noreturn]] void fatal(const llvm::Twine &message);
+void exitOnError(llvm::Error error);
+template <typename T> T exitOnError(llvm::Expected<T> value) {
+  exitOnError(value.takeError());
+  return std::move(*value);
+}
+
+/// Feeds `graph` its arguments (--input, --params, --random-inputs), runs
+/// or benchmarks it (--bench), prints the profile if it has one, and
+/// writes, prints and checks the outputs (--output, --print, --check).
+/// Returns the exit code: 1 if a check failed.
+int runGraph(const rlxrt::CompiledGraph &graph,
+             std::optional<double> compileMs);
+
+} // namespace rlxrun
+
+#endif // RLX_TOOLS_RLX_RUN_RUNNER_H
