@@ -36,6 +36,33 @@ Value PrimitiveBuilder::swapLastTwo(Value x) {
   return transpose(x, perm);
 }
 
+Value PrimitiveBuilder::sumToShape(Value x, ArrayRef<int64_t> shape) {
+  ArrayRef<int64_t> from = llvm::cast<ShapedType>(x.getType()).getShape();
+  if (from == shape)
+    return x;
+  int64_t extra = from.size() - shape.size();
+  SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, extra));
+  for (auto [i, dim] : llvm::enumerate(shape))
+    if (dim == 1 && from[extra + i] != 1)
+      axes.push_back(extra + i);
+  if (!axes.empty())
+    x = reduce(ReduceKind::Sum, x, axes, /*keepDim=*/true);
+  if (llvm::cast<ShapedType>(x.getType()).getShape() != shape)
+    x = reshape(x, shape);
+  return x;
+}
+
+Value PrimitiveBuilder::expandReduced(Value dy, ArrayRef<int64_t> shape,
+                                      ArrayRef<int64_t> axes, bool keepDim) {
+  if (!keepDim) {
+    SmallVector<int64_t> kept(shape);
+    for (int64_t axis : axes)
+      kept[axis] = 1;
+    dy = reshape(dy, kept);
+  }
+  return broadcastTo(dy, shape);
+}
+
 SmallVector<int64_t> rlx::allAxesBut(int64_t rank, int64_t axis) {
   SmallVector<int64_t> axes;
   for (int64_t i = 0; i < rank; ++i)

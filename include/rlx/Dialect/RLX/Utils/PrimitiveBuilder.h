@@ -90,10 +90,13 @@ public:
         b, loc,
         DenseElementsAttr::get(type, b.getFloatAttr(elementType, value)));
   }
-  /// Zeros of `like`'s shape and element type (an absent norm shift).
+  /// Zeros of `like`'s static shape and element type, of any element type
+  /// (an absent norm shift, a zero gradient or tangent).
   Value zerosLike(Value like) {
     auto type = llvm::cast<RankedTensorType>(like.getType());
-    return splat(type.getShape(), type.getElementType(), 0.0);
+    return ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
   }
   /// A rank-0 constant `value` of `elementType`, broadcast by the binary ops.
   Value scalar(Type elementType, double value) {
@@ -139,6 +142,16 @@ public:
         shape, [](int64_t d) { return ShapedType::isDynamic(d) ? -1 : d; });
     return ExpandOp::create(b, loc, x, target);
   }
+
+  /// `x` summed down to the static `shape` it was broadcast from (NumPy
+  /// rules): over its extra leading axes and over every axis where `shape`
+  /// has a 1 and `x` does not, with one keep-dim reduction and a reshape.
+  /// Returns `x` itself when it already has `shape`.
+  Value sumToShape(Value x, ArrayRef<int64_t> shape);
+  /// `dy`, the result of a reduction of a `shape` tensor over `axes`
+  /// (`keepDim` as the reduction had it), broadcast back to `shape`.
+  Value expandReduced(Value dy, ArrayRef<int64_t> shape, ArrayRef<int64_t> axes,
+                      bool keepDim);
 
   /// `f'(x)` of activation `kind` in closed form, or null for the kinds
   /// whose gradient is not a product with the cotangent (relu, abs, neg,
