@@ -156,9 +156,23 @@ def RLXAutodiff : Pass<"rlx-autodiff", "ModuleOp"> {
     is an error naming the op at its location; nothing is emitted then.
 
     The result is a function like any other: `rlx-jvp` applied to
-    `@f_grad` gives Hessian-vector products, and `rlx-autodiff` applied to
-    it second derivatives, wherever the backward ops it contains have rules
-    of their own.
+    `@f_grad` gives Hessian-vector products, wherever the backward ops it
+    contains have rules of their own.
+
+    **Training step.** With `optimizer=sgd` or `optimizer=adam` (and a
+    one-element loss) the pass also adds `@f_train_step`, `@f_grad` followed
+    by one update of every `wrt` parameter, returning `[loss, updated
+    parameters..., updated optimizer state...]`, each update carrying the
+    result attribute `{rlx.param = "<name>"}` of the argument it replaces,
+    so a runner feeds it back by name. The optimizer state is extra
+    `rlx.param` arguments, zeros at the start, with PyTorch's update rules
+    (no weight decay):
+
+    | optimizer | state arguments | update |
+    |-----------|-----------------|--------|
+    | `sgd` | none | `w -= lr g` |
+    | `sgd` with `momentum` m | `<name>.momentum` | `buf = m buf + g`, `w -= lr buf` |
+    | `adam` | `adam.step` (rank 0), `<name>.adam_m`, `<name>.adam_v` | `t += 1`, `m = b1 m + (1 - b1) g`, `v = b2 v + (1 - b2) g^2`, `w -= lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)` |
   }];
   let options = [
     Option<"func", "func", "std::string", /*default=*/"\"\"",
@@ -173,7 +187,7 @@ def RLXAutodiff : Pass<"rlx-autodiff", "ModuleOp"> {
            "Rematerialisation policy: none (keep every forward value the "
            "backward sweep reads)">,
     Option<"optimizer", "optimizer", "std::string", /*default=*/"\"none\"",
-           "Training step to add as @f_train_step: none or sgd">,
+           "Training step to add as @f_train_step: none, sgd or adam">,
     Option<"lr", "lr", "double", /*default=*/"0.01",
            "Learning rate of the training step">,
     Option<"momentum", "momentum", "double", /*default=*/"0.0",

@@ -95,10 +95,9 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
                          << " is not supported yet (only none)";
       return signalPassFailure();
     }
-    if (optimizer != "none") {
-      module.emitError() << kPass << ": optimizer=" << optimizer
-                         << " is not supported yet (training steps are not "
-                            "built)";
+    if (optimizer != "none" && optimizer != "sgd" && optimizer != "adam") {
+      module.emitError() << kPass << ": unknown optimizer=" << optimizer
+                         << " (expected none, sgd or adam)";
       return signalPassFailure();
     }
     if (failed(deriveFunction(
@@ -142,6 +141,103 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
     }
     setResults(f, g, results);
     eraseDeadOps(g);
+    if (optimizer == "none")
+      return success();
+    return buildTrainStep(f, g, wrtArgs);
+  }
+
+  /// Adds `@f_train_step`: `@f_grad`'s forward and backward ops, then one
+  /// optimizer update per parameter. It returns `[loss, updated parameters...,
+  /// updated optimizer state...]`, each update carrying `{rlx.param = name}`
+  /// of the argument it replaces, so a runner feeds it back by name.
+  LogicalResult buildTrainStep(func::FuncOp f, func::FuncOp g,
+                               ArrayRef<unsigned> wrtArgs) {
+    Value loss = g.getBody().front().getTerminator()->getOperand(0);
+    auto lossType = llvm::cast<RankedTensorType>(loss.getType());
+    if (g.getNumArguments() != f.getNumArguments())
+      return f.emitError() << kPass << ": optimizer=" << optimizer
+                           << " needs a one-element loss; @" << f.getName()
+                           << "'s is " << lossType;
+    std::string name = (f.getName() + "_train_step").str();
+    auto module = f->getParentOfType<ModuleOp>();
+    if (module.lookupSymbol(name))
+      return f.emitError() << kPass << ": the module already has a symbol @"
+                           << name;
+    func::FuncOp step = g.clone();
+    step.setName(name);
+    module.getBody()->getOperations().insertAfter(g->getIterator(), step);
+
+    Operation *ret = step.getBody().front().getTerminator();
+    unsigned numResults = f.getNumResults();
+    SmallVector<Value> grads(ret->getOperands().drop_front(numResults));
+    OpBuilder b(ret);
+    PrimitiveBuilder p(b, step.getLoc());
+    SmallVector<Value> results = {ret->getOperand(0)};
+    SmallVector<std::string> names;
+    SmallVector<Value> state;
+    SmallVector<std::string> stateNames;
+    auto addState = [&](Type type, std::string stateName) {
+      stateNames.push_back(stateName);
+      return appendParamArgument(step, type, stateName);
+    };
+    // Adam's step count, shared by every parameter.
+    Value count, bias1, bias2;
+    if (optimizer == "adam") {
+      Type et = llvm::cast<RankedTensorType>(
+                    step.getArgument(wrtArgs.front()).getType())
+                    .getElementType();
+      Value previous = addState(RankedTensorType::get({}, et), "adam.step");
+      count = p.add(previous, p.scalar(et, 1.0));
+      state.push_back(count);
+      // 1 - beta^t, the bias corrections.
+      auto correction = [&](double beta) {
+        return p.sub(p.scalar(et, 1.0),
+                     p.binary(BinaryKind::Pow, p.scalar(et, beta), count));
+      };
+      bias1 = correction(beta1);
+      bias2 = correction(beta2);
+    }
+    for (auto [i, grad] : llvm::zip_equal(wrtArgs, grads)) {
+      Value w = step.getArgument(i);
+      std::string param = argumentName(f, i).str();
+      Type et = llvm::cast<RankedTensorType>(w.getType()).getElementType();
+      auto c = [&](double v) { return p.scalar(et, v); };
+      Value update = grad;
+      if (optimizer == "sgd" && momentum != 0.0) {
+        // PyTorch's SGD: buf = momentum * buf + g (buf starts at zeros).
+        Value buffer = addState(w.getType(), param + ".momentum");
+        update = p.add(p.mul(buffer, c(momentum)), grad);
+        state.push_back(update);
+      } else if (optimizer == "adam") {
+        Value m = addState(w.getType(), param + ".adam_m");
+        Value v = addState(w.getType(), param + ".adam_v");
+        Value m1 = p.add(p.mul(m, c(beta1)), p.mul(grad, c(1.0 - beta1)));
+        Value v1 =
+            p.add(p.mul(v, c(beta2)), p.mul(p.mul(grad, grad), c(1.0 - beta2)));
+        state.push_back(m1);
+        state.push_back(v1);
+        Value denominator =
+            p.add(p.activation(ActivationKind::Sqrt, p.div(v1, bias2)), c(eps));
+        update = p.div(p.div(m1, bias1), denominator);
+      }
+      results.push_back(p.sub(w, p.mul(update, c(lr))));
+      names.push_back(param);
+    }
+    llvm::append_range(results, state);
+    llvm::append_range(names, stateNames);
+
+    MLIRContext *ctx = &getContext();
+    ret->setOperands(results);
+    SmallVector<DictionaryAttr> resultAttrs = {DictionaryAttr::get(ctx)};
+    for (const std::string &resultName : names)
+      resultAttrs.push_back(DictionaryAttr::get(
+          ctx, {NamedAttribute(StringAttr::get(ctx, "rlx.param"),
+                               StringAttr::get(ctx, resultName))}));
+    step.setFunctionType(FunctionType::get(
+        ctx, step.getArgumentTypes(),
+        llvm::map_to_vector(results, [](Value v) { return v.getType(); })));
+    step.setAllResultAttrs(resultAttrs);
+    eraseDeadOps(step);
     return success();
   }
 };

@@ -128,17 +128,27 @@ LogicalResult rlx::deriveFunction(
   return failure();
 }
 
-BlockArgument rlx::appendInputArgument(func::FuncOp g, Type type,
-                                       StringRef name) {
+/// Appends an argument of `type` carrying `{<kind> = name}` to `g`.
+static BlockArgument appendNamedArgument(func::FuncOp g, Type type,
+                                         StringRef kind, StringRef name) {
   MLIRContext *ctx = g.getContext();
   unsigned index = g.getNumArguments();
   (void)g.insertArgument(
       index, type,
-      DictionaryAttr::get(ctx,
-                          {NamedAttribute(StringAttr::get(ctx, "rlx.input"),
-                                          StringAttr::get(ctx, name))}),
+      DictionaryAttr::get(ctx, {NamedAttribute(StringAttr::get(ctx, kind),
+                                               StringAttr::get(ctx, name))}),
       g.getLoc());
   return g.getArgument(index);
+}
+
+BlockArgument rlx::appendInputArgument(func::FuncOp g, Type type,
+                                       StringRef name) {
+  return appendNamedArgument(g, type, "rlx.input", name);
+}
+
+BlockArgument rlx::appendParamArgument(func::FuncOp g, Type type,
+                                       StringRef name) {
+  return appendNamedArgument(g, type, "rlx.param", name);
 }
 
 void rlx::setResults(func::FuncOp f, func::FuncOp g, ArrayRef<Value> results) {

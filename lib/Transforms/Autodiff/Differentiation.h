@@ -40,6 +40,8 @@ LogicalResult deriveFunction(
 
 /// Appends an argument of `type` named `{rlx.input = name}` to `g`.
 BlockArgument appendInputArgument(func::FuncOp g, Type type, StringRef name);
+/// Appends an argument of `type` named `{rlx.param = name}` to `g`.
+BlockArgument appendParamArgument(func::FuncOp g, Type type, StringRef name);
 
 /// Makes `results` what `g` returns, the first ones being `f`'s results
 /// (they keep `f`'s result attributes).

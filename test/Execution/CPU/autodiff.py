@@ -8,7 +8,9 @@ in f32 and f64, and compares:
 - the loss and every gradient with `torch.autograd.grad` of the same function
   written in torch, computed in f64 from the same (rounded) inputs; a loss
   with several elements is seeded with a random cotangent `d_loss`;
-- every tangent with `torch.autograd.forward_ad` (dual numbers);
+- every tangent with functorch's `jvp` (forward-mode AD);
+- Hessian-vector products of the MLPs by forward over reverse (`rlx-jvp`
+  of `@f_grad`) with `torch.autograd.functional.hvp`;
 - in f64, rlx's own VJP against its own JVP: `<d_loss, J t> = <J^T d_loss, t>`
   (rtol 1e-9);
 - in f64, the oracle itself against central finite differences of
@@ -27,9 +29,9 @@ import os
 import subprocess
 import sys
 
+import functorch
 import numpy as np
 import torch
-import torch.autograd.forward_ad as fwAD
 import torch.nn.functional as F
 
 sys.path.insert(0, __file__.rsplit("/", 3)[0] + "/Execution/lib")
@@ -121,8 +123,10 @@ class Case:
         loss = call(**leaves)
         seed = torch.ones_like(loss) if scalar else torch.from_numpy(
             d_loss.astype(np.float64))
-        want_grads = torch.autograd.grad(loss, [leaves[k] for k in self.wrt],
-                                         seed)
+        want_grads = [g if g is not None else torch.zeros_like(leaves[k])
+                      for g, k in zip(torch.autograd.grad(
+                          loss, [leaves[k] for k in self.wrt], seed,
+                          allow_unused=True), self.wrt)]
         grad_mlir = rlx_opt(mlir, f"rlx-autodiff=func=f wrt={wrt}")
         feed = dict(values)
         if not scalar:
@@ -156,11 +160,12 @@ class Case:
             return
 
         # Forward mode.
-        with fwAD.dual_level():
-            duals = {k: fwAD.make_dual(torch_in[k],
-                                       torch.from_numpy(tangents[k].astype(
-                                           np.float64))) for k in self.wrt}
-            want_tangent = fwAD.unpack_dual(call(**duals)).tangent
+        primals = tuple(torch_in[k] for k in self.wrt)
+        directions = tuple(torch.from_numpy(tangents[k].astype(np.float64))
+                           for k in self.wrt)
+        want_tangent = functorch.jvp(
+            lambda *ws: call(**dict(zip(self.wrt, ws))), primals,
+            directions)[1]
         jvp_mlir = rlx_opt(mlir, f"rlx-jvp=func=f wrt={wrt}")
         feed = dict(values)
         feed.update({f"t_{k}": v for k, v in tangents.items()})
@@ -404,7 +409,7 @@ case("group_norm",
          f"%loss = rlx.group_norm %x, %g, %b {{num_groups = 2 : i64, "
          f"eps = 1.0e-05 : f32}} : {t((2, 4, 3, 3))}, {t((4,))}, {t((4,))}"],
      (2, 4, 3, 3), lambda x, g, b: F.group_norm(x, 2, g, b, EPS),
-     ["x", "g", "b"], n=18, jvp=False)
+     ["x", "g", "b"], n=18)
 
 case("batch_norm_inference",
      [("x", "input", uniform((3, 2, 4))), ("g", "param", uniform((4,))),
@@ -415,7 +420,7 @@ case("batch_norm_inference",
          f"{{eps = 1.0e-05 : f32}} : {t((3, 2, 4))}, {t((4,))}, {t((4,))}, "
          f"{t((4,))}, {t((4,))}"],
      (3, 2, 4), lambda x, g, b, m, v: (x - m) / torch.sqrt(v + EPS) * g + b,
-     ["x", "g", "b"], n=6, jvp=False)
+     ["x", "g", "b"], n=6)
 
 # --------------------------------------------------------------------------
 # shape ops
@@ -531,7 +536,7 @@ for kind, sq, sk, window, scale, cap, packed in ATTENTION:
              f"%loss = rlx.attention %q, %k, %v"
              + (f" mask %m : {t(mshape)}" if mshape else "")
              + f" {{{', '.join(attrs)}}} : {t(qs)}, {t(ks)}, {t(ks)}"],
-         qs, fn, ["q", "k", "v"], n=sk * D, jvp=False)
+         qs, fn, ["q", "k", "v"], n=sk * D)
 
 # --------------------------------------------------------------------------
 # convolution and pooling
@@ -583,22 +588,89 @@ for kind, kernel, stride, pad in POOL:
          tuple(out), fn, ["x"], n=9, jvp=kind != "max", smooth=kind != "max")
 
 # --------------------------------------------------------------------------
-# a two-layer MLP with a softmax cross-entropy head (every param)
-case("mlp",
-     [("x", "input", uniform((8, 5))), ("w1", "param", uniform((5, 7))),
-      ("b1", "param", uniform((7,))), ("w2", "param", uniform((7, 3))),
-      ("b2", "param", uniform((3,))), ("y", "index", integers((8,), 3))],
+# backward ops as forward ops: their own derivatives (second order)
+def vjp_of(fn):
+    return lambda x, dy: functorch.vjp(fn, x)[1](dy)[0]
+
+
+for kind, (fn, (low, high)) in ACTS.items():
+    if kind in ("relu", "abs", "neg"):
+        continue
+    case(f"activation_backward {kind}",
+         [("x", "param", uniform((3, 5), low, high)),
+          ("dy", "param", uniform((3, 5)))],
+         lambda F, t, kind=kind: [
+             f"%loss = rlx.activation_backward {kind} %x, %dy : {t((3, 5))}, "
+             f"{t((3, 5))}"],
+         (3, 5), vjp_of(fn), ["x", "dy"])
+case("relu_backward",
+     [("x", "param", uniform((3, 5))), ("dy", "param", uniform((3, 5)))],
      lambda F, t: [
-         f"%h = rlx.matmul %x, %w1 : {t((8, 5))}, {t((5, 7))}",
-         f"%hb = rlx.binary add %h, %b1 : {t((8, 7))}, {t((7,))}",
-         f"%a = rlx.activation gelu %hb : {t((8, 7))}",
-         f"%z = rlx.matmul %a, %w2 : {t((8, 7))}, {t((7, 3))}",
-         f"%zb = rlx.binary add %z, %b2 : {t((8, 3))}, {t((3,))}",
-         f"%l = rlx.softmax_cross_entropy_with_logits %zb, %y : "
-         f"{t((8, 3))}, tensor<8xi64>",
-         f"%loss = rlx.reduce mean %l axes = [0] : {t((8,))}"],
-     (), lambda x, w1, b1, w2, b2, y: F.cross_entropy(
-         F.gelu(x @ w1 + b1) @ w2 + b2, y), ["w1", "b1", "w2", "b2"], n=40)
+         f"%loss = rlx.relu_backward %x, %dy : {t((3, 5))}, {t((3, 5))}"],
+     (3, 5), lambda x, dy: torch.where(x > 0, dy, torch.zeros_like(dy)),
+     ["x", "dy"], smooth=False)
+case("softmax_cross_entropy_backward",
+     [("z", "param", uniform((4, 5), -2, 2)),
+      ("labels", "index", integers((4,), 5)),
+      ("dl", "param", uniform((4,)))],
+     lambda F, t: [
+         f"%loss = rlx.softmax_cross_entropy_backward %z, %labels, %dl : "
+         f"{t((4, 5))}, tensor<4xi64>, {t((4,))}"],
+     (4, 5), lambda z, labels, dl: (torch.softmax(z, 1) - F.one_hot(
+         labels, 5)) * dl[:, None],
+     ["z", "dl"], n=5)
+
+# --------------------------------------------------------------------------
+# a two-layer MLP with a softmax cross-entropy head (every param)
+MLP = {}
+for act in ("gelu", "tanh", "silu"):
+    MLP[act] = Case(
+        f"mlp {act}",
+        [("x", "input", uniform((8, 5))), ("w1", "param", uniform((5, 7))),
+         ("b1", "param", uniform((7,))), ("w2", "param", uniform((7, 3))),
+         ("b2", "param", uniform((3,))), ("y", "index", integers((8,), 3))],
+        lambda F, t, act=act: [
+            f"%h = rlx.matmul %x, %w1 : {t((8, 5))}, {t((5, 7))}",
+            f"%hb = rlx.binary add %h, %b1 : {t((8, 7))}, {t((7,))}",
+            f"%a = rlx.activation {act} %hb : {t((8, 7))}",
+            f"%z = rlx.matmul %a, %w2 : {t((8, 7))}, {t((7, 3))}",
+            f"%zb = rlx.binary add %z, %b2 : {t((8, 3))}, {t((3,))}",
+            f"%l = rlx.softmax_cross_entropy_with_logits %zb, %y : "
+            f"{t((8, 3))}, tensor<8xi64>",
+            f"%loss = rlx.reduce mean %l axes = [0] : {t((8,))}"],
+        (), lambda x, w1, b1, w2, b2, y, fn=ACTS[act][0]: F.cross_entropy(
+            fn(x @ w1 + b1) @ w2 + b2, y), ["w1", "b1", "w2", "b2"], n=40)
+    CASES.append(MLP[act])
+
+
+def check_hvp(c, dtype):
+    """Hessian-vector products by forward over reverse: rlx-jvp of @f_grad
+    (the tangents of its gradient results) against
+    torch.autograd.functional.hvp."""
+    values = {name: make(dtype) for name, _, make in c.args}
+    wrt = ",".join(c.wrt)
+    grad = rlx_opt(c.mlir(dtype, values), f"rlx-autodiff=func=f wrt={wrt}")
+    hvp = grad and rlx_opt(grad, f"rlx-jvp=func=f_grad wrt={wrt}")
+    tangents = {k: check.uniform(values[k].shape, dtype) for k in c.wrt}
+    feed = dict(values)
+    feed.update({f"t_{k}": v for k, v in tangents.items()})
+    outs = check.run(hvp, feed, entry="f_grad_jvp") if hvp else None
+    torch_in = {k: torch.from_numpy(v.astype(np.float64)
+                                    if v.dtype.kind == "f" else v)
+                for k, v in values.items()}
+
+    def loss(*ws):
+        ins = dict(torch_in, **dict(zip(c.wrt, ws)))
+        return c.fn(*[ins[name] for name, _, _ in c.args])
+    _, want = torch.autograd.functional.hvp(
+        loss, tuple(torch_in[k] for k in c.wrt),
+        tuple(torch.from_numpy(tangents[k].astype(np.float64))
+              for k in c.wrt))
+    n = len(c.wrt)
+    for i, k in enumerate(c.wrt):
+        close(f"hvp {c.name} {np.dtype(dtype)} H t ({k})", dtype,
+              outs and outs[2 + n + i], want[i].numpy(), c.n)
+
 
 only = os.environ.get("RLX_AUTODIFF_CASE")
 for c in CASES:
@@ -606,4 +678,9 @@ for c in CASES:
         continue
     for dtype in (np.float32, np.float64):
         c.run(dtype)
+for c in MLP.values():
+    if only and only not in c.name:
+        continue
+    for dtype in (np.float32, np.float64):
+        check_hvp(c, dtype)
 check.finish()

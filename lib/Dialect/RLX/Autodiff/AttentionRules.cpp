@@ -31,6 +31,52 @@ static LogicalResult vjpRule(AttentionOp op, PrimitiveBuilder &p,
   return success();
 }
 
+/// With `P` the probabilities and `S` the (scaled, capped) scores:
+/// `t_out = t_P v + P t_v`, `t_P = P * (t_S - rowsum(P * t_S))`,
+/// `t_S = scale * (t_q k^T + q t_k^T) * (1 - tanh^2)` (the soft cap's
+/// derivative) plus the tangent of an additive bias. The probabilities are
+/// recomputed from the forward operands, as the backward ops do; the
+/// rank-3 layout reaches autodiff split into heads.
+static LogicalResult jvpRule(AttentionOp op, PrimitiveBuilder &p,
+                             ValueRange txs, MutableArrayRef<Value> tys) {
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+  if (failed(requireStaticShapes(op, {q, k}, "rlx-jvp")))
+    return failure();
+  if (shapeOf(q).size() != 4)
+    return op.emitError() << "rlx-jvp: the rule of '" << op->getName()
+                          << "' takes the [B, H, S, D] layout";
+  std::optional<int64_t> window;
+  if (op.getWindow())
+    window = static_cast<int64_t>(*op.getWindow());
+  PrimitiveBuilder::AttentionProbabilities attention = p.attentionProbabilities(
+      q, k, op.getMask(), op.getMaskKind(), window, op.getScoreScaleAttr(),
+      op.getAttnLogitSoftcapAttr(), op.getHeadDim());
+  Value probs = attention.probs;
+  Type et = elementTypeOf(q);
+  Value scores =
+      sumOverTangents(p, txs.take_front(2), [&](unsigned i, Value t) {
+        return i == 0 ? p.matmul(t, p.swapLastTwo(k))
+                      : p.matmul(q, p.swapLastTwo(t));
+      });
+  if (scores) {
+    scores = p.mul(scores, attention.scale);
+    if (Value capTanh = attention.capTanh)
+      scores = p.mul(scores, p.sub(p.scalar(et, 1.0), p.mul(capTanh, capTanh)));
+  }
+  if (op.getMaskKind() == MaskKind::Bias && txs.size() > 3 && txs[3])
+    scores = scores ? p.add(scores, txs[3]) : txs[3];
+  Value sum;
+  if (scores) {
+    sum = p.matmul(p.softmaxJacobian(probs, scores, 3), v);
+  }
+  if (txs[2]) {
+    Value term = p.matmul(probs, txs[2]);
+    sum = sum ? p.add(sum, term) : term;
+  }
+  tys[0] = sum;
+  return success();
+}
+
 /// Rope is a rotation of `x`: its VJP rotates back, its JVP rotates the
 /// tangent. The tables get no gradient.
 static LogicalResult vjpRule(RopeOp op, PrimitiveBuilder &p, ValueRange dys,

@@ -141,6 +141,55 @@ static LogicalResult vjpRule(BatchNormInferenceOp op, PrimitiveBuilder &p,
   return success();
 }
 
+/// Group norm's normalisation has a symmetric Jacobian like layer norm's:
+/// `gamma * J t_x + t_gamma * normalized + t_beta`, per channel.
+static LogicalResult jvpRule(GroupNormOp op, PrimitiveBuilder &p,
+                             ValueRange txs, MutableArrayRef<Value> tys) {
+  Value x = op.getInput(), gamma = op.getGamma();
+  if (failed(requireStaticShapes(op, gamma, "rlx-jvp")))
+    return failure();
+  int64_t rank = shapeOf(x).size();
+  Value ones = p.splat(shapeOf(gamma), elementTypeOf(gamma), 1.0);
+  Value zeros = p.zerosLike(op.getBeta());
+  auto channels = [&](Value v) { return p.alongAxis(v, rank, 1); };
+  Value sum = sumOverTangents(p, txs, [&](unsigned i, Value t) -> Value {
+    if (i == 0)
+      return p.mul(channels(gamma),
+                   GroupNormBackwardInputOp::create(p.b, p.loc, x, ones, zeros,
+                                                    t, op.getNumGroupsAttr(),
+                                                    op.getEpsAttr()));
+    if (i == 1)
+      return p.mul(channels(t),
+                   GroupNormOp::create(p.b, p.loc, x, ones, zeros,
+                                       op.getNumGroupsAttr(), op.getEpsAttr()));
+    return channels(t);
+  });
+  tys[0] = p.broadcastTo(sum, shapeOf(op.getResult()));
+  return success();
+}
+
+/// Affine in `x` with frozen statistics: `dy * gamma * rsqrt(var + eps)` is
+/// the backward-input op, for the input and (with `x - mean` as `dy`) for
+/// gamma.
+static LogicalResult jvpRule(BatchNormInferenceOp op, PrimitiveBuilder &p,
+                             ValueRange txs, MutableArrayRef<Value> tys) {
+  if (txs[3] || txs[4])
+    return op.emitError() << "rlx-jvp: the running statistics of '"
+                          << op->getName() << "' are frozen (no derivative)";
+  Value x = op.getInput(), mean = op.getRunningMean(), var = op.getRunningVar();
+  Value sum = sumOverTangents(p, txs, [&](unsigned i, Value t) -> Value {
+    if (i == 0)
+      return BatchNormInferenceBackwardInputOp::create(
+          p.b, p.loc, x, op.getGamma(), mean, var, t, op.getEpsAttr());
+    if (i == 1)
+      return BatchNormInferenceBackwardInputOp::create(
+          p.b, p.loc, x, t, mean, var, p.sub(x, mean), op.getEpsAttr());
+    return t;
+  });
+  tys[0] = p.broadcastTo(sum, shapeOf(op.getResult()));
+  return success();
+}
+
 void attachNormalizationRules(MLIRContext *ctx) {
   attachRules<LayerNormOp, RmsNormOp, GroupNormOp, BatchNormInferenceOp>(ctx);
 }

@@ -114,8 +114,7 @@ static Value applySoftmaxJacobian(SoftmaxOp op, PrimitiveBuilder &p, Value v) {
   int64_t axis = static_cast<int64_t>(op.getAxis());
   if (axis < 0)
     axis += rank;
-  Value dot = p.reduce(ReduceKind::Sum, p.mul(y, v), {axis}, /*keepDim=*/true);
-  return p.mul(y, p.sub(v, dot));
+  return p.softmaxJacobian(y, v, axis);
 }
 
 static LogicalResult vjpRule(SoftmaxOp op, PrimitiveBuilder &p, ValueRange dys,

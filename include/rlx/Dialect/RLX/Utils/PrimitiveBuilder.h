@@ -108,6 +108,14 @@ public:
   Value reduce(ReduceKind kind, Value x, ArrayRef<int64_t> axes, bool keepDim) {
     return ReduceOp::create(b, loc, kind, x, axes, keepDim);
   }
+  /// `probs * (v - sum(probs * v))` over `axis`: the softmax Jacobian at the
+  /// probabilities `probs` (symmetric) applied to `v`, the derivative of
+  /// every softmax in either direction.
+  Value softmaxJacobian(Value probs, Value v, int64_t axis) {
+    Value dot =
+        reduce(ReduceKind::Sum, mul(probs, v), {axis}, /*keepDim=*/true);
+    return mul(probs, sub(v, dot));
+  }
   /// `[D]` reshaped to broadcast along `axis` of a rank-`rank` tensor:
   /// `[D, 1, ..., 1]` with one 1 per dim after `axis`.
   Value alongAxis(Value vector, int64_t rank, int64_t axis);
@@ -157,6 +165,10 @@ public:
   /// whose gradient is not a product with the cotangent (relu, abs, neg,
   /// round). Defined once, in Derivatives.cpp.
   Value activationDerivative(ActivationKind kind, Value x);
+  /// `f''(x)` of activation `kind` in closed form, or null where it is 0
+  /// (relu, abs and neg almost everywhere; round's straight-through
+  /// estimator). Second derivatives (Hessian-vector products) use it.
+  Value activationSecondDerivative(ActivationKind kind, Value x);
   /// The vector-Jacobian product of activation `kind` at `x` with the
   /// cotangent `dy`: what `rlx.activation_backward` computes.
   Value activationVJP(ActivationKind kind, Value x, Value dy);
@@ -171,6 +183,24 @@ public:
     FloatAttr scoreScale;
     Value ropeCos, ropeSin;
   };
+  /// The softmax probabilities `[B, H, Sq, Sk]` of an `rlx.attention` on
+  /// `[B, H, S, D]` operands, recomputed exactly as the op defines them, with
+  /// what their derivatives need besides.
+  struct AttentionProbabilities {
+    Value probs;
+    /// `tanh(s / c)` of the soft cap `c` (null without one).
+    Value capTanh;
+    /// The score scale, a rank-0 constant.
+    Value scale;
+  };
+  /// Static sequence lengths are required where a mask needs them
+  /// (positional and key-padding masks), and Sk >= Sq for the positional
+  /// ones; the caller checks.
+  AttentionProbabilities
+  attentionProbabilities(Value q, Value k, Value mask, MaskKind kind,
+                         std::optional<int64_t> window, FloatAttr scoreScale,
+                         FloatAttr softcap, int64_t headDim);
+
   /// Splits `qkv` [B, S, 3I] into heads, applies rope to q and k when the
   /// core has tables, attends, and merges the heads back to [B, S, I].
   /// Fails without emitting anything when S is dynamic.
