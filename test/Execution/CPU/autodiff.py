@@ -360,6 +360,13 @@ for axis in (1, -1, 0):
              f"{t((3, 4, 5))}"],
          (3, 4, 5), lambda x, axis=axis: torch.softmax(x, axis), ["x"], n=5)
 
+for shape, k in (((3, 6), 2), ((2, 3, 5), 3)):
+    case(f"top_k values {shape} k={k}", [("x", "param", uniform(shape))],
+         lambda F, t, shape=shape, k=k: [
+             f"%loss, %i = rlx.top_k %x {{k = {k} : i64}} : {t(shape)}"],
+         shape[:-1] + (k,), lambda x, k=k: torch.topk(x, k).values, ["x"],
+         smooth=False)
+
 for exclusive in (False, True):
     case(f"cumsum exclusive={exclusive}",
          [("x", "param", uniform((3, 6)))],
@@ -562,6 +569,7 @@ for xs, ws, stride, pad, dil, groups in CONV:
 POOL = [
     # kind, kernel, stride, padding
     ("max", (2, 2), (2, 2), (0, 0)),
+    ("min", (3, 2), (2, 2), (1, 1)),
     ("max", (3, 3), (2, 1), (1, 1)),
     ("mean", (3, 3), (2, 2), (1, 1)),
     ("mean", (2, 3), (1, 2), (0, 1)),
@@ -572,6 +580,9 @@ for kind, kernel, stride, pad in POOL:
     if kind == "max":
         def fn(x, k=kernel, s=stride, p=pad):
             return F.max_pool2d(x, k, s, p)
+    elif kind == "min":
+        def fn(x, k=kernel, s=stride, p=pad):
+            return -F.max_pool2d(-x, k, s, p)
     elif kind == "mean":
         def fn(x, k=kernel, s=stride, p=pad):
             return F.avg_pool2d(x, k, s, p, count_include_pad=True)
@@ -585,7 +596,8 @@ for kind, kernel, stride, pad in POOL:
          lambda F, t, kind=kind, k=kernel, s=stride, p=pad: [
              f"%loss = rlx.pool {kind} %x kernel_size = {list(k)}, "
              f"stride = {list(s)}, padding = {list(p)} : {t((2, 3, 6, 7))}"],
-         tuple(out), fn, ["x"], n=9, jvp=kind != "max", smooth=kind != "max")
+         tuple(out), fn, ["x"], n=9, jvp=kind not in ("max", "min"),
+         smooth=kind not in ("max", "min"))
 
 # --------------------------------------------------------------------------
 # backward ops as forward ops: their own derivatives (second order)

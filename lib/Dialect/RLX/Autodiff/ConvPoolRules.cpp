@@ -37,9 +37,9 @@ static LogicalResult jvpRule(ConvOp op, PrimitiveBuilder &p, ValueRange txs,
   return success();
 }
 
-/// Max pooling routes each window's cotangent to its first maximum (the
-/// dedicated kernel). Sum and mean pooling are linear: their VJP spreads
-/// each window's cotangent evenly over it (padding included, as the
+/// Max (min) pooling routes each window's cotangent to its first maximum
+/// (minimum) with the dedicated kernel. Sum and mean pooling are linear: their
+/// VJP spreads each window's cotangent evenly over it (padding included, as the
 /// forward divides by the full window), which is the transposed depthwise
 /// convolution with a constant kernel.
 static LogicalResult vjpRule(PoolOp op, PrimitiveBuilder &p, ValueRange dys,
@@ -69,6 +69,12 @@ static LogicalResult vjpRule(PoolOp op, PrimitiveBuilder &p, ValueRange dys,
     return success();
   }
   case ReduceKind::Min:
+    // min pool(x) = -max pool(-x), and -x pads with -inf where x pads with
+    // +inf: each window's cotangent goes to its first minimum.
+    dxs[0] = MaxPool2dBackwardOp::create(
+        p.b, p.loc, p.activation(ActivationKind::Neg, x), dy,
+        op.getKernelSizeAttr(), op.getStrideAttr(), op.getPaddingAttr());
+    return success();
   case ReduceKind::Prod:
     break;
   }

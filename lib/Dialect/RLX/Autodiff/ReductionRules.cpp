@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// reduce (every kind), softmax, cumsum, scatter_add; top_k and sample pass
-// nothing through their indices.
+// reduce (every kind), softmax, cumsum, scatter_add, top_k; sample and
+// top_k's indices pass nothing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -145,13 +145,43 @@ static LogicalResult vjpRule(ScatterAddOp op, PrimitiveBuilder &p,
   return success();
 }
 
-/// Indices are integers: nothing flows back through them; top_k's values
-/// need a scatter by row this dialect has no op for yet.
-static LogicalResult vjpRule(TopKOp op, PrimitiveBuilder &, ValueRange dys,
-                             MutableArrayRef<Value>) {
-  if (dys[0])
-    return op.emitError() << "rlx-autodiff: no gradient rule for the values "
-                             "of 'rlx.top_k' yet (its indices have none)";
+/// `onehot[..., j, n] = (indices[..., j] == n)` in `et`: where each of the
+/// `k` values of a top_k row came from among its `N` elements.
+static Value topKSelection(TopKOp op, PrimitiveBuilder &p) {
+  ArrayRef<int64_t> shape = shapeOf(op.getInput());
+  int64_t n = shape.back();
+  SmallVector<int64_t> column(shapeOf(op.getIndices()));
+  column.push_back(1);
+  Value hits = p.compare(CompareKind::Eq, p.reshape(op.getIndices(), column),
+                         p.iota({n}, n));
+  return p.cast(hits, elementTypeOf(op.getInput()));
+}
+
+/// Each value's cotangent goes back to the element it was taken from; the
+/// indices are integers and pass nothing.
+static LogicalResult vjpRule(TopKOp op, PrimitiveBuilder &p, ValueRange dys,
+                             MutableArrayRef<Value> dxs) {
+  if (!dys[0])
+    return success();
+  if (failed(requireStaticShapes(op, op->getOperands(), "rlx-autodiff")))
+    return failure();
+  int64_t rank = shapeOf(op.getInput()).size();
+  SmallVector<int64_t> column(shapeOf(dys[0]));
+  column.push_back(1);
+  Value spread = p.mul(topKSelection(op, p), p.reshape(dys[0], column));
+  dxs[0] = p.reduce(ReduceKind::Sum, spread, {rank - 1}, /*keepDim=*/false);
+  return success();
+}
+
+static LogicalResult jvpRule(TopKOp op, PrimitiveBuilder &p, ValueRange txs,
+                             MutableArrayRef<Value> tys) {
+  if (failed(requireStaticShapes(op, op->getOperands(), "rlx-jvp")))
+    return failure();
+  int64_t rank = shapeOf(op.getInput()).size();
+  SmallVector<int64_t> row(shapeOf(txs[0]));
+  row.insert(row.end() - 1, 1);
+  Value picked = p.mul(topKSelection(op, p), p.reshape(txs[0], row));
+  tys[0] = p.reduce(ReduceKind::Sum, picked, {rank}, /*keepDim=*/false);
   return success();
 }
 
