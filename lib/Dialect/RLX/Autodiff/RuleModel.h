@@ -1,5 +1,4 @@
-//===- RuleModel.h - how a family's rules become an op interface -*- C++
-//-*-===//
+//===- RuleModel.h - how a family's rules become an op interface ----------===//
 //
 // Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 // Exceptions. See the LICENSE file for license information.
@@ -14,9 +13,12 @@
 //                         MutableArrayRef<Value> tys);
 //
 // (static, in namespace mlir::rlx) and attaches them with
-// `attachRules<XOp, ...>(ctx)`. `dxs` / `tys` come in sized and null; a
-// rule fills the entries that receive something. An op that has a VJP but
-// no JVP yet leaves `jvpRule` out and gets the diagnostic below.
+// `attachRules<XOp, ...>(ctx)`; an op linear in its float operands attaches
+// its `vjpRule` with `attachLinearRules` (its JVP is the op on the
+// tangents), an op nothing flows through with `attachNoDerivatives`.
+// `dxs` / `tys` come in sized and null; a rule fills the entries that
+// receive something. An op with a VJP but no `jvpRule` yet gets the
+// forward-mode diagnostic below.
 //
 //===----------------------------------------------------------------------===//
 
