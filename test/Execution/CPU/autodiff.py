@@ -409,6 +409,19 @@ for op, fn in (("layer_norm", layer_norm), ("rms_norm", rms_norm)):
              (2, 4, 6), lambda x, g, b, fn=fn, axis=axis: fn(x, g, b, axis),
              ["x", "g", "b"], n=12)
 
+case("layer_norm2d",
+     [("x", "input", uniform((2, 4, 3, 2), -2, 2)),
+      ("g", "param", uniform((4,), 0.5, 1.5)), ("b", "param", uniform((4,)))],
+     lambda F, t: [
+         f"%loss = rlx.layer_norm2d %x, %g, %b {{eps = 1.0e-05 : f32}} : "
+         f"{t((2, 4, 3, 2))}, {t((4,))}, {t((4,))}"],
+     (2, 4, 3, 2), lambda x, g, b: layer_norm(x, g, b, 1), ["x", "g", "b"],
+     n=12)
+case("resize_nearest2x",
+     [("x", "param", uniform((2, 3, 2, 3)))],
+     lambda F, t: [f"%loss = rlx.resize_nearest2x %x : {t((2, 3, 2, 3))}"],
+     (2, 3, 4, 6),
+     lambda x: x.repeat_interleave(2, 2).repeat_interleave(2, 3), ["x"], n=4)
 case("group_norm",
      [("x", "input", uniform((2, 4, 3, 3), -2, 2)),
       ("g", "param", uniform((4,), 0.5, 1.5)), ("b", "param", uniform((4,)))],

@@ -5,11 +5,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// layer_norm, rms_norm, group_norm and batch_norm_inference differentiate to
-// their dedicated backward ops. The JVPs of layer_norm and rms_norm use the
-// fact that the Jacobian of the normalisation (gamma = 1, beta = 0) is
-// symmetric: applying it to a tangent is the backward-input op with unit
-// gamma.
+// layer_norm (and layer_norm2d, a layer norm over NCHW channels), rms_norm,
+// group_norm and batch_norm_inference differentiate to their dedicated
+// backward ops; resize_nearest2x sums each 2 x 2 block back. The JVPs of the
+// norms use the fact that the Jacobian of the normalisation (gamma = 1,
+// beta = 0) is symmetric: applying it to a tangent is the backward-input op
+// with unit gamma.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +29,17 @@ template <typename OpT> static int64_t featureAxis(OpT op) {
   return axis < 0 ? axis + rank : axis;
 }
 
+/// layer_norm2d is layer_norm over the channel axis of NCHW.
+static int64_t featureAxis(LayerNorm2dOp) { return 1; }
+
+/// The feature axis as the layer norm backward ops take it.
+static IntegerAttr axisAttr(PrimitiveBuilder &, LayerNormOp op) {
+  return op.getAxisAttr();
+}
+static IntegerAttr axisAttr(PrimitiveBuilder &p, LayerNorm2dOp) {
+  return p.b.getI64IntegerAttr(1);
+}
+
 /// `dy` summed over every axis but the feature axis: the shift's gradient.
 static Value sumToFeatures(PrimitiveBuilder &p, Value dy, int64_t axis,
                            Value like) {
@@ -37,15 +49,26 @@ static Value sumToFeatures(PrimitiveBuilder &p, Value dy, int64_t axis,
   return shapeOf(sum) == shapeOf(like) ? sum : p.reshape(sum, shapeOf(like));
 }
 
-static LogicalResult vjpRule(LayerNormOp op, PrimitiveBuilder &p,
-                             ValueRange dys, MutableArrayRef<Value> dxs) {
+/// layer_norm and layer_norm2d.
+template <typename OpT>
+static LogicalResult layerNormVJP(OpT op, PrimitiveBuilder &p, ValueRange dys,
+                                  MutableArrayRef<Value> dxs) {
   Value x = op.getInput(), dy = dys[0];
+  IntegerAttr axis = axisAttr(p, op);
   dxs[0] = LayerNormBackwardInputOp::create(p.b, p.loc, x, op.getGamma(), dy,
-                                            op.getAxisAttr(), op.getEpsAttr());
-  dxs[1] = LayerNormBackwardGammaOp::create(p.b, p.loc, x, dy, op.getAxisAttr(),
+                                            axis, op.getEpsAttr());
+  dxs[1] = LayerNormBackwardGammaOp::create(p.b, p.loc, x, dy, axis,
                                             op.getEpsAttr());
   dxs[2] = sumToFeatures(p, dy, featureAxis(op), op.getBeta());
   return success();
+}
+static LogicalResult vjpRule(LayerNormOp op, PrimitiveBuilder &p,
+                             ValueRange dys, MutableArrayRef<Value> dxs) {
+  return layerNormVJP(op, p, dys, dxs);
+}
+static LogicalResult vjpRule(LayerNorm2dOp op, PrimitiveBuilder &p,
+                             ValueRange dys, MutableArrayRef<Value> dxs) {
+  return layerNormVJP(op, p, dys, dxs);
 }
 
 static LogicalResult vjpRule(RmsNormOp op, PrimitiveBuilder &p, ValueRange dys,
@@ -87,18 +110,27 @@ normJVP(OpT op, PrimitiveBuilder &p, ValueRange txs, MutableArrayRef<Value> tys,
   return success();
 }
 
-static LogicalResult jvpRule(LayerNormOp op, PrimitiveBuilder &p,
-                             ValueRange txs, MutableArrayRef<Value> tys) {
+template <typename OpT>
+static LogicalResult layerNormJVP(OpT op, PrimitiveBuilder &p, ValueRange txs,
+                                  MutableArrayRef<Value> tys) {
   Value x = op.getInput();
   return normJVP(
       op, p, txs, tys,
       [&](Value ones, Value, Value t) -> Value {
         return LayerNormBackwardInputOp::create(
-            p.b, p.loc, x, ones, t, op.getAxisAttr(), op.getEpsAttr());
+            p.b, p.loc, x, ones, t, axisAttr(p, op), op.getEpsAttr());
       },
       [&](Value ones, Value zeros) {
         return p.layerNorm(x, ones, zeros, featureAxis(op), op.getEpsAttr());
       });
+}
+static LogicalResult jvpRule(LayerNormOp op, PrimitiveBuilder &p,
+                             ValueRange txs, MutableArrayRef<Value> tys) {
+  return layerNormJVP(op, p, txs, tys);
+}
+static LogicalResult jvpRule(LayerNorm2dOp op, PrimitiveBuilder &p,
+                             ValueRange txs, MutableArrayRef<Value> tys) {
+  return layerNormJVP(op, p, txs, tys);
 }
 
 static LogicalResult jvpRule(RmsNormOp op, PrimitiveBuilder &p, ValueRange txs,
@@ -190,8 +222,20 @@ static LogicalResult jvpRule(BatchNormInferenceOp op, PrimitiveBuilder &p,
   return success();
 }
 
+/// Each input pixel is copied into a 2 x 2 block: its gradient is the sum
+/// of the block.
+static LogicalResult vjpRule(ResizeNearest2xOp op, PrimitiveBuilder &p,
+                             ValueRange dys, MutableArrayRef<Value> dxs) {
+  dxs[0] = PoolOp::create(
+      p.b, p.loc, ReduceKind::Sum, dys[0], p.b.getDenseI64ArrayAttr({2, 2}),
+      p.b.getDenseI64ArrayAttr({2, 2}), p.b.getDenseI64ArrayAttr({0, 0}));
+  return success();
+}
+
 void attachNormalizationRules(MLIRContext *ctx) {
-  attachRules<LayerNormOp, RmsNormOp, GroupNormOp, BatchNormInferenceOp>(ctx);
+  attachRules<LayerNormOp, LayerNorm2dOp, RmsNormOp, GroupNormOp,
+              BatchNormInferenceOp>(ctx);
+  attachLinearRules<ResizeNearest2xOp>(ctx);
 }
 
 } // namespace rlx
