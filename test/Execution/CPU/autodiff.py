@@ -543,7 +543,7 @@ for kind, sq, sk, window, scale, cap, packed in ATTENTION:
         args.append(("m", "input", padding))
     elif kind == "bias":
         mshape = (B, H, sq, sk)
-        args.append(("m", "input", uniform(mshape)))
+        args.append(("m", "param", uniform(mshape)))
     attrs, fscale, fcap = attention_attrs(H, D, kind, window, scale, cap)
 
     def fn(q, k, v, m=None, kind=kind, window=window, s=fscale, c=fcap,
@@ -556,7 +556,8 @@ for kind, sq, sk, window, scale, cap, packed in ATTENTION:
              f"%loss = rlx.attention %q, %k, %v"
              + (f" mask %m : {t(mshape)}" if mshape else "")
              + f" {{{', '.join(attrs)}}} : {t(qs)}, {t(ks)}, {t(ks)}"],
-         qs, fn, ["q", "k", "v"], n=sk * D)
+         qs, fn, ["q", "k", "v"] + (["m"] if kind == "bias" else []),
+         n=sk * D)
 
 # --------------------------------------------------------------------------
 # convolution and pooling

@@ -13,10 +13,22 @@ using namespace mlir::rlx;
 namespace mlir {
 namespace rlx {
 
+/// The forward probabilities of `op` ([B, H, S, D] layout), recomputed.
+static PrimitiveBuilder::AttentionProbabilities
+probabilitiesOf(AttentionOp op, PrimitiveBuilder &p) {
+  std::optional<int64_t> window;
+  if (op.getWindow())
+    window = static_cast<int64_t>(*op.getWindow());
+  return p.attentionProbabilities(
+      op.getQuery(), op.getKey(), op.getMask(), op.getMaskKind(), window,
+      op.getScoreScaleAttr(), op.getAttnLogitSoftcapAttr(), op.getHeadDim());
+}
+
 /// One `rlx.attention_backward` per input, each carrying the forward op's
 /// score scale, soft cap, window and mask, so the recomputed probabilities
-/// are the forward ones. The mask (a key-padding mask or an additive bias)
-/// gets no gradient.
+/// are the forward ones. An additive bias gets the gradient of the scores it
+/// is added to, `P * (dP - rowsum(P * dP))` with `dP = dy v^T`; the
+/// key-padding mask of `custom` is a threshold and gets none.
 static LogicalResult vjpRule(AttentionOp op, PrimitiveBuilder &p,
                              ValueRange dys, MutableArrayRef<Value> dxs) {
   const AttentionBwdWrt inputs[] = {
@@ -28,6 +40,14 @@ static LogicalResult vjpRule(AttentionOp op, PrimitiveBuilder &p,
         op.getMaskKindAttr(), op.getWindowAttr(), op.getScoreScaleAttr(),
         op.getAttnLogitSoftcapAttr(),
         AttentionBwdWrtAttr::get(p.b.getContext(), wrt));
+  if (op.getMaskKind() != MaskKind::Bias)
+    return success();
+  if (failed(requireStaticShapes(op, {op.getQuery(), op.getKey(), op.getMask()},
+                                 "rlx-autodiff")))
+    return failure();
+  Value dp = p.matmul(dys[0], p.swapLastTwo(op.getValue()));
+  Value ds = p.softmaxJacobian(probabilitiesOf(op, p).probs, dp, 3);
+  dxs[3] = p.sumToShape(ds, shapeOf(op.getMask()));
   return success();
 }
 
@@ -45,12 +65,7 @@ static LogicalResult jvpRule(AttentionOp op, PrimitiveBuilder &p,
   if (shapeOf(q).size() != 4)
     return op.emitError() << "rlx-jvp: the rule of '" << op->getName()
                           << "' takes the [B, H, S, D] layout";
-  std::optional<int64_t> window;
-  if (op.getWindow())
-    window = static_cast<int64_t>(*op.getWindow());
-  PrimitiveBuilder::AttentionProbabilities attention = p.attentionProbabilities(
-      q, k, op.getMask(), op.getMaskKind(), window, op.getScoreScaleAttr(),
-      op.getAttnLogitSoftcapAttr(), op.getHeadDim());
+  PrimitiveBuilder::AttentionProbabilities attention = probabilitiesOf(op, p);
   Value probs = attention.probs;
   Type et = elementTypeOf(q);
   Value scores =
