@@ -68,8 +68,9 @@ def RLXExportGraphFunctions
     Marks each public `func.func` with `llvm.emit_c_interface`, so that the
     LLVM lowering emits `_mlir_ciface_<name>`, which takes one pointer per
     memref argument. `rlx-run` and ahead-of-time compiled modules call graphs
-    through it. The `rlx.input` / `rlx.param` argument names are dropped:
-    runners read them from the graph before compiling. A value returned more
+    through it. The `rlx.input` / `rlx.param` argument names (and the
+    `rlx.param` names of a training step's results) are dropped: runners
+    read them from the graph before compiling. A value returned more
     than once, or a graph input returned as is, is copied, so every output
     has its own buffer.
   }];

@@ -126,4 +126,105 @@ def RLXTagOpLocations : Pass<"rlx-tag-op-locations"> {
   }];
 }
 
+def RLXAutodiff : Pass<"rlx-autodiff", "ModuleOp"> {
+  let summary = "Reverse-mode differentiation: add `@f_grad` (and a training step)";
+  let description = [{
+    For the function `@f` named by `func`, whose **first result is the
+    loss**, adds `@f_grad` beside it (`@f` itself stays):
+
+    - arguments: `@f`'s, plus, when the loss has more than one element, a
+      last argument `{rlx.input = "d_loss"}` of the loss's type, the
+      cotangent that seeds the sweep (a one-element loss is seeded with 1);
+    - results: `[@f's results..., d loss / d wrt_1, ..., d loss / d wrt_n]`,
+      the gradients in `wrt` order, each of its argument's own type.
+
+    `wrt` lists `rlx.input` / `rlx.param` names; by default every
+    `rlx.param` argument. A `wrt` argument no gradient reaches is an error
+    naming it, unless `zero-missing=true`, which returns zeros of its own
+    type (an f64 argument gets f64 zeros).
+
+    How: a copy of `@f` is first decomposed with the `autodiff` policy of
+    `rlx-unfuse` (fused ops, `dot_general`, rank-3 attention and the region
+    ops become primitives). Then each op on a path from a `wrt` argument to
+    the loss, in reverse order, emits its vector-Jacobian product through
+    `DifferentiableOpInterface` (the rules, one file per op family, are in
+    `lib/Dialect/RLX/Autodiff/`; see `docs/autodiff.md`). The backward sweep
+    reads the forward values of `@f_grad`'s own forward part; nothing is
+    recomputed. Gradients of a value used several times are added; a
+    broadcast operand's gradient is summed back to its shape; integer and
+    boolean values carry no gradient. An op on such a path without a rule
+    is an error naming the op at its location; nothing is emitted then.
+
+    The result is a function like any other: `rlx-jvp` applied to
+    `@f_grad` gives Hessian-vector products, wherever the backward ops it
+    contains have rules of their own.
+
+    **Training step.** With `optimizer=sgd` or `optimizer=adam` (and a
+    one-element loss) the pass also adds `@f_train_step`, `@f_grad` followed
+    by one update of every `wrt` parameter, returning `[loss, updated
+    parameters..., updated optimizer state...]`, each update carrying the
+    result attribute `{rlx.param = "<name>"}` of the argument it replaces,
+    so a runner feeds it back by name. The optimizer state is extra
+    `rlx.param` arguments, zeros at the start, with PyTorch's update rules
+    (no weight decay):
+
+    | optimizer | state arguments | update |
+    |-----------|-----------------|--------|
+    | `sgd` | none | `w -= lr g` |
+    | `sgd` with `momentum` m | `<name>.momentum` | `buf = m buf + g`, `w -= lr buf` |
+    | `adam` | `adam.step` (rank 0), `<name>.adam_m`, `<name>.adam_v` | `t += 1`, `m = b1 m + (1 - b1) g`, `v = b2 v + (1 - b2) g^2`, `w -= lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)` |
+  }];
+  let options = [
+    Option<"func", "func", "std::string", /*default=*/"\"\"",
+           "Function to differentiate (default: the module's only function)">,
+    ListOption<"wrt", "wrt", "std::string",
+               "rlx.input / rlx.param names to differentiate with respect to "
+               "(default: every rlx.param argument)">,
+    Option<"zeroMissing", "zero-missing", "bool", /*default=*/"false",
+           "Return zeros for a wrt argument no gradient reaches instead of "
+           "failing">,
+    Option<"remat", "remat", "std::string", /*default=*/"\"none\"",
+           "Rematerialisation policy: none (keep every forward value the "
+           "backward sweep reads)">,
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"none\"",
+           "Training step to add as @f_train_step: none, sgd or adam">,
+    Option<"lr", "lr", "double", /*default=*/"0.01",
+           "Learning rate of the training step">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.0",
+           "SGD momentum">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9",
+           "Adam's first-moment decay">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999",
+           "Adam's second-moment decay">,
+    Option<"eps", "eps", "double", /*default=*/"1e-8",
+           "Adam's denominator epsilon">,
+  ];
+}
+
+def RLXJvp : Pass<"rlx-jvp", "ModuleOp"> {
+  let summary = "Forward-mode differentiation: add `@f_jvp`";
+  let description = [{
+    For the function `@f` named by `func`, adds `@f_jvp` (`@f` stays),
+    taking `@f`'s arguments plus one tangent per `wrt` argument, in `wrt`
+    order (`{rlx.input = "t_<name>"}`, of the argument's type), and
+    returning `[@f's results..., the tangent of each result]`. A result no
+    tangent reaches gets zeros of its type.
+
+    `wrt` lists `rlx.input` / `rlx.param` names (default: every
+    `rlx.param` argument). Like `rlx-autodiff`, it first decomposes a copy
+    of `@f` with the `autodiff` unfuse policy, then walks the ops in order
+    and emits each one's Jacobian-vector product through
+    `DifferentiableOpInterface`, reusing the forward values. An op a
+    tangent reaches without a forward-mode rule is an error naming it.
+    Applied to `@f_grad` it gives Hessian-vector products.
+  }];
+  let options = [
+    Option<"func", "func", "std::string", /*default=*/"\"\"",
+           "Function to differentiate (default: the module's only function)">,
+    ListOption<"wrt", "wrt", "std::string",
+               "rlx.input / rlx.param names with a tangent (default: every "
+               "rlx.param argument)">,
+  ];
+}
+
 #endif // RLX_TRANSFORMS_PASSES_TD

@@ -76,6 +76,9 @@ struct RLXExportGraphFunctionsPass
         fn.removeArgAttr(i, RLXDialect::kInputAttrName);
         fn.removeArgAttr(i, RLXDialect::kParamAttrName);
       }
+      // A training step marks its updated parameters among its results.
+      for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
+        fn.removeResultAttr(i, RLXDialect::kParamAttrName);
     }
   }
 };

@@ -318,7 +318,6 @@ FailureOr<Value> attentionBackward(PrimitiveBuilder &p,
                       "masks need static sequence lengths");
   if (positional && sk < sq)
     return p.fail(op, "causal and sliding-window masks need Sk >= Sq");
-  Type et = elementTypeOf(op.getQ());
   int64_t heads = op.getNumHeads(), dim = op.getHeadDim();
   // Work in [B, H, S, D]; the packed layout [B, S, H * D] splits heads.
   auto toHeads = [&](Value t, int64_t s) {
@@ -335,52 +334,14 @@ FailureOr<Value> attentionBackward(PrimitiveBuilder &p,
   Value v = toHeads(op.getV(), sk), dy = toHeads(op.getDy(), sq);
 
   // Recompute the forward probabilities exactly as rlx.attention does.
-  double scaleValue = op.getScoreScaleAttr()
-                          ? op.getScoreScaleAttr().getValueAsDouble()
-                          : 1.0 / std::sqrt(static_cast<double>(dim));
-  Value scale = p.scalar(et, scaleValue);
-  Value scores = p.mul(p.matmul(q, p.swapLastTwo(k)), scale);
-  Value capTanh;
-  if (FloatAttr cap = op.getAttnLogitSoftcapAttr()) {
-    // s = c tanh(s / c).
-    Value c = p.scalar(et, cap.getValueAsDouble());
-    capTanh = p.activation(ActivationKind::Tanh, p.div(scores, c));
-    scores = p.mul(capTanh, c);
-  }
-  Value mask = op.getMask();
-  if (mask && elementTypeOf(mask) != et)
-    mask = p.cast(mask, et);
-  Value visible;
-  if (kind == MaskKind::Bias) {
-    scores = p.add(scores, mask);
-  } else if (kind == MaskKind::Custom) {
-    // Key j of batch b is visible iff mask[b, j] >= 0.5.
-    visible = p.reshape(p.compare(CompareKind::Ge, mask, p.scalar(et, 0.5)),
-                        {-1, 1, 1, sk});
-  } else if (positional) {
-    // Queries align to the end of the keys: query i sits at i + Sk - Sq
-    // and sees keys j <= i + Sk - Sq (and >= that minus the window). The
-    // mask is added as a [1, 1, Sq, Sk] constant of 0 / -inf: the CPU
-    // lowering of constant i1 tensors is not reliable for conditions.
-    int64_t window = kind == MaskKind::SlidingWindow
-                         ? static_cast<int64_t>(*op.getWindow())
-                         : std::numeric_limits<int64_t>::max();
-    double inf = std::numeric_limits<double>::infinity();
-    SmallVector<Attribute> values;
-    values.reserve(sq * sk);
-    for (int64_t i = 0; i < sq; ++i)
-      for (int64_t j = 0; j < sk; ++j)
-        values.push_back(p.b.getFloatAttr(
-            et, j <= i + sk - sq && i + sk - sq - j <= window ? 0.0 : -inf));
-    auto maskType = RankedTensorType::get({1, 1, sq, sk}, et);
-    scores = p.add(
-        scores, ConstantOp::create(p.b, p.loc,
-                                   DenseElementsAttr::get(maskType, values)));
-  }
-  if (visible)
-    scores = p.where(visible, scores,
-                     p.scalar(et, -std::numeric_limits<double>::infinity()));
-  Value probs = SoftmaxOp::create(p.b, p.loc, scores, (uint64_t)3);
+  std::optional<int64_t> window;
+  if (op.getWindow())
+    window = static_cast<int64_t>(*op.getWindow());
+  PrimitiveBuilder::AttentionProbabilities attention = p.attentionProbabilities(
+      q, k, op.getMask(), kind, window, op.getScoreScaleAttr(),
+      op.getAttnLogitSoftcapAttr(), dim);
+  Value probs = attention.probs;
+  Type et = elementTypeOf(op.getQ());
 
   AttentionBwdWrt wrt = op.getWrt();
   if (wrt == AttentionBwdWrt::Value) {
@@ -390,11 +351,10 @@ FailureOr<Value> attentionBackward(PrimitiveBuilder &p,
   // dS = p * (dP - rowsum(p * dP)) with dP = dy v^T, through the soft cap
   // (d(c tanh(s/c))/ds = 1 - tanh^2) and the scale.
   Value dp = p.matmul(dy, p.swapLastTwo(v));
-  Value rowSum = p.reduce(ReduceKind::Sum, p.mul(probs, dp), {3}, true);
-  Value ds = p.mul(probs, p.sub(dp, rowSum));
-  if (capTanh)
+  Value ds = p.softmaxJacobian(probs, dp, 3);
+  if (Value capTanh = attention.capTanh)
     ds = p.mul(ds, p.sub(p.scalar(et, 1.0), p.mul(capTanh, capTanh)));
-  ds = p.mul(ds, scale);
+  ds = p.mul(ds, attention.scale);
   if (wrt == AttentionBwdWrt::Query)
     return fromHeads(p.matmul(ds, k), sq);
   return fromHeads(p.matmul(p.swapLastTwo(ds), q), sk);

@@ -25,6 +25,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, __file__.rsplit("/", 3)[0] + "/Execution/lib")
 from rlxcheck import Checker, tensor_type  # noqa: E402
+from torch_reference import attention, attention_attrs  # noqa: E402
 
 check = Checker(sys.argv[1])
 torch.set_default_dtype(torch.float64)
@@ -415,31 +416,6 @@ for shape in ((3, 4), (1,), (2, 1, 5)):
 
 # --------------------------------------------------------------------------
 # attention
-def attention(q, k, v, heads, dim, kind, mask, window, scale, cap, packed):
-    if packed:
-        def split(t):
-            return t.reshape(t.shape[0], t.shape[1], heads, dim).transpose(1, 2)
-        q, k, v = split(q), split(k), split(v)
-    sq, sk = q.shape[2], k.shape[2]
-    s = (q @ k.transpose(-1, -2)) * (scale if scale else 1 / math.sqrt(dim))
-    if cap:
-        s = cap * torch.tanh(s / cap)
-    i = torch.arange(sq)[:, None] + (sk - sq)
-    j = torch.arange(sk)[None, :]
-    if kind == "bias":
-        s = s + mask
-    elif kind == "custom":
-        s = s.masked_fill((mask < 0.5)[:, None, None, :], -math.inf)
-    elif kind == "causal":
-        s = s.masked_fill(j > i, -math.inf)
-    elif kind == "sliding_window":
-        s = s.masked_fill((j > i) | (j < i - window), -math.inf)
-    out = torch.softmax(s, -1) @ v
-    if packed:
-        out = out.transpose(1, 2).reshape(out.shape[0], sq, heads * dim)
-    return out
-
-
 ATTN_CASES = [
     # batch, heads, sq, sk, dim, kind, window, scale, softcap, packed
     (2, 2, 5, 5, 4, "none", None, None, None, False),
@@ -468,17 +444,8 @@ for dtype in DTYPES:
             mask[:, 0] = 1.0  # no query row fully masked
         elif kind == "bias":
             mask = check.uniform((bsz, heads, sq, sk), dtype)
-        attrs = [f"head_dim = {dim} : i64", f"mask_kind = #rlx.mask<{kind}>",
-                 f"num_heads = {heads} : i64"]
-        if window is not None:
-            attrs.append(f"window = {window} : i64")
-        if scale:
-            attrs.append(f"score_scale = {scale:e} : f32")
-        if cap:
-            attrs.append(f"attn_logit_softcap = {cap:e} : f32")
-        # The op stores the scale and cap as f32.
-        fscale = float(np.float32(scale)) if scale else None
-        fcap = float(np.float32(cap)) if cap else None
+        attrs, fscale, fcap = attention_attrs(heads, dim, kind, window,
+                                              scale, cap)
         inputs = [q, k, v] + ([mask] if mask is not None else [])
         wants = grads(lambda q, k, v, *m: attention(
             q, k, v, heads, dim, kind, m[0] if m else None, window, fscale,

@@ -7,6 +7,8 @@
 
 #include "rlx/Dialect/RLX/Utils/PrimitiveBuilder.h"
 
+#include <cmath>
+#include <limits>
 #include <numeric>
 
 using namespace mlir;
@@ -36,12 +38,92 @@ Value PrimitiveBuilder::swapLastTwo(Value x) {
   return transpose(x, perm);
 }
 
+Value PrimitiveBuilder::sumToShape(Value x, ArrayRef<int64_t> shape) {
+  ArrayRef<int64_t> from = llvm::cast<ShapedType>(x.getType()).getShape();
+  if (from == shape)
+    return x;
+  int64_t extra = from.size() - shape.size();
+  SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, extra));
+  for (auto [i, dim] : llvm::enumerate(shape))
+    if (dim == 1 && from[extra + i] != 1)
+      axes.push_back(extra + i);
+  if (!axes.empty())
+    x = reduce(ReduceKind::Sum, x, axes, /*keepDim=*/true);
+  if (llvm::cast<ShapedType>(x.getType()).getShape() != shape)
+    x = reshape(x, shape);
+  return x;
+}
+
+Value PrimitiveBuilder::expandReduced(Value dy, ArrayRef<int64_t> shape,
+                                      ArrayRef<int64_t> axes, bool keepDim) {
+  if (!keepDim) {
+    SmallVector<int64_t> kept(shape);
+    for (int64_t axis : axes)
+      kept[axis] = 1;
+    dy = reshape(dy, kept);
+  }
+  return broadcastTo(dy, shape);
+}
+
 SmallVector<int64_t> rlx::allAxesBut(int64_t rank, int64_t axis) {
   SmallVector<int64_t> axes;
   for (int64_t i = 0; i < rank; ++i)
     if (i != axis)
       axes.push_back(i);
   return axes;
+}
+
+PrimitiveBuilder::AttentionProbabilities
+PrimitiveBuilder::attentionProbabilities(Value q, Value k, Value mask,
+                                         MaskKind kind,
+                                         std::optional<int64_t> window,
+                                         FloatAttr scoreScale,
+                                         FloatAttr softcap, int64_t headDim) {
+  Type et = getElementTypeOrSelf(q.getType());
+  int64_t sq = llvm::cast<ShapedType>(q.getType()).getDimSize(2);
+  int64_t sk = llvm::cast<ShapedType>(k.getType()).getDimSize(2);
+  AttentionProbabilities result;
+  double scaleValue = scoreScale
+                          ? scoreScale.getValueAsDouble()
+                          : 1.0 / std::sqrt(static_cast<double>(headDim));
+  result.scale = scalar(et, scaleValue);
+  Value scores = mul(matmul(q, swapLastTwo(k)), result.scale);
+  if (softcap) {
+    // s = c tanh(s / c).
+    Value c = scalar(et, softcap.getValueAsDouble());
+    result.capTanh = activation(ActivationKind::Tanh, div(scores, c));
+    scores = mul(result.capTanh, c);
+  }
+  if (mask && getElementTypeOrSelf(mask.getType()) != et)
+    mask = cast(mask, et);
+  double inf = std::numeric_limits<double>::infinity();
+  if (kind == MaskKind::Bias) {
+    scores = add(scores, mask);
+  } else if (kind == MaskKind::Custom) {
+    // Key j of batch b is visible iff mask[b, j] >= 0.5.
+    Value visible = reshape(compare(CompareKind::Ge, mask, scalar(et, 0.5)),
+                            {-1, 1, 1, sk});
+    scores = where(visible, scores, scalar(et, -inf));
+  } else if (kind == MaskKind::Causal || kind == MaskKind::SlidingWindow) {
+    // Queries align to the end of the keys: query i sits at i + Sk - Sq
+    // and sees keys j <= i + Sk - Sq (and >= that minus the window). The
+    // mask is added as a [1, 1, Sq, Sk] constant of 0 / -inf: the CPU
+    // lowering of constant i1 tensors is not reliable for conditions.
+    int64_t reach = kind == MaskKind::SlidingWindow
+                        ? *window
+                        : std::numeric_limits<int64_t>::max();
+    SmallVector<Attribute> values;
+    values.reserve(sq * sk);
+    for (int64_t i = 0; i < sq; ++i)
+      for (int64_t j = 0; j < sk; ++j)
+        values.push_back(b.getFloatAttr(
+            et, j <= i + sk - sq && i + sk - sq - j <= reach ? 0.0 : -inf));
+    auto maskType = RankedTensorType::get({1, 1, sq, sk}, et);
+    scores = add(scores, ConstantOp::create(
+                             b, loc, DenseElementsAttr::get(maskType, values)));
+  }
+  result.probs = SoftmaxOp::create(b, loc, scores, (uint64_t)3);
+  return result;
 }
 
 FailureOr<Value> PrimitiveBuilder::attentionCore(Value qkv,

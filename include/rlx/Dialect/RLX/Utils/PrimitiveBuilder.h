@@ -90,10 +90,13 @@ public:
         b, loc,
         DenseElementsAttr::get(type, b.getFloatAttr(elementType, value)));
   }
-  /// Zeros of `like`'s shape and element type (an absent norm shift).
+  /// Zeros of `like`'s static shape and element type, of any element type
+  /// (an absent norm shift, a zero gradient or tangent).
   Value zerosLike(Value like) {
     auto type = llvm::cast<RankedTensorType>(like.getType());
-    return splat(type.getShape(), type.getElementType(), 0.0);
+    return ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
   }
   /// A rank-0 constant `value` of `elementType`, broadcast by the binary ops.
   Value scalar(Type elementType, double value) {
@@ -104,6 +107,14 @@ public:
   Value iota(ArrayRef<int64_t> shape, int64_t n, int64_t offset = 0);
   Value reduce(ReduceKind kind, Value x, ArrayRef<int64_t> axes, bool keepDim) {
     return ReduceOp::create(b, loc, kind, x, axes, keepDim);
+  }
+  /// `probs * (v - sum(probs * v))` over `axis`: the softmax Jacobian at the
+  /// probabilities `probs` (symmetric) applied to `v`, the derivative of
+  /// every softmax in either direction.
+  Value softmaxJacobian(Value probs, Value v, int64_t axis) {
+    Value dot =
+        reduce(ReduceKind::Sum, mul(probs, v), {axis}, /*keepDim=*/true);
+    return mul(probs, sub(v, dot));
   }
   /// `[D]` reshaped to broadcast along `axis` of a rank-`rank` tensor:
   /// `[D, 1, ..., 1]` with one 1 per dim after `axis`.
@@ -140,10 +151,24 @@ public:
     return ExpandOp::create(b, loc, x, target);
   }
 
+  /// `x` summed down to the static `shape` it was broadcast from (NumPy
+  /// rules): over its extra leading axes and over every axis where `shape`
+  /// has a 1 and `x` does not, with one keep-dim reduction and a reshape.
+  /// Returns `x` itself when it already has `shape`.
+  Value sumToShape(Value x, ArrayRef<int64_t> shape);
+  /// `dy`, the result of a reduction of a `shape` tensor over `axes`
+  /// (`keepDim` as the reduction had it), broadcast back to `shape`.
+  Value expandReduced(Value dy, ArrayRef<int64_t> shape, ArrayRef<int64_t> axes,
+                      bool keepDim);
+
   /// `f'(x)` of activation `kind` in closed form, or null for the kinds
   /// whose gradient is not a product with the cotangent (relu, abs, neg,
   /// round). Defined once, in Derivatives.cpp.
   Value activationDerivative(ActivationKind kind, Value x);
+  /// `f''(x)` of activation `kind` in closed form, or null where it is 0
+  /// (relu, abs and neg almost everywhere; round's straight-through
+  /// estimator). Second derivatives (Hessian-vector products) use it.
+  Value activationSecondDerivative(ActivationKind kind, Value x);
   /// The vector-Jacobian product of activation `kind` at `x` with the
   /// cotangent `dy`: what `rlx.activation_backward` computes.
   Value activationVJP(ActivationKind kind, Value x, Value dy);
@@ -158,6 +183,24 @@ public:
     FloatAttr scoreScale;
     Value ropeCos, ropeSin;
   };
+  /// The softmax probabilities `[B, H, Sq, Sk]` of an `rlx.attention` on
+  /// `[B, H, S, D]` operands, recomputed exactly as the op defines them, with
+  /// what their derivatives need besides.
+  struct AttentionProbabilities {
+    Value probs;
+    /// `tanh(s / c)` of the soft cap `c` (null without one).
+    Value capTanh;
+    /// The score scale, a rank-0 constant.
+    Value scale;
+  };
+  /// Static sequence lengths are required where a mask needs them
+  /// (positional and key-padding masks), and Sk >= Sq for the positional
+  /// ones; the caller checks.
+  AttentionProbabilities
+  attentionProbabilities(Value q, Value k, Value mask, MaskKind kind,
+                         std::optional<int64_t> window, FloatAttr scoreScale,
+                         FloatAttr softcap, int64_t headDim);
+
   /// Splits `qkv` [B, S, 3I] into heads, applies rope to q and k when the
   /// core has tables, attends, and merges the heads back to [B, S, I].
   /// Fails without emitting anything when S is dynamic.

@@ -1,0 +1,162 @@
+//===- ElementwiseRules.cpp - derivatives of the elementwise ops ----------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// activation, binary, cast, where (compare and stop_gradient pass nothing). An
+// elementwise Jacobian is diagonal, so each rule is one "multiply by the
+// partial derivative" used by both modes: the VJP applies it to the cotangent
+// and sums the result down to the operand's (broadcast) shape, the JVP applies
+// it to each operand's tangent and adds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuleModel.h"
+
+using namespace mlir;
+using namespace mlir::rlx;
+
+namespace mlir {
+namespace rlx {
+
+//===----------------------------------------------------------------------===//
+// activation
+//===----------------------------------------------------------------------===//
+
+/// `f'(x) * v`: the dedicated backward ops, which compute it for every kind
+/// (Derivatives.cpp is their primitive form).
+static Value applyActivationDerivative(ActivationOp op, PrimitiveBuilder &p,
+                                       Value v) {
+  if (op.getKind() == ActivationKind::Relu)
+    return ReluBackwardOp::create(p.b, p.loc, op.getInput(), v);
+  return ActivationBackwardOp::create(p.b, p.loc, op.getKind(), op.getInput(),
+                                      v);
+}
+
+static LogicalResult vjpRule(ActivationOp op, PrimitiveBuilder &p,
+                             ValueRange dys, MutableArrayRef<Value> dxs) {
+  dxs[0] = applyActivationDerivative(op, p, dys[0]);
+  return success();
+}
+
+static LogicalResult jvpRule(ActivationOp op, PrimitiveBuilder &p,
+                             ValueRange txs, MutableArrayRef<Value> tys) {
+  tys[0] = applyActivationDerivative(op, p, txs[0]);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// binary
+//===----------------------------------------------------------------------===//
+
+/// `v * d result / d operand` for operand 0 (`lhs`) or 1 (`rhs`), with the
+/// shape of the broadcast result. Max and min split the derivative evenly
+/// between tied operands; pow is finite at a zero base (as PyTorch's).
+static Value applyBinaryPartial(BinaryOp op, PrimitiveBuilder &p,
+                                unsigned operand, Value v) {
+  Value a = op.getLhs(), b = op.getRhs(), y = op.getResult();
+  Type et = elementTypeOf(y);
+  Value zero = p.scalar(et, 0.0), one = p.scalar(et, 1.0);
+  switch (op.getKind()) {
+  case BinaryKind::Add:
+    return v;
+  case BinaryKind::Sub:
+    return operand == 0 ? v : p.activation(ActivationKind::Neg, v);
+  case BinaryKind::Mul:
+    return p.mul(v, operand == 0 ? b : a);
+  case BinaryKind::Div:
+    // d(a / b)/db = -(a / b) / b = -y / b.
+    return operand == 0
+               ? p.div(v, b)
+               : p.activation(ActivationKind::Neg, p.div(p.mul(v, y), b));
+  case BinaryKind::Max:
+  case BinaryKind::Min: {
+    // The operand equal to the result gets the derivative; ties share it.
+    Value takesLhs = p.cast(p.compare(CompareKind::Eq, a, y), et);
+    Value takesRhs = p.cast(p.compare(CompareKind::Eq, b, y), et);
+    Value ties = p.binary(BinaryKind::Max, p.add(takesLhs, takesRhs), one);
+    return p.mul(v, p.div(operand == 0 ? takesLhs : takesRhs, ties));
+  }
+  case BinaryKind::Pow: {
+    if (operand == 0) {
+      // b a^(b - 1), and 0 for b = 0 (also at a = 0, where a^-1 is inf).
+      Value partial = p.mul(b, p.binary(BinaryKind::Pow, a, p.sub(b, one)));
+      Value constantPower = p.compare(CompareKind::Eq, b, zero);
+      return p.mul(v, p.where(constantPower, zero, partial));
+    }
+    // y ln(a), and 0 at a = 0 with b >= 0, where y is a constant 0 or 1.
+    Value partial = p.mul(y, p.activation(ActivationKind::Log, a));
+    Value zeroBase = p.compare(CompareKind::Eq, a, zero);
+    Value flat =
+        p.where(zeroBase, p.compare(CompareKind::Ge, b, zero), zeroBase);
+    return p.mul(v, p.where(flat, zero, partial));
+  }
+  }
+  llvm_unreachable("unknown binary kind");
+}
+
+static LogicalResult vjpRule(BinaryOp op, PrimitiveBuilder &p, ValueRange dys,
+                             MutableArrayRef<Value> dxs) {
+  if (failed(requireStaticShapes(op, op->getOperands(), "rlx-autodiff")))
+    return failure();
+  for (unsigned i = 0; i < 2; ++i)
+    dxs[i] = p.sumToShape(applyBinaryPartial(op, p, i, dys[0]),
+                          shapeOf(op->getOperand(i)));
+  return success();
+}
+
+static LogicalResult jvpRule(BinaryOp op, PrimitiveBuilder &p, ValueRange txs,
+                             MutableArrayRef<Value> tys) {
+  Value sum = sumOverTangents(p, txs, [&](unsigned i, Value t) {
+    return applyBinaryPartial(op, p, i, t);
+  });
+  tys[0] = p.broadcastTo(sum, shapeOf(op.getResult()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// cast, where
+//===----------------------------------------------------------------------===//
+
+static LogicalResult vjpRule(CastOp op, PrimitiveBuilder &p, ValueRange dys,
+                             MutableArrayRef<Value> dxs) {
+  dxs[0] = p.cast(dys[0], elementTypeOf(op.getInput()));
+  return success();
+}
+
+static LogicalResult jvpRule(CastOp op, PrimitiveBuilder &p, ValueRange txs,
+                             MutableArrayRef<Value> tys) {
+  tys[0] = p.cast(txs[0], elementTypeOf(op.getResult()));
+  return success();
+}
+
+static LogicalResult vjpRule(WhereOp op, PrimitiveBuilder &p, ValueRange dys,
+                             MutableArrayRef<Value> dxs) {
+  if (failed(requireStaticShapes(op, op->getOperands(), "rlx-autodiff")))
+    return failure();
+  Value zero = p.scalar(elementTypeOf(op.getResult()), 0.0);
+  dxs[1] = p.sumToShape(p.where(op.getCond(), dys[0], zero),
+                        shapeOf(op.getOnTrue()));
+  dxs[2] = p.sumToShape(p.where(op.getCond(), zero, dys[0]),
+                        shapeOf(op.getOnFalse()));
+  return success();
+}
+
+static LogicalResult jvpRule(WhereOp op, PrimitiveBuilder &p, ValueRange txs,
+                             MutableArrayRef<Value> tys) {
+  Value zero = p.scalar(elementTypeOf(op.getResult()), 0.0);
+  tys[0] = p.broadcastTo(
+      p.where(op.getCond(), txs[1] ? txs[1] : zero, txs[2] ? txs[2] : zero),
+      shapeOf(op.getResult()));
+  return success();
+}
+
+void attachElementwiseRules(MLIRContext *ctx) {
+  attachRules<ActivationOp, BinaryOp, CastOp, WhereOp>(ctx);
+  attachNoDerivatives<CompareOp, StopGradientOp>(ctx);
+}
+
+} // namespace rlx
+} // namespace mlir

@@ -1,0 +1,245 @@
+//===- AutodiffPass.cpp - rlx-autodiff: reverse mode ----------------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// Adds @f_grad: the forward ops of @f, then one backward sweep built from
+// each op's VJP rule (DifferentiableOpInterface). The contract is in
+// Passes.td and docs/autodiff.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Differentiation.h"
+#include "rlx/Dialect/RLX/Autodiff/DerivativeRules.h"
+#include "rlx/Dialect/RLX/Utils/PrimitiveBuilder.h"
+#include "rlx/Transforms/Passes.h"
+
+namespace mlir {
+namespace rlx {
+#define GEN_PASS_DEF_RLXAUTODIFF
+#include "rlx/Transforms/Passes.h.inc"
+} // namespace rlx
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::rlx;
+
+namespace {
+
+constexpr StringLiteral kPass = "rlx-autodiff";
+
+/// Emits the backward sweep of `g` (a copy of the forward function) before
+/// its return, seeded with `seed` at the loss, and returns the cotangent
+/// of each `wrt` argument (null where none arrives). The cotangents of a
+/// value used several times are added up.
+FailureOr<SmallVector<Value>>
+backwardSweep(func::FuncOp g, ArrayRef<unsigned> wrt, Value seed) {
+  Operation *ret = g.getBody().front().getTerminator();
+  OpBuilder b(ret);
+  PrimitiveBuilder p(b, g.getLoc());
+  DenseSet<Value> active = activeValues(g, wrt);
+  DenseMap<Value, Value> cotangents;
+  auto accumulate = [&](Value v, Value cotangent) {
+    Value &slot = cotangents[v];
+    slot = slot ? p.add(slot, cotangent) : cotangent;
+  };
+  Value loss = ret->getOperand(0);
+  if (active.contains(loss))
+    accumulate(loss, seed);
+
+  SmallVector<Operation *> forward =
+      llvm::map_to_vector(g.getBody().front().without_terminator(),
+                          [](Operation &op) { return &op; });
+  for (Operation *op : llvm::reverse(forward)) {
+    SmallVector<Value> dys = llvm::map_to_vector(
+        op->getResults(), [&](Value r) { return cotangents.lookup(r); });
+    if (llvm::none_of(dys, [](Value v) { return bool(v); }))
+      continue;
+    auto differentiable = llvm::dyn_cast<DifferentiableOpInterface>(op);
+    if (!differentiable)
+      return op->emitError()
+             << kPass << ": no gradient rule for '" << op->getName() << "'";
+    SmallVector<Value> dxs;
+    b.setInsertionPoint(ret);
+    if (failed(differentiable.buildVJP(b, dys, dxs)))
+      return failure();
+    for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+      if (!dxs[i] || !active.contains(operand))
+        continue;
+      if (dxs[i].getType() != operand.getType())
+        return op->emitError()
+               << kPass << ": the gradient rule of '" << op->getName()
+               << "' gave operand #" << i << " a gradient of type "
+               << dxs[i].getType() << ", expected " << operand.getType();
+      accumulate(operand, dxs[i]);
+    }
+  }
+  return llvm::map_to_vector(
+      wrt, [&](unsigned i) { return cotangents.lookup(g.getArgument(i)); });
+}
+
+struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
+  using RLXAutodiffBase::RLXAutodiffBase;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<RLXDialect>();
+    registerDerivativeRules(registry);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (remat != "none") {
+      module.emitError() << kPass << ": remat=" << remat
+                         << " is not supported yet (only none)";
+      return signalPassFailure();
+    }
+    if (optimizer != "none" && optimizer != "sgd" && optimizer != "adam") {
+      module.emitError() << kPass << ": unknown optimizer=" << optimizer
+                         << " (expected none, sgd or adam)";
+      return signalPassFailure();
+    }
+    if (failed(deriveFunction(
+            module, func, wrt, "_grad", kPass,
+            [&](func::FuncOp f, func::FuncOp g, ArrayRef<unsigned> wrtArgs) {
+              return differentiate(f, g, wrtArgs);
+            })))
+      signalPassFailure();
+  }
+
+  LogicalResult differentiate(func::FuncOp f, func::FuncOp g,
+                              ArrayRef<unsigned> wrtArgs) {
+    Operation *ret = g.getBody().front().getTerminator();
+    if (f.getNumResults() == 0 || !isDifferentiable(ret->getOperand(0)))
+      return f.emitError() << kPass << ": the first result of @" << f.getName()
+                           << " (the loss) must be a floating-point tensor";
+    auto lossType = llvm::cast<RankedTensorType>(ret->getOperand(0).getType());
+    OpBuilder b(ret);
+    PrimitiveBuilder p(b, g.getLoc());
+
+    // The seed: 1 for a one-element loss, else a cotangent argument.
+    Value seed =
+        lossType.hasStaticShape() && lossType.getNumElements() == 1
+            ? p.splat(lossType.getShape(), lossType.getElementType(), 1.0)
+            : Value(appendInputArgument(g, lossType, "d_loss"));
+
+    FailureOr<SmallVector<Value>> grads = backwardSweep(g, wrtArgs, seed);
+    if (failed(grads))
+      return failure();
+
+    SmallVector<Value> results(ret->getOperands());
+    b.setInsertionPoint(ret);
+    for (auto [i, grad] : llvm::zip_equal(wrtArgs, *grads)) {
+      if (!grad && !zeroMissing)
+        return f.emitError()
+               << kPass << ": no gradient reaches '" << argumentName(f, i)
+               << "' (argument #" << i << " of @" << f.getName()
+               << "): the loss does not depend on it (zero-missing=true "
+                  "returns zeros instead)";
+      results.push_back(grad ? grad : p.zerosLike(g.getArgument(i)));
+    }
+    setResults(f, g, results);
+    eraseDeadOps(g);
+    if (optimizer == "none")
+      return success();
+    return buildTrainStep(f, g, wrtArgs);
+  }
+
+  /// Adds `@f_train_step`: `@f_grad`'s forward and backward ops, then one
+  /// optimizer update per parameter. It returns `[loss, updated parameters...,
+  /// updated optimizer state...]`, each update carrying `{rlx.param = name}`
+  /// of the argument it replaces, so a runner feeds it back by name.
+  LogicalResult buildTrainStep(func::FuncOp f, func::FuncOp g,
+                               ArrayRef<unsigned> wrtArgs) {
+    Value loss = g.getBody().front().getTerminator()->getOperand(0);
+    auto lossType = llvm::cast<RankedTensorType>(loss.getType());
+    if (g.getNumArguments() != f.getNumArguments())
+      return f.emitError() << kPass << ": optimizer=" << optimizer
+                           << " needs a one-element loss; @" << f.getName()
+                           << "'s is " << lossType;
+    std::string name = (f.getName() + "_train_step").str();
+    auto module = f->getParentOfType<ModuleOp>();
+    if (module.lookupSymbol(name))
+      return f.emitError() << kPass << ": the module already has a symbol @"
+                           << name;
+    func::FuncOp step = g.clone();
+    step.setName(name);
+    module.getBody()->getOperations().insertAfter(g->getIterator(), step);
+
+    Operation *ret = step.getBody().front().getTerminator();
+    unsigned numResults = f.getNumResults();
+    SmallVector<Value> grads(ret->getOperands().drop_front(numResults));
+    OpBuilder b(ret);
+    PrimitiveBuilder p(b, step.getLoc());
+    SmallVector<Value> results = {ret->getOperand(0)};
+    SmallVector<std::string> names;
+    SmallVector<Value> state;
+    SmallVector<std::string> stateNames;
+    auto addState = [&](Type type, std::string stateName) {
+      stateNames.push_back(stateName);
+      return appendParamArgument(step, type, stateName);
+    };
+    // Adam's step count, shared by every parameter.
+    Value count, bias1, bias2;
+    if (optimizer == "adam") {
+      Type et = llvm::cast<RankedTensorType>(
+                    step.getArgument(wrtArgs.front()).getType())
+                    .getElementType();
+      Value previous = addState(RankedTensorType::get({}, et), "adam.step");
+      count = p.add(previous, p.scalar(et, 1.0));
+      state.push_back(count);
+      // 1 - beta^t, the bias corrections.
+      auto correction = [&](double beta) {
+        return p.sub(p.scalar(et, 1.0),
+                     p.binary(BinaryKind::Pow, p.scalar(et, beta), count));
+      };
+      bias1 = correction(beta1);
+      bias2 = correction(beta2);
+    }
+    for (auto [i, grad] : llvm::zip_equal(wrtArgs, grads)) {
+      Value w = step.getArgument(i);
+      std::string param = argumentName(f, i).str();
+      Type et = llvm::cast<RankedTensorType>(w.getType()).getElementType();
+      auto c = [&](double v) { return p.scalar(et, v); };
+      Value update = grad;
+      if (optimizer == "sgd" && momentum != 0.0) {
+        // PyTorch's SGD: buf = momentum * buf + g (buf starts at zeros).
+        Value buffer = addState(w.getType(), param + ".momentum");
+        update = p.add(p.mul(buffer, c(momentum)), grad);
+        state.push_back(update);
+      } else if (optimizer == "adam") {
+        Value m = addState(w.getType(), param + ".adam_m");
+        Value v = addState(w.getType(), param + ".adam_v");
+        Value m1 = p.add(p.mul(m, c(beta1)), p.mul(grad, c(1.0 - beta1)));
+        Value v1 =
+            p.add(p.mul(v, c(beta2)), p.mul(p.mul(grad, grad), c(1.0 - beta2)));
+        state.push_back(m1);
+        state.push_back(v1);
+        Value denominator =
+            p.add(p.activation(ActivationKind::Sqrt, p.div(v1, bias2)), c(eps));
+        update = p.div(p.div(m1, bias1), denominator);
+      }
+      results.push_back(p.sub(w, p.mul(update, c(lr))));
+      names.push_back(param);
+    }
+    llvm::append_range(results, state);
+    llvm::append_range(names, stateNames);
+
+    MLIRContext *ctx = &getContext();
+    ret->setOperands(results);
+    SmallVector<DictionaryAttr> resultAttrs = {DictionaryAttr::get(ctx)};
+    for (const std::string &resultName : names)
+      resultAttrs.push_back(DictionaryAttr::get(
+          ctx, {NamedAttribute(StringAttr::get(ctx, "rlx.param"),
+                               StringAttr::get(ctx, resultName))}));
+    step.setFunctionType(FunctionType::get(
+        ctx, step.getArgumentTypes(),
+        llvm::map_to_vector(results, [](Value v) { return v.getType(); })));
+    step.setAllResultAttrs(resultAttrs);
+    eraseDeadOps(step);
+    return success();
+  }
+};
+
+} // namespace

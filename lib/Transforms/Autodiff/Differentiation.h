@@ -1,0 +1,63 @@
+//===- Differentiation.h - what rlx-autodiff and rlx-jvp share --*- C++ -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_LIB_TRANSFORMS_AUTODIFF_DIFFERENTIATION_H
+#define RLX_LIB_TRANSFORMS_AUTODIFF_DIFFERENTIATION_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir {
+namespace rlx {
+
+/// The function `name` of `module` (the only function when `name` is
+/// empty), or an error at the module naming `pass`.
+FailureOr<func::FuncOp> lookupFunction(ModuleOp module, StringRef name,
+                                       StringRef pass);
+
+/// The `rlx.input` / `rlx.param` name of argument `index`, or empty.
+StringRef argumentName(func::FuncOp f, unsigned index);
+
+/// The argument indices `wrt` names, in its order (every `rlx.param`
+/// argument when empty), or an error at `f` for an unknown or repeated
+/// name, a non-float argument, or no argument at all.
+FailureOr<SmallVector<unsigned>>
+resolveWrt(func::FuncOp f, ArrayRef<std::string> wrt, StringRef pass);
+
+/// What both passes share around their sweep: finds `@func`, resolves
+/// `wrt`, copies the function to `@<func><suffix>` with its composite ops
+/// decomposed by the `autodiff` unfuse policy, and calls `build(f, copy,
+/// wrt indices)`; the copy is erased again when `build` fails.
+LogicalResult deriveFunction(
+    ModuleOp module, StringRef func, ArrayRef<std::string> wrt,
+    StringRef suffix, StringRef pass,
+    function_ref<LogicalResult(func::FuncOp, func::FuncOp, ArrayRef<unsigned>)>
+        build);
+
+/// Appends an argument of `type` named `{rlx.input = name}` to `g`.
+BlockArgument appendInputArgument(func::FuncOp g, Type type, StringRef name);
+/// Appends an argument of `type` named `{rlx.param = name}` to `g`.
+BlockArgument appendParamArgument(func::FuncOp g, Type type, StringRef name);
+
+/// Makes `results` what `g` returns, the first ones being `f`'s results
+/// (they keep `f`'s result attributes).
+void setResults(func::FuncOp f, func::FuncOp g, ArrayRef<Value> results);
+
+/// Whether `v` can carry a derivative: a floating-point tensor.
+bool isDifferentiable(Value v);
+
+/// Every value of `f`'s body that depends on the `seeds` arguments through
+/// differentiable values (ops with regions depend on what they capture).
+DenseSet<Value> activeValues(func::FuncOp f, ArrayRef<unsigned> seeds);
+
+/// Erases the ops of `f` whose results are unused and that have no effects.
+void eraseDeadOps(func::FuncOp f);
+
+} // namespace rlx
+} // namespace mlir
+
+#endif // RLX_LIB_TRANSFORMS_AUTODIFF_DIFFERENTIATION_H

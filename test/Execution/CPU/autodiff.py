@@ -1,0 +1,712 @@
+"""rlx-autodiff and rlx-jvp on the CPU against torch.autograd.
+
+Each case is a small graph @f whose first result is the loss. The test runs
+`rlx-opt --rlx-autodiff="func=f wrt=..."` and runs @f_grad with rlx-run, and
+`rlx-opt --rlx-jvp="func=f wrt=..."` and runs @f_jvp, on fresh random inputs
+in f32 and f64, and compares:
+
+- the loss and every gradient with `torch.autograd.grad` of the same function
+  written in torch, computed in f64 from the same (rounded) inputs; a loss
+  with several elements is seeded with a random cotangent `d_loss`;
+- every tangent with functorch's `jvp` (forward-mode AD);
+- Hessian-vector products of the MLPs by forward over reverse (`rlx-jvp`
+  of `@f_grad`) with `torch.autograd.functional.hvp`;
+- in f64, rlx's own VJP against its own JVP: `<d_loss, J t> = <J^T d_loss, t>`
+  (rtol 1e-9);
+- in f64, the oracle itself against central finite differences of
+  `<f, d_loss>` along the tangent (rtol 1e-6), except for the cases at a kink
+  (ties of max/min, relu, abs, round, max pooling), where differences do not
+  converge to the one-sided derivative.
+
+Tolerances: f32 rtol 1e-5 with atol 1e-5 * scale * sqrt(n), where scale is
+the largest magnitude of the expected value (at least 1) and n the number of
+terms one element of it sums (stated per case); f64 rtol 1e-10 with atol
+1e-10 * scale * sqrt(n).
+"""
+
+import math
+import os
+import subprocess
+import sys
+
+import functorch
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, __file__.rsplit("/", 3)[0] + "/Execution/lib")
+from rlxcheck import Checker  # noqa: E402
+from torch_reference import attention, attention_attrs  # noqa: E402
+
+RLX_OPT, RLX_RUN = sys.argv[1], sys.argv[2]
+check = Checker(RLX_RUN)
+torch.set_default_dtype(torch.float64)
+
+MLIR_F = {np.float32: "f32", np.float64: "f64"}
+TOL = {np.float32: 1e-5, np.float64: 1e-10}
+EPS = float(np.float32(1e-5))  # norms store eps as f32
+
+
+def rlx_opt(mlir, option):
+    """The module after one rlx-opt pass, or None (the failure recorded)."""
+    proc = subprocess.run([RLX_OPT, f"--{option}"], input=mlir,
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        print(f"FAIL: rlx-opt --{option}:\n{proc.stderr}")
+        check.failed += 1
+        return None
+    return proc.stdout
+
+
+def close(what, dtype, got, want, n):
+    want = np.asarray(want)
+    tol = TOL[dtype]
+    scale = max(1.0, float(np.abs(want).max()) if want.size else 1.0)
+    check.close(what, got, want.astype(dtype), tol,
+                tol * scale * math.sqrt(n))
+
+
+class Case:
+    """A graph `@f(args) -> loss`.
+
+    args: [(name, role, make)] with role "param", "input" or "index" (an
+    integer input, never differentiated) and make(dtype) -> array;
+    body(F, t) -> MLIR lines ending in `%loss = ...` (F the float type,
+    t(shape) a tensor type of it); loss_shape the loss's shape; fn the same
+    function in torch; wrt the differentiated names; n the terms per
+    element (tolerances); jvp whether the forward mode is checked; smooth
+    whether finite differences apply.
+    """
+
+    def __init__(self, name, args, body, loss_shape, fn, wrt, n=1, jvp=True,
+                 smooth=True):
+        self.name, self.args, self.body = name, args, body
+        self.loss_shape, self.fn, self.wrt = tuple(loss_shape), fn, wrt
+        self.n, self.jvp, self.smooth = n, jvp, smooth
+
+    def mlir(self, dtype, values):
+        F = MLIR_F[dtype]
+
+        def t(shape):
+            return "tensor<" + "".join(f"{d}x" for d in shape) + F + ">"
+
+        params = []
+        for name, role, _ in self.args:
+            v = values[name]
+            et = F if v.dtype.kind == "f" else {
+                "i": f"i{v.dtype.itemsize * 8}"}[v.dtype.kind]
+            ty = "tensor<" + "".join(f"{d}x" for d in v.shape) + et + ">"
+            kind = "rlx.param" if role == "param" else "rlx.input"
+            params.append(f"%{name}: {ty} {{{kind} = \"{name}\"}}")
+        lines = "\n  ".join(self.body(F, t))
+        return (f"func.func @f({', '.join(params)}) -> {t(self.loss_shape)} "
+                f"{{\n  {lines}\n  return %loss : {t(self.loss_shape)}\n}}\n")
+
+    def run(self, dtype):
+        values = {name: make(dtype) for name, _, make in self.args}
+        mlir = self.mlir(dtype, values)
+        what = f"{self.name} {np.dtype(dtype)}"
+        wrt = ",".join(self.wrt)
+        torch_in = {k: torch.from_numpy(v.astype(np.float64)
+                                        if v.dtype.kind == "f" else v)
+                    for k, v in values.items()}
+
+        def call(**overrides):
+            ins = dict(torch_in, **overrides)
+            return self.fn(*[ins[name] for name, _, _ in self.args])
+
+        # Reverse mode.
+        scalar = math.prod(self.loss_shape) == 1
+        d_loss = check.uniform(self.loss_shape, dtype)
+        leaves = {k: torch_in[k].clone().requires_grad_(True)
+                  for k in self.wrt}
+        loss = call(**leaves)
+        seed = torch.ones_like(loss) if scalar else torch.from_numpy(
+            d_loss.astype(np.float64))
+        want_grads = [g if g is not None else torch.zeros_like(leaves[k])
+                      for g, k in zip(torch.autograd.grad(
+                          loss, [leaves[k] for k in self.wrt], seed,
+                          allow_unused=True), self.wrt)]
+        grad_mlir = rlx_opt(mlir, f"rlx-autodiff=func=f wrt={wrt}")
+        feed = dict(values)
+        if not scalar:
+            feed["d_loss"] = d_loss
+        outs = check.run(grad_mlir, feed, entry="f_grad") if grad_mlir \
+            else None
+        if outs is not None and len(outs) != 1 + len(self.wrt):
+            print(f"FAIL {what}: @f_grad returned {len(outs)} results")
+            check.failed += 1
+            outs = None
+        close(f"{what} loss", dtype, outs and outs[0], loss.detach().numpy(),
+              self.n)
+        for i, k in enumerate(self.wrt):
+            close(f"{what} d/d{k}", dtype, outs and outs[1 + i],
+                  want_grads[i].numpy(), self.n)
+
+        tangents = {k: check.uniform(values[k].shape, dtype)
+                    for k in self.wrt}
+        if dtype == np.float64 and self.smooth:
+            # The oracle against central differences along the tangent.
+            def objective(step, h=1e-6):
+                moved = {k: torch_in[k] + step * h * torch.from_numpy(
+                    tangents[k]) for k in self.wrt}
+                return float((call(**moved) * seed).sum())
+            fd = (objective(1) - objective(-1)) / 2e-6
+            ad = sum(float((g * torch.from_numpy(tangents[k])).sum())
+                     for g, k in zip(want_grads, self.wrt))
+            check.close(f"{what} oracle vs finite differences",
+                        np.float64(ad), np.float64(fd), 1e-6, 1e-7)
+        if not self.jvp:
+            return
+
+        # Forward mode.
+        primals = tuple(torch_in[k] for k in self.wrt)
+        directions = tuple(torch.from_numpy(tangents[k].astype(np.float64))
+                           for k in self.wrt)
+        want_tangent = functorch.jvp(
+            lambda *ws: call(**dict(zip(self.wrt, ws))), primals,
+            directions)[1]
+        jvp_mlir = rlx_opt(mlir, f"rlx-jvp=func=f wrt={wrt}")
+        feed = dict(values)
+        feed.update({f"t_{k}": v for k, v in tangents.items()})
+        jouts = check.run(jvp_mlir, feed, entry="f_jvp") if jvp_mlir \
+            else None
+        close(f"{what} jvp", dtype, jouts and jouts[1],
+              want_tangent.numpy(), self.n)
+
+        # rlx against itself: <v, J t> = <J^T v, t>.
+        if dtype == np.float64 and outs and jouts:
+            v = seed.numpy()
+            lhs = float((v * jouts[1]).sum())
+            rhs = sum(float((outs[1 + i] * tangents[k]).sum())
+                      for i, k in enumerate(self.wrt))
+            check.close(f"{what} <v, Jt> = <J^T v, t>", np.float64(lhs),
+                        np.float64(rhs), 1e-9, 1e-9 * math.sqrt(self.n))
+
+
+
+def uniform(shape, low=-1.0, high=1.0):
+    return lambda dtype: check.uniform(shape, dtype, low, high)
+
+
+def integers(shape, high):
+    return lambda dtype: check.integers(shape, np.int64, 0, high)
+
+
+CASES = []
+
+
+def case(*args, **kwargs):
+    CASES.append(Case(*args, **kwargs))
+
+
+# --------------------------------------------------------------------------
+# binary: every kind, broadcasting operands on either side
+BINARY = {
+    "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
+    "max": torch.maximum, "min": torch.minimum, "pow": torch.pow,
+}
+for kind, fn in BINARY.items():
+    for ashape, bshape in (((3, 4), (4,)), ((3, 1), (1, 4)), ((2, 3, 4), (3, 1))):
+        low = 0.5 if kind in ("div", "pow") else -1.0
+        case(f"binary {kind} {ashape} {bshape}",
+             [("a", "input", uniform(ashape, low, 1.5)),
+              ("b", "param", uniform(bshape, low, 1.5))],
+             lambda F, t, kind=kind, a=ashape, b=bshape: [
+                 f"%loss = rlx.binary {kind} %a, %b : {t(a)}, {t(b)}"],
+             np.broadcast_shapes(ashape, bshape), fn, ["a", "b"],
+             n=max(math.prod(np.broadcast_shapes(ashape, bshape)) //
+                   math.prod(bshape), 1))
+
+
+# ties of max/min, split evenly: b is a copy of a's first row
+for kind in ("max", "min"):
+    state = {}
+
+    def make_a(dtype, state=state):
+        state["a"] = check.uniform((3, 4), dtype)
+        return state["a"]
+
+    def make_b(dtype, state=state):
+        b = check.uniform((4,), dtype)
+        b[:2] = state["a"][1, :2]
+        return b
+    case(f"binary {kind} ties", [("a", "input", make_a),
+                                 ("b", "param", make_b)],
+         lambda F, t, kind=kind: [
+             f"%loss = rlx.binary {kind} %a, %b : {t((3, 4))}, {t((4,))}"],
+         (3, 4), BINARY[kind], ["a", "b"], n=3, smooth=False)
+
+# pow at a zero base with positive exponents
+case("binary pow zero base",
+     [("a", "input", lambda d: np.array([0.0, 0.5, 1.2, 0.0], d)),
+      ("b", "param", uniform((4,), 0.5, 2.0))],
+     lambda F, t: [f"%loss = rlx.binary pow %a, %b : {t((4,))}, {t((4,))}"],
+     (4,), torch.pow, ["a", "b"], jvp=True, smooth=False)
+
+# a value used twice (and in two ops)
+case("value used twice",
+     [("x", "param", uniform((3, 5)))],
+     lambda F, t: [
+         f"%sq = rlx.binary mul %x, %x : {t((3, 5))}, {t((3, 5))}",
+         f"%th = rlx.activation tanh %x : {t((3, 5))}",
+         f"%loss = rlx.binary add %sq, %th : {t((3, 5))}, {t((3, 5))}"],
+     (3, 5), lambda x: x * x + torch.tanh(x), ["x"])
+
+# --------------------------------------------------------------------------
+# activations: every kind
+ACTS = {
+    "gelu": (F.gelu, (-4, 4)),
+    "gelu_approx": (lambda x: F.gelu(x, approximate="tanh"), (-4, 4)),
+    "silu": (F.silu, (-5, 5)), "relu": (F.relu, (-2, 2)),
+    "sigmoid": (torch.sigmoid, (-5, 5)), "tanh": (torch.tanh, (-3, 3)),
+    "exp": (torch.exp, (-3, 3)), "log": (torch.log, (0.2, 3)),
+    "sqrt": (torch.sqrt, (0.2, 3)), "rsqrt": (torch.rsqrt, (0.2, 3)),
+    "neg": (torch.neg, (-2, 2)), "abs": (torch.abs, (-2, 2)),
+    "sin": (torch.sin, (-4, 4)), "cos": (torch.cos, (-4, 4)),
+    "tan": (torch.tan, (-1.2, 1.2)), "atan": (torch.atan, (-4, 4)),
+}
+for kind, (fn, (low, high)) in ACTS.items():
+    # A second use through mul keeps the seed non-trivial.
+    case(f"activation {kind}", [("x", "param", uniform((4, 6), low, high))],
+         lambda F, t, kind=kind: [
+             f"%y = rlx.activation {kind} %x : {t((4, 6))}",
+             f"%loss = rlx.binary mul %y, %x : {t((4, 6))}, {t((4, 6))}"],
+         (4, 6), lambda x, fn=fn: fn(x) * x, ["x"],
+         smooth=kind not in ("relu", "abs"))
+
+
+# round: straight-through (the gradient of round(x) is taken as 1)
+def round_ste(x):
+    return x + (torch.round(x) - x).detach()
+
+
+case("activation round (straight-through)",
+     [("x", "param", uniform((4, 6), -3, 3))],
+     lambda F, t: [f"%loss = rlx.activation round %x : {t((4, 6))}"],
+     (4, 6), round_ste, ["x"], smooth=False)
+
+# --------------------------------------------------------------------------
+# matmul, batch broadcast on either side
+for ashape, bshape in (((4, 3), (3, 5)), ((2, 4, 3), (3, 5)),
+                       ((4, 3), (2, 3, 5)), ((2, 1, 4, 3), (3, 3, 5))):
+    out = np.broadcast_shapes(ashape[:-2], bshape[:-2]) + (ashape[-2],
+                                                           bshape[-1])
+    batch = math.prod(out[:-2])
+    case(f"matmul {ashape} {bshape}",
+         [("a", "input", uniform(ashape)), ("b", "param", uniform(bshape))],
+         lambda F, t, a=ashape, b=bshape: [
+             f"%loss = rlx.matmul %a, %b : {t(a)}, {t(b)}"],
+         out, torch.matmul, ["a", "b"], n=5 * batch)
+
+case("dense_solve",
+     [("A", "param", lambda d: (check.uniform((3, 3), d) + 3 * np.eye(3))
+       .astype(d)), ("b", "input", uniform((3, 2)))],
+     lambda F, t: [f"%loss = rlx.dense_solve %A, %b : {t((3, 3))}, {t((3, 2))}"],
+     (3, 2), torch.linalg.solve, ["A", "b"], n=9)
+
+# --------------------------------------------------------------------------
+# reductions: every kind, axes, keep_dim
+REDUCE = {
+    "sum": lambda x, axes, keep: x.sum(axes, keepdim=keep),
+    "mean": lambda x, axes, keep: x.mean(axes, keepdim=keep),
+    "max": lambda x, axes, keep: x.amax(axes, keepdim=keep),
+    "min": lambda x, axes, keep: x.amin(axes, keepdim=keep),
+}
+for kind, fn in REDUCE.items():
+    for axes, keep in (((1,), False), ((0, 2), True), ((0, 1, 2), False)):
+        shape = (3, 4, 5)
+        out = tuple(1 if i in axes else d for i, d in enumerate(shape)
+                    if keep or i not in axes)
+        tie = kind in ("max", "min")
+
+        def make(dtype, tie=tie):
+            x = check.uniform((3, 4, 5), dtype)
+            if tie:  # ties along every axis
+                x[2] = x[0]
+                x[:, 3] = x[:, 1]
+                x[:, :, 4] = x[:, :, 0]
+            return x
+        keyword = " keep_dim" if keep else ""
+        case(f"reduce {kind} axes={axes} keep_dim={keep}",
+             [("x", "param", make)],
+             lambda F, t, kind=kind, axes=axes, kw=keyword, out=out: [
+                 f"%loss = rlx.reduce {kind} %x axes = {list(axes)}{kw} : "
+                 f"{t((3, 4, 5))}"],
+             out, lambda x, fn=fn, axes=axes, keep=keep: fn(x, axes, keep),
+             ["x"], n=60, smooth=not tie)
+
+
+# prod, zero-safe: rows with no zero, one zero and two zeros
+def with_zeros(dtype):
+    x = check.uniform((4, 5), dtype, 0.5, 1.5) * np.sign(
+        check.uniform((4, 5), dtype))
+    x[1, 2] = 0
+    x[2, 0] = x[2, 3] = 0
+    return x.astype(dtype)
+
+
+case("reduce prod axes=[1] with zeros", [("x", "param", with_zeros)],
+     lambda F, t: [f"%loss = rlx.reduce prod %x axes = [1] : {t((4, 5))}"],
+     (4,), lambda x: x.prod(1), ["x"], n=5, smooth=False)
+case("reduce prod all axes", [("x", "param", uniform((2, 3), 0.5, 1.5))],
+     lambda F, t: [f"%loss = rlx.reduce prod %x axes = [0, 1] : {t((2, 3))}"],
+     (), lambda x: x.prod(), ["x"], n=6)
+
+for axis in (1, -1, 0):
+    case(f"softmax axis={axis}", [("x", "param", uniform((3, 4, 5), -3, 3))],
+         lambda F, t, axis=axis: [
+             f"%loss = rlx.softmax %x {{axis = {axis} : i64}} : "
+             f"{t((3, 4, 5))}"],
+         (3, 4, 5), lambda x, axis=axis: torch.softmax(x, axis), ["x"], n=5)
+
+for shape, k in (((3, 6), 2), ((2, 3, 5), 3)):
+    case(f"top_k values {shape} k={k}", [("x", "param", uniform(shape))],
+         lambda F, t, shape=shape, k=k: [
+             f"%loss, %i = rlx.top_k %x {{k = {k} : i64}} : {t(shape)}"],
+         shape[:-1] + (k,), lambda x, k=k: torch.topk(x, k).values, ["x"],
+         smooth=False)
+
+for exclusive in (False, True):
+    case(f"cumsum exclusive={exclusive}",
+         [("x", "param", uniform((3, 6)))],
+         lambda F, t, ex=exclusive: [
+             f"%loss = rlx.cumsum %x {{axis = 1 : i64"
+             f"{', exclusive' if ex else ''}}} : {t((3, 6))}"],
+         (3, 6), lambda x, ex=exclusive: x.cumsum(1) - (x if ex else 0),
+         ["x"], n=6)
+
+# --------------------------------------------------------------------------
+# norms
+
+
+def layer_norm(x, g, b, axis):
+    mean = x.mean(axis, keepdim=True)
+    var = ((x - mean) ** 2).mean(axis, keepdim=True)
+    shape = [1] * x.dim()
+    shape[axis] = -1
+    return (x - mean) / torch.sqrt(var + EPS) * g.reshape(shape) + \
+        b.reshape(shape)
+
+
+def rms_norm(x, g, b, axis):
+    r = torch.rsqrt((x * x).mean(axis, keepdim=True) + EPS)
+    shape = [1] * x.dim()
+    shape[axis] = -1
+    return x * r * g.reshape(shape) + b.reshape(shape)
+
+
+for op, fn in (("layer_norm", layer_norm), ("rms_norm", rms_norm)):
+    for axis, d in ((-1, 6), (1, 4)):
+        case(f"{op} axis={axis}",
+             [("x", "input", uniform((2, 4, 6), -2, 2)),
+              ("g", "param", uniform((d,), 0.5, 1.5)),
+              ("b", "param", uniform((d,)))],
+             lambda F, t, op=op, axis=axis, d=d: [
+                 f"%loss = rlx.{op} %x, %g, %b {{axis = {axis} : i64, "
+                 f"eps = 1.0e-05 : f32}} : {t((2, 4, 6))}, {t((d,))}, "
+                 f"{t((d,))}"],
+             (2, 4, 6), lambda x, g, b, fn=fn, axis=axis: fn(x, g, b, axis),
+             ["x", "g", "b"], n=12)
+
+case("layer_norm2d",
+     [("x", "input", uniform((2, 4, 3, 2), -2, 2)),
+      ("g", "param", uniform((4,), 0.5, 1.5)), ("b", "param", uniform((4,)))],
+     lambda F, t: [
+         f"%loss = rlx.layer_norm2d %x, %g, %b {{eps = 1.0e-05 : f32}} : "
+         f"{t((2, 4, 3, 2))}, {t((4,))}, {t((4,))}"],
+     (2, 4, 3, 2), lambda x, g, b: layer_norm(x, g, b, 1), ["x", "g", "b"],
+     n=12)
+case("resize_nearest2x",
+     [("x", "param", uniform((2, 3, 2, 3)))],
+     lambda F, t: [f"%loss = rlx.resize_nearest2x %x : {t((2, 3, 2, 3))}"],
+     (2, 3, 4, 6),
+     lambda x: x.repeat_interleave(2, 2).repeat_interleave(2, 3), ["x"], n=4)
+case("group_norm",
+     [("x", "input", uniform((2, 4, 3, 3), -2, 2)),
+      ("g", "param", uniform((4,), 0.5, 1.5)), ("b", "param", uniform((4,)))],
+     lambda F, t: [
+         f"%loss = rlx.group_norm %x, %g, %b {{num_groups = 2 : i64, "
+         f"eps = 1.0e-05 : f32}} : {t((2, 4, 3, 3))}, {t((4,))}, {t((4,))}"],
+     (2, 4, 3, 3), lambda x, g, b: F.group_norm(x, 2, g, b, EPS),
+     ["x", "g", "b"], n=18)
+
+case("batch_norm_inference",
+     [("x", "input", uniform((3, 2, 4))), ("g", "param", uniform((4,))),
+      ("b", "param", uniform((4,))), ("m", "input", uniform((4,))),
+      ("v", "input", uniform((4,), 0.5, 2))],
+     lambda F, t: [
+         f"%loss = rlx.batch_norm_inference %x, %g, %b, %m, %v "
+         f"{{eps = 1.0e-05 : f32}} : {t((3, 2, 4))}, {t((4,))}, {t((4,))}, "
+         f"{t((4,))}, {t((4,))}"],
+     (3, 2, 4), lambda x, g, b, m, v: (x - m) / torch.sqrt(v + EPS) * g + b,
+     ["x", "g", "b"], n=6)
+
+# --------------------------------------------------------------------------
+# shape ops
+case("reshape transpose",
+     [("x", "param", uniform((2, 3, 4)))],
+     lambda F, t: [
+         f"%r = rlx.reshape %x new_shape = [6, 4] : {t((2, 3, 4))}",
+         f"%loss = rlx.transpose %r perm = [1, 0] : {t((6, 4))}"],
+     (4, 6), lambda x: x.reshape(6, 4).t(), ["x"])
+case("narrow concat",
+     [("x", "param", uniform((3, 5))), ("y", "input", uniform((3, 2)))],
+     lambda F, t: [
+         f"%n = rlx.narrow %x axis = 1 start = 1 len = 3 : {t((3, 5))}",
+         f"%loss = rlx.concat %n, %y, %n axis = 1 : {t((3, 3))}, "
+         f"{t((3, 2))}, {t((3, 3))}"],
+     (3, 8), lambda x, y: torch.cat([x[:, 1:4], y, x[:, 1:4]], 1),
+     ["x", "y"])
+case("expand",
+     [("x", "param", uniform((3, 1)))],
+     lambda F, t: [
+         f"%loss = rlx.expand %x target_shape = [2, 3, 4] : {t((3, 1))}"],
+     (2, 3, 4), lambda x: x.expand(2, 3, 4), ["x"], n=8)
+case("gather axis=0 (embedding, repeated ids)",
+     [("w", "param", uniform((5, 3))),
+      ("ids", "index", lambda d: np.array([[0, 2, 2], [4, 0, 2]], np.int64))],
+     lambda F, t: [
+         f"%loss = rlx.gather %w, %ids axis = 0 : {t((5, 3))}, "
+         "tensor<2x3xi64>"],
+     (2, 3, 3), lambda w, ids: w[ids], ["w"], n=3)
+case("gather axis=1",
+     [("w", "param", uniform((2, 5, 3))), ("ids", "index", integers((4,), 5))],
+     lambda F, t: [
+         f"%loss = rlx.gather %w, %ids axis = 1 : {t((2, 5, 3))}, "
+         "tensor<4xi64>"],
+     (2, 4, 3), lambda w, ids: w[:, ids], ["w"], n=4)
+
+# --------------------------------------------------------------------------
+# where, compare, cast, stop_gradient
+case("where compare broadcast",
+     [("x", "param", uniform((3, 4))), ("y", "param", uniform((4,)))],
+     lambda F, t: [
+         f"%c = rlx.compare gt %x, %y : {t((3, 4))}, {t((4,))}",
+         f"%loss = rlx.where %c, %x, %y : tensor<3x4xi1>, {t((3, 4))}, "
+         f"{t((4,))}"],
+     (3, 4), lambda x, y: torch.where(x > y, x, y), ["x", "y"], n=3,
+     smooth=False)
+case("cast round trip",
+     [("x", "param", uniform((3, 4)))],
+     lambda F, t: [
+         f"%c = rlx.cast %x : {t((3, 4))} to f64",
+         f"%s = rlx.activation sin %c : tensor<3x4xf64>",
+         f"%loss = rlx.cast %s : tensor<3x4xf64> to {F}"],
+     (3, 4), torch.sin, ["x"])
+case("stop_gradient",
+     [("x", "param", uniform((3, 4)))],
+     lambda F, t: [
+         f"%s = rlx.stop_gradient %x : {t((3, 4))}",
+         f"%loss = rlx.binary mul %x, %s : {t((3, 4))}, {t((3, 4))}"],
+     (3, 4), lambda x: x * x.detach(), ["x"], smooth=False)
+
+# --------------------------------------------------------------------------
+# softmax cross-entropy, mean over the batch
+case("softmax_cross_entropy_with_logits",
+     [("z", "param", uniform((6, 5), -3, 3)),
+      ("labels", "index", integers((6,), 5))],
+     lambda F, t: [
+         f"%l = rlx.softmax_cross_entropy_with_logits %z, %labels : "
+         f"{t((6, 5))}, tensor<6xi64>",
+         f"%loss = rlx.reduce mean %l axes = [0] : {t((6,))}"],
+     (), lambda z, labels: F.cross_entropy(z, labels), ["z"], n=5)
+
+# --------------------------------------------------------------------------
+# attention: every mask kind, score scale, soft cap
+
+
+ATTENTION = [
+    # mask kind, sq, sk, window, score_scale, softcap, rank-3 layout
+    ("none", 4, 4, None, None, None, False),
+    ("causal", 3, 5, None, 0.7, None, False),
+    ("sliding_window", 5, 5, 1, None, 2.0, False),
+    ("custom", 3, 4, None, None, None, False),
+    ("bias", 4, 3, None, 0.5, 3.0, False),
+    ("causal", 4, 4, None, None, 1.5, True),
+]
+for kind, sq, sk, window, scale, cap, packed in ATTENTION:
+    B, H, D = 2, 2, 3
+    qs, ks = (B, H, sq, D), (B, H, sk, D)
+    if packed:
+        qs, ks = (B, sq, H * D), (B, sk, H * D)
+    args = [("q", "param", uniform(qs, -2, 2)),
+            ("k", "param", uniform(ks, -2, 2)), ("v", "param", uniform(ks))]
+    mshape = None
+    if kind == "custom":
+        mshape = (B, sk)
+
+        def padding(dtype, mshape=mshape):
+            m = (check.rng.uniform(0, 1, mshape) < 0.6).astype(dtype)
+            m[:, 0] = 1.0
+            return m
+        args.append(("m", "input", padding))
+    elif kind == "bias":
+        mshape = (B, H, sq, sk)
+        args.append(("m", "param", uniform(mshape)))
+    attrs, fscale, fcap = attention_attrs(H, D, kind, window, scale, cap)
+
+    def fn(q, k, v, m=None, kind=kind, window=window, s=fscale, c=fcap,
+           packed=packed):
+        return attention(q, k, v, H, D, kind, m, window, s, c, packed)
+
+    case(f"attention {kind} scale={scale} softcap={cap} rank-3={packed}",
+         args,
+         lambda F, t, qs=qs, ks=ks, mshape=mshape, attrs=attrs: [
+             f"%loss = rlx.attention %q, %k, %v"
+             + (f" mask %m : {t(mshape)}" if mshape else "")
+             + f" {{{', '.join(attrs)}}} : {t(qs)}, {t(ks)}, {t(ks)}"],
+         qs, fn, ["q", "k", "v"] + (["m"] if kind == "bias" else []),
+         n=sk * D)
+
+# --------------------------------------------------------------------------
+# convolution and pooling
+CONV = [
+    # x shape, w shape, stride, padding, dilation, groups
+    ((2, 4, 7, 7), (6, 2, 3, 3), (2, 2), (1, 1), (1, 1), 2),
+    ((1, 3, 8, 6), (2, 3, 2, 3), (1, 2), (0, 1), (2, 1), 1),
+]
+for xs, ws, stride, pad, dil, groups in CONV:
+    conv = F.conv2d(torch.zeros(xs), torch.zeros(ws), None, stride, pad, dil,
+                    groups)
+    case(f"conv x{xs} w{ws} stride={stride} pad={pad} dil={dil} g={groups}",
+         [("x", "input", uniform(xs)), ("w", "param", uniform(ws))],
+         lambda F, t, xs=xs, ws=ws, s=stride, p=pad, d=dil, g=groups: [
+             f"%loss = rlx.conv %x, %w kernel_size = {list(ws[2:])}, "
+             f"stride = {list(s)}, padding = {list(p)}, dilation = {list(d)}, "
+             f"groups = {g} : {t(xs)}, {t(ws)}"],
+         tuple(conv.shape),
+         lambda x, w, s=stride, p=pad, d=dil, g=groups: F.conv2d(
+             x, w, None, s, p, d, g), ["x", "w"],
+         n=int(np.prod(ws[1:])) * int(np.prod(conv.shape[2:])) * xs[0])
+
+POOL = [
+    # kind, kernel, stride, padding
+    ("max", (2, 2), (2, 2), (0, 0)),
+    ("min", (3, 2), (2, 2), (1, 1)),
+    ("max", (3, 3), (2, 1), (1, 1)),
+    ("mean", (3, 3), (2, 2), (1, 1)),
+    ("mean", (2, 3), (1, 2), (0, 1)),
+    ("sum", (2, 2), (1, 1), (1, 0)),
+]
+for kind, kernel, stride, pad in POOL:
+    xs = (2, 3, 6, 7)
+    if kind == "max":
+        def fn(x, k=kernel, s=stride, p=pad):
+            return F.max_pool2d(x, k, s, p)
+    elif kind == "min":
+        def fn(x, k=kernel, s=stride, p=pad):
+            return -F.max_pool2d(-x, k, s, p)
+    elif kind == "mean":
+        def fn(x, k=kernel, s=stride, p=pad):
+            return F.avg_pool2d(x, k, s, p, count_include_pad=True)
+    else:
+        def fn(x, k=kernel, s=stride, p=pad):
+            return F.avg_pool2d(x, k, s, p, count_include_pad=True) * \
+                (k[0] * k[1])
+    out = fn(torch.zeros(xs)).shape
+    case(f"pool {kind} kernel={kernel} stride={stride} pad={pad}",
+         [("x", "param", uniform(xs))],
+         lambda F, t, kind=kind, k=kernel, s=stride, p=pad: [
+             f"%loss = rlx.pool {kind} %x kernel_size = {list(k)}, "
+             f"stride = {list(s)}, padding = {list(p)} : {t((2, 3, 6, 7))}"],
+         tuple(out), fn, ["x"], n=9, jvp=kind not in ("max", "min"),
+         smooth=kind not in ("max", "min"))
+
+# --------------------------------------------------------------------------
+# backward ops as forward ops: their own derivatives (second order)
+def vjp_of(fn):
+    return lambda x, dy: functorch.vjp(fn, x)[1](dy)[0]
+
+
+for kind, (fn, (low, high)) in ACTS.items():
+    if kind in ("relu", "abs", "neg"):
+        continue
+    case(f"activation_backward {kind}",
+         [("x", "param", uniform((3, 5), low, high)),
+          ("dy", "param", uniform((3, 5)))],
+         lambda F, t, kind=kind: [
+             f"%loss = rlx.activation_backward {kind} %x, %dy : {t((3, 5))}, "
+             f"{t((3, 5))}"],
+         (3, 5), vjp_of(fn), ["x", "dy"])
+case("relu_backward",
+     [("x", "param", uniform((3, 5))), ("dy", "param", uniform((3, 5)))],
+     lambda F, t: [
+         f"%loss = rlx.relu_backward %x, %dy : {t((3, 5))}, {t((3, 5))}"],
+     (3, 5), lambda x, dy: torch.where(x > 0, dy, torch.zeros_like(dy)),
+     ["x", "dy"], smooth=False)
+case("softmax_cross_entropy_backward",
+     [("z", "param", uniform((4, 5), -2, 2)),
+      ("labels", "index", integers((4,), 5)),
+      ("dl", "param", uniform((4,)))],
+     lambda F, t: [
+         f"%loss = rlx.softmax_cross_entropy_backward %z, %labels, %dl : "
+         f"{t((4, 5))}, tensor<4xi64>, {t((4,))}"],
+     (4, 5), lambda z, labels, dl: (torch.softmax(z, 1) - F.one_hot(
+         labels, 5)) * dl[:, None],
+     ["z", "dl"], n=5)
+
+# --------------------------------------------------------------------------
+# a two-layer MLP with a softmax cross-entropy head (every param)
+MLP = {}
+for act in ("gelu", "tanh", "silu"):
+    MLP[act] = Case(
+        f"mlp {act}",
+        [("x", "input", uniform((8, 5))), ("w1", "param", uniform((5, 7))),
+         ("b1", "param", uniform((7,))), ("w2", "param", uniform((7, 3))),
+         ("b2", "param", uniform((3,))), ("y", "index", integers((8,), 3))],
+        lambda F, t, act=act: [
+            f"%h = rlx.matmul %x, %w1 : {t((8, 5))}, {t((5, 7))}",
+            f"%hb = rlx.binary add %h, %b1 : {t((8, 7))}, {t((7,))}",
+            f"%a = rlx.activation {act} %hb : {t((8, 7))}",
+            f"%z = rlx.matmul %a, %w2 : {t((8, 7))}, {t((7, 3))}",
+            f"%zb = rlx.binary add %z, %b2 : {t((8, 3))}, {t((3,))}",
+            f"%l = rlx.softmax_cross_entropy_with_logits %zb, %y : "
+            f"{t((8, 3))}, tensor<8xi64>",
+            f"%loss = rlx.reduce mean %l axes = [0] : {t((8,))}"],
+        (), lambda x, w1, b1, w2, b2, y, fn=ACTS[act][0]: F.cross_entropy(
+            fn(x @ w1 + b1) @ w2 + b2, y), ["w1", "b1", "w2", "b2"], n=40)
+    CASES.append(MLP[act])
+
+
+def check_hvp(c, dtype):
+    """Hessian-vector products by forward over reverse: rlx-jvp of @f_grad
+    (the tangents of its gradient results) against
+    torch.autograd.functional.hvp."""
+    values = {name: make(dtype) for name, _, make in c.args}
+    wrt = ",".join(c.wrt)
+    grad = rlx_opt(c.mlir(dtype, values), f"rlx-autodiff=func=f wrt={wrt}")
+    hvp = grad and rlx_opt(grad, f"rlx-jvp=func=f_grad wrt={wrt}")
+    tangents = {k: check.uniform(values[k].shape, dtype) for k in c.wrt}
+    feed = dict(values)
+    feed.update({f"t_{k}": v for k, v in tangents.items()})
+    outs = check.run(hvp, feed, entry="f_grad_jvp") if hvp else None
+    torch_in = {k: torch.from_numpy(v.astype(np.float64)
+                                    if v.dtype.kind == "f" else v)
+                for k, v in values.items()}
+
+    def loss(*ws):
+        ins = dict(torch_in, **dict(zip(c.wrt, ws)))
+        return c.fn(*[ins[name] for name, _, _ in c.args])
+    _, want = torch.autograd.functional.hvp(
+        loss, tuple(torch_in[k] for k in c.wrt),
+        tuple(torch.from_numpy(tangents[k].astype(np.float64))
+              for k in c.wrt))
+    n = len(c.wrt)
+    for i, k in enumerate(c.wrt):
+        close(f"hvp {c.name} {np.dtype(dtype)} H t ({k})", dtype,
+              outs and outs[2 + n + i], want[i].numpy(), c.n)
+
+
+only = os.environ.get("RLX_AUTODIFF_CASE")
+for c in CASES:
+    if only and only not in c.name:
+        continue
+    for dtype in (np.float32, np.float64):
+        c.run(dtype)
+for c in MLP.values():
+    if only and only not in c.name:
+        continue
+    for dtype in (np.float32, np.float64):
+        check_hvp(c, dtype)
+check.finish()
