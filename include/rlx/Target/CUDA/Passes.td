@@ -92,4 +92,21 @@ def RLXCUDALinalgToCuBLAS
                            "::mlir::memref::MemRefDialect"];
 }
 
+def RLXCUDAStreamOrderedCalls
+    : Pass<"rlx-cuda-stream-ordered-calls", "func::FuncOp"> {
+  let summary = "Let runtime calls on device buffers follow the stream";
+  let description = [{
+    Runs after `gpu-async-region`, which waits on the host for all
+    preceding GPU work before every call to another function. The CUDA
+    runtime's functions on device buffers (marked `rlx.cuda.device_buffers`,
+    the cuBLAS GEMMs) enqueue their work on the calling thread's graph
+    stream, the stream every `mgpuStreamCreate` of a compiled graph returns
+    in that runtime, so they are ordered after the preceding kernels
+    without the host waiting: the synchronous `gpu.wait` right before such a
+    call is removed. The final wait of the function still synchronizes the
+    stream before it returns.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // RLX_TARGET_CUDA_PASSES_TD
