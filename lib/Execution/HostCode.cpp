@@ -24,14 +24,25 @@
 using namespace mlir;
 using namespace rlxrt;
 
-std::string rlxrt::defaultRuntimeLibrary(llvm::StringRef fileName) {
-  // The tools live in bin/ and the runtime in lib/, in the build tree and
-  // in an installation alike.
-  std::string exe = llvm::sys::fs::getMainExecutable(
-      nullptr, reinterpret_cast<void *>(&rlxrt::defaultRuntimeLibrary));
-  llvm::SmallString<256> path(llvm::sys::path::parent_path(exe));
-  llvm::sys::path::append(path, "..", "lib", fileName);
-  return std::string(path);
+llvm::Expected<std::string>
+rlxrt::findRuntimeLibrary(llvm::StringRef requested, llvm::StringRef fileName,
+                          llvm::StringRef targetLabel) {
+  std::string path = requested.str();
+  if (path.empty()) {
+    // The tools live in bin/ and the runtime in lib/, in the build tree and
+    // in an installation alike.
+    std::string exe = llvm::sys::fs::getMainExecutable(
+        nullptr, reinterpret_cast<void *>(&rlxrt::findRuntimeLibrary));
+    llvm::SmallString<256> beside(llvm::sys::path::parent_path(exe));
+    llvm::sys::path::append(beside, "..", "lib", fileName);
+    path = std::string(beside);
+  }
+  if (!llvm::sys::fs::exists(path))
+    return llvm::createStringError(targetLabel +
+                                   " runtime library not found "
+                                   "at '" +
+                                   path + "' (use --runtime-lib)");
+  return path;
 }
 
 /// Compiles `module` (LLVM dialect) for this host into a PIC object file.

@@ -27,6 +27,11 @@ namespace rlx {
 /// (no mixed-precision accumulation). std::nullopt for any other op.
 std::optional<Type> matchPlainGemm(linalg::LinalgOp op);
 
+/// Every GEMM of `module` that matchPlainGemm accepts, with its element
+/// type, collected before any is rewritten.
+SmallVector<std::pair<linalg::LinalgOp, Type>>
+collectPlainGemms(Operation *module);
+
 /// A memref of `rank` with dynamic sizes, strides and offset: a runtime
 /// function taking it reads the real ones from the descriptor.
 MemRefType getFullyDynamicStridedType(Type elementType, int64_t rank);

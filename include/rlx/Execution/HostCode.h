@@ -26,9 +26,14 @@
 
 namespace rlxrt {
 
-/// The runtime library `fileName` in the lib/ folder beside the running
-/// tool's bin/ folder, where the build and an installation put it.
-std::string defaultRuntimeLibrary(llvm::StringRef fileName);
+/// The runtime library a target's graphs call: `requested` (the
+/// CompileOptions::runtimeLibrary) if not empty, else `fileName` in the
+/// lib/ folder beside the running tool's bin/ folder, where the build and
+/// an installation put it. Fails, naming `targetLabel`'s runtime and the
+/// path, if the file is not there.
+llvm::Expected<std::string> findRuntimeLibrary(llvm::StringRef requested,
+                                               llvm::StringRef fileName,
+                                               llvm::StringRef targetLabel);
 
 /// Compiles `module` (LLVM dialect) for this host as position-independent
 /// code and links it into `outputPath`, with `runtimeLibrary` as a

@@ -29,6 +29,16 @@ std::optional<Type> rlx::matchPlainGemm(linalg::LinalgOp op) {
   return elementType;
 }
 
+SmallVector<std::pair<linalg::LinalgOp, Type>>
+rlx::collectPlainGemms(Operation *module) {
+  SmallVector<std::pair<linalg::LinalgOp, Type>> gemms;
+  module->walk([&](linalg::LinalgOp op) {
+    if (std::optional<Type> elementType = matchPlainGemm(op))
+      gemms.emplace_back(op, *elementType);
+  });
+  return gemms;
+}
+
 MemRefType rlx::getFullyDynamicStridedType(Type elementType, int64_t rank) {
   SmallVector<int64_t> dynamic(rank, ShapedType::kDynamic);
   auto layout = StridedLayoutAttr::get(elementType.getContext(),

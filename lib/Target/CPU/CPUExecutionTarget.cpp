@@ -58,14 +58,11 @@ lower(ModuleOp module, llvm::StringRef entry, const CompileOptions &options) {
                                    " for the CPU failed (see the diagnostics "
                                    "above)");
 
-  LoweredGraph lowered{std::move(*signature), options.runtimeLibrary};
-  if (lowered.runtimeLibrary.empty())
-    lowered.runtimeLibrary = defaultRuntimeLibrary("librlx_cpu_runtime.so");
-  if (!llvm::sys::fs::exists(lowered.runtimeLibrary))
-    return llvm::createStringError("CPU runtime library not found at '" +
-                                   lowered.runtimeLibrary +
-                                   "' (use --runtime-lib)");
-  return lowered;
+  llvm::Expected<std::string> runtime = findRuntimeLibrary(
+      options.runtimeLibrary, "librlx_cpu_runtime.so", "CPU");
+  if (!runtime)
+    return runtime.takeError();
+  return LoweredGraph{std::move(*signature), std::move(*runtime)};
 }
 
 /// The timers that rlx-cpu-profile compiled into `module`, read from the

@@ -53,20 +53,11 @@ struct RLXLinalgToBLASPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<linalg::LinalgOp> candidates;
-    module.walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
-        candidates.push_back(op);
-    });
-    for (linalg::LinalgOp op : candidates)
-      rewrite(module, op);
+    for (auto [op, elementType] : collectPlainGemms(module))
+      rewrite(module, op, elementType);
   }
 
-  void rewrite(ModuleOp module, linalg::LinalgOp op) {
-    std::optional<Type> gemmType = matchPlainGemm(op);
-    if (!gemmType)
-      return;
-    Type elementType = *gemmType;
+  void rewrite(ModuleOp module, linalg::LinalgOp op, Type elementType) {
     std::optional<StringRef> suffix = elementSuffix(elementType);
     if (!suffix)
       return;

@@ -118,14 +118,11 @@ llvm::Expected<LoweredGraph> lower(ModuleOp module, llvm::StringRef entry,
     return llvm::createStringError("compiling @" + signature->name +
                                    " for CUDA failed (see the diagnostics "
                                    "above)");
-  LoweredGraph lowered{std::move(*signature), options.runtimeLibrary};
-  if (lowered.runtimeLibrary.empty())
-    lowered.runtimeLibrary = defaultRuntimeLibrary("librlx_cuda_runtime.so");
-  if (!llvm::sys::fs::exists(lowered.runtimeLibrary))
-    return llvm::createStringError("CUDA runtime library not found at '" +
-                                   lowered.runtimeLibrary +
-                                   "' (use --runtime-lib)");
-  return lowered;
+  llvm::Expected<std::string> runtime = findRuntimeLibrary(
+      options.runtimeLibrary, "librlx_cuda_runtime.so", "CUDA");
+  if (!runtime)
+    return runtime.takeError();
+  return LoweredGraph{std::move(*signature), std::move(*runtime)};
 }
 
 /// Fails unless the runtime finds a driver and a device in this process.

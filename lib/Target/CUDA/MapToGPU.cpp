@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelIndexing.h"
 #include "ReductionKernels.h"
 
 #include "rlx/Target/CUDA/Passes.h"
@@ -269,14 +270,8 @@ private:
 
     rewriter.setInsertionPointToStart(guard.thenBlock());
     IRMapping mapping;
-    Value rest = linear;
-    unsigned rank = tripCounts.size();
-    for (unsigned i = rank; i-- > 0;) {
-      Value index = rest;
-      if (i > 0) {
-        index = arith::RemUIOp::create(rewriter, loc, rest, tripCounts[i]);
-        rest = arith::DivUIOp::create(rewriter, loc, rest, tripCounts[i]);
-      }
+    for (auto [i, index] :
+         llvm::enumerate(rlx::delinearize(rewriter, loc, linear, tripCounts))) {
       Value iv = arith::AddIOp::create(
           rewriter, loc, loop.getLowerBound()[i],
           arith::MulIOp::create(rewriter, loc, index, loop.getStep()[i]));

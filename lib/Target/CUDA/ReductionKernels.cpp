@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ReductionKernels.h"
+#include "KernelIndexing.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -58,22 +59,6 @@ std::optional<Combiner> classifyCombiner(Operation *op) {
       .Case([](arith::OrIOp) { return Combiner{K::ori, R::OR}; })
       .Case([](arith::XOrIOp) { return Combiner{K::xori, R::XOR}; })
       .Default([](Operation *) { return std::nullopt; });
-}
-
-/// Splits `linear` into indices of `extents`, row-major.
-SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
-                               ArrayRef<Value> extents) {
-  SmallVector<Value> indices(extents.size());
-  Value rest = linear;
-  for (size_t i = extents.size(); i-- > 0;) {
-    if (i == 0) {
-      indices[i] = rest;
-      break;
-    }
-    indices[i] = arith::RemUIOp::create(b, loc, rest, extents[i]);
-    rest = arith::DivUIOp::create(b, loc, rest, extents[i]);
-  }
-  return indices;
 }
 
 /// The element of `operand` that loop point `ivs` reads or writes.
@@ -144,8 +129,8 @@ bool rlx::mapRowReduction(RewriterBase &rewriter, linalg::LinalgOp op,
   for (unsigned dim : reducedDims)
     reducedExtents.push_back(index(ranges[dim]));
   for (auto [dim, iv] : llvm::zip(
-           parallelDims,
-           delinearize(rewriter, loc, launch.getBlockIds().x, parallelExtents)))
+           parallelDims, rlx::delinearize(rewriter, loc, launch.getBlockIds().x,
+                                          parallelExtents)))
     ivs[dim] = iv;
 
   // Each thread folds points thread, thread + threads, ... into its
@@ -155,9 +140,9 @@ bool rlx::mapRowReduction(RewriterBase &rewriter, linalg::LinalgOp op,
   auto loop = scf::ForOp::create(rewriter, loc, thread, index(reduced), threads,
                                  ValueRange{identity});
   rewriter.setInsertionPointToStart(loop.getBody());
-  for (auto [dim, iv] :
-       llvm::zip(reducedDims, delinearize(rewriter, loc, loop.getInductionVar(),
-                                          reducedExtents)))
+  for (auto [dim, iv] : llvm::zip(
+           reducedDims, rlx::delinearize(rewriter, loc, loop.getInductionVar(),
+                                         reducedExtents)))
     ivs[dim] = iv;
   IRMapping mapping;
   for (OpOperand *input : op.getDpsInputOperands()) {
