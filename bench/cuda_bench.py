@@ -69,8 +69,8 @@ def graph_bert(batch):
     return text.replace("new_shape = [1,", f"new_shape = [{batch},")
 
 
-def graph_attention(batch, heads, seq, dim, mask):
-    t = f"tensor<{batch}x{heads}x{seq}x{dim}xf16>"
+def graph_attention(batch, heads, seq, dim, mask, dtype):
+    t = f"tensor<{batch}x{heads}x{seq}x{dim}x{dtype}>"
     return (f"func.func @attention(%q: {t} {{rlx.input = \"q\"}}, %k: {t} {{rlx.input = \"k\"}}, "
             f"%v: {t} {{rlx.input = \"v\"}}) -> {t} {{\n"
             f"  %0 = rlx.attention %q, %k, %v {{num_heads = {heads} : i64, head_dim = {dim} : i64, "
@@ -90,24 +90,30 @@ def cases():
     }
     for batch in (1, 8, 32):
         out[f"BERT-base layer f32 B={batch}"] = (graph_bert(batch), None, None)
-    for dim in (64, 128):
-        for mask in ("none", "causal"):
-            flops = 4 * 8 * 12 * 1024 * 1024 * dim // (2 if mask == "causal" else 1)
-            out[f"attention f16 B=8 H=12 S=1024 D={dim} {mask}"] = (
-                graph_attention(8, 12, 1024, dim, mask), None, flops)
+    for dtype, dims in (("f16", (64, 128)), ("f32", (64,))):
+        for dim in dims:
+            for mask in ("none", "causal"):
+                flops = 4 * 8 * 12 * 1024 * 1024 * dim // (2 if mask == "causal" else 1)
+                out[f"attention {dtype} B=8 H=12 S=1024 D={dim} {mask}"] = (
+                    graph_attention(8, 12, 1024, dim, mask, dtype), None, flops)
     return out
+
+
+def selected_cases(only):
+    return {name: case for name, case in cases().items()
+            if only is None or re.search(only, name)}
 
 
 def slug(name):
     return re.sub(r"[^a-zA-Z0-9]+", "_", name).strip("_")
 
 
-def build(outdir, build_dir):
+def build(outdir, build_dir, only):
     os.makedirs(os.path.join(outdir, "bin"), exist_ok=True)
     os.makedirs(os.path.join(outdir, "lib"), exist_ok=True)
     shutil.copy(os.path.join(build_dir, "bin", "rlx-run-aot"), os.path.join(outdir, "bin"))
     shutil.copy(os.path.join(build_dir, "lib", "librlx_cuda_runtime.so"), os.path.join(outdir, "lib"))
-    for name, (graph, _, _) in cases().items():
+    for name, (graph, _, _) in selected_cases(only).items():
         path = os.path.join(outdir, slug(name) + ".mlir")
         with open(path, "w") as f:
             f.write(graph)
@@ -162,7 +168,8 @@ def torch_case(name, runs):
             return time_torch(lambda: layer(h), runs)
         if name.startswith("attention"):
             dim = int(re.search(r"D=(\d+)", name).group(1))
-            q, k, v = (torch.rand(8, 12, 1024, dim, device=dev, dtype=torch.float16)
+            dtype = torch.float16 if " f16 " in name else torch.float32
+            q, k, v = (torch.rand(8, 12, 1024, dim, device=dev, dtype=dtype)
                        for _ in range(3))
             causal = name.endswith("causal")
             return time_torch(
@@ -170,14 +177,14 @@ def torch_case(name, runs):
     raise ValueError(name)
 
 
-def run(outdir, runs):
+def run(outdir, runs, only):
     import torch
     env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(outdir, "lib"))
     card = torch.cuda.get_device_name()
     print(f"card: {card}, PyTorch {torch.__version__}\n")
     print("| case | rlx ms | PyTorch ms | rlx / PyTorch time | rlx throughput |")
     print("|---|---|---|---|---|")
-    for name, (_, bytes_moved, flops) in cases().items():
+    for name, (_, bytes_moved, flops) in selected_cases(only).items():
         lib = os.path.join(outdir, slug(name) + ".so")
         rlx_ms = None
         if os.path.exists(lib):
@@ -206,11 +213,13 @@ def main():
     parser.add_argument("outdir")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--only", metavar="REGEX",
+                        help="only the cases whose name matches")
     args = parser.parse_args()
     if args.mode == "build":
-        build(args.outdir, args.build)
+        build(args.outdir, args.build, args.only)
     else:
-        run(args.outdir, args.runs)
+        run(args.outdir, args.runs, args.only)
     return 0
 
 

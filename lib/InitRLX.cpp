@@ -10,6 +10,7 @@
 #include "rlx/Dialect/RLX/IR/RLXDialect.h"
 #include "rlx/Target/CPU/Passes.h"
 #include "rlx/Target/CUDA/Passes.h"
+#include "rlx/Target/CUDA/RLXCUDADialect.h"
 #include "rlx/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -19,7 +20,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void mlir::rlx::registerAllDialects(DialectRegistry &registry) {
-  registry.insert<RLXDialect>();
+  registry.insert<RLXDialect, cuda::RLXCUDADialect>();
   // The pipelines reach linalg, tensor, bufferization, gpu, nvvm and llvm;
   // registering all upstream dialects keeps every intermediate stage
   // printable and re-parsable.

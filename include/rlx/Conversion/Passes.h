@@ -44,7 +44,12 @@ namespace rlx {
 /// The front half of every target's pipeline: `rlx-unfuse` with
 /// `unfuseTarget`'s policy, `convert-rlx-to-linalg` and elementwise fusion
 /// (`rlx-fuse-elementwise`), with canonicalization and CSE between.
-void buildRLXToLinalgPipeline(OpPassManager &pm, StringRef unfuseTarget);
+/// `formTargetKernels`, when given, adds the target's passes that replace
+/// rlx ops by its dedicated kernel ops, after unfusing and before the
+/// generic lowering.
+void buildRLXToLinalgPipeline(
+    OpPassManager &pm, StringRef unfuseTarget,
+    llvm::function_ref<void(OpPassManager &)> formTargetKernels = nullptr);
 
 /// Graph functions to functions on buffers, as every target's code
 /// generator takes them: rlx-export-graph-functions, one-shot

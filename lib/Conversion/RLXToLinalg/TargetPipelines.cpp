@@ -85,10 +85,14 @@ struct RLXExportGraphFunctionsPass
 
 } // namespace
 
-void rlx::buildRLXToLinalgPipeline(OpPassManager &pm, StringRef unfuseTarget) {
+void rlx::buildRLXToLinalgPipeline(
+    OpPassManager &pm, StringRef unfuseTarget,
+    function_ref<void(OpPassManager &)> formTargetKernels) {
   RLXUnfuseOptions unfuse;
   unfuse.target = unfuseTarget.str();
   pm.addPass(createRLXUnfuse(unfuse));
+  if (formTargetKernels)
+    formTargetKernels(pm);
   pm.addPass(createConvertRLXToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createRLXFuseElementwise());

@@ -41,10 +41,15 @@ void rlx::buildRLXCUDAPipeline(OpPassManager &pm,
                                const CUDAPipelineOptions &options) {
   // The same target-independent front half as the CPU: composite ops the
   // generic kernels do not cover become primitives, rlx -> linalg on
-  // tensors, elementwise fusion (one kernel per fused chain), buffers.
+  // tensors, elementwise fusion (one kernel per fused chain), buffers. The
+  // ops with dedicated kernels (attention) step aside as rlx_cuda ops
+  // before the generic lowering and become launches on buffers.
   registerCUDAUnfusePolicy();
-  buildRLXToLinalgPipeline(pm, "cuda");
+  buildRLXToLinalgPipeline(pm, "cuda", [](OpPassManager &nested) {
+    nested.addPass(createRLXCUDAFormKernels());
+  });
   buildGraphBufferizationPipeline(pm);
+  pm.addNestedPass<func::FuncOp>(createRLXCUDALowerKernels());
 
   // Buffers -> kernels: GEMMs call cuBLAS, everything else becomes
   // kernels. What stays on the host allocates, frees, launches and calls;

@@ -168,7 +168,7 @@ private:
         !isa<scf::ForOp, scf::WhileOp, scf::IfOp, scf::IndexSwitchOp>(op))
       return false;
     WalkResult walk = op->walk([](Operation *nested) {
-      if (isa<linalg::LinalgOp, scf::ParallelOp, memref::AllocOp,
+      if (isa<linalg::LinalgOp, scf::ParallelOp, gpu::LaunchOp, memref::AllocOp,
               memref::DeallocOp, memref::CopyOp, memref::GetGlobalOp,
               func::CallOp>(nested))
         return WalkResult::interrupt();

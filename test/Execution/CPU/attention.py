@@ -7,7 +7,9 @@ Tolerances: f32 rtol 1e-5 with atol 1e-5 (the outputs are convex
 combinations of unit-scale values, so absolute error is what matters near
 zero; exp runs through the f32 polynomial of the CPU pipeline); f64 rtol and
 atol 1e-12; f16 rtol 2e-3 / atol 2e-3 (f32 computation, one final rounding,
-but the f16 inputs of the two products are rounded as in the oracle).
+but the f16 inputs of the two products are rounded as in the oracle); bf16
+(inputs rounded to bf16 in the test, cast in the graph) rtol and atol 8e-3,
+two bf16 ulps of the unit-scale outputs.
 axial_rope2d f32 uses atol 2e-5: its angles (position * frequency) are
 formed in f32 as in SAM2, and the oracle forms them in float64.
 """
@@ -24,7 +26,13 @@ from rlxcheck import Checker, tensor_type  # noqa: E402
 check = Checker(sys.argv[1])
 
 TOLERANCE = {np.float32: (1e-5, 1e-5), np.float64: (1e-12, 1e-12),
-             np.float16: (2e-3, 2e-3)}
+             np.float16: (2e-3, 2e-3), "bf16": (8e-3, 8e-3)}
+
+
+def to_bf16(x):
+    """Round-to-nearest-even of `x` to bfloat16 values, as float32."""
+    return torch.from_numpy(np.asarray(x, np.float32)).to(
+        torch.bfloat16).to(torch.float32).numpy()
 
 
 def to_heads(x, packed, heads):
@@ -73,10 +81,24 @@ def f32_attr(value):
 
 def attention_case(name, dtype, qshape, kshape, heads, head_dim, kind,
                    window=None, scale=None, softcap=None, mask=None):
-    q = check.uniform(qshape, dtype)
-    k = check.uniform(kshape, dtype)
-    v = check.uniform(kshape, dtype)
-    qt, kt = tensor_type(qshape, dtype), tensor_type(kshape, dtype)
+    """`dtype` "bf16": f32 inputs holding bf16 values, cast to bf16 in the
+    graph around the attention."""
+    bf16 = dtype == "bf16"
+    io_dtype = np.float32 if bf16 else dtype
+    q = check.uniform(qshape, io_dtype)
+    k = check.uniform(kshape, io_dtype)
+    v = check.uniform(kshape, io_dtype)
+    if bf16:
+        q, k, v = to_bf16(q), to_bf16(k), to_bf16(v)
+        if mask is not None:
+            mask = to_bf16(mask)
+    elif mask is not None:
+        mask = mask.astype(io_dtype)
+    qt, kt = tensor_type(qshape, io_dtype), tensor_type(kshape, io_dtype)
+    # The types the attention runs in.
+    aqt, akt = qt, kt
+    if bf16:
+        aqt, akt = qt[:-4] + "bf16>", kt[:-4] + "bf16>"
     attrs = [f"num_heads = {heads} : i64", f"head_dim = {head_dim} : i64",
              f"mask_kind = #rlx.mask<{kind}>"]
     if window is not None:
@@ -88,24 +110,44 @@ def attention_case(name, dtype, qshape, kshape, heads, head_dim, kind,
     args = (f"%q: {qt} {{rlx.input = \"q\"}}, %k: {kt} {{rlx.input = \"k\"}}, "
             f"%v: {kt} {{rlx.input = \"v\"}}")
     inputs = {"q": q, "k": k, "v": v}
+    body = []
+    operands = ["%q", "%k", "%v"]
+    types = {"%q": qt, "%k": kt, "%v": kt}
     mask_text = ""
     if mask is not None:
-        mt = tensor_type(mask.shape, dtype)
+        mt = tensor_type(mask.shape, io_dtype)
         args += f", %m: {mt} {{rlx.input = \"m\"}}"
-        mask_text = f" mask %m : {mt}"
+        operands.append("%m")
+        types["%m"] = mt
         inputs["m"] = mask
-    mlir = (f"func.func @main({args}) -> {qt} {{\n"
-            f"  %0 = rlx.attention %q, %k, %v{mask_text} {{{', '.join(attrs)}}}"
-            f" : {qt}, {kt}, {kt}\n  return %0 : {qt}\n}}")
-    outs = check.run(mlir, inputs)
+    if bf16:
+        for operand in operands:
+            body.append(f"  {operand}b = rlx.cast {operand} : {types[operand]}"
+                        " to bf16")
+        operands = [operand + "b" for operand in operands]
+    if mask is not None:
+        amt = mt[:-4] + "bf16>" if bf16 else mt
+        mask_text = f" mask {operands[3]} : {amt}"
+    body.append(f"  %0 = rlx.attention {', '.join(operands[:3])}{mask_text} "
+                f"{{{', '.join(attrs)}}} : {aqt}, {akt}, {akt}")
+    result = "%0"
+    if bf16:
+        body.append(f"  %1 = rlx.cast %0 : {aqt} to f32")
+        result = "%1"
+    mlir = (f"func.func @main({args}) -> {qt} {{\n" + "\n".join(body) +
+            f"\n  return {result} : {qt}\n}}")
+    outs = check.run(mlir, inputs,
+                     gpu_tolerance=TOLERANCE["bf16"] if bf16 else None)
     # The op reads the f32 attribute values.
     want = attention_oracle(
         q, k, v, heads, head_dim, kind, mask, window,
         None if scale is None else float(np.float32(scale)),
         None if softcap is None else float(np.float32(softcap)))
+    want = to_bf16(want) if bf16 else want.astype(dtype)
     rtol, atol = TOLERANCE[dtype]
-    check.close(f"attention {name} {np.dtype(dtype)}", outs[0] if outs else None,
-                want.astype(dtype), rtol, atol)
+    label = "bf16" if bf16 else np.dtype(dtype)
+    check.close(f"attention {name} {label}", outs[0] if outs else None, want,
+                rtol, atol)
 
 
 def key_padding(batch, sk, fully_masked_batch=None):
@@ -161,6 +203,25 @@ for dtype in (np.float32, np.float64):
                    32, "custom", mask=key_padding(1, 80).astype(dtype))
 
 # f16: computed in f32, rounded once.
+# Sizes around the tiles of the CUDA target's fused kernel (8 query rows and
+# 32 keys per tile, head dims spread over the 32 lanes of a warp): rows and
+# keys that end inside a tile, a single row or key, head dims up to 128.
+for dtype in (np.float32, np.float16, "bf16"):
+    attention_case("tiles rank4 none", dtype, (1, 2, 129, 64), (1, 2, 33, 64),
+                   2, 64, "none")
+    attention_case("tiles rank4 causal sk>sq", dtype, (2, 3, 17, 128),
+                   (2, 3, 40, 128), 3, 128, "causal")
+    attention_case("tiles rank3 sliding_window", dtype, (1, 100, 160),
+                   (1, 100, 160), 2, 80, "sliding_window", window=37)
+    attention_case("tiles one row custom", dtype, (3, 1, 1, 96),
+                   (3, 1, 77, 96), 1, 96, "custom",
+                   mask=key_padding(3, 77).astype(np.float32))
+    attention_case("tiles one key", dtype, (1, 4, 9, 16), (1, 4, 1, 16), 4, 16,
+                   "none")
+    attention_case("tiles bias softcap scale", dtype, (2, 2, 33, 48),
+                   (2, 2, 65, 48), 2, 48, "bias", scale=0.2, softcap=2.0,
+                   mask=check.uniform((2, 2, 33, 65), np.float32, -2, 2))
+
 attention_case("rank4 causal", np.float16, (1, 2, 5, 8), (1, 2, 5, 8), 2, 8,
                "causal")
 attention_case("rank3 bias softcap", np.float16, (2, 3, 8), (2, 4, 8), 2, 4,

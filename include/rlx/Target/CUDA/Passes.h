@@ -22,6 +22,12 @@ class FuncOp;
 namespace gpu {
 class GPUDialect;
 } // namespace gpu
+namespace math {
+class MathDialect;
+} // namespace math
+namespace tensor {
+class TensorDialect;
+} // namespace tensor
 namespace linalg {
 class LinalgDialect;
 } // namespace linalg
@@ -33,6 +39,9 @@ class SCFDialect;
 } // namespace scf
 
 namespace rlx {
+namespace cuda {
+class RLXCUDADialect;
+} // namespace cuda
 
 #define GEN_PASS_DECL
 #include "rlx/Target/CUDA/Passes.h.inc"

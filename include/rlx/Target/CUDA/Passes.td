@@ -15,6 +15,39 @@
 
 include "mlir/Pass/PassBase.td"
 
+def RLXCUDAFormKernels : Pass<"rlx-cuda-form-kernels", "ModuleOp"> {
+  let summary = "Replace rlx ops that have a dedicated CUDA kernel by its op";
+  let description = [{
+    Runs on tensors, after the CUDA unfuse policy and before
+    `convert-rlx-to-linalg`. Each `rlx.attention` the fused kernel supports
+    (f32, f16 or bf16, `head_dim <= 128`, directly in a function body)
+    becomes an `rlx_cuda.flash_attention` writing into a `tensor.empty`,
+    with the default score scale `1 / sqrt(head_dim)` made explicit. Other
+    attention ops (f64, wider heads) are left to the generic lowering,
+    which materialises the scores.
+  }];
+  let dependentDialects = ["::mlir::rlx::cuda::RLXCUDADialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def RLXCUDALowerKernels : Pass<"rlx-cuda-lower-kernels", "func::FuncOp"> {
+  let summary = "Lower the rlx_cuda kernel ops on buffers to gpu.launch";
+  let description = [{
+    Runs after bufferization, before `rlx-cuda-map-to-gpu` (which keeps
+    existing launches as they are). Each `rlx_cuda.flash_attention` on
+    buffers becomes one `gpu.launch` of 256 threads per block: a block per
+    eight query rows of one (batch, head), a warp per row, key and value
+    tiles of 32 positions in shared memory, the online softmax in registers
+    (see the op's description). Key tiles that no row of a block can see
+    under a causal or sliding-window mask are not visited.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def RLXCUDAMapToGPU : Pass<"rlx-cuda-map-to-gpu", "func::FuncOp"> {
   let summary = "Put every memory access of a bufferized graph on the GPU";
   let description = [{

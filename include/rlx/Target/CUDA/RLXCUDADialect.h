@@ -1,0 +1,26 @@
+//===- RLXCUDADialect.h - the CUDA target's kernel ops ----------*- C++ -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_TARGET_CUDA_RLXCUDADIALECT_H
+#define RLX_TARGET_CUDA_RLXCUDADIALECT_H
+
+#include "rlx/Dialect/RLX/IR/RLXDialect.h"
+#include "rlx/Dialect/RLX/IR/RLXEnums.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "rlx/Target/CUDA/RLXCUDADialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "rlx/Target/CUDA/RLXCUDAOps.h.inc"
+
+#endif // RLX_TARGET_CUDA_RLXCUDADIALECT_H

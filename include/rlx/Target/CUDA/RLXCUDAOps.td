@@ -1,0 +1,98 @@
+//===- RLXCUDAOps.td - the CUDA target's kernel ops --------*- tablegen -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// Ops of the CUDA target that stand for one dedicated kernel each. They are
+// formed from rlx ops on tensors, bufferize like linalg ops (destination
+// style: the result is written into the `init` operand) and become one
+// `gpu.launch` each after bufferization.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_TARGET_CUDA_RLXCUDAOPS_TD
+#define RLX_TARGET_CUDA_RLXCUDAOPS_TD
+
+include "rlx/Dialect/RLX/IR/RLXEnums.td"
+include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def RLXCUDA_Dialect : Dialect {
+  let name = "rlx_cuda";
+  let cppNamespace = "::mlir::rlx::cuda";
+  let summary = "Dedicated kernels of the rlx CUDA target";
+  let description = [{
+    Ops that `rlx-cuda-pipeline` uses for the rlx ops whose generic
+    lowering (linalg, mapped to flat kernels) would be too slow or would
+    materialise large intermediates. `rlx-cuda-form-kernels` creates them on
+    tensors; one-shot bufferization turns them into their buffer form (no
+    results, the output written into `init`); `rlx-cuda-lower-kernels`
+    replaces each by a `gpu.launch`.
+  }];
+  let dependentDialects = ["::mlir::rlx::RLXDialect"];
+}
+
+def RLXCUDA_TensorOrBuffer
+    : AnyTypeOf<[AnyRankedTensor, AnyMemRef], "ranked tensor or memref">;
+
+def RLXCUDA_FlashAttentionOp : Op<RLXCUDA_Dialect, "flash_attention", [
+    DeclareOpInterfaceMethods<DestinationStyleOpInterface>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<BufferizableOpInterface,
+        ["bufferizesToMemoryRead", "bufferizesToMemoryWrite",
+         "getAliasingValues", "bufferize"]>]> {
+  let summary = "fused attention: scores and probabilities stay on chip";
+  let description = [{
+    Computes exactly what `rlx.attention` with the same operands and
+    attributes computes (see that op for the math, layouts and masks), in
+    one kernel that never writes the `[Sq, Sk]` score matrix to memory:
+    each thread block owns a tile of query rows of one (batch, head),
+    streams the keys and values through shared memory in tiles, and keeps
+    a running maximum, a running sum and the output rows in registers
+    (online softmax). The causal and sliding-window masks skip the key
+    tiles that no row of the block can see.
+
+    On tensors the op returns the result, written into `init` (destination
+    style, like linalg ops); on buffers it has no result and writes `init`.
+    `init` has the type of `query`; its contents are not read.
+
+    Supported: rank-4 `[B, H, S, D]` and rank-3 `[B, S, H * D]` layouts,
+    every mask kind, `score_scale`, `attn_logit_softcap`, `Sq != Sk`,
+    f32, f16 and bf16 (computed in f32) with `head_dim <= 128`. The
+    verifier rejects other element types and head dims;
+    `rlx-cuda-form-kernels` leaves such attention ops to the generic
+    lowering.
+  }];
+
+  let arguments = (ins RLXCUDA_TensorOrBuffer:$query,
+                       RLXCUDA_TensorOrBuffer:$key,
+                       RLXCUDA_TensorOrBuffer:$value,
+                       Optional<RLXCUDA_TensorOrBuffer>:$mask,
+                       RLXCUDA_TensorOrBuffer:$init,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$num_heads,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$head_dim,
+                       RLX_MaskKindAttr:$mask_kind,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$window,
+                       F32Attr:$score_scale,
+                       OptionalAttr<F32Attr>:$attn_logit_softcap);
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+
+  let assemblyFormat = [{
+    `ins` `(` $query `,` $key `,` $value (`mask` $mask^)? `:` type($query)
+    `,` type($key) `,` type($value) (`,` type($mask)^)? `)`
+    `outs` `(` $init `:` type($init) `)` attr-dict (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+
+  let extraClassDeclaration = [{
+    /// The largest head dim whose key and value tiles fit in the shared
+    /// memory the kernel uses.
+    static constexpr int64_t kMaxHeadDim = 128;
+  }];
+}
+
+#endif // RLX_TARGET_CUDA_RLXCUDAOPS_TD

@@ -1,0 +1,31 @@
+//===- KernelOps.h - forming and lowering the kernel ops --------*- C++ -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_LIB_TARGET_CUDA_KERNELOPS_H
+#define RLX_LIB_TARGET_CUDA_KERNELOPS_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace rlx {
+class AttentionOp;
+namespace cuda {
+class FlashAttentionOp;
+} // namespace cuda
+
+/// Replaces `op` by an rlx_cuda.flash_attention on tensors when the kernel
+/// supports it (f32/f16/bf16, head_dim <= 128, not nested in an rlx
+/// region); returns false, changing nothing, otherwise.
+bool formFlashAttention(RewriterBase &rewriter, AttentionOp op);
+
+/// Replaces a flash_attention on buffers by its gpu.launch.
+void lowerFlashAttention(RewriterBase &rewriter, cuda::FlashAttentionOp op);
+
+} // namespace rlx
+} // namespace mlir
+
+#endif // RLX_LIB_TARGET_CUDA_KERNELOPS_H

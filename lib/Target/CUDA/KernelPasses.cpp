@@ -1,0 +1,64 @@
+//===- KernelPasses.cpp - dedicated kernels in and out
+//---------------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelOps.h"
+
+#include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Target/CUDA/Passes.h"
+#include "rlx/Target/CUDA/RLXCUDADialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace mlir {
+namespace rlx {
+#define GEN_PASS_DEF_RLXCUDAFORMKERNELS
+#define GEN_PASS_DEF_RLXCUDALOWERKERNELS
+#include "rlx/Target/CUDA/Passes.h.inc"
+} // namespace rlx
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::rlx;
+
+namespace {
+
+struct RLXCUDAFormKernelsPass
+    : rlx::impl::RLXCUDAFormKernelsBase<RLXCUDAFormKernelsPass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    SmallVector<AttentionOp> attentions;
+    getOperation().walk([&](AttentionOp op) { attentions.push_back(op); });
+    for (AttentionOp op : attentions)
+      formFlashAttention(rewriter, op);
+  }
+};
+
+struct RLXCUDALowerKernelsPass
+    : rlx::impl::RLXCUDALowerKernelsBase<RLXCUDALowerKernelsPass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    SmallVector<cuda::FlashAttentionOp> attentions;
+    getOperation().walk(
+        [&](cuda::FlashAttentionOp op) { attentions.push_back(op); });
+    for (cuda::FlashAttentionOp op : attentions) {
+      if (!op.hasPureBufferSemantics()) {
+        op.emitOpError() << "is lowered on buffers; bufferize first";
+        return signalPassFailure();
+      }
+      lowerFlashAttention(rewriter, op);
+    }
+  }
+};
+
+} // namespace

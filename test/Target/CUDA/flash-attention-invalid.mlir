@@ -1,0 +1,55 @@
+// RUN: rlx-opt %s --split-input-file --verify-diagnostics
+
+func.func @f64(%q: tensor<1x1x4x8xf64>) -> tensor<1x1x4x8xf64> {
+  // expected-error @+1 {{supports f32, f16 and bf16, not 'f64'}}
+  %o = rlx_cuda.flash_attention ins(%q, %q, %q : tensor<1x1x4x8xf64>, tensor<1x1x4x8xf64>, tensor<1x1x4x8xf64>) outs(%q : tensor<1x1x4x8xf64>) {head_dim = 8 : i64, mask_kind = #rlx.mask<none>, num_heads = 1 : i64, score_scale = 1.0 : f32} -> tensor<1x1x4x8xf64>
+  return %o : tensor<1x1x4x8xf64>
+}
+
+// -----
+
+func.func @wide(%q: tensor<1x1x4x256xf32>) -> tensor<1x1x4x256xf32> {
+  // expected-error @+1 {{head_dim 256 exceeds 128}}
+  %o = rlx_cuda.flash_attention ins(%q, %q, %q : tensor<1x1x4x256xf32>, tensor<1x1x4x256xf32>, tensor<1x1x4x256xf32>) outs(%q : tensor<1x1x4x256xf32>) {head_dim = 256 : i64, mask_kind = #rlx.mask<none>, num_heads = 1 : i64, score_scale = 1.0 : f32} -> tensor<1x1x4x256xf32>
+  return %o : tensor<1x1x4x256xf32>
+}
+
+// -----
+
+func.func @mixed(%q: tensor<1x1x4x8xf32>, %b: memref<1x1x4x8xf32>) {
+  // expected-error @+1 {{operands are all tensors or all buffers, but init is 'memref<1x1x4x8xf32>'}}
+  rlx_cuda.flash_attention ins(%q, %q, %q : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) outs(%b : memref<1x1x4x8xf32>) {head_dim = 8 : i64, mask_kind = #rlx.mask<none>, num_heads = 1 : i64, score_scale = 1.0 : f32}
+  return
+}
+
+// -----
+
+func.func @mask_missing(%q: memref<1x1x4x8xf32>) {
+  // expected-error @+1 {{mask_kind bias needs mask operand}}
+  rlx_cuda.flash_attention ins(%q, %q, %q : memref<1x1x4x8xf32>, memref<1x1x4x8xf32>, memref<1x1x4x8xf32>) outs(%q : memref<1x1x4x8xf32>) {head_dim = 8 : i64, mask_kind = #rlx.mask<bias>, num_heads = 1 : i64, score_scale = 1.0 : f32}
+  return
+}
+
+// -----
+
+func.func @init_shape(%q: tensor<1x1x4x8xf32>, %i: tensor<1x1x5x8xf32>) -> tensor<1x1x5x8xf32> {
+  // expected-error @+1 {{init 'tensor<1x1x5x8xf32>' does not have the shape of query 'tensor<1x1x4x8xf32>'}}
+  %o = rlx_cuda.flash_attention ins(%q, %q, %q : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) outs(%i : tensor<1x1x5x8xf32>) {head_dim = 8 : i64, mask_kind = #rlx.mask<none>, num_heads = 1 : i64, score_scale = 1.0 : f32} -> tensor<1x1x5x8xf32>
+  return %o : tensor<1x1x5x8xf32>
+}
+
+// -----
+
+func.func @window(%q: memref<1x1x4x8xf32>) {
+  // expected-error @+1 {{window is given iff mask_kind is sliding_window}}
+  rlx_cuda.flash_attention ins(%q, %q, %q : memref<1x1x4x8xf32>, memref<1x1x4x8xf32>, memref<1x1x4x8xf32>) outs(%q : memref<1x1x4x8xf32>) {head_dim = 8 : i64, mask_kind = #rlx.mask<causal>, num_heads = 1 : i64, score_scale = 1.0 : f32, window = 2 : i64}
+  return
+}
+
+// -----
+
+func.func @result_on_buffers(%q: memref<1x1x4x8xf32>) {
+  // expected-error @+1 {{on buffers has no results}}
+  %o = rlx_cuda.flash_attention ins(%q, %q, %q : memref<1x1x4x8xf32>, memref<1x1x4x8xf32>, memref<1x1x4x8xf32>) outs(%q : memref<1x1x4x8xf32>) {head_dim = 8 : i64, mask_kind = #rlx.mask<none>, num_heads = 1 : i64, score_scale = 1.0 : f32} -> tensor<1x1x4x8xf32>
+  return
+}

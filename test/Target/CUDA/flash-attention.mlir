@@ -1,0 +1,87 @@
+// RUN: rlx-opt %s --rlx-cuda-form-kernels --split-input-file | FileCheck %s --check-prefix=FORM
+// RUN: rlx-opt %s --rlx-cuda-form-kernels --convert-rlx-to-linalg --rlx-export-graph-functions --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --rlx-cuda-lower-kernels --split-input-file | FileCheck %s --check-prefix=LOWER
+
+// rlx.attention becomes the fused kernel op with the default score scale
+// 1/sqrt(64) made explicit; bufferized, the op writes into a fresh buffer,
+// which the kernel fills: a block per 8 query rows of each (batch, head)
+// (ceil(17 / 8) * 2 * 3 blocks), 256 threads, the query rows and the key
+// and value tiles (the key rows padded by one column) in shared memory.
+
+// FORM-LABEL: func.func @causal
+// FORM:         %[[INIT:.*]] = tensor.empty() : tensor<2x3x17x64xf32>
+// FORM:         %[[O:.*]] = rlx_cuda.flash_attention ins(%arg0, %arg1, %arg2 : tensor<2x3x17x64xf32>, tensor<2x3x40x64xf32>, tensor<2x3x40x64xf32>) outs(%[[INIT]] : tensor<2x3x17x64xf32>) {head_dim = 64 : i64, mask_kind = #rlx.mask<causal>, num_heads = 3 : i64, score_scale = 1.250000e-01 : f32} -> tensor<2x3x17x64xf32>
+// FORM:         return %[[O]]
+
+// LOWER-LABEL: func.func @causal
+// LOWER-SAME:    (%[[Q:.*]]: memref<2x3x17x64xf32>, %[[K:.*]]: memref<2x3x40x64xf32>, %[[V:.*]]: memref<2x3x40x64xf32>)
+// LOWER:         %[[OUT:.*]] = memref.alloc()
+// LOWER:         %[[BLOCKS:.*]] = arith.maxsi
+// LOWER:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[BLOCKS]], {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}) workgroup(%[[QT:.*]] : memref<8x64xf32, #gpu.address_space<workgroup>>, %[[KT:.*]] : memref<32x65xf32, #gpu.address_space<workgroup>>, %[[VT:.*]] : memref<32x64xf32, #gpu.address_space<workgroup>>)
+// LOWER:           memref.load %[[Q]]
+// LOWER:           memref.store {{.*}}, %[[QT]]
+// LOWER:           scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32)
+// LOWER:             gpu.barrier
+// LOWER:             memref.load %[[K]]
+// LOWER:             memref.load %[[V]]
+// LOWER:             gpu.barrier
+// LOWER:             arith.cmpi sle
+// LOWER:             gpu.shuffle  xor
+// LOWER:             math.exp
+// LOWER:             gpu.shuffle  idx
+// LOWER:           memref.store {{.*}}, %[[OUT]]
+// LOWER-NOT:     rlx_cuda.flash_attention
+// LOWER:         return %[[OUT]]
+func.func @causal(%q: tensor<2x3x17x64xf32>, %k: tensor<2x3x40x64xf32>,
+                  %v: tensor<2x3x40x64xf32>) -> tensor<2x3x17x64xf32> {
+  %o = rlx.attention %q, %k, %v {head_dim = 64 : i64,
+      mask_kind = #rlx.mask<causal>, num_heads = 3 : i64}
+      : tensor<2x3x17x64xf32>, tensor<2x3x40x64xf32>, tensor<2x3x40x64xf32>
+  return %o : tensor<2x3x17x64xf32>
+}
+
+// -----
+
+// Packed heads, a key-padding mask, bf16, a soft cap and a dynamic batch
+// keep their attributes; the sizes come from the buffers at run time.
+
+// FORM-LABEL: func.func @packed_custom
+// FORM:         %[[B:.*]] = tensor.dim %arg0, %c0
+// FORM:         %[[INIT:.*]] = tensor.empty(%[[B]]) : tensor<?x5x96xbf16>
+// FORM:         rlx_cuda.flash_attention ins(%arg0, %arg1, %arg2 mask %arg3 : tensor<?x5x96xbf16>, tensor<?x9x96xbf16>, tensor<?x9x96xbf16>, tensor<?x9xbf16>) outs(%[[INIT]] : tensor<?x5x96xbf16>) {attn_logit_softcap = 3.000000e+01 : f32, head_dim = 48 : i64, mask_kind = #rlx.mask<custom>, num_heads = 2 : i64, score_scale = 5.000000e-01 : f32}
+
+// LOWER-LABEL: func.func @packed_custom
+// LOWER:         %[[BATCH:.*]] = memref.dim %arg0, %c0
+// LOWER:         gpu.launch
+// LOWER:           math.tanh
+// LOWER:           arith.cmpf oge
+// LOWER:           arith.truncf {{.*}} : f32 to bf16
+func.func @packed_custom(%q: tensor<?x5x96xbf16>, %k: tensor<?x9x96xbf16>,
+                         %v: tensor<?x9x96xbf16>, %m: tensor<?x9xbf16>)
+    -> tensor<?x5x96xbf16> {
+  %o = rlx.attention %q, %k, %v mask %m : tensor<?x9xbf16> {head_dim = 48 : i64,
+      mask_kind = #rlx.mask<custom>, num_heads = 2 : i64,
+      score_scale = 0.5 : f32, attn_logit_softcap = 30.0 : f32}
+      : tensor<?x5x96xbf16>, tensor<?x9x96xbf16>, tensor<?x9x96xbf16>
+  return %o : tensor<?x5x96xbf16>
+}
+
+// -----
+
+// f64 and heads wider than 128 stay rlx.attention for the generic lowering.
+
+// FORM-LABEL: func.func @not_fused
+// FORM-NOT:     rlx_cuda.flash_attention
+// FORM:         rlx.attention {{.*}} : tensor<1x1x4x8xf64>
+// FORM:         rlx.attention {{.*}} : tensor<1x1x4x256xf32>
+// LOWER-LABEL: func.func @not_fused
+// LOWER-NOT:     gpu.launch
+func.func @not_fused(%q: tensor<1x1x4x8xf64>, %w: tensor<1x1x4x256xf32>)
+    -> (tensor<1x1x4x8xf64>, tensor<1x1x4x256xf32>) {
+  %a = rlx.attention %q, %q, %q {head_dim = 8 : i64,
+      mask_kind = #rlx.mask<none>, num_heads = 1 : i64}
+      : tensor<1x1x4x8xf64>, tensor<1x1x4x8xf64>, tensor<1x1x4x8xf64>
+  %b = rlx.attention %w, %w, %w {head_dim = 256 : i64,
+      mask_kind = #rlx.mask<none>, num_heads = 1 : i64}
+      : tensor<1x1x4x256xf32>, tensor<1x1x4x256xf32>, tensor<1x1x4x256xf32>
+  return %a, %b : tensor<1x1x4x8xf64>, tensor<1x1x4x256xf32>
+}
