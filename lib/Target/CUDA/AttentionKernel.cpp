@@ -25,10 +25,14 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cmath>
 #include <limits>
@@ -39,11 +43,6 @@ using namespace mlir::rlx;
 namespace {
 
 constexpr int64_t kWarpSize = 32;
-/// Warps per block, one query row each.
-constexpr int64_t kRowsPerBlock = 8;
-constexpr int64_t kThreadsPerBlock = kRowsPerBlock * kWarpSize;
-/// Keys per shared-memory tile: one per lane.
-constexpr int64_t kKeysPerTile = kWarpSize;
 
 /// Index and f32 arithmetic in a kernel body, without the boilerplate.
 struct KernelBuilder {
@@ -146,6 +145,704 @@ bool rlx::formFlashAttention(RewriterBase &rewriter, AttentionOp op) {
 }
 
 //===----------------------------------------------------------------------===//
+// What both kernels share
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The op's operands and attributes, and the sizes the host reads from the
+/// buffers.
+struct AttentionProblem {
+  AttentionProblem(OpBuilder &b, cuda::FlashAttentionOp op) {
+    Location loc = op.getLoc();
+    query = op.getQuery();
+    key = op.getKey();
+    value = op.getValue();
+    mask = op.getMask();
+    out = op.getInit();
+    auto queryType = cast<MemRefType>(query.getType());
+    elementType = queryType.getElementType();
+    packed = queryType.getRank() == 3;
+    numHeads = op.getNumHeads();
+    headDim = op.getHeadDim();
+    maskKind = op.getMaskKind();
+    window = op.getWindow() ? static_cast<int64_t>(*op.getWindow()) : 0;
+    scale = op.getScoreScale().convertToDouble();
+    if (op.getAttnLogitSoftcap())
+      softcap = op.getAttnLogitSoftcap()->convertToDouble();
+    unsigned seqDim = packed ? 1 : 2;
+    batch = memref::DimOp::create(b, loc, query, 0);
+    querySeq = memref::DimOp::create(b, loc, query, seqDim);
+    keySeq = memref::DimOp::create(b, loc, key, seqDim);
+  }
+
+  Value query, key, value, mask, out;
+  Type elementType;
+  bool packed;
+  int64_t numHeads, headDim;
+  MaskKind maskKind;
+  int64_t window;
+  double scale;
+  std::optional<double> softcap;
+  Value batch, querySeq, keySeq;
+};
+
+/// What a kernel body knows about its (batch, head) and its rows, and the
+/// math both kernels apply to a score.
+struct AttentionBlock {
+  AttentionBlock(KernelBuilder &k, const AttentionProblem &p, Value batchHead,
+                 Value firstRow, int64_t rows)
+      : k(k), p(p), firstRow(firstRow) {
+    batchIndex = k.div(batchHead, k.index(p.numHeads));
+    headIndex = k.rem(batchHead, k.index(p.numHeads));
+    lastQueryRow = k.sub(p.querySeq, k.index(1));
+    lastKey = k.sub(p.keySeq, k.index(1));
+    // Keys [keyBegin, keyEnd) that some row of the block may see. Causal
+    // and sliding-window rows see keys up to `row + Sk - Sq`.
+    keyBegin = k.index(0);
+    keyEnd = p.keySeq;
+    if (p.maskKind == MaskKind::Causal ||
+        p.maskKind == MaskKind::SlidingWindow) {
+      keyOffset = k.sub(p.keySeq, p.querySeq);
+      Value lastRow =
+          k.minIndex(k.add(firstRow, k.index(rows - 1)), lastQueryRow);
+      keyEnd =
+          k.minIndex(p.keySeq, k.add(k.add(lastRow, keyOffset), k.index(1)));
+      if (p.maskKind == MaskKind::SlidingWindow)
+        keyBegin = k.maxIndex(
+            k.index(0), k.sub(k.add(firstRow, keyOffset), k.index(p.window)));
+    }
+  }
+
+  /// The indices of element (position, column) of the (batch, head) in the
+  /// op's layout.
+  SmallVector<Value> indices(Value position, Value column) {
+    if (p.packed)
+      return {batchIndex, position,
+              k.add(k.mul(headIndex, k.index(p.headDim)), column)};
+    return {batchIndex, headIndex, position, column};
+  }
+
+  /// Element (position, column) as f32.
+  Value load(Value buffer, Value position, Value column) {
+    return k.toF32(
+        memref::LoadOp::create(k.b, k.loc, buffer, indices(position, column)));
+  }
+
+  /// The score of query `row` and key `keyIndex` from their dot product:
+  /// scaled, soft-capped, biased, or -inf where the key is masked out or
+  /// past the block's keys. `row` may be past the last query row (its
+  /// result is not stored).
+  Value score(Value dot, Value row, Value keyIndex) {
+    OpBuilder &b = k.b;
+    Location loc = k.loc;
+    Value s = k.mul(dot, k.f32(p.scale));
+    if (p.softcap) {
+      Value cap = k.f32(*p.softcap);
+      s = k.mul(cap, math::TanhOp::create(b, loc, k.div(s, cap)));
+    }
+    Value clampedKey = k.minIndex(keyIndex, lastKey);
+    Value visible = k.cmp(arith::CmpIPredicate::ult, keyIndex, keyEnd);
+    auto also = [&](Value condition) {
+      visible = arith::AndIOp::create(b, loc, visible, condition);
+    };
+    switch (p.maskKind) {
+    case MaskKind::None:
+      break;
+    case MaskKind::Causal:
+    case MaskKind::SlidingWindow: {
+      Value last = k.add(row, keyOffset);
+      also(k.cmp(arith::CmpIPredicate::sle, keyIndex, last));
+      if (p.maskKind == MaskKind::SlidingWindow)
+        also(k.cmp(arith::CmpIPredicate::sge, keyIndex,
+                   k.sub(last, k.index(p.window))));
+      break;
+    }
+    case MaskKind::Custom: {
+      Value keep = k.toF32(memref::LoadOp::create(
+          b, loc, p.mask, ValueRange{batchIndex, clampedKey}));
+      also(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, keep,
+                                 k.f32(0.5)));
+      break;
+    }
+    case MaskKind::Bias: {
+      Value bias = k.toF32(memref::LoadOp::create(
+          b, loc, p.mask,
+          ValueRange{batchIndex, headIndex, k.minIndex(row, lastQueryRow),
+                     clampedKey}));
+      s = k.add(s, bias);
+      break;
+    }
+    }
+    return k.select(visible, s,
+                    k.f32(-std::numeric_limits<double>::infinity()));
+  }
+
+  /// The maximum the exponentials of a row are taken against: the running
+  /// maximum, or 0 while every key so far is masked out (exp(-inf - 0) is
+  /// 0, where exp(-inf - -inf) would be NaN).
+  Value pivot(Value runningMax) {
+    Value allMasked =
+        arith::CmpFOp::create(k.b, k.loc, arith::CmpFPredicate::OEQ, runningMax,
+                              k.f32(-std::numeric_limits<double>::infinity()));
+    return k.select(allMasked, k.f32(0), runningMax);
+  }
+
+  KernelBuilder &k;
+  const AttentionProblem &p;
+  Value firstRow;
+  Value batchIndex, headIndex, lastQueryRow, lastKey;
+  Value keyBegin, keyEnd, keyOffset;
+};
+
+/// A launch of `threads` threads per block, one block per `rows` query rows
+/// of each (batch, head) (at least one block: a launch of no rows still
+/// has one, which does nothing). The body runs, guarded, in blocks that
+/// have rows, with the block's (batch, head) and first row.
+gpu::LaunchOp
+createAttentionLaunch(OpBuilder &b, Location loc, const AttentionProblem &p,
+                      int64_t rows, int64_t threads,
+                      ArrayRef<MemRefType> sharedBuffers,
+                      function_ref<void(gpu::LaunchOp, Value, Value)> bodyFn) {
+  KernelBuilder host{b, loc};
+  Value rowTiles =
+      arith::CeilDivUIOp::create(b, loc, p.querySeq, host.index(rows));
+  Value usedBlocks =
+      host.mul(host.mul(p.batch, host.index(p.numHeads)), rowTiles);
+  Value blocks = host.maxIndex(usedBlocks, host.index(1));
+  Value one = host.index(1);
+  auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one,
+                                      host.index(threads), one, one);
+  for (MemRefType type : sharedBuffers)
+    launch.addWorkgroupAttribution(type, loc);
+  OpBuilder::InsertionGuard guard(b);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToStart(&body);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&body);
+  KernelBuilder k{b, loc};
+  Value block = launch.getBlockIds().x;
+  auto active = scf::IfOp::create(
+      b, loc, k.cmp(arith::CmpIPredicate::ult, block, usedBlocks),
+      /*withElseRegion=*/false);
+  b.setInsertionPointToStart(active.thenBlock());
+  Value firstRow = k.mul(k.rem(block, rowTiles), k.index(rows));
+  bodyFn(launch, k.div(block, rowTiles), firstRow);
+  return launch;
+}
+
+MemRefType sharedBuffer(OpBuilder &b, ArrayRef<int64_t> shape,
+                        Type elementType) {
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  return MemRefType::get(shape, elementType, MemRefLayoutAttrInterface(),
+                         workgroup);
+}
+
+//===----------------------------------------------------------------------===//
+// CUDA cores: a warp per query row
+//===----------------------------------------------------------------------===//
+
+/// Warps per block, one query row each.
+constexpr int64_t kRowsPerBlock = 8;
+constexpr int64_t kThreadsPerBlock = kRowsPerBlock * kWarpSize;
+/// Keys per shared-memory tile: one per lane.
+constexpr int64_t kKeysPerTile = kWarpSize;
+
+void buildWarpPerRowKernel(OpBuilder &b, Location loc,
+                           const AttentionProblem &p) {
+  Type f32 = b.getF32Type();
+  int64_t headDim = p.headDim;
+  // Output columns per lane.
+  int64_t columnsPerLane = llvm::divideCeil(headDim, kWarpSize);
+  // Lane j reads row j of the key tile: the padding column spreads the
+  // rows over all banks.
+  SmallVector<MemRefType> shared = {
+      sharedBuffer(b, {kRowsPerBlock, headDim}, f32),
+      sharedBuffer(b, {kKeysPerTile, headDim + 1}, f32),
+      sharedBuffer(b, {kKeysPerTile, headDim}, f32)};
+  createAttentionLaunch(
+      b, loc, p, kRowsPerBlock, kThreadsPerBlock, shared,
+      [&](gpu::LaunchOp launch, Value batchHead, Value firstRow) {
+        KernelBuilder k{b, loc};
+        AttentionBlock blk(k, p, batchHead, firstRow, kRowsPerBlock);
+        Value queryTile = launch.getWorkgroupAttributions()[0];
+        Value keyTile = launch.getWorkgroupAttributions()[1];
+        Value valueTile = launch.getWorkgroupAttributions()[2];
+        Value thread = launch.getThreadIds().x;
+        Value warp = k.div(thread, k.index(kWarpSize));
+        Value lane = k.rem(thread, k.index(kWarpSize));
+        Value row = k.add(firstRow, warp);
+        Value zero = k.index(0);
+        Value threads = k.index(kThreadsPerBlock);
+        auto cooperativeLoop = [&](int64_t count,
+                                   function_ref<void(Value, Value)> bodyFn) {
+          auto loop =
+              scf::ForOp::create(b, loc, thread, k.index(count), threads);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(loop.getBody());
+          Value linear = loop.getInductionVar();
+          bodyFn(k.div(linear, k.index(headDim)),
+                 k.rem(linear, k.index(headDim)));
+        };
+
+        // The block's query rows, in shared memory (rows past the end repeat
+        // the last one; their results are not stored).
+        cooperativeLoop(kRowsPerBlock * headDim, [&](Value r, Value column) {
+          Value position = k.minIndex(k.add(firstRow, r), blk.lastQueryRow);
+          memref::StoreOp::create(b, loc, blk.load(p.query, position, column),
+                                  queryTile, ValueRange{r, column});
+        });
+
+        double negInf = -std::numeric_limits<double>::infinity();
+        SmallVector<Value> initial = {k.f32(negInf), k.f32(0.0)};
+        initial.append(columnsPerLane, k.f32(0.0));
+        auto tiles = scf::ForOp::create(b, loc, blk.keyBegin, blk.keyEnd,
+                                        k.index(kKeysPerTile), initial);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(tiles.getBody());
+          Value tileBegin = tiles.getInductionVar();
+          Value runningMax = tiles.getRegionIterArgs()[0];
+          Value runningSum = tiles.getRegionIterArgs()[1];
+          SmallVector<Value> acc(tiles.getRegionIterArgs().drop_front(2));
+
+          // Every warp is done with the previous tile before it is overwritten.
+          gpu::BarrierOp::create(b, loc);
+          cooperativeLoop(kKeysPerTile * headDim, [&](Value r, Value column) {
+            Value position = k.add(tileBegin, r);
+            Value inRange =
+                k.cmp(arith::CmpIPredicate::ult, position, blk.keyEnd);
+            Value clamped = k.minIndex(position, blk.lastKey);
+            Value keyValue =
+                k.select(inRange, blk.load(p.key, clamped, column), k.f32(0));
+            Value valueValue =
+                k.select(inRange, blk.load(p.value, clamped, column), k.f32(0));
+            memref::StoreOp::create(b, loc, keyValue, keyTile,
+                                    ValueRange{r, column});
+            memref::StoreOp::create(b, loc, valueValue, valueTile,
+                                    ValueRange{r, column});
+          });
+          gpu::BarrierOp::create(b, loc);
+
+          // Lane j scores key tileBegin + j.
+          auto dot = scf::ForOp::create(b, loc, zero, k.index(headDim),
+                                        k.index(1), ValueRange{k.f32(0)});
+          {
+            OpBuilder::InsertionGuard dotGuard(b);
+            b.setInsertionPointToStart(dot.getBody());
+            Value column = dot.getInductionVar();
+            Value qv = memref::LoadOp::create(b, loc, queryTile,
+                                              ValueRange{warp, column});
+            Value kv = memref::LoadOp::create(b, loc, keyTile,
+                                              ValueRange{lane, column});
+            scf::YieldOp::create(
+                b, loc,
+                math::FmaOp::create(b, loc, qv, kv, dot.getRegionIterArgs()[0])
+                    .getResult());
+          }
+          Value score =
+              blk.score(dot.getResult(0), row, k.add(tileBegin, lane));
+
+          // Online softmax.
+          Value newMax = arith::MaximumFOp::create(b, loc, runningMax,
+                                                   k.warpReduce(score, true));
+          Value pivot = blk.pivot(newMax);
+          Value probability = math::ExpOp::create(b, loc, k.sub(score, pivot));
+          Value rescale = math::ExpOp::create(b, loc, k.sub(runningMax, pivot));
+          Value newSum = math::FmaOp::create(b, loc, runningSum, rescale,
+                                             k.warpReduce(probability, false));
+          for (Value &column : acc)
+            column = k.mul(column, rescale);
+
+          // acc[c] += sum over the tile's keys t of p_t * V[t, lane + 32 c].
+          auto weighted = scf::ForOp::create(
+              b, loc, zero, k.index(kKeysPerTile), k.index(1), acc);
+          {
+            OpBuilder::InsertionGuard weightedGuard(b);
+            b.setInsertionPointToStart(weighted.getBody());
+            Value t = weighted.getInductionVar();
+            Value tLane = arith::IndexCastOp::create(b, loc, b.getI32Type(), t);
+            Value pt =
+                gpu::ShuffleOp::create(b, loc, probability, tLane,
+                                       k.i32(kWarpSize), gpu::ShuffleMode::IDX)
+                    .getShuffleResult();
+            SmallVector<Value> next;
+            for (auto [c, partial] :
+                 llvm::enumerate(weighted.getRegionIterArgs())) {
+              Value column = k.minIndex(k.add(lane, k.index(c * kWarpSize)),
+                                        k.index(headDim - 1));
+              Value vv = memref::LoadOp::create(b, loc, valueTile,
+                                                ValueRange{t, column});
+              next.push_back(math::FmaOp::create(b, loc, pt, vv, partial));
+            }
+            scf::YieldOp::create(b, loc, next);
+          }
+          SmallVector<Value> yielded = {newMax, newSum};
+          yielded.append(weighted.getResults().begin(),
+                         weighted.getResults().end());
+          scf::YieldOp::create(b, loc, yielded);
+        }
+
+        // out[row, lane + 32 c] = acc[c] / sum. A row that sees no key has sum
+        // 0 and gets 0 / 0 = NaN, as rlx.attention specifies.
+        Value rowValid = k.cmp(arith::CmpIPredicate::ult, row, p.querySeq);
+        auto store =
+            scf::IfOp::create(b, loc, rowValid, /*withElseRegion=*/false);
+        b.setInsertionPointToStart(store.thenBlock());
+        Value sum = tiles.getResult(1);
+        for (int64_t c = 0; c < columnsPerLane; ++c) {
+          Value column = k.add(lane, k.index(c * kWarpSize));
+          auto inHead = scf::IfOp::create(
+              b, loc,
+              k.cmp(arith::CmpIPredicate::ult, column, k.index(headDim)),
+              /*withElseRegion=*/false);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(inHead.thenBlock());
+          Value result = k.div(tiles.getResult(2 + c), sum);
+          if (p.elementType != f32)
+            result = arith::TruncFOp::create(b, loc, p.elementType, result);
+          memref::StoreOp::create(b, loc, result, p.out,
+                                  blk.indices(row, column));
+        }
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor cores: a warp per 16 query rows (f16, bf16)
+//===----------------------------------------------------------------------===//
+
+/// Warps per block, 16 query rows each (the M of mma.sync m16n8k16).
+constexpr int64_t kMmaWarps = 4;
+constexpr int64_t kMmaRowsPerWarp = 16;
+constexpr int64_t kMmaRowsPerBlock = kMmaWarps * kMmaRowsPerWarp;
+constexpr int64_t kMmaThreads = kMmaWarps * kWarpSize;
+/// Keys per shared-memory tile.
+constexpr int64_t kMmaKeysPerTile = 64;
+/// Elements of padding per shared row: the 8 rows of a matrix that
+/// ldmatrix reads (16 bytes each) then start in 8 different 16-byte bank
+/// groups.
+constexpr int64_t kSharedRowPad = 8;
+/// Elements per 16-byte global access.
+constexpr int64_t kVectorWidth = 8;
+
+/// Whether the tensor-core kernel can run `p`: 16-bit floats, head dims in
+/// steps of the mma's K, and contiguous rows (the 16-byte loads need
+/// identity layouts; alignment is checked at run time).
+bool fitsTensorCores(const AttentionProblem &p) {
+  if (!isa<Float16Type, BFloat16Type>(p.elementType) || p.headDim % 16 != 0)
+    return false;
+  for (Value buffer : {p.query, p.key, p.value, p.out})
+    if (!cast<MemRefType>(buffer.getType()).getLayout().isIdentity())
+      return false;
+  return true;
+}
+
+/// Emits the warp-level m16n8k16 product `acc + a * b`: `a` four and `b` two
+/// pairs of 16-bit elements in the mma fragment layouts, `acc` four f32.
+SmallVector<Value> mma(KernelBuilder &k, Type elementType, ArrayRef<Value> a,
+                       ArrayRef<Value> b, ArrayRef<Value> acc) {
+  bool isBf16 = elementType.isBF16();
+  // PTX takes f16 pairs as vectors and bf16 pairs as 32-bit registers.
+  auto operand = [&](Value pair) -> Value {
+    if (!isBf16)
+      return pair;
+    return LLVM::BitcastOp::create(k.b, k.loc, k.b.getI32Type(), pair);
+  };
+  SmallVector<Value> as, bs;
+  for (Value pair : a)
+    as.push_back(operand(pair));
+  for (Value pair : b)
+    bs.push_back(operand(pair));
+  Type f32 = k.b.getF32Type();
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(k.b.getContext(), {f32, f32, f32, f32});
+  NVVM::MMATypes ptxType = isBf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  Value d = NVVM::MmaOp::create(
+      k.b, k.loc, resultType, as, bs, acc, {16, 8, 16}, std::nullopt,
+      std::nullopt, std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> result;
+  for (int64_t i = 0; i < 4; ++i)
+    result.push_back(LLVM::ExtractValueOp::create(k.b, k.loc, d, i));
+  return result;
+}
+
+/// FlashAttention-2 on mma.sync: a block per 64 query rows of one (batch,
+/// head), a warp per 16 rows whose query fragments stay in registers, key
+/// tiles [64, D] and transposed value tiles [D, 64] in shared memory. Per
+/// tile a warp computes its [16, 64] scores with D/16 x 8 mma.sync, applies
+/// the mask and online softmax to them in registers (thread `lane` holds
+/// rows lane/4 and lane/4 + 8, the four threads of a quad share a row),
+/// rounds the probabilities to the element type and multiplies them into
+/// its [16, D] output accumulators, the score fragments serving directly as
+/// the A operands of the second product.
+void buildTensorCoreKernel(OpBuilder &b, Location loc,
+                           const AttentionProblem &p) {
+  Type elementType = p.elementType;
+  int64_t headDim = p.headDim;
+  int64_t kSteps = headDim / 16;
+  int64_t valueBlocks = headDim / 8;
+  int64_t keyBlocks = kMmaKeysPerTile / 8;
+  auto pairType = VectorType::get({2}, elementType);
+  auto vectorType = VectorType::get({kVectorWidth}, elementType);
+  MemRefType tileType =
+      sharedBuffer(b, {kMmaKeysPerTile, headDim + kSharedRowPad}, elementType);
+  SmallVector<MemRefType> shared = {tileType, tileType};
+  createAttentionLaunch(
+      b, loc, p, kMmaRowsPerBlock, kMmaThreads, shared,
+      [&](gpu::LaunchOp launch, Value batchHead, Value firstRow) {
+        KernelBuilder k{b, loc};
+        AttentionBlock blk(k, p, batchHead, firstRow, kMmaRowsPerBlock);
+        Value keyTile = launch.getWorkgroupAttributions()[0];
+        Value valueTile = launch.getWorkgroupAttributions()[1];
+        Value thread = launch.getThreadIds().x;
+        Value warp = k.div(thread, k.index(kWarpSize));
+        Value lane = k.rem(thread, k.index(kWarpSize));
+        Value group = k.div(lane, k.index(4));
+        Value pairColumn = k.mul(k.rem(lane, k.index(4)), k.index(2));
+        // ldmatrix: lane l gives the address of row l % 8 of 8x8 matrix l / 8.
+        Value matrix = k.div(lane, k.index(8));
+        Value matrixRow = k.rem(lane, k.index(8));
+        // The two rows this thread holds.
+        Value row0 = k.add(k.add(firstRow, k.mul(warp, k.index(16))), group);
+        Value row1 = k.add(row0, k.index(8));
+        Value clampedRow0 = k.minIndex(row0, blk.lastQueryRow);
+        Value clampedRow1 = k.minIndex(row1, blk.lastQueryRow);
+        auto loadPair = [&](Value buffer, ValueRange indices) -> Value {
+          auto load = vector::LoadOp::create(b, loc, pairType, buffer, indices);
+          load.setAlignment(4);
+          return load;
+        };
+
+        // `count` 8x8 matrices of a shared tile, one pair per matrix in the mma
+        // fragment layout (transposed: the tile holds the fragment's columns).
+        auto loadMatrices = [&](Value tile, Value row, Value column,
+                                int64_t count, bool transpose) {
+          auto type = VectorType::get({count, 2}, elementType);
+          Value matrices = nvgpu::LdMatrixOp::create(
+              b, loc, type, tile, ValueRange{row, column}, transpose, count);
+          SmallVector<Value> pairs;
+          for (int64_t i = 0; i < count; ++i)
+            pairs.push_back(vector::ExtractOp::create(b, loc, matrices, i));
+          return pairs;
+        };
+
+        // Two f32 values rounded into a pair of the element type.
+        auto pack = [&](Value x, Value y) -> Value {
+          return vector::FromElementsOp::create(
+              b, loc, pairType,
+              ValueRange{arith::TruncFOp::create(b, loc, elementType, x),
+                         arith::TruncFOp::create(b, loc, elementType, y)});
+        };
+
+        // Query A fragments for every K step of the head dim.
+        SmallVector<SmallVector<Value>> queryFragments;
+        for (int64_t step = 0; step < kSteps; ++step) {
+          Value column = k.add(pairColumn, k.index(step * 16));
+          Value column8 = k.add(column, k.index(8));
+          queryFragments.push_back(
+              {loadPair(p.query, blk.indices(clampedRow0, column)),
+               loadPair(p.query, blk.indices(clampedRow1, column)),
+               loadPair(p.query, blk.indices(clampedRow0, column8)),
+               loadPair(p.query, blk.indices(clampedRow1, column8))});
+        }
+
+        double negInf = -std::numeric_limits<double>::infinity();
+        // Running maxima and (per-thread partial) sums of both rows, then the
+        // output accumulators, four per block of 8 value columns.
+        SmallVector<Value> initial = {k.f32(negInf), k.f32(negInf), k.f32(0),
+                                      k.f32(0)};
+        initial.append(4 * valueBlocks, k.f32(0));
+        auto tiles = scf::ForOp::create(b, loc, blk.keyBegin, blk.keyEnd,
+                                        k.index(kMmaKeysPerTile), initial);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(tiles.getBody());
+          Value tileBegin = tiles.getInductionVar();
+          ValueRange carried = tiles.getRegionIterArgs();
+          Value runningMax[2] = {carried[0], carried[1]};
+          Value runningSum[2] = {carried[2], carried[3]};
+          SmallVector<Value> acc(carried.drop_front(4));
+
+          // The tile: 16-byte loads; keys past the block's end are zeros.
+          gpu::BarrierOp::create(b, loc);
+          int64_t vectorsPerRow = headDim / kVectorWidth;
+          auto copy = scf::ForOp::create(
+              b, loc, thread, k.index(kMmaKeysPerTile * vectorsPerRow),
+              k.index(kMmaThreads));
+          {
+            OpBuilder::InsertionGuard copyGuard(b);
+            b.setInsertionPointToStart(copy.getBody());
+            Value linear = copy.getInductionVar();
+            Value r = k.div(linear, k.index(vectorsPerRow));
+            Value column = k.mul(k.rem(linear, k.index(vectorsPerRow)),
+                                 k.index(kVectorWidth));
+            Value position = k.add(tileBegin, r);
+            Value inRange =
+                k.cmp(arith::CmpIPredicate::ult, position, blk.keyEnd);
+            Value clamped = k.minIndex(position, blk.lastKey);
+            Value zeros = arith::ConstantOp::create(
+                b, loc, vectorType,
+                DenseElementsAttr::get(vectorType, b.getZeroAttr(elementType)));
+            auto loadVector = [&](Value buffer) -> Value {
+              auto load = vector::LoadOp::create(b, loc, vectorType, buffer,
+                                                 blk.indices(clamped, column));
+              load.setAlignment(16);
+              return k.select(inRange, load, zeros);
+            };
+            for (auto [buffer, tile] :
+                 {std::pair(p.key, keyTile), std::pair(p.value, valueTile)}) {
+              auto store = vector::StoreOp::create(b, loc, loadVector(buffer),
+                                                   tile, ValueRange{r, column});
+              store.setAlignment(16);
+            }
+          }
+          gpu::BarrierOp::create(b, loc);
+
+          // Scores [16, 64]: key block j holds keys 8j..8j+7 of the tile; this
+          // thread's entries are (row0 | row1) x (8j + pairColumn + {0, 1}).
+          // One ldmatrix.x4 gives the B fragments of two K steps: matrix m is
+          // columns [16 step + 8 m, +8) of the block's 8 keys. Scores are kept
+          // in base 2 (times log2 e), so exponentials are single exp2s.
+          SmallVector<SmallVector<Value>> scores;
+          for (int64_t j = 0; j < keyBlocks; ++j) {
+            SmallVector<Value> s(4, k.f32(0));
+            Value keyRow = k.add(k.index(8 * j), matrixRow);
+            for (int64_t step = 0; step < kSteps; step += 2) {
+              bool two = step + 1 < kSteps;
+              Value column = k.add(
+                  k.index(16 * step),
+                  k.mul(two ? matrix : k.rem(matrix, k.index(2)), k.index(8)));
+              SmallVector<Value> fragments =
+                  loadMatrices(keyTile, keyRow, column, two ? 4 : 2, false);
+              s = mma(k, elementType, queryFragments[step],
+                      {fragments[0], fragments[1]}, s);
+              if (two)
+                s = mma(k, elementType, queryFragments[step + 1],
+                        {fragments[2], fragments[3]}, s);
+            }
+            for (int64_t e = 0; e < 4; ++e) {
+              Value keyIndex =
+                  k.add(tileBegin, k.add(k.index(8 * j + e % 2), pairColumn));
+              s[e] = k.mul(blk.score(s[e], e < 2 ? row0 : row1, keyIndex),
+                           k.f32(M_LOG2E));
+            }
+            scores.push_back(s);
+          }
+
+          // Online softmax per row: this thread's maximum, then the quad's.
+          Value pivot[2], rescale[2], newMax[2], newSum[2];
+          for (int64_t half = 0; half < 2; ++half) {
+            Value localMax = runningMax[half];
+            for (auto &s : scores)
+              for (int64_t e = 2 * half; e < 2 * half + 2; ++e)
+                localMax = arith::MaximumFOp::create(b, loc, localMax, s[e]);
+            for (int64_t offset : {1, 2}) {
+              Value other = gpu::ShuffleOp::create(
+                                b, loc, localMax, k.i32(offset),
+                                k.i32(kWarpSize), gpu::ShuffleMode::XOR)
+                                .getShuffleResult();
+              localMax = arith::MaximumFOp::create(b, loc, localMax, other);
+            }
+            newMax[half] = localMax;
+            pivot[half] = blk.pivot(localMax);
+            rescale[half] = math::Exp2Op::create(
+                b, loc, k.sub(runningMax[half], pivot[half]));
+            newSum[half] = k.mul(runningSum[half], rescale[half]);
+          }
+          for (auto &s : scores)
+            for (int64_t e = 0; e < 4; ++e) {
+              s[e] = math::Exp2Op::create(b, loc, k.sub(s[e], pivot[e / 2]));
+              newSum[e / 2] = k.add(newSum[e / 2], s[e]);
+            }
+          for (int64_t i = 0, e = acc.size(); i < e; ++i)
+            acc[i] = k.mul(acc[i], rescale[(i % 4) / 2]);
+
+          // Output += P V, 16 keys per K step: the probabilities of key blocks
+          // 2c and 2c + 1, rounded, are the A fragment as they lie.
+          for (int64_t c = 0; c < keyBlocks / 2; ++c) {
+            SmallVector<Value> a = {
+                pack(scores[2 * c][0], scores[2 * c][1]),
+                pack(scores[2 * c][2], scores[2 * c][3]),
+                pack(scores[2 * c + 1][0], scores[2 * c + 1][1]),
+                pack(scores[2 * c + 1][2], scores[2 * c + 1][3])};
+            // One ldmatrix.x4.trans gives the B fragments of value blocks n and
+            // n + 1: matrix m is keys [16 c + 8 (m % 2), +8) x value columns
+            // [8 (n + m / 2), +8), transposed.
+            Value keyRow = k.add(
+                k.index(16 * c),
+                k.add(k.mul(k.rem(matrix, k.index(2)), k.index(8)), matrixRow));
+            for (int64_t n = 0; n < valueBlocks; n += 2) {
+              Value column = k.mul(k.add(k.index(n), k.div(matrix, k.index(2))),
+                                   k.index(8));
+              SmallVector<Value> fragments =
+                  loadMatrices(valueTile, keyRow, column, 4, true);
+              for (int64_t half = 0; half < 2; ++half) {
+                int64_t block = n + half;
+                SmallVector<Value> d =
+                    mma(k, elementType, a,
+                        {fragments[2 * half], fragments[2 * half + 1]},
+                        ArrayRef<Value>(acc).slice(4 * block, 4));
+                std::copy(d.begin(), d.end(), acc.begin() + 4 * block);
+              }
+            }
+          }
+          SmallVector<Value> yielded = {newMax[0], newMax[1], newSum[0],
+                                        newSum[1]};
+          yielded.append(acc);
+          scf::YieldOp::create(b, loc, yielded);
+        }
+
+        // out = acc / sum, the sums completed across the quad. A row that sees
+        // no key has sum 0 and gets 0 / 0 = NaN, as rlx.attention specifies.
+        Value rows[2] = {row0, row1};
+        for (int64_t half = 0; half < 2; ++half) {
+          Value sum = tiles.getResult(2 + half);
+          for (int64_t offset : {1, 2}) {
+            Value other =
+                gpu::ShuffleOp::create(b, loc, sum, k.i32(offset),
+                                       k.i32(kWarpSize), gpu::ShuffleMode::XOR)
+                    .getShuffleResult();
+            sum = k.add(sum, other);
+          }
+          OpBuilder::InsertionGuard guard(b);
+          auto store = scf::IfOp::create(
+              b, loc, k.cmp(arith::CmpIPredicate::ult, rows[half], p.querySeq),
+              /*withElseRegion=*/false);
+          b.setInsertionPointToStart(store.thenBlock());
+          for (int64_t n = 0; n < valueBlocks; ++n) {
+            Value x = k.div(tiles.getResult(4 + 4 * n + 2 * half), sum);
+            Value y = k.div(tiles.getResult(4 + 4 * n + 2 * half + 1), sum);
+            Value column = k.add(pairColumn, k.index(8 * n));
+            auto write = vector::StoreOp::create(
+                b, loc, pack(x, y), p.out, blk.indices(rows[half], column));
+            write.setAlignment(4);
+          }
+        }
+      });
+}
+
+/// Whether every buffer's address is a multiple of `bytes` (at run time).
+Value buffersAligned(OpBuilder &b, Location loc, ArrayRef<Value> buffers,
+                     int64_t bytes) {
+  KernelBuilder host{b, loc};
+  Value aligned;
+  for (Value buffer : buffers) {
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+    Value ok = host.cmp(arith::CmpIPredicate::eq,
+                        host.rem(address, host.index(bytes)), host.index(0));
+    aligned =
+        aligned ? arith::AndIOp::create(b, loc, aligned, ok).getResult() : ok;
+  }
+  return aligned;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
 // Lowering the kernel op to a gpu.launch
 //===----------------------------------------------------------------------===//
 
@@ -153,264 +850,25 @@ void rlx::lowerFlashAttention(RewriterBase &rewriter,
                               cuda::FlashAttentionOp op) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  KernelBuilder host{rewriter, loc};
-  Value query = op.getQuery(), key = op.getKey(), value = op.getValue();
-  Value mask = op.getMask(), out = op.getInit();
-  auto queryType = cast<MemRefType>(query.getType());
-  Type elementType = queryType.getElementType();
-  Type f32 = rewriter.getF32Type();
-  bool packed = queryType.getRank() == 3;
-  unsigned seqDim = packed ? 1 : 2;
-  int64_t numHeads = op.getNumHeads();
-  int64_t headDim = op.getHeadDim();
-  MaskKind maskKind = op.getMaskKind();
-  int64_t window = op.getWindow() ? static_cast<int64_t>(*op.getWindow()) : 0;
-  double scale = op.getScoreScale().convertToDouble();
-  std::optional<double> softcap;
-  if (op.getAttnLogitSoftcap())
-    softcap = op.getAttnLogitSoftcap()->convertToDouble();
-  // Output columns per lane.
-  int64_t columnsPerLane = llvm::divideCeil(headDim, kWarpSize);
-
-  // Host side: one block per 8 query rows of each (batch, head); a launch
-  // of no rows still has one block, which does nothing.
-  Value batch = memref::DimOp::create(rewriter, loc, query, 0);
-  Value querySeq = memref::DimOp::create(rewriter, loc, query, seqDim);
-  Value keySeq = memref::DimOp::create(rewriter, loc, key, seqDim);
-  Value rowTiles = arith::CeilDivUIOp::create(rewriter, loc, querySeq,
-                                              host.index(kRowsPerBlock));
-  Value usedBlocks = host.mul(host.mul(batch, host.index(numHeads)), rowTiles);
-  Value blocks = host.maxIndex(usedBlocks, host.index(1));
-  Value one = host.index(1);
-  auto launch = gpu::LaunchOp::create(rewriter, loc, blocks, one, one,
-                                      host.index(kThreadsPerBlock), one, one);
-  auto workgroup = gpu::AddressSpaceAttr::get(rewriter.getContext(),
-                                              gpu::AddressSpace::Workgroup);
-  auto sharedTile = [&](int64_t rows, int64_t columns) {
-    return MemRefType::get({rows, columns}, f32, MemRefLayoutAttrInterface(),
-                           workgroup);
-  };
-  Value queryTile =
-      launch.addWorkgroupAttribution(sharedTile(kRowsPerBlock, headDim), loc);
-  // Lane j reads row j of the key tile: the padding column spreads the
-  // rows over all banks.
-  Value keyTile = launch.addWorkgroupAttribution(
-      sharedTile(kKeysPerTile, headDim + 1), loc);
-  Value valueTile =
-      launch.addWorkgroupAttribution(sharedTile(kKeysPerTile, headDim), loc);
-
-  Block &body = launch.getBody().front();
-  rewriter.setInsertionPointToStart(&body);
-  gpu::TerminatorOp::create(rewriter, loc);
-  rewriter.setInsertionPointToStart(&body);
-  KernelBuilder k{rewriter, loc};
-  OpBuilder &b = rewriter;
-
-  Value thread = launch.getThreadIds().x;
-  Value block = launch.getBlockIds().x;
-  auto active = scf::IfOp::create(
-      b, loc, k.cmp(arith::CmpIPredicate::ult, block, usedBlocks),
-      /*withElseRegion=*/false);
-  b.setInsertionPointToStart(active.thenBlock());
-  Value warp = k.div(thread, k.index(kWarpSize));
-  Value lane = k.rem(thread, k.index(kWarpSize));
-  Value rowTile = k.rem(block, rowTiles);
-  Value batchHead = k.div(block, rowTiles);
-  Value batchIndex = k.div(batchHead, k.index(numHeads));
-  Value headIndex = k.rem(batchHead, k.index(numHeads));
-  Value firstRow = k.mul(rowTile, k.index(kRowsPerBlock));
-  Value row = k.add(firstRow, warp);
-  Value lastQueryRow = k.sub(querySeq, k.index(1));
-  Value lastKey = k.sub(keySeq, k.index(1));
-
-  // Element (batch, head, position, column) of an operand in the op's
-  // layout, read as f32.
-  auto load = [&](Value buffer, Value position, Value column) -> Value {
-    SmallVector<Value> indices =
-        packed ? SmallVector<Value>{batchIndex, position,
-                                    k.add(k.mul(headIndex, k.index(headDim)),
-                                          column)}
-               : SmallVector<Value>{batchIndex, headIndex, position, column};
-    return k.toF32(memref::LoadOp::create(b, loc, buffer, indices));
-  };
-
-  // The block's query rows, in shared memory (rows past the end repeat the
-  // last one; their results are not stored).
-  Value zero = k.index(0);
-  Value threads = k.index(kThreadsPerBlock);
-  auto cooperativeLoop = [&](int64_t count,
-                             function_ref<void(Value, Value)> bodyFn) {
-    auto loop = scf::ForOp::create(b, loc, thread, k.index(count), threads);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value linear = loop.getInductionVar();
-    bodyFn(k.div(linear, k.index(headDim)), k.rem(linear, k.index(headDim)));
-  };
-  cooperativeLoop(kRowsPerBlock * headDim, [&](Value r, Value column) {
-    Value position = k.minIndex(k.add(firstRow, r), lastQueryRow);
-    memref::StoreOp::create(b, loc, load(query, position, column), queryTile,
-                            ValueRange{r, column});
-  });
-
-  // Keys [begin, end) that some row of the block may see. Causal and
-  // sliding-window rows see keys up to `row + Sk - Sq`.
-  Value keyBegin = zero, keyEnd = keySeq, keyOffset;
-  if (maskKind == MaskKind::Causal || maskKind == MaskKind::SlidingWindow) {
-    keyOffset = k.sub(keySeq, querySeq);
-    Value lastRow =
-        k.minIndex(k.add(firstRow, k.index(kRowsPerBlock - 1)), lastQueryRow);
-    keyEnd = k.minIndex(keySeq, k.add(k.add(lastRow, keyOffset), k.index(1)));
-    if (maskKind == MaskKind::SlidingWindow)
-      keyBegin =
-          k.maxIndex(zero, k.sub(k.add(firstRow, keyOffset), k.index(window)));
+  AttentionProblem problem(rewriter, op);
+  if (!fitsTensorCores(problem)) {
+    buildWarpPerRowKernel(rewriter, loc, problem);
+    rewriter.eraseOp(op);
+    return;
   }
-
-  double negInf = -std::numeric_limits<double>::infinity();
-  SmallVector<Value> initial = {k.f32(negInf), k.f32(0.0)};
-  initial.append(columnsPerLane, k.f32(0.0));
-  auto tiles = scf::ForOp::create(b, loc, keyBegin, keyEnd,
-                                  k.index(kKeysPerTile), initial);
+  // The tensor-core kernel reads rows with 16-byte loads; buffers that are
+  // not 16-byte aligned (views at odd offsets) take the other kernel.
+  Value aligned = buffersAligned(
+      rewriter, loc, {problem.query, problem.key, problem.value, problem.out},
+      16);
+  auto choice = scf::IfOp::create(rewriter, loc, aligned,
+                                  /*withElseRegion=*/true);
   {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(tiles.getBody());
-    Value tileBegin = tiles.getInductionVar();
-    Value runningMax = tiles.getRegionIterArgs()[0];
-    Value runningSum = tiles.getRegionIterArgs()[1];
-    SmallVector<Value> acc(tiles.getRegionIterArgs().drop_front(2));
-
-    // Every warp is done with the previous tile before it is overwritten.
-    gpu::BarrierOp::create(b, loc);
-    cooperativeLoop(kKeysPerTile * headDim, [&](Value r, Value column) {
-      Value position = k.add(tileBegin, r);
-      Value inRange = k.cmp(arith::CmpIPredicate::ult, position, keyEnd);
-      Value clamped = k.minIndex(position, lastKey);
-      Value keyValue = k.select(inRange, load(key, clamped, column), k.f32(0));
-      Value valueValue =
-          k.select(inRange, load(value, clamped, column), k.f32(0));
-      memref::StoreOp::create(b, loc, keyValue, keyTile, ValueRange{r, column});
-      memref::StoreOp::create(b, loc, valueValue, valueTile,
-                              ValueRange{r, column});
-    });
-    gpu::BarrierOp::create(b, loc);
-
-    // Lane j scores key tileBegin + j.
-    auto dot = scf::ForOp::create(b, loc, zero, k.index(headDim), k.index(1),
-                                  ValueRange{k.f32(0)});
-    {
-      OpBuilder::InsertionGuard dotGuard(b);
-      b.setInsertionPointToStart(dot.getBody());
-      Value column = dot.getInductionVar();
-      Value qv =
-          memref::LoadOp::create(b, loc, queryTile, ValueRange{warp, column});
-      Value kv =
-          memref::LoadOp::create(b, loc, keyTile, ValueRange{lane, column});
-      Value sum =
-          math::FmaOp::create(b, loc, qv, kv, dot.getRegionIterArgs()[0]);
-      scf::YieldOp::create(b, loc, sum);
-    }
-    Value score = k.mul(dot.getResult(0), k.f32(scale));
-    if (softcap) {
-      Value cap = k.f32(*softcap);
-      score = k.mul(cap, math::TanhOp::create(b, loc, k.div(score, cap)));
-    }
-    Value keyIndex = k.add(tileBegin, lane);
-    Value clampedKey = k.minIndex(keyIndex, lastKey);
-    Value visible = k.cmp(arith::CmpIPredicate::ult, keyIndex, keyEnd);
-    auto also = [&](Value condition) {
-      visible = arith::AndIOp::create(b, loc, visible, condition);
-    };
-    switch (maskKind) {
-    case MaskKind::None:
-      break;
-    case MaskKind::Causal:
-    case MaskKind::SlidingWindow: {
-      Value last = k.add(row, keyOffset);
-      also(k.cmp(arith::CmpIPredicate::sle, keyIndex, last));
-      if (maskKind == MaskKind::SlidingWindow)
-        also(k.cmp(arith::CmpIPredicate::sge, keyIndex,
-                   k.sub(last, k.index(window))));
-      break;
-    }
-    case MaskKind::Custom: {
-      Value keep = k.toF32(memref::LoadOp::create(
-          b, loc, mask, ValueRange{batchIndex, clampedKey}));
-      also(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, keep,
-                                 k.f32(0.5)));
-      break;
-    }
-    case MaskKind::Bias: {
-      Value bias = k.toF32(memref::LoadOp::create(
-          b, loc, mask,
-          ValueRange{batchIndex, headIndex, k.minIndex(row, lastQueryRow),
-                     clampedKey}));
-      score = k.add(score, bias);
-      break;
-    }
-    }
-    score = k.select(visible, score, k.f32(negInf));
-
-    // Online softmax. While every key so far is masked out the maximum is
-    // -inf; exponentials are then taken against 0, giving 0, not NaN.
-    Value newMax = arith::MaximumFOp::create(b, loc, runningMax,
-                                             k.warpReduce(score, true));
-    Value allMasked = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                            newMax, k.f32(negInf));
-    Value pivot = k.select(allMasked, k.f32(0), newMax);
-    Value probability = math::ExpOp::create(b, loc, k.sub(score, pivot));
-    Value rescale = math::ExpOp::create(b, loc, k.sub(runningMax, pivot));
-    Value newSum = math::FmaOp::create(b, loc, runningSum, rescale,
-                                       k.warpReduce(probability, false));
-    for (Value &column : acc)
-      column = k.mul(column, rescale);
-
-    // acc[c] += sum over the tile's keys t of p_t * V[t, lane + 32 c].
-    auto weighted = scf::ForOp::create(b, loc, zero, k.index(kKeysPerTile),
-                                       k.index(1), acc);
-    {
-      OpBuilder::InsertionGuard weightedGuard(b);
-      b.setInsertionPointToStart(weighted.getBody());
-      Value t = weighted.getInductionVar();
-      Value tLane = arith::IndexCastOp::create(b, loc, b.getI32Type(), t);
-      Value pt = gpu::ShuffleOp::create(b, loc, probability, tLane,
-                                        k.i32(kWarpSize), gpu::ShuffleMode::IDX)
-                     .getShuffleResult();
-      SmallVector<Value> next;
-      for (auto [c, partial] : llvm::enumerate(weighted.getRegionIterArgs())) {
-        Value column = k.minIndex(k.add(lane, k.index(c * kWarpSize)),
-                                  k.index(headDim - 1));
-        Value vv =
-            memref::LoadOp::create(b, loc, valueTile, ValueRange{t, column});
-        next.push_back(math::FmaOp::create(b, loc, pt, vv, partial));
-      }
-      scf::YieldOp::create(b, loc, next);
-    }
-    SmallVector<Value> yielded = {newMax, newSum};
-    yielded.append(weighted.getResults().begin(), weighted.getResults().end());
-    scf::YieldOp::create(b, loc, yielded);
-  }
-
-  // out[row, lane + 32 c] = acc[c] / sum. A row that sees no key has sum 0
-  // and gets 0 / 0 = NaN, as rlx.attention specifies.
-  Value rowValid = k.cmp(arith::CmpIPredicate::ult, row, querySeq);
-  auto store = scf::IfOp::create(b, loc, rowValid, /*withElseRegion=*/false);
-  b.setInsertionPointToStart(store.thenBlock());
-  Value sum = tiles.getResult(1);
-  for (int64_t c = 0; c < columnsPerLane; ++c) {
-    Value column = k.add(lane, k.index(c * kWarpSize));
-    auto inHead = scf::IfOp::create(
-        b, loc, k.cmp(arith::CmpIPredicate::ult, column, k.index(headDim)),
-        /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(inHead.thenBlock());
-    Value result = k.div(tiles.getResult(2 + c), sum);
-    if (elementType != f32)
-      result = arith::TruncFOp::create(b, loc, elementType, result);
-    SmallVector<Value> indices =
-        packed ? SmallVector<Value>{batchIndex, row,
-                                    k.add(k.mul(headIndex, k.index(headDim)),
-                                          column)}
-               : SmallVector<Value>{batchIndex, headIndex, row, column};
-    memref::StoreOp::create(b, loc, result, out, indices);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(choice.thenBlock());
+    buildTensorCoreKernel(rewriter, loc, problem);
+    rewriter.setInsertionPointToStart(choice.elseBlock());
+    buildWarpPerRowKernel(rewriter, loc, problem);
   }
   rewriter.eraseOp(op);
 }

@@ -43,6 +43,10 @@ func.func @causal(%q: tensor<2x3x17x64xf32>, %k: tensor<2x3x40x64xf32>,
 
 // Packed heads, a key-padding mask, bf16, a soft cap and a dynamic batch
 // keep their attributes; the sizes come from the buffers at run time.
+// 16-bit elements and a head dim in steps of 16 get the tensor-core kernel
+// (a block per 64 rows, 128 threads, key and value tiles [64, 48 + 8] in
+// shared memory read with ldmatrix, bf16 mma.sync) when the four buffers are
+// 16-byte aligned, and the warp-per-row kernel otherwise.
 
 // FORM-LABEL: func.func @packed_custom
 // FORM:         %[[B:.*]] = tensor.dim %arg0, %c0
@@ -51,10 +55,22 @@ func.func @causal(%q: tensor<2x3x17x64xf32>, %k: tensor<2x3x40x64xf32>,
 
 // LOWER-LABEL: func.func @packed_custom
 // LOWER:         %[[BATCH:.*]] = memref.dim %arg0, %c0
-// LOWER:         gpu.launch
-// LOWER:           math.tanh
-// LOWER:           arith.cmpf oge
-// LOWER:           arith.truncf {{.*}} : f32 to bf16
+// LOWER-COUNT-4: memref.extract_aligned_pointer_as_index
+// LOWER:         scf.if
+// LOWER:           gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128{{.*}}) workgroup({{.*}} : memref<64x56xbf16, #gpu.address_space<workgroup>>, {{.*}} : memref<64x56xbf16, #gpu.address_space<workgroup>>)
+// LOWER:             vector.load %arg1{{.*}} {alignment = 16 : i64} : memref<?x9x96xbf16>, vector<8xbf16>
+// LOWER:             nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// LOWER:             nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
+// LOWER:             math.tanh
+// LOWER:             arith.cmpf oge
+// LOWER:             math.exp2
+// LOWER:             nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
+// LOWER:             arith.truncf {{.*}} : f32 to bf16
+// LOWER:         } else {
+// LOWER:           gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}})
+// LOWER:             math.tanh
+// LOWER:             arith.cmpf oge
+// LOWER:             arith.truncf {{.*}} : f32 to bf16
 func.func @packed_custom(%q: tensor<?x5x96xbf16>, %k: tensor<?x9x96xbf16>,
                          %v: tensor<?x9x96xbf16>, %m: tensor<?x9xbf16>)
     -> tensor<?x5x96xbf16> {

@@ -22,6 +22,18 @@ class FuncOp;
 namespace gpu {
 class GPUDialect;
 } // namespace gpu
+namespace LLVM {
+class LLVMDialect;
+} // namespace LLVM
+namespace NVVM {
+class NVVMDialect;
+} // namespace NVVM
+namespace nvgpu {
+class NVGPUDialect;
+} // namespace nvgpu
+namespace vector {
+class VectorDialect;
+} // namespace vector
 namespace math {
 class MathDialect;
 } // namespace math

@@ -35,17 +35,32 @@ def RLXCUDALowerKernels : Pass<"rlx-cuda-lower-kernels", "func::FuncOp"> {
   let description = [{
     Runs after bufferization, before `rlx-cuda-map-to-gpu` (which keeps
     existing launches as they are). Each `rlx_cuda.flash_attention` on
-    buffers becomes one `gpu.launch` of 256 threads per block: a block per
-    eight query rows of one (batch, head), a warp per row, key and value
-    tiles of 32 positions in shared memory, the online softmax in registers
-    (see the op's description). Key tiles that no row of a block can see
-    under a causal or sliding-window mask are not visited.
+    buffers becomes a `gpu.launch` of one of two kernels, both with the
+    online softmax in registers and key tiles that no row of a block can
+    see under a causal or sliding-window mask skipped:
+
+    - **tensor cores** (f16 and bf16, `head_dim` a multiple of 16, identity
+      layouts): FlashAttention-2 on `mma.sync.m16n8k16` (`nvvm.mma.sync`),
+      128 threads per block, a block per 64 query rows of one (batch,
+      head), a warp per 16 rows, key and value
+      tiles `[64, D]` in shared memory, loaded with 16-byte accesses and
+      read as fragments with `ldmatrix` (transposed for the values); f32
+      accumulation, scores in base 2 for `exp2`, the probabilities rounded
+      to the element type for the second product. The host launches it when all four buffers are
+      16-byte aligned, and the other kernel otherwise;
+    - **CUDA cores** (every other case): 256 threads per block, a block per
+      eight query rows, a warp per row, key and value tiles of 32
+      positions in shared memory, f32 throughout.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def RLXCUDAMapToGPU : Pass<"rlx-cuda-map-to-gpu", "func::FuncOp"> {

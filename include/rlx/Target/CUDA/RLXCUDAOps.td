@@ -47,14 +47,18 @@ def RLXCUDA_FlashAttentionOp : Op<RLXCUDA_Dialect, "flash_attention", [
          "getAliasingValues", "bufferize"]>]> {
   let summary = "fused attention: scores and probabilities stay on chip";
   let description = [{
-    Computes exactly what `rlx.attention` with the same operands and
-    attributes computes (see that op for the math, layouts and masks), in
-    one kernel that never writes the `[Sq, Sk]` score matrix to memory:
-    each thread block owns a tile of query rows of one (batch, head),
-    streams the keys and values through shared memory in tiles, and keeps
-    a running maximum, a running sum and the output rows in registers
-    (online softmax). The causal and sliding-window masks skip the key
-    tiles that no row of the block can see.
+    Computes what `rlx.attention` with the same operands and attributes
+    computes (see that op for the math, layouts and masks), in one kernel
+    that never writes the `[Sq, Sk]` score matrix to memory: each thread
+    block owns a tile of query rows of one (batch, head), streams the keys
+    and values through shared memory in tiles, and keeps a running
+    maximum, a running sum and the output rows in registers (online
+    softmax). The causal and sliding-window masks skip the key tiles that
+    no row of the block can see. Scores and sums are f32; with f16 and bf16
+    the tensor-core kernel rounds the probabilities to the element type
+    before multiplying them with the values (as FlashAttention does), so
+    results differ from the generic lowering's by a few units in the last
+    place of the element type.
 
     On tensors the op returns the result, written into `init` (destination
     style, like linalg ops); on buffers it has no result and writes `init`.
