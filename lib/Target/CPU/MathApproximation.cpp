@@ -69,10 +69,46 @@ void scaleSubnormalLogInputs(Operation *root) {
   }
 }
 
+/// The polynomial exp builds 2^k from the exponent bits and flushes results
+/// below FLT_MIN (x < ln FLT_MIN = -87.34) to zero, where IEEE gives
+/// subnormals down to x = -103.97. Inputs below -87 are shifted up by 32,
+/// which is exact for |x| < 128 (x + 32 keeps x's unit in the last place),
+/// and the normal exp(x + 32) is scaled by exp(-32): both rounding errors
+/// are far below a subnormal's spacing, so the result is within one
+/// subnormal unit of exp(x). -inf, NaN and the inputs that underflow below
+/// the smallest subnormal keep their results (0, NaN, 0).
+void scaleSubnormalExpResults(Operation *root) {
+  SmallVector<math::ExpOp> exps;
+  root->walk([&](math::ExpOp exp) {
+    if (getElementTypeOrSelf(exp.getType()).isF32())
+      exps.push_back(exp);
+  });
+  for (math::ExpOp exp : exps) {
+    OpBuilder b(exp);
+    Location loc = exp.getLoc();
+    Type type = exp.getType();
+    Value x = exp.getOperand();
+    Value isSubnormal = arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::OLT, x,
+        f32Constant(b, loc, type, -87.0f));
+    Value shifted = arith::SelectOp::create(
+        b, loc, isSubnormal,
+        arith::AddFOp::create(b, loc, x, f32Constant(b, loc, type, 32.0f)), x);
+    Value expShifted = math::ExpOp::create(b, loc, shifted, exp.getFastmath());
+    Value scaled = arith::MulFOp::create(
+        b, loc, expShifted, f32Constant(b, loc, type, 1.2664165549094176e-14f));
+    exp.replaceAllUsesWith(
+        arith::SelectOp::create(b, loc, isSubnormal, scaled, expShifted)
+            .getResult());
+    exp.erase();
+  }
+}
+
 struct RLXCPUMathApproximationPass
     : rlx::impl::RLXCPUMathApproximationBase<RLXCPUMathApproximationPass> {
   void runOnOperation() override {
     scaleSubnormalLogInputs(getOperation());
+    scaleSubnormalExpResults(getOperation());
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
       return llvm::is_contained(

@@ -88,6 +88,18 @@ for i, kind in enumerate(kinds):
                 outs[i] if outs else None, want.astype(np.float32),
                 *TOLERANCE[np.float32])
 
+# exp into the subnormal range (the vectorized approximation flushes results
+# below FLT_MIN to zero unless its input is shifted first): within one
+# subnormal unit (2^-149) of the exact value; -inf gives 0 and NaN NaN.
+x = np.concatenate([
+    np.array([-87.0, -87.3, -87.34, -87.5, -90.0, -100.0, -103.9, -103.98,
+              -104.5, -200.0, -np.inf, np.nan], np.float32),
+    check.uniform((20,), np.float32, -104, -87)])
+outs = check.run(activation_graph(x.shape, np.float32, ["exp"]), {"x": x, "p": x})
+want = np.exp(x.astype(np.float64)).astype(np.float32)
+check.close("activation exp into subnormals", outs[0] if outs else None, want,
+            0.0, 2.0 ** -149)
+
 # relu, neg and abs on signed integers.
 for dtype in (np.int32, np.int64, np.int8):
     shape = (4, 6)
