@@ -417,6 +417,28 @@ case("layer_norm2d",
          f"{t((2, 4, 3, 2))}, {t((4,))}, {t((4,))}"],
      (2, 4, 3, 2), lambda x, g, b: layer_norm(x, g, b, 1), ["x", "g", "b"],
      n=12)
+def axial_rope(x, end_x, end_y, head_dim, heads, theta):
+    """SAM2's axial 2-D RoPE on [B, S, heads * head_dim]."""
+    b, s, _ = x.shape
+    xh = x.reshape(b, s, heads, head_dim // 2, 2)
+    freqs = theta ** (-4.0 * torch.arange(head_dim // 4) / head_dim)
+    pos = torch.arange(s) % (end_x * end_y)
+    angles = torch.cat([torch.outer((pos % end_x).double(), freqs),
+                        torch.outer((pos // end_x).double(), freqs)], 1)
+    c, sn = torch.cos(angles)[None, :, None], torch.sin(angles)[None, :, None]
+    x0, x1 = xh[..., 0], xh[..., 1]
+    return torch.stack([x0 * c - x1 * sn, x0 * sn + x1 * c], -1).reshape(
+        x.shape)
+
+
+# f32 forms the angles in f32 (as SAM2): n=4 covers their rounding.
+case("axial_rope2d",
+     [("x", "param", uniform((2, 12, 16)))],
+     lambda F, t: [
+         f"%loss = rlx.axial_rope2d %x {{end_x = 3 : i64, end_y = 2 : i64, "
+         f"head_dim = 8 : i64, num_heads = 2 : i64, repeat_factor = 2 : i64, "
+         f"theta = 1.000000e+02 : f32}} : {t((2, 12, 16))}"],
+     (2, 12, 16), lambda x: axial_rope(x, 3, 2, 8, 2, 100.0), ["x"], n=4)
 case("resize_nearest2x",
      [("x", "param", uniform((2, 3, 2, 3)))],
      lambda F, t: [f"%loss = rlx.resize_nearest2x %x : {t((2, 3, 2, 3))}"],

@@ -111,8 +111,52 @@ static LogicalResult jvpRule(RopeOp op, PrimitiveBuilder &p, ValueRange txs,
   return success();
 }
 
+/// `x` [B, S, H * D] with the elements of each adjacent pair (2m, 2m + 1)
+/// exchanged; nullptr (after a diagnostic) for dynamic shapes.
+static Value swapPairs(AxialRope2dOp op, PrimitiveBuilder &p, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  if (!type.hasStaticShape()) {
+    op.emitError() << "rlx-autodiff: 'rlx.axial_rope2d' has derivative rules "
+                      "for static shapes only, not "
+                   << type;
+    return nullptr;
+  }
+  ArrayRef<int64_t> shape = type.getShape();
+  Value pairs = p.reshape(x, {shape[0], shape[1], shape[2] / 2, 2});
+  Value swapped = ConcatOp::create(
+      p.b, p.loc, ValueRange{p.narrow(pairs, 3, 1, 1), p.narrow(pairs, 3, 0, 1)},
+      p.b.getI64IntegerAttr(3));
+  return p.reshape(swapped, shape);
+}
+
+static Value axialRope(AxialRope2dOp op, PrimitiveBuilder &p, Value x) {
+  return AxialRope2dOp::create(p.b, p.loc, x, op.getEndXAttr(),
+                               op.getEndYAttr(), op.getHeadDimAttr(),
+                               op.getNumHeadsAttr(), op.getRepeatFactorAttr(),
+                               op.getThetaAttr());
+}
+
+/// axial_rope2d rotates each pair (x[2m], x[2m + 1]) by an angle a: y = R x.
+/// The VJP rotates by -a, and R(-a) = R(a)^T = P R(a) P with P the exchange
+/// of a pair's two elements, so it is the op itself between two exchanges;
+/// the JVP rotates the tangent.
+static LogicalResult vjpRule(AxialRope2dOp op, PrimitiveBuilder &p,
+                             ValueRange dys, MutableArrayRef<Value> dxs) {
+  Value swapped = swapPairs(op, p, dys[0]);
+  if (!swapped)
+    return failure();
+  dxs[0] = swapPairs(op, p, axialRope(op, p, swapped));
+  return success();
+}
+
+static LogicalResult jvpRule(AxialRope2dOp op, PrimitiveBuilder &p,
+                             ValueRange txs, MutableArrayRef<Value> tys) {
+  tys[0] = axialRope(op, p, txs[0]);
+  return success();
+}
+
 void attachAttentionRules(MLIRContext *ctx) {
-  attachRules<AttentionOp, RopeOp>(ctx);
+  attachRules<AttentionOp, RopeOp, AxialRope2dOp>(ctx);
 }
 
 } // namespace rlx
