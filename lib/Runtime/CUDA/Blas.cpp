@@ -20,6 +20,7 @@
 
 #include "Driver.h"
 #include "GraphStream.h"
+#include "ToolkitLibrary.h"
 
 #include <cublas_api.h>
 
@@ -49,48 +50,19 @@ struct CublasApi {
 /// Opens cuBLAS once: RLX_CUBLAS_LIBRARY, else libcublas.so.13 on the
 /// loader's path, else the CUDA toolkit's copy.
 const CublasApi &cublas(const char *caller) {
-  static CublasApi api;
-  static std::string error;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    std::string tried;
-    void *library = nullptr;
-    std::string candidates[] = {
-        getenv("RLX_CUBLAS_LIBRARY") ? getenv("RLX_CUBLAS_LIBRARY") : "",
-        "libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so.13",
-        "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.13"};
-    for (const std::string &candidate : candidates) {
-      if (candidate.empty() || library)
-        continue;
-      library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-      tried += (tried.empty() ? "" : ", ") + candidate;
-    }
-    if (!library) {
-      error = "cuBLAS not found (tried " + tried +
-              "; set RLX_CUBLAS_LIBRARY to libcublas.so.13)";
-      return;
-    }
-    auto bind = [&](auto &slot, const char *name) {
-      slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(
-          dlsym(library, name));
-      if (!slot && error.empty())
-        error = std::string("cuBLAS has no ") + name;
-    };
-    bind(api.create, "cublasCreate_v2");
-    bind(api.setStream, "cublasSetStream_v2");
-    bind(api.gemmStridedBatched, "cublasGemmStridedBatchedEx");
-    bind(api.statusString, "cublasGetStatusString");
-  });
-  if (!error.empty())
-    fatal(caller, error);
-  return api;
+  return openToolkitApi<CublasApi>(
+      caller, "RLX_CUBLAS_LIBRARY", "libcublas.so.13", "cuBLAS",
+      [](CublasApi &api, auto &bind) {
+        bind(api.create, "cublasCreate_v2");
+        bind(api.setStream, "cublasSetStream_v2");
+        bind(api.gemmStridedBatched, "cublasGemmStridedBatchedEx");
+        bind(api.statusString, "cublasGetStatusString");
+      });
 }
 
 void checkBlas(const CublasApi &api, cublasStatus_t status, const char *call,
                const char *caller) {
-  if (status != CUBLAS_STATUS_SUCCESS)
-    fatal(caller,
-          std::string(call) + " failed with " + api.statusString(status));
+  checkCublasStatus(api.statusString, status, call, caller);
 }
 
 /// One cuBLAS handle per thread, bound to the thread's graph stream.
@@ -103,15 +75,6 @@ cublasHandle_t threadHandle(const Session &cu, const CublasApi &api) {
   }
   return handle;
 }
-
-/// The ranked memref descriptor of MLIR's C interface.
-template <int Rank> struct Descriptor {
-  char *allocated;
-  char *aligned;
-  int64_t offset;
-  int64_t sizes[Rank];
-  int64_t strides[Rank];
-};
 
 /// Bit 0 of the flags the compiled call passes: f32 GEMMs may use TF32.
 constexpr int32_t kAllowTf32 = 1;
@@ -188,6 +151,26 @@ void gemm(const char *caller, cudaDataType data, int32_t flags,
 }
 
 } // namespace
+
+void *rlxrt::cuda::openToolkitLibrary(const char *envVar, const char *soname,
+                                      const char *what, std::string &error) {
+  std::string tried;
+  const char *fromEnv = getenv(envVar);
+  std::string candidates[] = {
+      fromEnv ? fromEnv : "", soname,
+      std::string("/usr/local/cuda/lib64/") + soname,
+      std::string("/usr/local/cuda/targets/x86_64-linux/lib/") + soname};
+  for (const std::string &candidate : candidates) {
+    if (candidate.empty())
+      continue;
+    if (void *library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL))
+      return library;
+    tried += (tried.empty() ? "" : ", ") + candidate;
+  }
+  error = std::string(what) + " not found (tried " + tried + "; set " + envVar +
+          " to " + soname + ")";
+  return nullptr;
+}
 
 #define RLX_CUDA_GEMM_ENTRY(suffix, cudaType)                                  \
   extern "C" void _mlir_ciface_rlx_cuda_matmul_##suffix(                       \

@@ -49,7 +49,9 @@ void rlx::buildRLXCUDAPipeline(OpPassManager &pm,
     nested.addPass(createRLXCUDAFormKernels());
   });
   buildGraphBufferizationPipeline(pm);
-  pm.addNestedPass<func::FuncOp>(createRLXCUDALowerKernels());
+  RLXCUDALowerKernelsOptions kernels;
+  kernels.allowTf32 = options.allowTf32;
+  pm.addNestedPass<func::FuncOp>(createRLXCUDALowerKernels(kernels));
 
   // Buffers -> kernels: GEMMs call cuBLAS, everything else becomes
   // kernels. What stays on the host allocates, frees, launches and calls;

@@ -13,8 +13,10 @@
 namespace mlir {
 namespace rlx {
 class AttentionOp;
+class MatMulOp;
 namespace cuda {
 class FlashAttentionOp;
+class MatmulBiasOp;
 } // namespace cuda
 
 /// Replaces `op` by an rlx_cuda.flash_attention on tensors when the kernel
@@ -24,6 +26,18 @@ bool formFlashAttention(RewriterBase &rewriter, AttentionOp op);
 
 /// Replaces a flash_attention on buffers by its gpu.launch.
 void lowerFlashAttention(RewriterBase &rewriter, cuda::FlashAttentionOp op);
+
+/// Replaces `matmul`, its only user, an `rlx.binary add` of a bias row
+/// `[N]`, and the add's only user when it is a relu or gelu_approx
+/// activation, by an rlx_cuda.matmul_bias on tensors (f32/f16/bf16, input
+/// of rank 2 or 3, weight of rank 2, not nested in an rlx region); returns
+/// false, changing nothing, otherwise.
+bool formMatmulBias(RewriterBase &rewriter, MatMulOp matmul);
+
+/// Replaces a matmul_bias on buffers by a call of the CUDA runtime's
+/// cuBLASLt entry point for its element type.
+void lowerMatmulBias(RewriterBase &rewriter, cuda::MatmulBiasOp op,
+                     bool allowTf32);
 
 } // namespace rlx
 } // namespace mlir

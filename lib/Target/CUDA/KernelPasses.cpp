@@ -42,25 +42,40 @@ struct RLXCUDAFormKernelsPass
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     SmallVector<AttentionOp> attentions;
-    getOperation().walk([&](AttentionOp op) { attentions.push_back(op); });
+    SmallVector<MatMulOp> matmuls;
+    getOperation().walk([&](Operation *op) {
+      if (auto attention = dyn_cast<AttentionOp>(op))
+        attentions.push_back(attention);
+      else if (auto matmul = dyn_cast<MatMulOp>(op))
+        matmuls.push_back(matmul);
+    });
     for (AttentionOp op : attentions)
       formFlashAttention(rewriter, op);
+    for (MatMulOp op : matmuls)
+      formMatmulBias(rewriter, op);
   }
 };
 
 struct RLXCUDALowerKernelsPass
     : rlx::impl::RLXCUDALowerKernelsBase<RLXCUDALowerKernelsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
-    SmallVector<cuda::FlashAttentionOp> attentions;
-    getOperation().walk(
-        [&](cuda::FlashAttentionOp op) { attentions.push_back(op); });
-    for (cuda::FlashAttentionOp op : attentions) {
-      if (!op.hasPureBufferSemantics()) {
-        op.emitOpError() << "is lowered on buffers; bufferize first";
+    SmallVector<Operation *> kernels;
+    getOperation().walk([&](Operation *op) {
+      if (isa<cuda::FlashAttentionOp, cuda::MatmulBiasOp>(op))
+        kernels.push_back(op);
+    });
+    for (Operation *op : kernels) {
+      if (!cast<DestinationStyleOpInterface>(op).hasPureBufferSemantics()) {
+        op->emitOpError() << "is lowered on buffers; bufferize first";
         return signalPassFailure();
       }
-      lowerFlashAttention(rewriter, op);
+      if (auto attention = dyn_cast<cuda::FlashAttentionOp>(op))
+        lowerFlashAttention(rewriter, attention);
+      else
+        lowerMatmulBias(rewriter, cast<cuda::MatmulBiasOp>(op), allowTf32);
     }
   }
 };

@@ -87,19 +87,18 @@ LogicalResult FlashAttentionOp::verify() {
   return success();
 }
 
-MutableOperandRange FlashAttentionOp::getDpsInitsMutable() {
-  return getInitMutable();
-}
+//===----------------------------------------------------------------------===//
+// What every kernel op shares
+//===----------------------------------------------------------------------===//
 
-void FlashAttentionOp::getEffects(
+void cuda::detail::getKernelOpEffects(
+    Operation *op, OpOperand &init,
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  // On tensors the op is pure; on buffers it reads its inputs and writes
-  // (only writes) init.
-  if (!isa<MemRefType>(getInit().getType()))
+  if (!isa<MemRefType>(init.get().getType()))
     return;
-  for (OpOperand &operand : getOperation()->getOpOperands()) {
-    if (&operand == &getInitMutable())
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (&operand == &init)
       effects.emplace_back(MemoryEffects::Write::get(), &operand,
                            SideEffects::DefaultResource::get());
     else
@@ -108,44 +107,81 @@ void FlashAttentionOp::getEffects(
   }
 }
 
-bool FlashAttentionOp::bufferizesToMemoryRead(
-    OpOperand &operand, const bufferization::AnalysisState &) {
-  // Every element of init is overwritten without being read.
-  return &operand != &getInitMutable();
-}
-
-bool FlashAttentionOp::bufferizesToMemoryWrite(
-    OpOperand &operand, const bufferization::AnalysisState &) {
-  return &operand == &getInitMutable();
-}
-
-bufferization::AliasingValueList
-FlashAttentionOp::getAliasingValues(OpOperand &operand,
-                                    const bufferization::AnalysisState &) {
-  if (&operand != &getInitMutable() || getNumResults() == 0)
-    return {};
-  return {{getResult()[0], bufferization::BufferRelation::Equivalent}};
-}
-
-LogicalResult
-FlashAttentionOp::bufferize(RewriterBase &rewriter,
-                            const bufferization::BufferizationOptions &options,
-                            bufferization::BufferizationState &state) {
+LogicalResult cuda::detail::bufferizeKernelOp(
+    Operation *op, OpOperand &init, RewriterBase &rewriter,
+    const bufferization::BufferizationOptions &options,
+    bufferization::BufferizationState &state) {
   SmallVector<Value> buffers;
-  for (Value operand : getOperands()) {
+  for (Value operand : op->getOperands()) {
     FailureOr<Value> buffer =
         bufferization::getBuffer(rewriter, operand, options, state);
     if (failed(buffer))
       return failure();
     buffers.push_back(*buffer);
   }
-  Value mask = getMask() ? buffers[3] : Value();
-  Value init = buffers.back();
-  rewriter.setInsertionPoint(*this);
-  FlashAttentionOp::create(
-      rewriter, getLoc(), TypeRange(), buffers[0], buffers[1], buffers[2], mask,
-      init, getNumHeadsAttr(), getHeadDimAttr(), getMaskKindAttr(),
-      getWindowAttr(), getScoreScaleAttr(), getAttnLogitSoftcapAttr());
-  bufferization::replaceOpWithBufferizedValues(rewriter, *this, init);
+  rewriter.setInsertionPoint(op);
+  OperationState bufferized(op->getLoc(), op->getName(), buffers, TypeRange(),
+                            op->getAttrs());
+  rewriter.create(bufferized);
+  bufferization::replaceOpWithBufferizedValues(
+      rewriter, op, buffers[init.getOperandNumber()]);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulBiasOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulBiasOp::verify() {
+  auto inputType = cast<ShapedType>(getInput().getType());
+  bool onTensors = isa<RankedTensorType>(inputType);
+  Type elementType = inputType.getElementType();
+  for (auto [name, value] : {std::pair(StringRef("weight"), getWeight()),
+                             std::pair(StringRef("bias"), getBias()),
+                             std::pair(StringRef("init"), getInit())}) {
+    auto type = cast<ShapedType>(value.getType());
+    if (isa<RankedTensorType>(type) != onTensors)
+      return emitOpError() << "operands are all tensors or all buffers, but "
+                           << name << " is " << type;
+    if (type.getElementType() != elementType)
+      return emitOpError() << name << " has element type "
+                           << type.getElementType() << ", input "
+                           << elementType;
+  }
+  if (!isa<Float32Type, Float16Type, BFloat16Type>(elementType))
+    return emitOpError() << "supports f32, f16 and bf16, not " << elementType;
+  auto weightType = cast<ShapedType>(getWeight().getType());
+  auto biasType = cast<ShapedType>(getBias().getType());
+  auto initType = cast<ShapedType>(getInit().getType());
+  int64_t rank = inputType.getRank();
+  if ((rank != 2 && rank != 3) || initType.getRank() != rank ||
+      weightType.getRank() != 2 || biasType.getRank() != 1)
+    return emitOpError() << "expects input and init of rank 2 or 3, weight "
+                            "of rank 2 and bias of rank 1";
+  ArrayRef<int64_t> in = inputType.getShape(), w = weightType.getShape(),
+                    out = initType.getShape();
+  auto compatible = [](int64_t a, int64_t b) {
+    return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+  };
+  bool ok = compatible(in.back(), w[0]) && compatible(out.back(), w[1]) &&
+            compatible(biasType.getShape()[0], w[1]);
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    ok = ok && compatible(in[i], out[i]);
+  if (!ok)
+    return emitOpError() << "input " << inputType << ", weight " << weightType
+                         << ", bias " << biasType << " and init " << initType
+                         << " do not form [.., M, K] x [K, N] + [N] -> "
+                            "[.., M, N]";
+  if (std::optional<ActivationKind> kind = getActivation();
+      kind && *kind != ActivationKind::Relu &&
+      *kind != ActivationKind::GeluApprox)
+    return emitOpError() << "activation " << stringifyActivationKind(*kind)
+                         << " is not a cuBLASLt epilogue (relu, gelu_approx)";
+  if (onTensors) {
+    if (getNumResults() != 1 || getResult()[0].getType() != getInit().getType())
+      return emitOpError() << "on tensors returns one result of init's type";
+  } else if (getNumResults() != 0) {
+    return emitOpError() << "on buffers has no results";
+  }
   return success();
 }

@@ -1,11 +1,14 @@
 """rlx.matmul on the CPU against NumPy: 2-D, batched, broadcast batch dims,
-odd sizes, sizes that take the OpenBLAS path and sizes that stay loops.
+odd sizes, sizes that take the OpenBLAS path and sizes that stay loops; and
+linear layers (matmul, bias row, activation), the chains the CUDA target
+runs as one cuBLASLt GEMM with a bias/relu/GELU epilogue.
 
 Tolerances: f32 rtol 1e-5 with atol 1e-5 * sqrt(K) (sums of K products of
 unit-scale values); f64 rtol 1e-12; f16 rtol 2e-3 (f32 accumulation, one
 final rounding, as the oracle computes).
 """
 
+import math
 import sys
 
 import numpy as np
@@ -44,5 +47,47 @@ for dtype in (np.float32, np.float64, np.float16):
         atol = rtol * np.sqrt(k)
         check.close(f"matmul {lshape}x{rshape} {np.dtype(dtype)}",
                     outs[0] if outs else None, want, rtol, atol)
+
+# Linear layers: matmul + bias [N] (on either side of the add) + none, relu,
+# gelu_approx (cuBLASLt epilogues on CUDA) or exact gelu (a separate kernel
+# there); 2-D and batched rows, odd sizes. The oracle computes in float64
+# from the same inputs (f16: rounded once at the end).
+ACTS = {
+    None: lambda x: x,
+    "relu": lambda x: np.maximum(x, 0.0),
+    "gelu_approx": lambda x: 0.5 * x * (1.0 + np.tanh(
+        np.sqrt(2.0 / np.pi) * (x + 0.044715 * x ** 3))),
+    "gelu": lambda x: 0.5 * x * (1.0 + np.vectorize(math.erf)(x / np.sqrt(2.0))),
+}
+LINEAR = [((5, 7), 3), ((3, 33, 65), 17), ((64, 96), 130), ((2, 9, 128), 48)]
+for dtype in (np.float32, np.float16):
+    for i, (lshape, n) in enumerate(LINEAR):
+        for act in ACTS:
+            k = lshape[-1]
+            x = check.uniform(lshape, dtype)
+            w = check.uniform((k, n), dtype)
+            bias = check.uniform((n,), dtype)
+            out_shape = lshape[:-1] + (n,)
+            xt, wt, bt, ot = (tensor_type(s, dtype)
+                              for s in (lshape, (k, n), (n,), out_shape))
+            add = (f"%1 = rlx.binary add %0, %bias : {ot}, {bt}" if i % 2 == 0
+                   else f"%1 = rlx.binary add %bias, %0 : {bt}, {ot}")
+            body = [f"%0 = rlx.matmul %x, %w : {xt}, {wt}", add]
+            result = "%1"
+            if act:
+                body.append(f"%2 = rlx.activation {act} %1 : {ot}")
+                result = "%2"
+            mlir = (f"func.func @main(%x: {xt} {{rlx.input = \"x\"}}, "
+                    f"%w: {wt} {{rlx.param = \"w\"}}, "
+                    f"%bias: {bt} {{rlx.param = \"bias\"}}) -> {ot} {{\n  "
+                    + "\n  ".join(body) + f"\n  return {result} : {ot}\n}}")
+            outs = check.run(mlir, {"x": x, "w": w, "bias": bias})
+            y = np.matmul(x.astype(np.float64), w.astype(np.float64)) + \
+                bias.astype(np.float64)
+            want = ACTS[act](y).astype(dtype)
+            rtol = TOLERANCE[dtype]
+            check.close(f"linear {lshape}x[{k}, {n}] + bias, {act} "
+                        f"{np.dtype(dtype)}", outs[0] if outs else None, want,
+                        rtol, rtol * np.sqrt(k))
 
 check.finish()

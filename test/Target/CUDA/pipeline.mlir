@@ -2,19 +2,18 @@
 // RUN: rlx-opt %s --rlx-cuda-pipeline | FileCheck %s --implicit-check-not=memref. --implicit-check-not=linalg. --implicit-check-not=scf.
 // RUN: rlx-opt %s --rlx-cuda-pipeline="chip=sm_80 features=+ptx70 opt-level=1" | FileCheck %s --check-prefix=SM80
 
-// The whole pipeline on a graph with a GEMM, a broadcast bias, an
+// The whole pipeline on a graph with a linear layer, an exact-GELU
 // activation and a row reduction: sm_90 cubins embedded in gpu.binary ops,
-// and host code in the LLVM dialect that zeroes the GEMM's output in a
-// kernel, calls cuBLAS for the GEMM (ordered by the stream, without a host
-// wait), allocates on the device and launches the remaining kernels,
-// waiting for the stream at the end.
+// and host code in the LLVM dialect that calls cuBLASLt for the GEMM and
+// its bias (one call, on the graph's stream, without a host wait), then
+// allocates on the device and launches the remaining kernels on the same
+// stream, waiting for it at the end.
 
 // CHECK-LABEL: llvm.func @mlp(
-// CHECK:         %[[S0:.*]] = llvm.call @mgpuStreamCreate()
-// CHECK:         gpu.launch_func <%[[S0]] : !llvm.ptr> @mlp_kernel::@mlp_kernel
+// CHECK:         llvm.call @rlx_cuda_matmul_bias_f32(
 // CHECK-NOT:     llvm.call @mgpuStreamSynchronize
-// CHECK:         llvm.call @rlx_cuda_matmul_f32(
 // CHECK:         %[[STREAM:.*]] = llvm.call @mgpuStreamCreate()
+// CHECK:         gpu.launch_func <%[[STREAM]] : !llvm.ptr>
 // CHECK:         llvm.call @mgpuMemAlloc({{.*}}, %[[STREAM]], {{.*}})
 // CHECK:         gpu.launch_func <%[[STREAM]] : !llvm.ptr>
 // CHECK:         llvm.call @mgpuMemFree

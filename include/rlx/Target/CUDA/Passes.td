@@ -19,12 +19,20 @@ def RLXCUDAFormKernels : Pass<"rlx-cuda-form-kernels", "ModuleOp"> {
   let summary = "Replace rlx ops that have a dedicated CUDA kernel by its op";
   let description = [{
     Runs on tensors, after the CUDA unfuse policy and before
-    `convert-rlx-to-linalg`. Each `rlx.attention` the fused kernel supports
-    (f32, f16 or bf16, `head_dim <= 128`, directly in a function body)
-    becomes an `rlx_cuda.flash_attention` writing into a `tensor.empty`,
-    with the default score scale `1 / sqrt(head_dim)` made explicit. Other
-    attention ops (f64, wider heads) are left to the generic lowering,
-    which materialises the scores.
+    `convert-rlx-to-linalg`; ops directly in a function body (not in rlx
+    regions) are formed, each writing into a `tensor.empty`:
+
+    - each `rlx.attention` the fused kernel supports (f32, f16 or bf16,
+      `head_dim <= 128`) becomes an `rlx_cuda.flash_attention`, with the
+      default score scale `1 / sqrt(head_dim)` made explicit. Other
+      attention ops (f64, wider heads) are left to the generic lowering,
+      which materialises the scores;
+    - an `rlx.matmul` (`[M, K]` or `[B, M, K]` by `[K, N]`, f32, f16 or
+      bf16) whose only user is an `rlx.binary add` of a bias `[N]`, with
+      the add's only user when it is an `rlx.activation` relu or
+      gelu_approx, becomes one `rlx_cuda.matmul_bias` (a cuBLASLt GEMM with
+      the bias and activation as its epilogue). Exact `gelu` (erf) has no
+      cuBLASLt epilogue and stays a separate kernel after the bias GEMM.
   }];
   let dependentDialects = ["::mlir::rlx::cuda::RLXCUDADialect",
                            "::mlir::tensor::TensorDialect"];
@@ -51,7 +59,16 @@ def RLXCUDALowerKernels : Pass<"rlx-cuda-lower-kernels", "func::FuncOp"> {
     - **CUDA cores** (every other case): 256 threads per block, a block per
       eight query rows, a warp per row, key and value tiles of 32
       positions in shared memory, f32 throughout.
+
+    Each `rlx_cuda.matmul_bias` becomes a call of the CUDA runtime's
+    `rlx_cuda_matmul_bias_<type>` (device buffers, strided descriptors),
+    which runs `cublasLtMatmul` with the `BIAS`, `RELU_BIAS` or `GELU_BIAS`
+    epilogue on the graph's stream.
   }];
+  let options = [
+    Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
+           "Let the f32 GEMMs of matmul_bias use TF32 tensor-core math">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",

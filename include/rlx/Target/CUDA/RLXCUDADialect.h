@@ -20,6 +20,21 @@
 
 #include "rlx/Target/CUDA/RLXCUDADialect.h.inc"
 
+namespace mlir::rlx::cuda::detail {
+/// The memory effects of a kernel op: none on tensors; on buffers, reads of
+/// every operand but `init`, which is written.
+void getKernelOpEffects(
+    Operation *op, OpOperand &init,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects);
+/// Replaces a kernel op on tensors by the same op on their buffers, without
+/// results, writing init's buffer.
+LogicalResult
+bufferizeKernelOp(Operation *op, OpOperand &init, RewriterBase &rewriter,
+                  const bufferization::BufferizationOptions &options,
+                  bufferization::BufferizationState &state);
+} // namespace mlir::rlx::cuda::detail
+
 #define GET_OP_CLASSES
 #include "rlx/Target/CUDA/RLXCUDAOps.h.inc"
 

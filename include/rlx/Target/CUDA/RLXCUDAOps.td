@@ -39,12 +39,56 @@ def RLXCUDA_Dialect : Dialect {
 def RLXCUDA_TensorOrBuffer
     : AnyTypeOf<[AnyRankedTensor, AnyMemRef], "ranked tensor or memref">;
 
-def RLXCUDA_FlashAttentionOp : Op<RLXCUDA_Dialect, "flash_attention", [
+// A dedicated kernel: destination style (the result is written into `init`,
+// the last operand), pure on tensors, reading its inputs and writing `init`
+// on buffers, bufferized like linalg ops.
+class RLXCUDA_KernelOp<string mnemonic> : Op<RLXCUDA_Dialect, mnemonic, [
     DeclareOpInterfaceMethods<DestinationStyleOpInterface>,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     DeclareOpInterfaceMethods<BufferizableOpInterface,
         ["bufferizesToMemoryRead", "bufferizesToMemoryWrite",
          "getAliasingValues", "bufferize"]>]> {
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::mlir::MutableOperandRange $cppClass::getDpsInitsMutable() {
+      return getInitMutable();
+    }
+    void $cppClass::getEffects(
+        ::llvm::SmallVectorImpl<::mlir::SideEffects::EffectInstance<
+            ::mlir::MemoryEffects::Effect>> &effects) {
+      detail::getKernelOpEffects(*this, getInitMutable(), effects);
+    }
+    bool $cppClass::bufferizesToMemoryRead(
+        ::mlir::OpOperand &operand,
+        const ::mlir::bufferization::AnalysisState &) {
+      // Every element of init is overwritten without being read.
+      return &operand != &getInitMutable();
+    }
+    bool $cppClass::bufferizesToMemoryWrite(
+        ::mlir::OpOperand &operand,
+        const ::mlir::bufferization::AnalysisState &) {
+      return &operand == &getInitMutable();
+    }
+    ::mlir::bufferization::AliasingValueList $cppClass::getAliasingValues(
+        ::mlir::OpOperand &operand,
+        const ::mlir::bufferization::AnalysisState &) {
+      if (&operand != &getInitMutable() || getNumResults() == 0)
+        return {};
+      return {{getResult()[0],
+               ::mlir::bufferization::BufferRelation::Equivalent}};
+    }
+    ::llvm::LogicalResult $cppClass::bufferize(
+        ::mlir::RewriterBase &rewriter,
+        const ::mlir::bufferization::BufferizationOptions &options,
+        ::mlir::bufferization::BufferizationState &state) {
+      return detail::bufferizeKernelOp(*this, getInitMutable(), rewriter,
+                                       options, state);
+    }
+  }];
+}
+
+def RLXCUDA_FlashAttentionOp : RLXCUDA_KernelOp<"flash_attention"> {
   let summary = "fused attention: scores and probabilities stay on chip";
   let description = [{
     Computes what `rlx.attention` with the same operands and attributes
@@ -83,19 +127,51 @@ def RLXCUDA_FlashAttentionOp : Op<RLXCUDA_Dialect, "flash_attention", [
                        OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$window,
                        F32Attr:$score_scale,
                        OptionalAttr<F32Attr>:$attn_logit_softcap);
-  let results = (outs Variadic<AnyRankedTensor>:$result);
 
   let assemblyFormat = [{
     `ins` `(` $query `,` $key `,` $value (`mask` $mask^)? `:` type($query)
     `,` type($key) `,` type($value) (`,` type($mask)^)? `)`
     `outs` `(` $init `:` type($init) `)` attr-dict (`->` type($result)^)?
   }];
-  let hasVerifier = 1;
 
   let extraClassDeclaration = [{
     /// The largest head dim whose key and value tiles fit in the shared
     /// memory the kernel uses.
     static constexpr int64_t kMaxHeadDim = 128;
+  }];
+}
+
+def RLXCUDA_MatmulBiasOp : RLXCUDA_KernelOp<"matmul_bias"> {
+  let summary = "GEMM with a bias and activation epilogue (cuBLASLt)";
+  let description = [{
+    `init = activation(input * weight + bias)`: `input` `[M, K]` or
+    `[B, M, K]`, `weight` `[K, N]`, `bias` `[N]` (added to every row),
+    `init` `[M, N]` or `[B, M, N]`, one element type (f32, f16 or bf16).
+    `activation`, when present, is `relu` or `gelu_approx` (the tanh form);
+    without it the epilogue only adds the bias. What `rlx.matmul`, then
+    `rlx.binary add` of the bias, then `rlx.activation` compute, in one
+    cuBLASLt call whose epilogue (`BIAS`, `RELU_BIAS`, `GELU_BIAS`) applies
+    the bias and activation while the product's tiles are in registers:
+    the `[M, N]` product is written once, not written, read and written
+    again. f32 products use full f32 math unless the pipeline's
+    `allow-tf32` lets them use TF32 tensor cores; f16 and bf16 accumulate
+    in f32.
+
+    On tensors the op returns the result, written into `init` (destination
+    style); on buffers it has no result and writes `init`, whose contents
+    are not read.
+  }];
+
+  let arguments = (ins RLXCUDA_TensorOrBuffer:$input,
+                       RLXCUDA_TensorOrBuffer:$weight,
+                       RLXCUDA_TensorOrBuffer:$bias,
+                       RLXCUDA_TensorOrBuffer:$init,
+                       OptionalAttr<RLX_ActivationKindAttr>:$activation);
+
+  let assemblyFormat = [{
+    `ins` `(` $input `,` $weight `,` $bias `:` type($input) `,`
+    type($weight) `,` type($bias) `)` `outs` `(` $init `:` type($init) `)`
+    attr-dict (`->` type($result)^)?
   }];
 }
 

@@ -53,3 +53,27 @@ func.func @result_on_buffers(%q: memref<1x1x4x8xf32>) {
   %o = rlx_cuda.flash_attention ins(%q, %q, %q : memref<1x1x4x8xf32>, memref<1x1x4x8xf32>, memref<1x1x4x8xf32>) outs(%q : memref<1x1x4x8xf32>) {head_dim = 8 : i64, mask_kind = #rlx.mask<none>, num_heads = 1 : i64, score_scale = 1.0 : f32} -> tensor<1x1x4x8xf32>
   return
 }
+
+// -----
+
+func.func @matmul_bias_shapes(%x: tensor<4x5xf32>, %w: tensor<6x3xf32>, %b: tensor<3xf32>, %i: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{input 'tensor<4x5xf32>', weight 'tensor<6x3xf32>', bias 'tensor<3xf32>' and init 'tensor<4x3xf32>' do not form [.., M, K] x [K, N] + [N] -> [.., M, N]}}
+  %o = rlx_cuda.matmul_bias ins(%x, %w, %b : tensor<4x5xf32>, tensor<6x3xf32>, tensor<3xf32>) outs(%i : tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %o : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @matmul_bias_activation(%x: memref<4x5xf32>, %w: memref<5x3xf32>, %b: memref<3xf32>, %i: memref<4x3xf32>) {
+  // expected-error @+1 {{activation gelu is not a cuBLASLt epilogue (relu, gelu_approx)}}
+  rlx_cuda.matmul_bias ins(%x, %w, %b : memref<4x5xf32>, memref<5x3xf32>, memref<3xf32>) outs(%i : memref<4x3xf32>) {activation = #rlx.activation<gelu>}
+  return
+}
+
+// -----
+
+func.func @matmul_bias_f64(%x: memref<4x5xf64>, %w: memref<5x3xf64>, %b: memref<3xf64>, %i: memref<4x3xf64>) {
+  // expected-error @+1 {{supports f32, f16 and bf16, not 'f64'}}
+  rlx_cuda.matmul_bias ins(%x, %w, %b : memref<4x5xf64>, memref<5x3xf64>, memref<3xf64>) outs(%i : memref<4x3xf64>)
+  return
+}
