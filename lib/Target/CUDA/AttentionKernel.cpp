@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelBuilder.h"
 #include "KernelOps.h"
 
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
@@ -40,78 +41,6 @@
 using namespace mlir;
 using namespace mlir::rlx;
 
-namespace {
-
-constexpr int64_t kWarpSize = 32;
-
-/// Index and f32 arithmetic in a kernel body, without the boilerplate.
-struct KernelBuilder {
-  OpBuilder &b;
-  Location loc;
-
-  Value index(int64_t value) {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  }
-  Value f32(double value) {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
-  }
-  Value i32(int64_t value) {
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
-  }
-  Value add(Value x, Value y) {
-    return isa<FloatType>(x.getType())
-               ? arith::AddFOp::create(b, loc, x, y).getResult()
-               : arith::AddIOp::create(b, loc, x, y).getResult();
-  }
-  Value sub(Value x, Value y) {
-    return isa<FloatType>(x.getType())
-               ? arith::SubFOp::create(b, loc, x, y).getResult()
-               : arith::SubIOp::create(b, loc, x, y).getResult();
-  }
-  Value mul(Value x, Value y) {
-    return isa<FloatType>(x.getType())
-               ? arith::MulFOp::create(b, loc, x, y).getResult()
-               : arith::MulIOp::create(b, loc, x, y).getResult();
-  }
-  Value div(Value x, Value y) {
-    return isa<FloatType>(x.getType())
-               ? arith::DivFOp::create(b, loc, x, y).getResult()
-               : arith::DivUIOp::create(b, loc, x, y).getResult();
-  }
-  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
-  Value minIndex(Value x, Value y) {
-    return arith::MinSIOp::create(b, loc, x, y);
-  }
-  Value maxIndex(Value x, Value y) {
-    return arith::MaxSIOp::create(b, loc, x, y);
-  }
-  Value cmp(arith::CmpIPredicate predicate, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, predicate, x, y);
-  }
-  Value select(Value condition, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, condition, x, y);
-  }
-  Value toF32(Value x) {
-    if (x.getType().isF32())
-      return x;
-    return arith::ExtFOp::create(b, loc, b.getF32Type(), x);
-  }
-  /// The warp-wide maximum or sum of a per-lane f32, in every lane.
-  Value warpReduce(Value x, bool isMax) {
-    for (int64_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
-      Value other =
-          gpu::ShuffleOp::create(b, loc, x, i32(offset), i32(kWarpSize),
-                                 gpu::ShuffleMode::XOR)
-              .getShuffleResult();
-      x = isMax ? arith::MaximumFOp::create(b, loc, x, other).getResult()
-                : arith::AddFOp::create(b, loc, x, other).getResult();
-    }
-    return x;
-  }
-};
-
-} // namespace
-
 //===----------------------------------------------------------------------===//
 // Forming the kernel op
 //===----------------------------------------------------------------------===//
@@ -125,11 +54,7 @@ bool rlx::formFlashAttention(RewriterBase &rewriter, AttentionOp op) {
     return false;
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  SmallVector<Value> sizes;
-  for (int64_t dim = 0; dim < type.getRank(); ++dim)
-    if (type.isDynamicDim(dim))
-      sizes.push_back(tensor::DimOp::create(rewriter, loc, op.getQuery(), dim));
-  Value init = tensor::EmptyOp::create(rewriter, loc, type, sizes);
+  Value init = createEmptyLike(rewriter, loc, op.getQuery());
   float scale =
       op.getScoreScale()
           ? op.getScoreScale()->convertToFloat()
@@ -345,16 +270,16 @@ MemRefType sharedBuffer(OpBuilder &b, ArrayRef<int64_t> shape,
 
 /// Warps per block, one query row each.
 constexpr int64_t kRowsPerBlock = 8;
-constexpr int64_t kThreadsPerBlock = kRowsPerBlock * kWarpSize;
+constexpr int64_t kThreadsPerBlock = kRowsPerBlock * kWarpThreads;
 /// Keys per shared-memory tile: one per lane.
-constexpr int64_t kKeysPerTile = kWarpSize;
+constexpr int64_t kKeysPerTile = kWarpThreads;
 
 void buildWarpPerRowKernel(OpBuilder &b, Location loc,
                            const AttentionProblem &p) {
   Type f32 = b.getF32Type();
   int64_t headDim = p.headDim;
   // Output columns per lane.
-  int64_t columnsPerLane = llvm::divideCeil(headDim, kWarpSize);
+  int64_t columnsPerLane = llvm::divideCeil(headDim, kWarpThreads);
   // Lane j reads row j of the key tile: the padding column spreads the
   // rows over all banks.
   SmallVector<MemRefType> shared = {
@@ -370,8 +295,8 @@ void buildWarpPerRowKernel(OpBuilder &b, Location loc,
         Value keyTile = launch.getWorkgroupAttributions()[1];
         Value valueTile = launch.getWorkgroupAttributions()[2];
         Value thread = launch.getThreadIds().x;
-        Value warp = k.div(thread, k.index(kWarpSize));
-        Value lane = k.rem(thread, k.index(kWarpSize));
+        Value warp = k.div(thread, k.index(kWarpThreads));
+        Value lane = k.rem(thread, k.index(kWarpThreads));
         Value row = k.add(firstRow, warp);
         Value zero = k.index(0);
         Value threads = k.index(kThreadsPerBlock);
@@ -463,14 +388,14 @@ void buildWarpPerRowKernel(OpBuilder &b, Location loc,
             b.setInsertionPointToStart(weighted.getBody());
             Value t = weighted.getInductionVar();
             Value tLane = arith::IndexCastOp::create(b, loc, b.getI32Type(), t);
-            Value pt =
-                gpu::ShuffleOp::create(b, loc, probability, tLane,
-                                       k.i32(kWarpSize), gpu::ShuffleMode::IDX)
-                    .getShuffleResult();
+            Value pt = gpu::ShuffleOp::create(b, loc, probability, tLane,
+                                              k.i32(kWarpThreads),
+                                              gpu::ShuffleMode::IDX)
+                           .getShuffleResult();
             SmallVector<Value> next;
             for (auto [c, partial] :
                  llvm::enumerate(weighted.getRegionIterArgs())) {
-              Value column = k.minIndex(k.add(lane, k.index(c * kWarpSize)),
+              Value column = k.minIndex(k.add(lane, k.index(c * kWarpThreads)),
                                         k.index(headDim - 1));
               Value vv = memref::LoadOp::create(b, loc, valueTile,
                                                 ValueRange{t, column});
@@ -492,7 +417,7 @@ void buildWarpPerRowKernel(OpBuilder &b, Location loc,
         b.setInsertionPointToStart(store.thenBlock());
         Value sum = tiles.getResult(1);
         for (int64_t c = 0; c < columnsPerLane; ++c) {
-          Value column = k.add(lane, k.index(c * kWarpSize));
+          Value column = k.add(lane, k.index(c * kWarpThreads));
           auto inHead = scf::IfOp::create(
               b, loc,
               k.cmp(arith::CmpIPredicate::ult, column, k.index(headDim)),
@@ -516,7 +441,7 @@ void buildWarpPerRowKernel(OpBuilder &b, Location loc,
 constexpr int64_t kMmaWarps = 4;
 constexpr int64_t kMmaRowsPerWarp = 16;
 constexpr int64_t kMmaRowsPerBlock = kMmaWarps * kMmaRowsPerWarp;
-constexpr int64_t kMmaThreads = kMmaWarps * kWarpSize;
+constexpr int64_t kMmaThreads = kMmaWarps * kWarpThreads;
 /// Keys per shared-memory tile.
 constexpr int64_t kMmaKeysPerTile = 64;
 /// Elements of padding per shared row: the 8 rows of a matrix that
@@ -598,8 +523,8 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
         Value keyTile = launch.getWorkgroupAttributions()[0];
         Value valueTile = launch.getWorkgroupAttributions()[1];
         Value thread = launch.getThreadIds().x;
-        Value warp = k.div(thread, k.index(kWarpSize));
-        Value lane = k.rem(thread, k.index(kWarpSize));
+        Value warp = k.div(thread, k.index(kWarpThreads));
+        Value lane = k.rem(thread, k.index(kWarpThreads));
         Value group = k.div(lane, k.index(4));
         Value pairColumn = k.mul(k.rem(lane, k.index(4)), k.index(2));
         // ldmatrix: lane l gives the address of row l % 8 of 8x8 matrix l / 8.
@@ -742,7 +667,7 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
             for (int64_t offset : {1, 2}) {
               Value other = gpu::ShuffleOp::create(
                                 b, loc, localMax, k.i32(offset),
-                                k.i32(kWarpSize), gpu::ShuffleMode::XOR)
+                                k.i32(kWarpThreads), gpu::ShuffleMode::XOR)
                                 .getShuffleResult();
               localMax = arith::MaximumFOp::create(b, loc, localMax, other);
             }
@@ -801,10 +726,10 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
         for (int64_t half = 0; half < 2; ++half) {
           Value sum = tiles.getResult(2 + half);
           for (int64_t offset : {1, 2}) {
-            Value other =
-                gpu::ShuffleOp::create(b, loc, sum, k.i32(offset),
-                                       k.i32(kWarpSize), gpu::ShuffleMode::XOR)
-                    .getShuffleResult();
+            Value other = gpu::ShuffleOp::create(b, loc, sum, k.i32(offset),
+                                                 k.i32(kWarpThreads),
+                                                 gpu::ShuffleMode::XOR)
+                              .getShuffleResult();
             sum = k.add(sum, other);
           }
           OpBuilder::InsertionGuard guard(b);

@@ -66,11 +66,7 @@ bool rlx::formMatmulBias(RewriterBase &rewriter, MatMulOp matmul) {
   Location loc = last->getLoc();
   rewriter.setInsertionPoint(last);
   auto type = cast<RankedTensorType>(product.getType());
-  SmallVector<Value> sizes;
-  for (int64_t dim = 0; dim < type.getRank(); ++dim)
-    if (type.isDynamicDim(dim))
-      sizes.push_back(tensor::DimOp::create(rewriter, loc, product, dim));
-  Value init = tensor::EmptyOp::create(rewriter, loc, type, sizes);
+  Value init = createEmptyLike(rewriter, loc, product);
   auto fused = cuda::MatmulBiasOp::create(rewriter, loc, TypeRange{type},
                                           matmul.getLhs(), matmul.getRhs(),
                                           bias, init, activation);

@@ -19,6 +19,10 @@ class FlashAttentionOp;
 class MatmulBiasOp;
 } // namespace cuda
 
+/// A tensor.empty of `like`'s type (the destination of a kernel op), its
+/// dynamic sizes read from `like`.
+Value createEmptyLike(OpBuilder &b, Location loc, Value like);
+
 /// Replaces `op` by an rlx_cuda.flash_attention on tensors when the kernel
 /// supports it (f32/f16/bf16, head_dim <= 128, not nested in an rlx
 /// region); returns false, changing nothing, otherwise.
@@ -33,6 +37,15 @@ void lowerFlashAttention(RewriterBase &rewriter, cuda::FlashAttentionOp op);
 /// of rank 2 or 3, weight of rank 2, not nested in an rlx region); returns
 /// false, changing nothing, otherwise.
 bool formMatmulBias(RewriterBase &rewriter, MatMulOp matmul);
+
+/// Replaces an rlx.softmax, rlx.layer_norm or rlx.rms_norm along the last
+/// axis (f32/f16/bf16, not nested in an rlx region) by rlx_cuda.softmax or
+/// rlx_cuda.norm on tensors; returns false, changing nothing, otherwise.
+bool formRowKernel(RewriterBase &rewriter, Operation *op);
+
+/// Replaces an rlx_cuda.softmax or rlx_cuda.norm on buffers by its
+/// gpu.launch.
+void lowerRowKernel(RewriterBase &rewriter, Operation *op);
 
 /// Replaces a matmul_bias on buffers by a call of the CUDA runtime's
 /// cuBLASLt entry point for its element type.

@@ -35,6 +35,15 @@ namespace rlx {
 using namespace mlir;
 using namespace mlir::rlx;
 
+Value rlx::createEmptyLike(OpBuilder &b, Location loc, Value like) {
+  auto type = cast<RankedTensorType>(like.getType());
+  SmallVector<Value> sizes;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim)
+    if (type.isDynamicDim(dim))
+      sizes.push_back(tensor::DimOp::create(b, loc, like, dim));
+  return tensor::EmptyOp::create(b, loc, type, sizes);
+}
+
 namespace {
 
 struct RLXCUDAFormKernelsPass
@@ -43,16 +52,21 @@ struct RLXCUDAFormKernelsPass
     IRRewriter rewriter(&getContext());
     SmallVector<AttentionOp> attentions;
     SmallVector<MatMulOp> matmuls;
+    SmallVector<Operation *> rowOps;
     getOperation().walk([&](Operation *op) {
       if (auto attention = dyn_cast<AttentionOp>(op))
         attentions.push_back(attention);
       else if (auto matmul = dyn_cast<MatMulOp>(op))
         matmuls.push_back(matmul);
+      else if (isa<SoftmaxOp, LayerNormOp, RmsNormOp>(op))
+        rowOps.push_back(op);
     });
     for (AttentionOp op : attentions)
       formFlashAttention(rewriter, op);
     for (MatMulOp op : matmuls)
       formMatmulBias(rewriter, op);
+    for (Operation *op : rowOps)
+      formRowKernel(rewriter, op);
   }
 };
 
@@ -64,7 +78,8 @@ struct RLXCUDALowerKernelsPass
     IRRewriter rewriter(&getContext());
     SmallVector<Operation *> kernels;
     getOperation().walk([&](Operation *op) {
-      if (isa<cuda::FlashAttentionOp, cuda::MatmulBiasOp>(op))
+      if (isa<cuda::FlashAttentionOp, cuda::MatmulBiasOp, cuda::SoftmaxOp,
+              cuda::NormOp>(op))
         kernels.push_back(op);
     });
     for (Operation *op : kernels) {
@@ -74,8 +89,10 @@ struct RLXCUDALowerKernelsPass
       }
       if (auto attention = dyn_cast<cuda::FlashAttentionOp>(op))
         lowerFlashAttention(rewriter, attention);
+      else if (auto matmul = dyn_cast<cuda::MatmulBiasOp>(op))
+        lowerMatmulBias(rewriter, matmul, allowTf32);
       else
-        lowerMatmulBias(rewriter, cast<cuda::MatmulBiasOp>(op), allowTf32);
+        lowerRowKernel(rewriter, op);
     }
   }
 };

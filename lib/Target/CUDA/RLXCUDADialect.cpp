@@ -185,3 +185,64 @@ LogicalResult MatmulBiasOp::verify() {
   }
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Row kernels
+//===----------------------------------------------------------------------===//
+
+/// Checks what the row kernels share: one kind of operand (tensors or
+/// buffers), one supported element type, init of the input's shape, and
+/// `[N]` vectors for rows of `N`; then the number of results.
+static LogicalResult verifyRowKernel(Operation *op, Value input, Value init,
+                                     ArrayRef<Value> rowVectors) {
+  auto inputType = cast<ShapedType>(input.getType());
+  bool onTensors = isa<RankedTensorType>(inputType);
+  Type elementType = inputType.getElementType();
+  SmallVector<Value> others(rowVectors);
+  others.push_back(init);
+  for (Value value : others) {
+    auto type = cast<ShapedType>(value.getType());
+    if (isa<RankedTensorType>(type) != onTensors)
+      return op->emitOpError()
+             << "operands are all tensors or all buffers, not " << type;
+    if (type.getElementType() != elementType)
+      return op->emitOpError()
+             << "operands share one element type, not " << type.getElementType()
+             << " and " << elementType;
+  }
+  if (!isa<Float32Type, Float16Type, BFloat16Type>(elementType))
+    return op->emitOpError()
+           << "supports f32, f16 and bf16, not " << elementType;
+  if (inputType.getRank() < 1)
+    return op->emitOpError() << "needs an input of rank >= 1";
+  if (failed(verifyCompatibleShape(init.getType(), inputType)))
+    return op->emitOpError()
+           << "init " << init.getType() << " does not have the shape of input "
+           << inputType;
+  int64_t rowLength = inputType.getShape().back();
+  for (Value vector : rowVectors) {
+    auto type = cast<ShapedType>(vector.getType());
+    if (type.getRank() != 1 ||
+        failed(verifyCompatibleShape({rowLength}, type.getShape())))
+      return op->emitOpError() << "expects [N] scale and shift vectors for "
+                                  "rows of N, not "
+                               << type << " for " << inputType;
+  }
+  if (onTensors) {
+    if (op->getNumResults() != 1 ||
+        op->getResult(0).getType() != init.getType())
+      return op->emitOpError()
+             << "on tensors returns one result of init's type";
+  } else if (op->getNumResults() != 0) {
+    return op->emitOpError() << "on buffers has no results";
+  }
+  return success();
+}
+
+LogicalResult SoftmaxOp::verify() {
+  return verifyRowKernel(*this, getInput(), getInit(), {});
+}
+
+LogicalResult NormOp::verify() {
+  return verifyRowKernel(*this, getInput(), getInit(), {getGamma(), getBeta()});
+}

@@ -77,3 +77,19 @@ func.func @matmul_bias_f64(%x: memref<4x5xf64>, %w: memref<5x3xf64>, %b: memref<
   rlx_cuda.matmul_bias ins(%x, %w, %b : memref<4x5xf64>, memref<5x3xf64>, memref<3xf64>) outs(%i : memref<4x3xf64>)
   return
 }
+
+// -----
+
+func.func @norm_vectors(%x: memref<4x8xf32>, %g: memref<7xf32>, %i: memref<4x8xf32>) {
+  // expected-error @+1 {{expects [N] scale and shift vectors for rows of N, not 'memref<7xf32>' for 'memref<4x8xf32>'}}
+  rlx_cuda.norm ins(%x, %g, %g : memref<4x8xf32>, memref<7xf32>, memref<7xf32>) outs(%i : memref<4x8xf32>) {eps = 1.0e-5 : f32}
+  return
+}
+
+// -----
+
+func.func @softmax_f64(%x: tensor<4x8xf64>, %i: tensor<4x8xf64>) -> tensor<4x8xf64> {
+  // expected-error @+1 {{supports f32, f16 and bf16, not 'f64'}}
+  %o = rlx_cuda.softmax ins(%x : tensor<4x8xf64>) outs(%i : tensor<4x8xf64>) -> tensor<4x8xf64>
+  return %o : tensor<4x8xf64>
+}

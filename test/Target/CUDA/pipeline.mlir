@@ -6,16 +6,18 @@
 // activation and a row reduction: sm_90 cubins embedded in gpu.binary ops,
 // and host code in the LLVM dialect that calls cuBLASLt for the GEMM and
 // its bias (one call, on the graph's stream, without a host wait), then
-// allocates on the device and launches the remaining kernels on the same
-// stream, waiting for it at the end.
+// allocates on the device and launches the two remaining kernels on the
+// same stream (the exact GELU, the softmax's row kernel), waiting for it at
+// the end.
 
 // CHECK-LABEL: llvm.func @mlp(
 // CHECK:         llvm.call @rlx_cuda_matmul_bias_f32(
 // CHECK-NOT:     llvm.call @mgpuStreamSynchronize
 // CHECK:         %[[STREAM:.*]] = llvm.call @mgpuStreamCreate()
-// CHECK:         gpu.launch_func <%[[STREAM]] : !llvm.ptr>
 // CHECK:         llvm.call @mgpuMemAlloc({{.*}}, %[[STREAM]], {{.*}})
-// CHECK:         gpu.launch_func <%[[STREAM]] : !llvm.ptr>
+// CHECK:         gpu.launch_func <%[[STREAM]] : !llvm.ptr> @mlp_kernel::@mlp_kernel
+// CHECK:         gpu.launch_func <%[[STREAM]] : !llvm.ptr> @mlp_kernel_0::@mlp_kernel
+// CHECK-NOT:     gpu.launch_func
 // CHECK:         llvm.call @mgpuMemFree
 // CHECK:         llvm.call @mgpuStreamSynchronize(%[[STREAM]])
 // CHECK:         llvm.call @mgpuStreamDestroy(%[[STREAM]])

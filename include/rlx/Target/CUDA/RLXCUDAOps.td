@@ -175,4 +175,51 @@ def RLXCUDA_MatmulBiasOp : RLXCUDA_KernelOp<"matmul_bias"> {
   }];
 }
 
+def RLXCUDA_SoftmaxOp : RLXCUDA_KernelOp<"softmax"> {
+  let summary = "softmax over the last dim, a block per row";
+  let description = [{
+    What `rlx.softmax` along the last axis computes, in one kernel with a
+    block of 256 threads per row (the leading dims flattened): the threads
+    stride over the row keeping a running maximum and a running sum of
+    exponentials against it (online softmax), the block combines the
+    pairs (warp shuffles, then shared memory across warps), and a second
+    sweep writes `exp(x - max) / sum`. The row is read twice, the second
+    time from the L2 cache for rows of moderate size, instead of the
+    three sweeps and two intermediate buffers of the generic lowering.
+    f32, f16 and bf16 (computed in f32); `init` has the input's type and
+    is not read.
+  }];
+  let arguments = (ins RLXCUDA_TensorOrBuffer:$input,
+                       RLXCUDA_TensorOrBuffer:$init);
+  let assemblyFormat = [{
+    `ins` `(` $input `:` type($input) `)` `outs` `(` $init `:` type($init)
+    `)` attr-dict (`->` type($result)^)?
+  }];
+}
+
+def RLXCUDA_NormOp : RLXCUDA_KernelOp<"norm"> {
+  let summary = "layer or RMS normalization over the last dim, a block per row";
+  let description = [{
+    What `rlx.layer_norm` (or, with `rms`, `rlx.rms_norm`) along the last
+    axis computes, in one kernel with a block of 256 threads per row: the
+    threads stride over the row accumulating Welford's count, mean and sum
+    of squared deviations (for `rms`, the sum of squares), the block
+    combines them (warp shuffles, then shared memory), and a second sweep
+    writes `(x - mean) / sqrt(var + eps) * gamma + beta` (for `rms`,
+    `x / sqrt(mean(x^2) + eps) * gamma + beta`). `gamma` and `beta` are
+    `[N]` for rows of `N`; f32, f16 and bf16 (computed in f32).
+  }];
+  let arguments = (ins RLXCUDA_TensorOrBuffer:$input,
+                       RLXCUDA_TensorOrBuffer:$gamma,
+                       RLXCUDA_TensorOrBuffer:$beta,
+                       RLXCUDA_TensorOrBuffer:$init,
+                       F32Attr:$eps,
+                       UnitAttr:$rms);
+  let assemblyFormat = [{
+    `ins` `(` $input `,` $gamma `,` $beta `:` type($input) `,` type($gamma)
+    `,` type($beta) `)` `outs` `(` $init `:` type($init) `)` attr-dict
+    (`->` type($result)^)?
+  }];
+}
+
 #endif // RLX_TARGET_CUDA_RLXCUDAOPS_TD

@@ -1,0 +1,353 @@
+//===- RowKernels.cpp - softmax and norms, a block per row ----------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// softmax, layer_norm and rms_norm over the last axis reduce each row and
+// then rewrite it. The generic lowering runs each reduction and the final
+// sweep as kernels of their own, with the row maxima, sums or moments in
+// buffers between them (three sweeps for softmax). Here one kernel takes a
+// row per block: its threads stride over the row folding one running state
+// each (a maximum and a sum against it; Welford's count, mean and squared
+// deviations; a sum of squares), the block combines the states, and a
+// second sweep over the row, mostly from the L2 cache, writes the result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+#include "KernelIndexing.h"
+#include "KernelOps.h"
+
+#include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Target/CUDA/RLXCUDADialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::rlx;
+
+namespace {
+
+constexpr int64_t kRowThreads = 256;
+constexpr int64_t kRowWarps = kRowThreads / kWarpThreads;
+
+/// Whether `op` (on `input`, along `axis`) is a row kernel's: the last
+/// axis, a supported element type, directly in a function body.
+bool isLastAxisRowOp(Operation *op, Value input, int64_t axis) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  return rank >= 1 && (axis == -1 || axis == rank - 1) &&
+         isa<Float32Type, Float16Type, BFloat16Type>(type.getElementType()) &&
+         isa<func::FuncOp>(op->getParentOp());
+}
+
+/// The running state one thread folds over its elements of a row, how two
+/// states combine, and what the row's final state makes of an element.
+struct RowMath {
+  virtual ~RowMath() = default;
+  virtual SmallVector<Value> initial(KernelBuilder &k) = 0;
+  virtual SmallVector<Value> fold(KernelBuilder &k, ArrayRef<Value> state,
+                                  Value x) = 0;
+  virtual SmallVector<Value> combine(KernelBuilder &k, ArrayRef<Value> a,
+                                     ArrayRef<Value> b) = 0;
+  /// Per-row values for `result`, computed once from the final state.
+  virtual SmallVector<Value> finish(KernelBuilder &k, ArrayRef<Value> state,
+                                    Value rowLength) = 0;
+  /// The output element at `column` from its input `x`.
+  virtual Value result(KernelBuilder &k, ArrayRef<Value> finished, Value x,
+                       Value column) = 0;
+};
+
+/// 0 while the running maximum is -inf (nothing seen but -inf): exp(-inf -
+/// 0) is 0 where exp(-inf - -inf) would be NaN.
+Value pivotOf(KernelBuilder &k, Value max) {
+  Value negInf = k.f32(-std::numeric_limits<double>::infinity());
+  Value allNegInf =
+      arith::CmpFOp::create(k.b, k.loc, arith::CmpFPredicate::OEQ, max, negInf);
+  return k.select(allNegInf, k.f32(0), max);
+}
+
+/// Online softmax: (maximum, sum of exp(x - maximum)).
+struct SoftmaxMath : RowMath {
+  SmallVector<Value> initial(KernelBuilder &k) override {
+    return {k.f32(-std::numeric_limits<double>::infinity()), k.f32(0)};
+  }
+  SmallVector<Value> fold(KernelBuilder &k, ArrayRef<Value> state,
+                          Value x) override {
+    Value max = arith::MaximumFOp::create(k.b, k.loc, state[0], x);
+    Value pivot = pivotOf(k, max);
+    Value rescaled = k.mul(
+        state[1], math::ExpOp::create(k.b, k.loc, k.sub(state[0], pivot)));
+    return {max,
+            k.add(rescaled, math::ExpOp::create(k.b, k.loc, k.sub(x, pivot)))};
+  }
+  SmallVector<Value> combine(KernelBuilder &k, ArrayRef<Value> a,
+                             ArrayRef<Value> b) override {
+    Value max = arith::MaximumFOp::create(k.b, k.loc, a[0], b[0]);
+    Value pivot = pivotOf(k, max);
+    auto scaled = [&](ArrayRef<Value> s) {
+      return k.mul(s[1], math::ExpOp::create(k.b, k.loc, k.sub(s[0], pivot)));
+    };
+    return {max, k.add(scaled(a), scaled(b))};
+  }
+  SmallVector<Value> finish(KernelBuilder &k, ArrayRef<Value> state,
+                            Value) override {
+    return {pivotOf(k, state[0]), state[1]};
+  }
+  Value result(KernelBuilder &k, ArrayRef<Value> finished, Value x,
+               Value) override {
+    return k.div(math::ExpOp::create(k.b, k.loc, k.sub(x, finished[0])),
+                 finished[1]);
+  }
+};
+
+/// Layer and RMS norms: Welford's (count, mean, squared deviations), or a
+/// sum of squares; then `x` normalized, scaled by gamma and shifted by beta.
+struct NormMath : RowMath {
+  NormMath(bool rms, double eps, std::function<Value(Value, bool)> loadVector)
+      : rms(rms), eps(eps), loadVector(std::move(loadVector)) {}
+
+  SmallVector<Value> initial(KernelBuilder &k) override {
+    if (rms)
+      return {k.f32(0)};
+    return {k.f32(0), k.f32(0), k.f32(0)};
+  }
+  SmallVector<Value> fold(KernelBuilder &k, ArrayRef<Value> state,
+                          Value x) override {
+    if (rms)
+      return {math::FmaOp::create(k.b, k.loc, x, x, state[0])};
+    Value count = k.add(state[0], k.f32(1));
+    Value delta = k.sub(x, state[1]);
+    Value mean = k.add(state[1], k.div(delta, count));
+    Value m2 = math::FmaOp::create(k.b, k.loc, delta, k.sub(x, mean), state[2]);
+    return {count, mean, m2};
+  }
+  SmallVector<Value> combine(KernelBuilder &k, ArrayRef<Value> a,
+                             ArrayRef<Value> b) override {
+    if (rms)
+      return {k.add(a[0], b[0])};
+    // Chan et al.'s parallel Welford update; an empty side contributes
+    // nothing (its weight is 0, not 0 / 0).
+    Value count = k.add(a[0], b[0]);
+    Value empty = arith::CmpFOp::create(k.b, k.loc, arith::CmpFPredicate::OEQ,
+                                        count, k.f32(0));
+    Value weight = k.select(empty, k.f32(0), k.div(b[0], count));
+    Value delta = k.sub(b[1], a[1]);
+    Value mean = math::FmaOp::create(k.b, k.loc, delta, weight, a[1]);
+    Value m2 = k.add(k.add(a[2], b[2]),
+                     k.mul(k.mul(delta, delta), k.mul(a[0], weight)));
+    return {count, mean, m2};
+  }
+  SmallVector<Value> finish(KernelBuilder &k, ArrayRef<Value> state,
+                            Value rowLength) override {
+    Value n = arith::UIToFPOp::create(
+        k.b, k.loc, k.b.getF32Type(),
+        arith::IndexCastUIOp::create(k.b, k.loc, k.b.getI64Type(), rowLength));
+    Value meanSquare = k.div(rms ? state[0] : state[2], n);
+    Value inverse =
+        math::RsqrtOp::create(k.b, k.loc, k.add(meanSquare, k.f32(eps)));
+    if (rms)
+      return {k.f32(0), inverse};
+    return {state[1], inverse};
+  }
+  Value result(KernelBuilder &k, ArrayRef<Value> finished, Value x,
+               Value column) override {
+    Value normalized = k.mul(k.sub(x, finished[0]), finished[1]);
+    return math::FmaOp::create(k.b, k.loc, normalized,
+                               loadVector(column, /*beta=*/false),
+                               loadVector(column, /*beta=*/true));
+  }
+
+  bool rms;
+  double eps;
+  /// gamma[column], or beta[column], as f32.
+  std::function<Value(Value, bool)> loadVector;
+};
+
+/// The block's combination of every thread's state, in every thread: warp
+/// shuffles, then each warp's result through shared memory.
+SmallVector<Value> blockCombine(KernelBuilder &k, RowMath &math,
+                                SmallVector<Value> state, Value partials,
+                                Value warp, Value lane) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  for (int64_t offset = kWarpThreads / 2; offset > 0; offset /= 2) {
+    SmallVector<Value> other;
+    for (Value value : state)
+      other.push_back(gpu::ShuffleOp::create(b, loc, value, k.i32(offset),
+                                             k.i32(kWarpThreads),
+                                             gpu::ShuffleMode::XOR)
+                          .getShuffleResult());
+    state = math.combine(k, state, other);
+  }
+  auto leader = scf::IfOp::create(
+      b, loc, k.cmp(arith::CmpIPredicate::eq, lane, k.index(0)),
+      /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(leader.thenBlock());
+    for (auto [i, value] : llvm::enumerate(state))
+      memref::StoreOp::create(b, loc, value, partials,
+                              ValueRange{warp, k.index(i)});
+  }
+  gpu::BarrierOp::create(b, loc);
+  auto read = [&](int64_t w) {
+    SmallVector<Value> values;
+    for (size_t i = 0; i < state.size(); ++i)
+      values.push_back(memref::LoadOp::create(
+          b, loc, partials, ValueRange{k.index(w), k.index(i)}));
+    return values;
+  };
+  SmallVector<Value> total = read(0);
+  for (int64_t w = 1; w < kRowWarps; ++w)
+    total = math.combine(k, total, read(w));
+  return total;
+}
+
+/// The kernel of a row op on buffers: a block of 256 threads per row of
+/// `input` (its leading dims flattened), writing `out`.
+void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
+                    Value out, RowMath &math, unsigned stateSize) {
+  auto type = cast<MemRefType>(input.getType());
+  Type elementType = type.getElementType();
+  int64_t rank = type.getRank();
+  KernelBuilder host{rewriter, loc};
+  SmallVector<Value> leadingDims;
+  Value rows = host.index(1);
+  for (int64_t dim = 0; dim + 1 < rank; ++dim) {
+    leadingDims.push_back(memref::DimOp::create(rewriter, loc, input, dim));
+    rows = host.mul(rows, leadingDims.back());
+  }
+  Value rowLength = memref::DimOp::create(rewriter, loc, input, rank - 1);
+  Value one = host.index(1);
+  auto launch =
+      gpu::LaunchOp::create(rewriter, loc, host.maxIndex(rows, one), one, one,
+                            host.index(kRowThreads), one, one);
+  auto workgroup = gpu::AddressSpaceAttr::get(rewriter.getContext(),
+                                              gpu::AddressSpace::Workgroup);
+  Value partials = launch.addWorkgroupAttribution(
+      MemRefType::get({kRowWarps, static_cast<int64_t>(stateSize)},
+                      rewriter.getF32Type(), MemRefLayoutAttrInterface(),
+                      workgroup),
+      loc);
+
+  OpBuilder::InsertionGuard guard(rewriter);
+  Block &body = launch.getBody().front();
+  rewriter.setInsertionPointToStart(&body);
+  gpu::TerminatorOp::create(rewriter, loc);
+  rewriter.setInsertionPointToStart(&body);
+  KernelBuilder k{rewriter, loc};
+  OpBuilder &b = rewriter;
+  Value block = launch.getBlockIds().x;
+  Value thread = launch.getThreadIds().x;
+  auto active =
+      scf::IfOp::create(b, loc, k.cmp(arith::CmpIPredicate::ult, block, rows),
+                        /*withElseRegion=*/false);
+  b.setInsertionPointToStart(active.thenBlock());
+  SmallVector<Value> leading = delinearize(b, loc, block, leadingDims);
+  auto indices = [&](Value column) {
+    SmallVector<Value> result(leading);
+    result.push_back(column);
+    return result;
+  };
+  Value threads = k.index(kRowThreads);
+
+  // Sweep 1: each thread folds its elements.
+  auto sweep =
+      scf::ForOp::create(b, loc, thread, rowLength, threads, math.initial(k));
+  {
+    OpBuilder::InsertionGuard sweepGuard(b);
+    b.setInsertionPointToStart(sweep.getBody());
+    Value x = k.toF32(memref::LoadOp::create(b, loc, input,
+                                             indices(sweep.getInductionVar())));
+    SmallVector<Value> state(sweep.getRegionIterArgs());
+    scf::YieldOp::create(b, loc, math.fold(k, state, x));
+  }
+  Value warp = k.div(thread, k.index(kWarpThreads));
+  Value lane = k.rem(thread, k.index(kWarpThreads));
+  SmallVector<Value> finished =
+      math.finish(k,
+                  blockCombine(k, math, SmallVector<Value>(sweep.getResults()),
+                               partials, warp, lane),
+                  rowLength);
+
+  // Sweep 2: the results.
+  auto write = scf::ForOp::create(b, loc, thread, rowLength, threads);
+  b.setInsertionPointToStart(write.getBody());
+  Value column = write.getInductionVar();
+  Value x = k.toF32(memref::LoadOp::create(b, loc, input, indices(column)));
+  Value y = math.result(k, finished, x, column);
+  if (!elementType.isF32())
+    y = arith::TruncFOp::create(b, loc, elementType, y);
+  memref::StoreOp::create(b, loc, y, out, indices(column));
+}
+
+} // namespace
+
+bool rlx::formRowKernel(RewriterBase &rewriter, Operation *op) {
+  Location loc = op->getLoc();
+  if (auto softmax = dyn_cast<SoftmaxOp>(op)) {
+    if (!isLastAxisRowOp(op, softmax.getInput(), softmax.getAxis()))
+      return false;
+    rewriter.setInsertionPoint(op);
+    Value init = createEmptyLike(rewriter, loc, softmax.getInput());
+    rewriter.replaceOp(op, cuda::SoftmaxOp::create(rewriter, loc,
+                                                   TypeRange{init.getType()},
+                                                   softmax.getInput(), init)
+                               .getResult());
+    return true;
+  }
+  Value input, gamma, beta;
+  int64_t axis;
+  FloatAttr eps;
+  bool rms = isa<RmsNormOp>(op);
+  if (auto norm = dyn_cast<LayerNormOp>(op)) {
+    input = norm.getInput(), gamma = norm.getGamma(), beta = norm.getBeta();
+    axis = norm.getAxis(), eps = norm.getEpsAttr();
+  } else if (auto norm = dyn_cast<RmsNormOp>(op)) {
+    input = norm.getInput(), gamma = norm.getGamma(), beta = norm.getBeta();
+    axis = norm.getAxis(), eps = norm.getEpsAttr();
+  } else {
+    return false;
+  }
+  if (!isLastAxisRowOp(op, input, axis))
+    return false;
+  rewriter.setInsertionPoint(op);
+  Value init = createEmptyLike(rewriter, loc, input);
+  rewriter.replaceOp(
+      op, cuda::NormOp::create(rewriter, loc, TypeRange{init.getType()}, input,
+                               gamma, beta, init, eps,
+                               rms ? rewriter.getUnitAttr() : UnitAttr())
+              .getResult());
+  return true;
+}
+
+void rlx::lowerRowKernel(RewriterBase &rewriter, Operation *op) {
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  if (auto softmax = dyn_cast<cuda::SoftmaxOp>(op)) {
+    SoftmaxMath math;
+    buildRowKernel(rewriter, loc, softmax.getInput(), softmax.getInit(), math,
+                   2);
+  } else {
+    auto norm = cast<cuda::NormOp>(op);
+    Value gamma = norm.getGamma(), beta = norm.getBeta();
+    NormMath math(norm.getRms(), norm.getEps().convertToDouble(),
+                  [&](Value column, bool isBeta) -> Value {
+                    KernelBuilder k{rewriter, loc};
+                    return k.toF32(memref::LoadOp::create(
+                        rewriter, loc, isBeta ? beta : gamma, column));
+                  });
+    buildRowKernel(rewriter, loc, norm.getInput(), norm.getInit(), math,
+                   norm.getRms() ? 1 : 3);
+  }
+  rewriter.eraseOp(op);
+}

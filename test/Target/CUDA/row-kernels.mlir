@@ -1,0 +1,59 @@
+// RUN: rlx-opt %s --rlx-cuda-form-kernels --split-input-file | FileCheck %s --check-prefix=FORM
+// RUN: rlx-opt %s --rlx-cuda-form-kernels --convert-rlx-to-linalg --rlx-export-graph-functions --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --rlx-cuda-lower-kernels --split-input-file | FileCheck %s --check-prefix=LOWER
+
+// softmax, layer_norm and rms_norm along the last axis become row kernels:
+// one launch each, a block of 256 threads per row of the flattened leading
+// dims (3 * 5 rows), the eight warps' partial states in shared memory (2
+// values for softmax, 3 for Welford, 1 for a sum of squares), two sweeps
+// over the row.
+
+// FORM-LABEL: func.func @rows
+// FORM:         rlx_cuda.softmax ins(%arg0 : tensor<3x5x1000xf32>) outs(%{{.*}} : tensor<3x5x1000xf32>) -> tensor<3x5x1000xf32>
+// FORM:         rlx_cuda.norm ins(%arg0, %arg1, %arg2 : {{.*}}) outs(%{{.*}}) {eps = 9.99999974E-6 : f32} -> tensor<3x5x1000xf32>
+// FORM:         rlx_cuda.norm ins(%arg0, %arg1, %arg2 : {{.*}}) outs(%{{.*}}) {eps = 9.99999974E-6 : f32, rms} -> tensor<3x5x1000xf32>
+
+// LOWER-LABEL: func.func @rows
+// LOWER:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[ROWS:.*]], {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}) workgroup({{.*}} : memref<8x2xf32, #gpu.address_space<workgroup>>)
+// LOWER:           scf.for {{.*}} iter_args({{.*}}) -> (f32, f32)
+// LOWER:             arith.maximumf
+// LOWER:             math.exp
+// LOWER:           gpu.shuffle  xor
+// LOWER:           gpu.barrier
+// LOWER:           scf.for
+// LOWER:             arith.divf
+// LOWER:             memref.store
+// LOWER:         gpu.launch {{.*}} workgroup({{.*}} : memref<8x3xf32, #gpu.address_space<workgroup>>)
+// LOWER:           scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32)
+// LOWER:           math.rsqrt
+// LOWER:         gpu.launch {{.*}} workgroup({{.*}} : memref<8x1xf32, #gpu.address_space<workgroup>>)
+// LOWER:           scf.for {{.*}} iter_args({{.*}}) -> (f32)
+// LOWER:           math.rsqrt
+// LOWER-NOT:     linalg.
+func.func @rows(%x: tensor<3x5x1000xf32>, %g: tensor<1000xf32>,
+                %b: tensor<1000xf32>)
+    -> (tensor<3x5x1000xf32>, tensor<3x5x1000xf32>, tensor<3x5x1000xf32>) {
+  %0 = rlx.softmax %x {axis = -1 : i64} : tensor<3x5x1000xf32>
+  %1 = rlx.layer_norm %x, %g, %b {axis = 2 : i64, eps = 1.0e-05 : f32}
+      : tensor<3x5x1000xf32>, tensor<1000xf32>, tensor<1000xf32>
+  %2 = rlx.rms_norm %x, %g, %b {axis = -1 : i64, eps = 1.0e-05 : f32}
+      : tensor<3x5x1000xf32>, tensor<1000xf32>, tensor<1000xf32>
+  return %0, %1, %2
+      : tensor<3x5x1000xf32>, tensor<3x5x1000xf32>, tensor<3x5x1000xf32>
+}
+
+// -----
+
+// Other axes and f64 keep the generic lowering.
+
+// FORM-LABEL: func.func @generic
+// FORM-NOT:     rlx_cuda
+// FORM:         rlx.softmax %arg0 {axis = 0 : i64}
+// FORM:         rlx.softmax %arg1 {axis = -1 : i64} : tensor<4x8xf64>
+// LOWER-LABEL: func.func @generic
+// LOWER:         linalg.generic
+func.func @generic(%x: tensor<4x8xf32>, %y: tensor<4x8xf64>)
+    -> (tensor<4x8xf32>, tensor<4x8xf64>) {
+  %0 = rlx.softmax %x {axis = 0 : i64} : tensor<4x8xf32>
+  %1 = rlx.softmax %y {axis = -1 : i64} : tensor<4x8xf64>
+  return %0, %1 : tensor<4x8xf32>, tensor<4x8xf64>
+}
