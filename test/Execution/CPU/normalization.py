@@ -94,6 +94,22 @@ for op in ("layer_norm", "rms_norm"):
                      {"x": x, "g": g, "b": b})
     check.close(f"{op} {shape} f32", outs[0] if outs else None,
                 REFS[op](x, g, b, -1, np.float32), 1e-5, 1e-5)
+# Rows of 65536, a constant row (zero variance: the result is beta), rows
+# off zero (mean 10, unit spread: the variance must not cancel; at mean 100
+# the f32 mean's rounding alone reaches the tolerance).
+for op in ("layer_norm", "rms_norm"):
+    for name, x in (("rows of 65536", check.uniform((2, 65536), np.float32, -3, 3)),
+                    ("constant and offset rows",
+                     np.concatenate([np.full((1, 300), 0.75, np.float32),
+                                     10 + check.uniform((3, 300), np.float32, -1, 1)
+                                     ]).astype(np.float32))):
+        n = x.shape[-1]
+        g = check.uniform((n,), np.float32, 0.5, 1.5)
+        b = check.uniform((n,), np.float32)
+        outs = check.run(axis_norm_graph(op, x.shape, -1, np.float32),
+                         {"x": x, "g": g, "b": b})
+        check.close(f"{op} {name} f32", outs[0] if outs else None,
+                    REFS[op](x, g, b, -1, np.float32), 1e-5, 1e-5)
 # ... and normalizing the leading axis of the same size.
 x = check.uniform((1000, 40), np.float32, -3, 3)
 g = check.uniform((1000,), np.float32, 0.5, 1.5)

@@ -204,6 +204,30 @@ check.close("softmax (256, 1000) axis -1", outs[0] if outs else None,
 check.close("softmax (256, 1000) axis 0", outs[1] if outs else None,
             softmax_ref(x, 0, np.float32), 1e-5, 1e-6)
 
+# Rows with special values (a row of -inf is NaN, +inf or NaN anywhere in a
+# row makes it NaN, as in PyTorch), a one-element row and rows of 65536.
+x = check.uniform((6, 9), np.float32, -5, 5)
+x[0, 3] = -np.inf
+x[1, :] = -np.inf
+x[2, 4] = np.inf
+x[3, 0] = np.nan
+x[4, :] = 0.0
+x[5, 1:] = -np.inf
+t = tensor_type((6, 9), np.float32)
+outs = check.run(graph([("x", (6, 9), np.float32)],
+                       [(f"rlx.softmax %x {{axis = -1 : i64}} : {t}", t)]),
+                 {"x": x})
+check.close("softmax rows with -inf, +inf, NaN, zeros", outs[0] if outs else None,
+            softmax_ref(x, -1, np.float32), 1e-5, 1e-6)
+for shape in ((3, 65536), (4, 1)):
+    x = check.uniform(shape, np.float32, -20, 20)
+    t = tensor_type(shape, np.float32)
+    outs = check.run(graph([("x", shape, np.float32)],
+                           [(f"rlx.softmax %x {{axis = -1 : i64}} : {t}", t)]),
+                     {"x": x})
+    check.close(f"softmax {shape} axis -1", outs[0] if outs else None,
+                softmax_ref(x, -1, np.float32), 1e-5, 1e-6)
+
 #===------------------------------------------------------------------------===#
 # rlx.cumsum
 #===------------------------------------------------------------------------===#
