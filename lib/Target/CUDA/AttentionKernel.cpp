@@ -749,22 +749,6 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
       });
 }
 
-/// Whether every buffer's address is a multiple of `bytes` (at run time).
-Value buffersAligned(OpBuilder &b, Location loc, ArrayRef<Value> buffers,
-                     int64_t bytes) {
-  KernelBuilder host{b, loc};
-  Value aligned;
-  for (Value buffer : buffers) {
-    Value address =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-    Value ok = host.cmp(arith::CmpIPredicate::eq,
-                        host.rem(address, host.index(bytes)), host.index(0));
-    aligned =
-        aligned ? arith::AndIOp::create(b, loc, aligned, ok).getResult() : ok;
-  }
-  return aligned;
-}
-
 } // namespace
 
 //===----------------------------------------------------------------------===//

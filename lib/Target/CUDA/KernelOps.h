@@ -23,6 +23,12 @@ class MatmulBiasOp;
 /// dynamic sizes read from `like`.
 Value createEmptyLike(OpBuilder &b, Location loc, Value like);
 
+/// Whether every buffer's address is a multiple of `bytes`, computed at run
+/// time on the host: the kernels with 16-byte accesses check it and fall
+/// back to their 4-byte forms.
+Value buffersAligned(OpBuilder &b, Location loc, ArrayRef<Value> buffers,
+                     int64_t bytes);
+
 /// Replaces `op` by an rlx_cuda.flash_attention on tensors when the kernel
 /// supports it (f32/f16/bf16, head_dim <= 128, not nested in an rlx
 /// region); returns false, changing nothing, otherwise.

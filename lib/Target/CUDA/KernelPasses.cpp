@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelBuilder.h"
 #include "KernelOps.h"
 
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
@@ -42,6 +43,21 @@ Value rlx::createEmptyLike(OpBuilder &b, Location loc, Value like) {
     if (type.isDynamicDim(dim))
       sizes.push_back(tensor::DimOp::create(b, loc, like, dim));
   return tensor::EmptyOp::create(b, loc, type, sizes);
+}
+
+Value rlx::buffersAligned(OpBuilder &b, Location loc, ArrayRef<Value> buffers,
+                          int64_t bytes) {
+  KernelBuilder host{b, loc};
+  Value aligned;
+  for (Value buffer : buffers) {
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+    Value ok = host.cmp(arith::CmpIPredicate::eq,
+                        host.rem(address, host.index(bytes)), host.index(0));
+    aligned =
+        aligned ? arith::AndIOp::create(b, loc, aligned, ok).getResult() : ok;
+  }
+  return aligned;
 }
 
 namespace {

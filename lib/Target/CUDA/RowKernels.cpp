@@ -28,6 +28,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <limits>
 
@@ -213,9 +214,13 @@ SmallVector<Value> blockCombine(KernelBuilder &k, RowMath &math,
 }
 
 /// The kernel of a row op on buffers: a block of 256 threads per row of
-/// `input` (its leading dims flattened), writing `out`.
+/// `input` (its leading dims flattened), writing `out`. With `width` > 1
+/// each thread reads and writes `width` consecutive elements at a time (16
+/// bytes): the row length is a multiple of `width` and the buffers are
+/// contiguous and 16-byte aligned.
 void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
-                    Value out, RowMath &math, unsigned stateSize) {
+                    Value out, RowMath &math, unsigned stateSize,
+                    int64_t width) {
   auto type = cast<MemRefType>(input.getType());
   Type elementType = type.getElementType();
   int64_t rank = type.getRank();
@@ -259,17 +264,34 @@ void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
     return result;
   };
   Value threads = k.index(kRowThreads);
+  Value groups = k.div(rowLength, k.index(width));
+  auto vectorType = VectorType::get({width}, elementType);
+  // The `width` elements of group `g` as f32, and their first column.
+  auto loadGroup = [&](Value group) -> std::pair<SmallVector<Value>, Value> {
+    Value column = k.mul(group, k.index(width));
+    if (width == 1)
+      return {{k.toF32(memref::LoadOp::create(b, loc, input, indices(column)))},
+              column};
+    auto load =
+        vector::LoadOp::create(b, loc, vectorType, input, indices(column));
+    load.setAlignment(16);
+    SmallVector<Value> elements;
+    for (int64_t i = 0; i < width; ++i)
+      elements.push_back(
+          k.toF32(vector::ExtractOp::create(b, loc, load.getResult(), i)));
+    return {elements, column};
+  };
 
   // Sweep 1: each thread folds its elements.
   auto sweep =
-      scf::ForOp::create(b, loc, thread, rowLength, threads, math.initial(k));
+      scf::ForOp::create(b, loc, thread, groups, threads, math.initial(k));
   {
     OpBuilder::InsertionGuard sweepGuard(b);
     b.setInsertionPointToStart(sweep.getBody());
-    Value x = k.toF32(memref::LoadOp::create(b, loc, input,
-                                             indices(sweep.getInductionVar())));
     SmallVector<Value> state(sweep.getRegionIterArgs());
-    scf::YieldOp::create(b, loc, math.fold(k, state, x));
+    for (Value x : loadGroup(sweep.getInductionVar()).first)
+      state = math.fold(k, state, x);
+    scf::YieldOp::create(b, loc, state);
   }
   Value warp = k.div(thread, k.index(kWarpThreads));
   Value lane = k.rem(thread, k.index(kWarpThreads));
@@ -280,14 +302,57 @@ void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
                   rowLength);
 
   // Sweep 2: the results.
-  auto write = scf::ForOp::create(b, loc, thread, rowLength, threads);
+  auto write = scf::ForOp::create(b, loc, thread, groups, threads);
   b.setInsertionPointToStart(write.getBody());
-  Value column = write.getInductionVar();
-  Value x = k.toF32(memref::LoadOp::create(b, loc, input, indices(column)));
-  Value y = math.result(k, finished, x, column);
-  if (!elementType.isF32())
-    y = arith::TruncFOp::create(b, loc, elementType, y);
-  memref::StoreOp::create(b, loc, y, out, indices(column));
+  auto [elements, column] = loadGroup(write.getInductionVar());
+  SmallVector<Value> results;
+  for (auto [i, x] : llvm::enumerate(elements)) {
+    Value y = math.result(k, finished, x, k.add(column, k.index(i)));
+    if (!elementType.isF32())
+      y = arith::TruncFOp::create(b, loc, elementType, y);
+    results.push_back(y);
+  }
+  if (width == 1) {
+    memref::StoreOp::create(b, loc, results[0], out, indices(column));
+    return;
+  }
+  auto store = vector::StoreOp::create(
+      b, loc, vector::FromElementsOp::create(b, loc, vectorType, results), out,
+      indices(column));
+  store.setAlignment(16);
+}
+
+/// Elements per 16-byte access when the row kernel of `input` and `out`
+/// can use them (a static row length that is a multiple, contiguous
+/// buffers), else 1.
+int64_t vectorWidth(Value input, Value out) {
+  auto type = cast<MemRefType>(input.getType());
+  int64_t width = 16 / (type.getElementTypeBitWidth() / 8);
+  int64_t rowLength = type.getShape().back();
+  if (ShapedType::isDynamic(rowLength) || rowLength % width != 0 ||
+      !type.getLayout().isIdentity() ||
+      !cast<MemRefType>(out.getType()).getLayout().isIdentity())
+    return 1;
+  return width;
+}
+
+/// The row kernel, with 16-byte accesses when the buffers allow them (and
+/// are aligned at run time), else with 4-byte ones.
+void buildRowKernels(RewriterBase &rewriter, Location loc, Value input,
+                     Value out, RowMath &math, unsigned stateSize) {
+  int64_t width = vectorWidth(input, out);
+  if (width == 1) {
+    buildRowKernel(rewriter, loc, input, out, math, stateSize, 1);
+    return;
+  }
+  auto choice = scf::IfOp::create(
+      rewriter, loc, buffersAligned(rewriter, loc, {input, out}, 16),
+      /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(choice.thenBlock());
+  buildRowKernel(rewriter, loc, input, out, math, stateSize, width);
+  rewriter.setInsertionPointToStart(choice.elseBlock());
+  buildRowKernel(rewriter, loc, input, out, math, stateSize, 1);
 }
 
 } // namespace
@@ -335,8 +400,8 @@ void rlx::lowerRowKernel(RewriterBase &rewriter, Operation *op) {
   rewriter.setInsertionPoint(op);
   if (auto softmax = dyn_cast<cuda::SoftmaxOp>(op)) {
     SoftmaxMath math;
-    buildRowKernel(rewriter, loc, softmax.getInput(), softmax.getInit(), math,
-                   2);
+    buildRowKernels(rewriter, loc, softmax.getInput(), softmax.getInit(), math,
+                    2);
   } else {
     auto norm = cast<cuda::NormOp>(op);
     Value gamma = norm.getGamma(), beta = norm.getBeta();
@@ -346,8 +411,8 @@ void rlx::lowerRowKernel(RewriterBase &rewriter, Operation *op) {
                     return k.toF32(memref::LoadOp::create(
                         rewriter, loc, isBeta ? beta : gamma, column));
                   });
-    buildRowKernel(rewriter, loc, norm.getInput(), norm.getInit(), math,
-                   norm.getRms() ? 1 : 3);
+    buildRowKernels(rewriter, loc, norm.getInput(), norm.getInit(), math,
+                    norm.getRms() ? 1 : 3);
   }
   rewriter.eraseOp(op);
 }

@@ -5,7 +5,9 @@
 // one launch each, a block of 256 threads per row of the flattened leading
 // dims (3 * 5 rows), the eight warps' partial states in shared memory (2
 // values for softmax, 3 for Welford, 1 for a sum of squares), two sweeps
-// over the row.
+// over the row. Rows of 1000 f32 are read and written 4 elements (16 bytes)
+// at a time when the buffers are 16-byte aligned (checked on the host), one
+// at a time otherwise.
 
 // FORM-LABEL: func.func @rows
 // FORM:         rlx_cuda.softmax ins(%arg0 : tensor<3x5x1000xf32>) outs(%{{.*}} : tensor<3x5x1000xf32>) -> tensor<3x5x1000xf32>
@@ -13,14 +15,21 @@
 // FORM:         rlx_cuda.norm ins(%arg0, %arg1, %arg2 : {{.*}}) outs(%{{.*}}) {eps = 9.99999974E-6 : f32, rms} -> tensor<3x5x1000xf32>
 
 // LOWER-LABEL: func.func @rows
+// LOWER-COUNT-2: memref.extract_aligned_pointer_as_index
+// LOWER:         scf.if
 // LOWER:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[ROWS:.*]], {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}) workgroup({{.*}} : memref<8x2xf32, #gpu.address_space<workgroup>>)
 // LOWER:           scf.for {{.*}} iter_args({{.*}}) -> (f32, f32)
+// LOWER:             vector.load %arg0{{.*}} {alignment = 16 : i64} : memref<3x5x1000xf32>, vector<4xf32>
 // LOWER:             arith.maximumf
 // LOWER:             math.exp
 // LOWER:           gpu.shuffle  xor
 // LOWER:           gpu.barrier
 // LOWER:           scf.for
 // LOWER:             arith.divf
+// LOWER:             vector.store {{.*}} {alignment = 16 : i64} : memref<3x5x1000xf32>, vector<4xf32>
+// LOWER:         } else {
+// LOWER:         gpu.launch
+// LOWER:             memref.load %arg0
 // LOWER:             memref.store
 // LOWER:         gpu.launch {{.*}} workgroup({{.*}} : memref<8x3xf32, #gpu.address_space<workgroup>>)
 // LOWER:           scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32)
