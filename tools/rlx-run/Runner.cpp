@@ -184,6 +184,12 @@ void printBench(const BenchResult &bench, const GraphSignature &signature,
   if (compileMs)
     llvm::outs() << llvm::format(" (compile %.0f ms)", *compileMs);
   llvm::outs() << "\n";
+  // Temporaries only: the caller's argument and output buffers are not the
+  // runtime's.
+  if (bench.peakBytes)
+    llvm::outs() << llvm::format(
+        "memory: peak %lld bytes (%.2f MiB) in the runtime's buffers\n",
+        static_cast<long long>(*bench.peakBytes), *bench.peakBytes / 1048576.0);
 }
 
 void printSummary(const std::string &name, const HostTensor &tensor) {

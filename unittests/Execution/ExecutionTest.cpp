@@ -135,6 +135,8 @@ TEST_F(ExecutionTest, CompileAndRunOnCPU) {
   EXPECT_EQ(bench.runs, 5u);
   EXPECT_LE(bench.minMs, bench.medianMs);
   EXPECT_LE(bench.medianMs, bench.p90Ms);
+  // The CPU runtime counts its buffers; this graph needs none.
+  EXPECT_EQ(bench.peakBytes, std::optional<int64_t>(0));
   EXPECT_FALSE(graph->isProfiled());
 }
 
