@@ -16,9 +16,10 @@ printed step loss must match PyTorch's within 1e-4 relative (atol 1e-6,
 f32's resolution of a nearly fitted loss); the MLP's final parameters, read
 from DIR/params.safetensors, within 1e-4 relative (atol 1e-5).
 
-Also, on the MLP: --batched (SGD on a different batch each step, from one
-.npy whose leading axis indexes the step) against torch fed the same
-batches; and the --output / --params round trip: 12 Adam steps written to
+Both examples also train with remat=elementwise (Adam). On the MLP:
+--batched (SGD on a different batch each step, from one .npy whose leading
+axis indexes the step) against torch fed the same batches; and the
+--output / --params round trip: 12 Adam steps written to
 params.safetensors, then 8 more from it (optimizer state included) through
 a library compiled ahead of time and run by rlx-run-aot (rlx-run --load
 where rlx-run-aot is not built) continue the 20-step curve.
@@ -249,6 +250,17 @@ for file, func, setup, loss_fn, compare_params in EXAMPLE_SETUPS:
             check.close(f"{what}: {k} after {STEPS} steps",
                         got_state[k] if got_state else None, want_params[k],
                         1e-4, 1e-5)
+
+# remat=elementwise changes where values are computed, not the result.
+for file, func, setup, loss_fn, _ in EXAMPLE_SETUPS:
+    data, init = setup()
+    option, make = OPTIMIZERS[2]
+    want, _ = torch_losses(loss_fn, init, data, make)
+    got, _ = rlx_losses(os.path.join(EXAMPLES, file), func,
+                        option + " remat=elementwise", init, data)
+    check.close(f"{func} {option} remat=elementwise: losses of {STEPS} steps",
+                np.array(got, np.float64) if got else None,
+                np.array(want, np.float64), 1e-4, LOSS_ATOL)
 
 # A different batch of the MLP's inputs each step.
 data, init = mlp_setup()
