@@ -69,6 +69,9 @@ CompiledGraph::load(llvm::StringRef path) {
                                                /*code=*/nullptr);
   graph->setBenchFunction(
       reinterpret_cast<GraphBenchFn>(dlsym(handle, kGraphBenchSymbol.data())));
+  // Found in the library's dependencies too: its target's runtime.
+  graph->bindBufferCounters(
+      [&](llvm::StringRef symbol) { return dlsym(handle, symbol.data()); });
   return graph;
 }
 
@@ -151,12 +154,16 @@ CompiledGraph::bench(llvm::ArrayRef<HostTensor> arguments,
   if (benchFn) {
     std::vector<float> runMs(timedRuns);
     resetProfile();
+    if (resetPeakFn)
+      resetPeakFn();
     benchFn(descriptors.get(), options.warmUpRuns, timedRuns, runMs.data());
     times.assign(runMs.begin(), runMs.end());
   } else {
     for (unsigned i = 0; i < options.warmUpRuns; ++i)
       runFn(descriptors.get());
     resetProfile();
+    if (resetPeakFn)
+      resetPeakFn();
     for (unsigned i = 0; i < timedRuns; ++i) {
       auto start = std::chrono::steady_clock::now();
       runFn(descriptors.get());
@@ -166,6 +173,8 @@ CompiledGraph::bench(llvm::ArrayRef<HostTensor> arguments,
     }
   }
   BenchResult result;
+  if (peakFn)
+    result.peakBytes = peakFn();
   result.runs = times.size();
   result.totalMs = std::accumulate(times.begin(), times.end(), 0.0);
   std::sort(times.begin(), times.end());

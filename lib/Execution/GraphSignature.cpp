@@ -37,11 +37,17 @@ llvm::Error TensorSpec::checkMatches(const HostTensor &tensor,
       tensor.describe() + ", the graph expects " + describe());
 }
 
+std::optional<size_t>
+GraphSignature::findArgumentIndex(llvm::StringRef name) const {
+  for (size_t i = 0; i < arguments.size(); ++i)
+    if (arguments[i].name == name)
+      return i;
+  return std::nullopt;
+}
+
 const TensorSpec *GraphSignature::findArgument(llvm::StringRef name) const {
-  for (const TensorSpec &spec : arguments)
-    if (spec.name == name)
-      return &spec;
-  return nullptr;
+  std::optional<size_t> index = findArgumentIndex(name);
+  return index ? &arguments[*index] : nullptr;
 }
 
 std::string GraphSignature::argumentNames() const {
@@ -60,6 +66,8 @@ std::string GraphSignature::serialize() const {
         spec.kindName() + " " + spec.name + " " + dtypeName(spec.dtype) + " ";
     for (size_t i = 0; i < spec.shape.size(); ++i)
       text += (i ? "," : "") + std::to_string(spec.shape[i]);
+    if (!spec.param.empty())
+      text += " param=" + spec.param;
     text += "\n";
   };
   for (const TensorSpec &spec : arguments)
@@ -89,10 +97,18 @@ llvm::Expected<GraphSignature> GraphSignature::parse(llvm::StringRef text) {
     }
     llvm::SmallVector<llvm::StringRef> fields;
     line.split(fields, ' ', -1, /*KeepEmpty=*/true);
-    if (fields.size() != 4)
-      return fail("expected 'KIND NAME DTYPE DIMS', got '" + line + "'");
+    if (fields.size() != 4 && fields.size() != 5)
+      return fail("expected 'KIND NAME DTYPE DIMS [param=PARAM]', got '" +
+                  line + "'");
     TensorSpec spec;
     spec.name = fields[1].str();
+    if (fields.size() == 5) {
+      llvm::StringRef param = fields[4];
+      if (fields[0] != "output" || !param.consume_front("param=") ||
+          param.empty())
+        return fail("expected 'param=PARAM' on an output, got '" + line + "'");
+      spec.param = param.str();
+    }
     if (fields[0] == "input")
       spec.kind = TensorSpec::Kind::Input;
     else if (fields[0] == "parameter")

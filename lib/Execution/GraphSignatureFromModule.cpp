@@ -132,6 +132,10 @@ GraphSignature::fromModule(ModuleOp module, llvm::StringRef entry) {
         makeSpec(type, "output_" + std::to_string(i), TensorSpec::Kind::Result);
     if (!spec)
       return spec.takeError();
+    // Read here: lowering drops the attribute (rlx-export-graph-functions).
+    if (auto param = fn.getResultAttrOfType<StringAttr>(
+            i, rlx::RLXDialect::kParamAttrName))
+      spec->param = param.getValue().str();
     sig.results.push_back(std::move(*spec));
   }
   fn.walk([&](rlx::MatMulOp op) {

@@ -15,6 +15,7 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -156,5 +157,14 @@ rlxrt::jitCompileGraph(ModuleOp module, GraphSignature signature,
       std::move(signature), reinterpret_cast<GraphRunFn>(*run),
       std::move(engine));
   graph->setBenchFunction(benchFn);
+  // The engine loaded the runtime; opening it again yields that instance,
+  // whose counters the graph's allocations update.
+  std::string error;
+  auto runtime = llvm::sys::DynamicLibrary::getPermanentLibrary(
+      runtimeLibrary.str().c_str(), &error);
+  if (runtime.isValid())
+    graph->bindBufferCounters([&](llvm::StringRef symbol) {
+      return runtime.getAddressOfSymbol(symbol.str().c_str());
+    });
   return graph;
 }

@@ -8,6 +8,7 @@
 #include "Runner.h"
 
 #include "rlx/Execution/Tensors.h"
+#include "rlx/Execution/TrainingSteps.h"
 #include "rlx/Runtime/HostTensor.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -15,6 +16,7 @@
 #include "llvm/Support/Path.h"
 
 #include <cmath>
+#include <cstring>
 #include <map>
 
 using namespace rlxrt;
@@ -43,9 +45,22 @@ static cl::opt<bool> randomInputs(
     cl::cat(rlxrun::runCategory));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of --random-inputs"),
                               cl::init(0), cl::cat(rlxrun::runCategory));
-static cl::opt<std::string>
-    outputDir("output", cl::desc("Write each output to DIR/output_<i>.npy"),
-              cl::cat(rlxrun::runCategory));
+static cl::opt<std::string> outputDir(
+    "output",
+    cl::desc("Write each output to DIR/output_<i>.npy (with --steps: the "
+             "last step's, and every parameter to DIR/params.safetensors)"),
+    cl::cat(rlxrun::runCategory));
+cl::opt<unsigned> rlxrun::steps(
+    "steps",
+    cl::desc("Run a training step N times, feeding each result marked "
+             "{rlx.param = NAME} back into the parameter NAME and printing "
+             "the loss (the first result) per step"),
+    cl::init(0), cl::cat(rlxrun::runCategory));
+static cl::list<std::string> batched(
+    "batched",
+    cl::desc("NAME: with --steps, the --input NAME holds one slice per step "
+             "along its leading axis (step s uses slice s)"),
+    cl::CommaSeparated, cl::cat(rlxrun::runCategory));
 static cl::opt<bool> printOutputs("print",
                                   cl::desc("Print a summary of each output"),
                                   cl::cat(rlxrun::runCategory));
@@ -96,8 +111,13 @@ std::pair<std::string, std::string> splitAssignment(const std::string &arg,
   return {arg.substr(0, eq), arg.substr(eq + 1)};
 }
 
-/// Every argument's tensor: --input files, then --params, then random data.
-std::vector<HostTensor> gatherArguments(const GraphSignature &signature) {
+/// Every argument's tensor: --input files, then --params, then (with
+/// --steps) zeros for optimizer state, then random data. The --batched inputs
+/// go to `batchedArguments`; their arguments get zeros until runSteps fills in
+/// each step's slice.
+std::vector<HostTensor>
+gatherArguments(const GraphSignature &signature,
+                std::vector<BatchedArgument> &batchedArguments) {
   std::map<std::string, HostTensor> provided;
   std::string error;
   for (const std::string &arg : inputs) {
@@ -107,9 +127,21 @@ std::vector<HostTensor> gatherArguments(const GraphSignature &signature) {
       fatal("--input names '" + name + "', which is not an argument of @" +
             signature.name + " (arguments: " + signature.argumentNames() + ")");
     HostTensor tensor = valueOrExit(readNpy(path, error), error);
+    if (llvm::is_contained(batched, name)) {
+      batchedArguments.push_back(exitOnError(makeBatchedArgument(
+          signature, name, std::move(tensor), steps, path)));
+      provided[name] = HostTensor(spec->dtype, spec->shape);
+      continue;
+    }
     exitOnError(spec->checkMatches(tensor, "'" + path + "'"));
     provided[name] = std::move(tensor);
   }
+  for (const std::string &name : batched)
+    if (llvm::none_of(batchedArguments, [&](const BatchedArgument &b) {
+          return signature.arguments[b.argument].name == name;
+        }))
+      fatal("--batched names '" + name + "', but no --input " + name +
+            "=FILE.npy gives its slices");
   if (!paramsFile.empty()) {
     auto params = valueOrExit(readSafetensors(paramsFile, error), error);
     for (auto &[name, tensor] : params) {
@@ -126,6 +158,10 @@ std::vector<HostTensor> gatherArguments(const GraphSignature &signature) {
     auto it = provided.find(spec.name);
     if (it != provided.end()) {
       arguments.push_back(std::move(it->second));
+      continue;
+    }
+    if (steps > 0 && isOptimizerState(signature, i)) {
+      arguments.emplace_back(spec.dtype, spec.shape);
       continue;
     }
     if (!randomInputs)
@@ -148,6 +184,12 @@ void printBench(const BenchResult &bench, const GraphSignature &signature,
   if (compileMs)
     llvm::outs() << llvm::format(" (compile %.0f ms)", *compileMs);
   llvm::outs() << "\n";
+  // Temporaries only: the caller's argument and output buffers are not the
+  // runtime's.
+  if (bench.peakBytes)
+    llvm::outs() << llvm::format(
+        "memory: peak %lld bytes (%.2f MiB) in the runtime's buffers\n",
+        static_cast<long long>(*bench.peakBytes), *bench.peakBytes / 1048576.0);
 }
 
 void printSummary(const std::string &name, const HostTensor &tensor) {
@@ -208,13 +250,73 @@ bool reportOutputs(const GraphSignature &signature,
   return ok;
 }
 
+/// Writes every parameter argument to DIR/params.safetensors, where
+/// --params reads them back.
+void writeParams(const GraphSignature &signature,
+                 llvm::ArrayRef<HostTensor> arguments) {
+  std::map<std::string, HostTensor> params;
+  for (auto [spec, tensor] : llvm::zip_equal(signature.arguments, arguments)) {
+    if (spec.kind != TensorSpec::Kind::Param)
+      continue;
+    HostTensor copy(tensor.dtype(), tensor.shape());
+    std::memcpy(copy.data(), tensor.data(), tensor.sizeInBytes());
+    params.emplace(spec.name, std::move(copy));
+  }
+  llvm::sys::fs::create_directories(outputDir);
+  llvm::SmallString<256> path(outputDir.getValue());
+  llvm::sys::path::append(path, "params.safetensors");
+  std::string error;
+  if (!writeSafetensors(std::string(path), params, error))
+    fatal(error);
+}
+
+/// --steps: runs the training step, printing `step S: loss L` per step.
+void trainSteps(const CompiledGraph &graph, std::vector<HostTensor> &arguments,
+                std::vector<HostTensor> &outputs,
+                std::vector<BatchedArgument> batchedArguments) {
+  const GraphSignature &signature = graph.getSignature();
+  if (signature.results.empty() ||
+      llvm::any_of(signature.results.front().shape,
+                   [](int64_t d) { return d != 1; }))
+    fatal("--steps prints the first result of @" + signature.name +
+          " as the loss, which must have one element; it is " +
+          (signature.results.empty() ? std::string("missing")
+                                     : signature.results.front().describe()));
+  StepOptions options;
+  options.steps = steps;
+  options.batched = std::move(batchedArguments);
+  options.afterStep = [](unsigned step, llvm::ArrayRef<HostTensor> outputs) {
+    // Nine significant digits: an f32 loss reads back exactly.
+    llvm::outs() << llvm::format("step %u: loss %.9g\n", step + 1,
+                                 outputs.front().getAsDouble(0));
+  };
+  graph.resetProfile();
+  StepResult result = exitOnError(runSteps(graph, arguments, outputs, options));
+  if (graph.isProfiled())
+    printProfile(llvm::outs(), graph.readProfile(), result.steps,
+                 result.totalMs);
+  if (!outputDir.empty())
+    writeParams(signature, arguments);
+}
+
 } // namespace
 
 int rlxrun::runGraph(const CompiledGraph &graph,
                      std::optional<double> compileMs) {
   const GraphSignature &signature = graph.getSignature();
-  std::vector<HostTensor> arguments = gatherArguments(signature);
+  if (!batched.empty() && steps == 0)
+    fatal("--batched gives one slice per step; it needs --steps N");
+  if (steps > 0 && benchRuns > 0)
+    fatal("--steps and --bench exclude each other: --bench times repeated "
+          "runs of the same arguments");
+  std::vector<BatchedArgument> batchedArguments;
+  std::vector<HostTensor> arguments =
+      gatherArguments(signature, batchedArguments);
   std::vector<HostTensor> outputs = graph.allocateOutputs();
+  if (steps > 0) {
+    trainSteps(graph, arguments, outputs, std::move(batchedArguments));
+    return reportOutputs(signature, outputs) ? 0 : 1;
+  }
 
   // Without --bench the one run is the profiled one; with it, the first run
   // and two more warm up and the timers count the timed runs.

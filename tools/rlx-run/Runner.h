@@ -28,6 +28,8 @@ namespace rlxrun {
 extern llvm::cl::OptionCategory runCategory;
 /// --load OUT.so: a graph compiled ahead of time.
 extern llvm::cl::opt<std::string> loadSharedLib;
+/// --steps N: run a training step N times; 0 for one plain run.
+extern llvm::cl::opt<unsigned> steps;
 
 /// The name errors start with.
 extern const char *toolName;

@@ -8,6 +8,7 @@
 // rlx-run-aot --load GRAPH.so [--input NAME=FILE.npy ...] [--params F]
 //             [--random-inputs --seed S] [--output DIR] [--print]
 //             [--bench N] [--check NAME=REF.npy --rtol R --atol A]
+//             [--steps N [--batched NAME,...]]
 //
 // The --load path of rlx-run without the compiler: it links no MLIR and
 // LLVM's Support library statically, so it runs graphs compiled by

@@ -9,6 +9,7 @@
 //         [--params FILE.safetensors] [--random-inputs --seed S]
 //         [--output DIR] [--print] [--bench N]
 //         [--check NAME=REF.npy --rtol R --atol A] [--profile]
+//         [--steps N [--batched NAME,...]]
 //
 // Option handling over the execution library (rlx/Execution): compiles the
 // graph for a registered target (or loads one compiled ahead of time), feeds
@@ -20,9 +21,11 @@
 
 #include "Runner.h"
 
+#include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Execution/ExecutionTarget.h"
 #include "rlx/InitRLX.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
@@ -39,7 +42,8 @@ using namespace rlxrt;
 using namespace rlxrun;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<graph.mlir>"),
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<graph.mlir> (- reads stdin)"),
                                       cl::cat(rlxrun::runCategory));
 
 static cl::opt<std::string> emitSharedLib(
@@ -51,7 +55,8 @@ static cl::opt<std::string> emitSharedLib(
 static cl::opt<std::string>
     entryName("entry",
               cl::desc("Graph function to run (default: the only public "
-                       "function)"),
+                       "function; with --steps, the only one with results "
+                       "marked rlx.param)"),
               cl::cat(rlxrun::runCategory));
 static cl::opt<std::string>
     target("target",
@@ -72,11 +77,30 @@ static cl::opt<std::string> runtimeLib(
              "lib/librlx_<target>_runtime.so beside the tool's bin/)"),
     cl::cat(rlxrun::runCategory));
 
+/// The function --steps runs when --entry is not given: the only public
+/// one returning updated parameters, such as rlx-autodiff's @f_train_step
+/// beside @f and @f_grad. Empty when there is not exactly one.
+static std::string findTrainingStep(ModuleOp module) {
+  std::string found;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (!fn.isPublic() || fn.isExternal())
+      continue;
+    for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
+      if (fn.getResultAttr(i, rlx::RLXDialect::kParamAttrName)) {
+        if (!found.empty())
+          return {};
+        found = fn.getName().str();
+        break;
+      }
+  }
+  return found;
+}
+
 /// Compiles the graph file for `target` and sets `compileMs`; or, with
 /// --emit-shared-lib, writes it as a library and returns null.
 static std::unique_ptr<CompiledGraph>
 compileGraph(const ExecutionTarget &target, double &compileMs) {
-  if (!llvm::sys::fs::exists(inputFile))
+  if (inputFile != "-" && !llvm::sys::fs::exists(inputFile))
     fatal("no such file '" + inputFile + "'");
   DialectRegistry registry;
   rlx::registerAllDialects(registry);
@@ -88,19 +112,22 @@ compileGraph(const ExecutionTarget &target, double &compileMs) {
       parseSourceFile<ModuleOp>(inputFile, sourceMgr, ParserConfig(&context));
   if (!module)
     fatal("cannot parse '" + inputFile + "' (see the diagnostics above)");
+  std::string entry = entryName;
+  if (entry.empty() && steps > 0)
+    entry = findTrainingStep(*module);
   CompileOptions options;
   options.useBlas = useBlas;
   options.profile = profile;
   options.runtimeLibrary = runtimeLib;
   if (!emitSharedLib.empty()) {
     GraphSignature signature = exitOnError(
-        target.emitSharedLibrary(*module, entryName, emitSharedLib, options));
+        target.emitSharedLibrary(*module, entry, emitSharedLib, options));
     llvm::outs() << "wrote " << emitSharedLib << " (@" << signature.name
                  << "; run it with rlx-run --load " << emitSharedLib << ")\n";
     return nullptr;
   }
   auto start = std::chrono::steady_clock::now();
-  auto graph = exitOnError(target.compile(*module, entryName, options));
+  auto graph = exitOnError(target.compile(*module, entry, options));
   compileMs = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
                   .count();

@@ -7,6 +7,7 @@
 
 #include "rlx/Execution/ExecutionTarget.h"
 #include "rlx/Execution/Tensors.h"
+#include "rlx/Execution/TrainingSteps.h"
 #include "rlx/InitRLX.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -134,6 +135,8 @@ TEST_F(ExecutionTest, CompileAndRunOnCPU) {
   EXPECT_EQ(bench.runs, 5u);
   EXPECT_LE(bench.minMs, bench.medianMs);
   EXPECT_LE(bench.medianMs, bench.p90Ms);
+  // The CPU runtime counts its buffers; this graph needs none.
+  EXPECT_EQ(bench.peakBytes, std::optional<int64_t>(0));
   EXPECT_FALSE(graph->isProfiled());
 }
 
@@ -187,6 +190,119 @@ TEST_F(ExecutionTest, UnknownTarget) {
             "unknown target 'tpu' (available: cpu, cuda)");
   std::vector<std::string> names = getExecutionTargetNames();
   EXPECT_NE(std::find(names.begin(), names.end(), "cpu"), names.end());
+}
+
+/// A training step of loss = sum(w * x), one SGD step with lr 0.5 and the
+/// step count as state.
+const char *kTrainStep = R"mlir(
+func.func @step(%x: tensor<3xf32> {rlx.input = "x"},
+                %w: tensor<3xf32> {rlx.param = "w"},
+                %n: tensor<f32> {rlx.param = "n"})
+    -> (tensor<f32>, tensor<3xf32> {rlx.param = "w"},
+        tensor<f32> {rlx.param = "n"}) {
+  %0 = rlx.binary mul %w, %x : tensor<3xf32>, tensor<3xf32>
+  %loss = rlx.reduce sum %0 axes = [0] : tensor<3xf32>
+  %half = rlx.constant dense<0.5> : tensor<f32>
+  %1 = rlx.binary mul %x, %half : tensor<3xf32>, tensor<f32>
+  %w1 = rlx.binary sub %w, %1 : tensor<3xf32>, tensor<3xf32>
+  %one = rlx.constant dense<1.0> : tensor<f32>
+  %n1 = rlx.binary add %n, %one : tensor<f32>, tensor<f32>
+  return %loss, %w1, %n1 : tensor<f32>, tensor<3xf32>, tensor<f32>
+}
+)mlir";
+
+TEST_F(ExecutionTest, StepsFeedParametersBack) {
+  OwningOpRef<ModuleOp> step =
+      parseSourceString<ModuleOp>(kTrainStep, &context);
+  ASSERT_TRUE(step);
+  GraphSignature signature = take(GraphSignature::fromModule(*step, ""));
+  ASSERT_EQ(signature.results.size(), 3u);
+  EXPECT_EQ(signature.results[0].param, "");
+  EXPECT_EQ(signature.results[1].param, "w");
+  EXPECT_EQ(signature.results[2].param, "n");
+  // The names survive the text form, rank 0 included.
+  GraphSignature parsed = take(GraphSignature::parse(signature.serialize()));
+  EXPECT_EQ(parsed.results[2].param, "n");
+  EXPECT_EQ(parsed.serialize(), signature.serialize());
+
+  auto graph = take(cpu().compile(*step, "", options));
+  ASSERT_TRUE(graph);
+  // x is batched: step s sees [s, s, s]; w starts at [1, 2, 3].
+  HostTensor batches = tensorOf({4, 3}, {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3});
+  StepOptions stepOptions;
+  stepOptions.steps = 3;
+  stepOptions.batched.push_back(take(makeBatchedArgument(
+      graph->getSignature(), "x", std::move(batches), 3, "b.npy")));
+  std::vector<float> losses;
+  stepOptions.afterStep = [&](unsigned, llvm::ArrayRef<HostTensor> outputs) {
+    losses.push_back(outputs[0].dataAs<float>()[0]);
+  };
+  std::vector<HostTensor> stepArguments;
+  stepArguments.push_back(HostTensor(DType::F32, {3}));
+  stepArguments.push_back(tensorOf({3}, {1, 2, 3}));
+  stepArguments.push_back(HostTensor(DType::F32, {}));
+  std::vector<HostTensor> outputs = graph->allocateOutputs();
+  StepResult result =
+      take(runSteps(*graph, stepArguments, outputs, stepOptions));
+  EXPECT_EQ(result.steps, 3u);
+  // w after the steps: [1, 2, 3] - 0.5 * (0 + 1 + 2).
+  EXPECT_EQ(losses, (std::vector<float>{0, 6, 2 * (6 - 1.5f)}));
+  EXPECT_FLOAT_EQ(stepArguments[1].dataAs<float>()[0], -0.5f);
+  EXPECT_FLOAT_EQ(stepArguments[2].dataAs<float>()[0], 3);
+  EXPECT_FLOAT_EQ(outputs[2].dataAs<float>()[0], 3);
+
+  EXPECT_EQ(errorMessage(makeBatchedArgument(graph->getSignature(), "x",
+                                             tensorOf({2, 3}, {}), 3, "b.npy")
+                             .takeError()),
+            "batched input 'x' from 'b.npy' has 2 slices, fewer than the 3 "
+            "steps");
+  EXPECT_EQ(errorMessage(makeBatchedArgument(graph->getSignature(), "x",
+                                             tensorOf({3, 2}, {}), 3, "b.npy")
+                             .takeError()),
+            "batched input 'x' from 'b.npy' is [3, 2] f32; its leading axis "
+            "indexes the step, so the graph expects [3, 3] f32 (or more "
+            "slices)");
+}
+
+TEST(ExecutionStepsTest, FeedbackNeedsMatchingParameters) {
+  GraphSignature signature;
+  signature.name = "f";
+  signature.arguments.push_back(
+      {"w", TensorSpec::Kind::Param, DType::F32, {2}});
+  signature.arguments.push_back(
+      {"x", TensorSpec::Kind::Input, DType::F32, {2}});
+  signature.results.push_back(
+      {"output_0", TensorSpec::Kind::Result, DType::F32, {}});
+  EXPECT_EQ(errorMessage(findParamFeedback(signature).takeError()),
+            "@f has no result marked {rlx.param = \"<name>\"} to feed back; "
+            "training steps come from rlx-autodiff with optimizer=sgd or adam "
+            "(@<f>_train_step)");
+  signature.results.push_back(
+      {"output_1", TensorSpec::Kind::Result, DType::F32, {2}, "x"});
+  EXPECT_EQ(errorMessage(findParamFeedback(signature).takeError()),
+            "output_1 of @f (rlx.param = \"x\") names no parameter argument "
+            "to feed back into (arguments: w, x)");
+  signature.results[1].param = "w";
+  signature.results[1].shape = {3};
+  EXPECT_EQ(errorMessage(findParamFeedback(signature).takeError()),
+            "output_1 of @f (rlx.param = \"w\") is [3] f32, but parameter "
+            "'w' is [2] f32");
+  signature.results[1].shape = {2};
+  std::vector<ParamFeedback> feedback = take(findParamFeedback(signature));
+  ASSERT_EQ(feedback.size(), 1u);
+  EXPECT_EQ(feedback[0].result, 1u);
+  EXPECT_EQ(feedback[0].argument, 0u);
+
+  signature.arguments.push_back(
+      {"w.adam_m", TensorSpec::Kind::Param, DType::F32, {2}});
+  signature.arguments.push_back(
+      {"x.momentum", TensorSpec::Kind::Param, DType::F32, {2}});
+  signature.arguments.push_back(
+      {"adam.step", TensorSpec::Kind::Param, DType::F32, {}});
+  EXPECT_FALSE(isOptimizerState(signature, 0));
+  EXPECT_TRUE(isOptimizerState(signature, 2));
+  EXPECT_FALSE(isOptimizerState(signature, 3)); // x is no parameter
+  EXPECT_TRUE(isOptimizerState(signature, 4));
 }
 
 TEST(ExecutionTensorsTest, RandomArgumentsAreSeededPerArgument) {

@@ -40,6 +40,9 @@ struct BenchResult {
   double p90Ms = 0;
   double minMs = 0;
   double totalMs = 0;
+  /// The most bytes the runtime's buffers held at once during the timed
+  /// runs, where the runtime counts them (CompiledGraph::setBufferCounters).
+  std::optional<int64_t> peakBytes;
 };
 
 class CompiledGraph {
@@ -81,6 +84,22 @@ public:
   /// each rlx_graph_run call on the host's clock.
   void setBenchFunction(GraphBenchFn bench) { benchFn = bench; }
 
+  /// The runtime's count of the bytes its buffers hold; without one,
+  /// bench reports no peak.
+  void setBufferCounters(BufferPeakFn peak, BufferResetPeakFn resetPeak) {
+    peakFn = peak;
+    resetPeakFn = resetPeak;
+  }
+  /// Looks both counter functions up with `lookup(symbol)` and keeps them if
+  /// both exist.
+  template <typename LookupFn> void bindBufferCounters(LookupFn lookup) {
+    auto peak = reinterpret_cast<BufferPeakFn>(lookup(kBufferPeakSymbol));
+    auto reset =
+        reinterpret_cast<BufferResetPeakFn>(lookup(kBufferResetPeakSymbol));
+    if (peak && reset)
+      setBufferCounters(peak, reset);
+  }
+
   /// Per-op timers, for graphs compiled with profiling.
   void setProfileTimers(ProfileTimers timers) {
     profileTimers = std::move(timers);
@@ -99,6 +118,8 @@ private:
   GraphSignature signature;
   GraphRunFn runFn;
   GraphBenchFn benchFn = nullptr;
+  BufferPeakFn peakFn = nullptr;
+  BufferResetPeakFn resetPeakFn = nullptr;
   std::shared_ptr<void> code;
   std::optional<ProfileTimers> profileTimers;
 };

@@ -37,11 +37,21 @@ using GraphBenchFn = void (*)(void **descriptors, int32_t warmUpRuns,
 /// (no GPU, no driver).
 using GraphReadyFn = int (*)(char *message, size_t size);
 
+/// Optional, in a target's runtime library: `int64_t
+/// rlx_rt_buffer_peak_bytes(void)`, the most bytes the runtime's buffers
+/// held at once since `void rlx_rt_buffer_reset_peak(void)`.
+using BufferPeakFn = int64_t (*)();
+using BufferResetPeakFn = void (*)();
+
 inline constexpr llvm::StringLiteral kGraphRunSymbol = "rlx_graph_run";
 inline constexpr llvm::StringLiteral kGraphBenchSymbol = "rlx_graph_bench";
 inline constexpr llvm::StringLiteral kGraphReadySymbol = "rlx_graph_ready";
 inline constexpr llvm::StringLiteral kGraphSignatureSymbol =
     "rlx_graph_signature";
+inline constexpr llvm::StringLiteral kBufferPeakSymbol =
+    "rlx_rt_buffer_peak_bytes";
+inline constexpr llvm::StringLiteral kBufferResetPeakSymbol =
+    "rlx_rt_buffer_reset_peak";
 
 /// The argument of `rlx_graph_run` for dense row-major tensors: one ranked
 /// memref descriptor {allocated, aligned, offset, sizes[rank],

@@ -18,6 +18,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,10 @@ struct TensorSpec {
   Kind kind;
   DType dtype;
   std::vector<int64_t> shape;
+  /// For a result: the `rlx.param` result attribute, the name of the
+  /// parameter argument it replaces in the next step of a training step
+  /// (its updated value); empty otherwise.
+  std::string param = {};
 
   /// `[2, 3] f32`.
   std::string describe() const;
@@ -65,10 +70,13 @@ struct GraphSignature {
   ///   graph NAME
   ///   flops N                                    (when known)
   ///   input|parameter|argument|output NAME DTYPE DIM,DIM,...
+  /// with a fifth field `param=PARAM` on an output carrying a parameter name.
   std::string serialize() const;
   static llvm::Expected<GraphSignature> parse(llvm::StringRef text);
 
   const TensorSpec *findArgument(llvm::StringRef name) const;
+  /// The index of the argument named `name`, if any.
+  std::optional<size_t> findArgumentIndex(llvm::StringRef name) const;
   /// `x, w1, b1` for messages.
   std::string argumentNames() const;
 };

@@ -150,7 +150,12 @@ def RLXAutodiff : Pass<"rlx-autodiff", "ModuleOp"> {
     `DifferentiableOpInterface` (the rules, one file per op family, are in
     `lib/Dialect/RLX/Autodiff/`; see `docs/autodiff.md`). The backward sweep
     reads the forward values of `@f_grad`'s own forward part; nothing is
-    recomputed. Gradients of a value used several times are added; a
+    recomputed, unless `remat=elementwise`: then each backward op reads its
+    own copy of every elementwise, normalization or data-movement value
+    that at most one forward op reads and that is not returned, recomputed
+    right before it from the values the forward part keeps (arguments,
+    matmul and reduction results, values several forward ops read), marked
+    `{rlx.remat}` so the lowering's CSE keeps it apart. Gradients of a value used several times are added; a
     broadcast operand's gradient is summed back to its shape; integer and
     boolean values carry no gradient. An op on such a path without a rule
     is an error naming the op at its location; nothing is emitted then.
@@ -185,7 +190,9 @@ def RLXAutodiff : Pass<"rlx-autodiff", "ModuleOp"> {
            "failing">,
     Option<"remat", "remat", "std::string", /*default=*/"\"none\"",
            "Rematerialisation policy: none (keep every forward value the "
-           "backward sweep reads)">,
+           "backward sweep reads) or elementwise (recompute elementwise, "
+           "normalization and data-movement values that one forward op "
+           "reads right before each backward op that reads them)">,
     Option<"optimizer", "optimizer", "std::string", /*default=*/"\"none\"",
            "Training step to add as @f_train_step: none, sgd or adam">,
     Option<"lr", "lr", "double", /*default=*/"0.01",

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rlx/Conversion/Passes.h"
+#include "rlx/Dialect/RLX/IR/RLXDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -22,24 +23,50 @@ namespace rlx {
 using namespace mlir;
 
 namespace {
+
+/// Gives the op fusing into a consumer marked as a recomputation (rlx-autodiff
+/// remat, RLXDialect::kRematAttrName) that mark too, so CSE keeps it apart
+/// from the forward value it duplicates. The fusion pattern builds the fused
+/// op right after the control function accepts the pair, so the next generic
+/// inserted is that op.
+struct RematMarkOnFusion : RewriterBase::Listener {
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint previous) override {
+    if (!fusingMarked || !isa<linalg::GenericOp>(op))
+      return;
+    op->setAttr(rlx::RLXDialect::kRematAttrName,
+                UnitAttr::get(op->getContext()));
+    fusingMarked = false;
+  }
+  bool fusingMarked = false;
+};
+
 struct RLXFuseElementwisePass
     : rlx::impl::RLXFuseElementwiseBase<RLXFuseElementwisePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
+    RematMarkOnFusion marks;
     // Fusing a producer with other uses would compute it twice; so would
     // fusing it into a consumer that reads it through a map other than a
     // projected permutation (a window `d0 + d1`, a stride), which reads
     // elements more than once or out of order.
     linalg::populateElementwiseOpsFusionPatterns(
-        patterns, [](OpOperand *fused) {
+        patterns, [&](OpOperand *fused) {
           Operation *producer = fused->get().getDefiningOp();
           if (!producer || !producer->hasOneUse())
             return false;
           auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
-          return !consumer || consumer.getMatchingIndexingMap(fused)
-                                  .isProjectedPermutation();
+          if (consumer &&
+              !consumer.getMatchingIndexingMap(fused).isProjectedPermutation())
+            return false;
+          marks.fusingMarked =
+              fused->getOwner()->hasAttr(rlx::RLXDialect::kRematAttrName);
+          return true;
         });
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    GreedyRewriteConfig config;
+    config.setListener(&marks);
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       signalPassFailure();
   }
 };

@@ -67,6 +67,20 @@ void rlx::populateRLXToLinalgPatterns(const TypeConverter &converter,
 
 namespace {
 
+/// Moves the remat mark (RLXDialect::kRematAttrName) of a lowered op to the
+/// ops producing its replacement values, so CSE does not merge a value
+/// recomputed for the backward sweep with the forward value it duplicates.
+struct RematMarkForwarder : RewriterBase::Listener {
+  void notifyOperationReplaced(Operation *op, ValueRange values) override {
+    if (!op->hasAttr(RLXDialect::kRematAttrName))
+      return;
+    for (Value value : values)
+      if (Operation *producer = value.getDefiningOp())
+        producer->setAttr(RLXDialect::kRematAttrName,
+                          UnitAttr::get(op->getContext()));
+  }
+};
+
 struct ConvertRLXToLinalgPass
     : rlx::impl::ConvertRLXToLinalgBase<ConvertRLXToLinalgPass> {
   void runOnOperation() override {
@@ -95,7 +109,11 @@ struct ConvertRLXToLinalgPass
     });
     target.addDynamicallyLegalOp<func::ReturnOp, func::CallOp>(
         [&](Operation *op) { return converter.isLegal(op); });
-    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+    RematMarkForwarder marks;
+    ConversionConfig config;
+    config.listener = &marks;
+    if (failed(applyPartialConversion(module, target, std::move(patterns),
+                                      config)))
       signalPassFailure();
   }
 

@@ -12,9 +12,15 @@
 // page on first touch (a quarter of a BERT-base layer's run time when each
 // run maps and unmaps its temporaries).
 //
+// The pool also counts the bytes handed out and not yet freed, and their
+// peak, which runners read to report the memory a run holds
+// (rlx_rt_buffer_peak_bytes).
+//
 //===----------------------------------------------------------------------===//
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
@@ -34,6 +40,20 @@ struct Pool {
   size_t cachedBytes = 0;
 };
 
+/// Bytes handed out and not yet freed, and their maximum since the last
+/// reset. Atomic: parallel loops may allocate.
+std::atomic<int64_t> liveBytes{0};
+std::atomic<int64_t> peakBytes{0};
+
+void countAllocated(size_t size) {
+  int64_t live =
+      liveBytes.fetch_add(size, std::memory_order_relaxed) + int64_t(size);
+  int64_t peak = peakBytes.load(std::memory_order_relaxed);
+  while (live > peak && !peakBytes.compare_exchange_weak(
+                            peak, live, std::memory_order_relaxed)) {
+  }
+}
+
 Pool &pool() {
   // Never destroyed: graphs may free buffers during process exit.
   static Pool *instance = new Pool;
@@ -51,6 +71,7 @@ extern "C" void *_mlir_memref_to_llvm_alloc(size_t size) {
       void *block = it->second.back();
       it->second.pop_back();
       p.cachedBytes -= size;
+      countAllocated(size);
       return block;
     }
   }
@@ -58,6 +79,7 @@ extern "C" void *_mlir_memref_to_llvm_alloc(size_t size) {
   if (!raw)
     return nullptr;
   *reinterpret_cast<size_t *>(raw) = size;
+  countAllocated(size);
   return raw + kHeaderBytes;
 }
 
@@ -66,6 +88,7 @@ extern "C" void _mlir_memref_to_llvm_free(void *block) {
     return;
   char *raw = static_cast<char *>(block) - kHeaderBytes;
   size_t size = *reinterpret_cast<size_t *>(raw);
+  liveBytes.fetch_sub(size, std::memory_order_relaxed);
   Pool &p = pool();
   {
     std::lock_guard<std::mutex> lock(p.mutex);
@@ -76,4 +99,15 @@ extern "C" void _mlir_memref_to_llvm_free(void *block) {
     }
   }
   std::free(raw);
+}
+
+/// The most bytes of buffers held at once since the last reset.
+extern "C" int64_t rlx_rt_buffer_peak_bytes() {
+  return peakBytes.load(std::memory_order_relaxed);
+}
+
+/// Starts a new peak from the bytes held now.
+extern "C" void rlx_rt_buffer_reset_peak() {
+  peakBytes.store(liveBytes.load(std::memory_order_relaxed),
+                  std::memory_order_relaxed);
 }

@@ -40,6 +40,10 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
   buildRLXToLinalgPipeline(pm, "cpu");
 
   buildGraphBufferizationPipeline(pm);
+  // Deallocs come at the end of the graph; each goes to its buffer's last
+  // use, once canonicalization has unwrapped them from `scf.if true`.
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createRLXCPUEarlyDealloc());
   if (options.useBlas) {
     RLXLinalgToBLASOptions blas;
     blas.minFlops = options.blasMinFlops;

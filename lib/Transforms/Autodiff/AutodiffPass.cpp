@@ -16,6 +16,8 @@
 #include "rlx/Dialect/RLX/Utils/PrimitiveBuilder.h"
 #include "rlx/Transforms/Passes.h"
 
+#include "mlir/IR/IRMapping.h"
+
 namespace mlir {
 namespace rlx {
 #define GEN_PASS_DEF_RLXAUTODIFF
@@ -80,6 +82,71 @@ backwardSweep(func::FuncOp g, ArrayRef<unsigned> wrt, Value seed) {
       wrt, [&](unsigned i) { return cotangents.lookup(g.getArgument(i)); });
 }
 
+/// Whether remat=elementwise recomputes `op`'s results in the backward
+/// sweep: ops that cost about one pass over their operands (elementwise
+/// math, normalizations) or only move data, so recomputing them is cheaper
+/// than keeping their results alive from the forward to the backward sweep.
+bool isCheapToRecompute(Operation *op) {
+  return isa<ActivationOp, BinaryOp, CastOp, CompareOp, WhereOp, LayerNormOp,
+             RmsNormOp, GroupNormOp, LayerNorm2dOp, ReshapeOp, TransposeOp,
+             NarrowOp, ExpandOp>(op);
+}
+
+/// remat=elementwise: every op from `firstBackward` on reads its own copy of
+/// each recomputable forward value, recomputed right before it from the
+/// values the forward sweep keeps. Recomputable: the results of cheap ops
+/// (isCheapToRecompute) that one forward op reads and that are not
+/// returned; a value several forward ops read (a residual stream, an input
+/// shared by projections) is kept, so a chain of copies ends there instead
+/// of running back through every layer. A copy per reader, not one shared
+/// copy, so each copy has a single use and the lowering fuses it into its
+/// reader where it can, and it lives only as long as that reader.
+void rematerialize(func::FuncOp g, Operation *firstBackward) {
+  Block &body = g.getBody().front();
+  DenseSet<Operation *> forward;
+  for (Operation &op : body) {
+    if (&op == firstBackward)
+      break;
+    forward.insert(&op);
+  }
+  auto recomputable = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def || !forward.contains(def) || !isCheapToRecompute(def))
+      return false;
+    SmallPtrSet<Operation *, 2> forwardReaders;
+    for (Operation *user : v.getUsers()) {
+      // A returned value lives to the end anyway.
+      if (user == body.getTerminator())
+        return false;
+      if (forward.contains(user))
+        forwardReaders.insert(user);
+    }
+    return forwardReaders.size() <= 1;
+  };
+  SmallVector<Operation *> backward;
+  for (Operation *op = firstBackward; op != body.getTerminator();
+       op = op->getNextNode())
+    backward.push_back(op);
+  for (Operation *reader : backward) {
+    OpBuilder b(reader);
+    IRMapping copies;
+    std::function<Value(Value)> recompute = [&](Value v) -> Value {
+      if (!recomputable(v))
+        return v;
+      if (Value copy = copies.lookupOrNull(v))
+        return copy;
+      Operation *def = v.getDefiningOp();
+      for (Value operand : def->getOperands())
+        copies.map(operand, recompute(operand));
+      Operation *copy = b.clone(*def, copies);
+      copy->setAttr(RLXDialect::kRematAttrName, b.getUnitAttr());
+      return copies.lookup(v);
+    };
+    for (OpOperand &operand : reader->getOpOperands())
+      operand.set(recompute(operand.get()));
+  }
+}
+
 struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
   using RLXAutodiffBase::RLXAutodiffBase;
 
@@ -90,9 +157,9 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (remat != "none") {
-      module.emitError() << kPass << ": remat=" << remat
-                         << " is not supported yet (only none)";
+    if (remat != "none" && remat != "elementwise") {
+      module.emitError() << kPass << ": unknown remat=" << remat
+                         << " (expected none or elementwise)";
       return signalPassFailure();
     }
     if (optimizer != "none" && optimizer != "sgd" && optimizer != "adam") {
@@ -115,6 +182,9 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
       return f.emitError() << kPass << ": the first result of @" << f.getName()
                            << " (the loss) must be a floating-point tensor";
     auto lossType = llvm::cast<RankedTensorType>(ret->getOperand(0).getType());
+    // Everything the sweep emits goes between the last forward op and the
+    // return.
+    Operation *lastForward = ret->getPrevNode();
     OpBuilder b(ret);
     PrimitiveBuilder p(b, g.getLoc());
 
@@ -140,6 +210,11 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
       results.push_back(grad ? grad : p.zerosLike(g.getArgument(i)));
     }
     setResults(f, g, results);
+    if (remat == "elementwise") {
+      Operation *firstBackward = lastForward ? lastForward->getNextNode()
+                                             : &g.getBody().front().front();
+      rematerialize(g, firstBackward);
+    }
     eraseDeadOps(g);
     if (optimizer == "none")
       return success();

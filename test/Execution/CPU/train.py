@@ -1,16 +1,28 @@
-"""Training steps built by rlx-autodiff (optimizer=sgd|adam) against
-torch.optim on examples/mlp_train.mlir and examples/transformer_train.mlir.
+"""Training steps built by rlx-autodiff (optimizer=sgd|adam) and run by
+`rlx-run --steps` against torch.optim on examples/mlp_train.mlir and
+examples/transformer_train.mlir.
 
-For each example and optimizer the test runs `rlx-opt --rlx-autodiff=
-"func=... optimizer=..."` and then the @..._train_step function 20 times
-with rlx-run, feeding every result marked {rlx.param = name} back as the
-argument of that name (optimizer state starts at zeros), and trains the same
-model from the same initial weights with torch.optim.SGD (momentum 0 and
-0.9) and torch.optim.Adam (two settings), in f32. Each step's loss must
-match PyTorch's within 1e-4 relative (atol 1e-6, f32's resolution of a
-nearly fitted loss); the MLP's final parameters within 1e-4 relative (atol
-1e-5). The step function is compiled once (--emit-shared-lib) and run with
---load.
+For each example and optimizer the test runs
+
+    rlx-opt EXAMPLE --rlx-autodiff="func=... optimizer=..." \\
+      | rlx-run - --steps 20 --params init.safetensors --input x=... \\
+          --input labels=... --output DIR
+
+(rlx-run picks @..._train_step, feeds every result marked {rlx.param =
+name} back into that argument and starts the optimizer state at zeros) and
+trains the same model from the same initial weights with torch.optim.SGD
+(momentum 0 and 0.9) and torch.optim.Adam (two settings), in f32. Each
+printed step loss must match PyTorch's within 1e-4 relative (atol 1e-6,
+f32's resolution of a nearly fitted loss); the MLP's final parameters, read
+from DIR/params.safetensors, within 1e-4 relative (atol 1e-5).
+
+Both examples also train with remat=elementwise (Adam). On the MLP:
+--batched (SGD on a different batch each step, from one .npy whose leading
+axis indexes the step) against torch fed the same batches; and the
+--output / --params round trip: 12 Adam steps written to
+params.safetensors, then 8 more from it (optimizer state included) through
+a library compiled ahead of time and run by rlx-run-aot (rlx-run --load
+where rlx-run-aot is not built) continue the 20-step curve.
 """
 
 import os
@@ -23,10 +35,11 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, __file__.rsplit("/", 3)[0] + "/Execution/lib")
-from rlxcheck import Checker  # noqa: E402
+from rlxcheck import Checker, read_safetensors, write_safetensors  # noqa
 from torch_reference import attention  # noqa: E402
 
 RLX_OPT, RLX_RUN, EXAMPLES = sys.argv[1], sys.argv[2], sys.argv[3]
+RLX_RUN_AOT = os.path.join(os.path.dirname(RLX_RUN), "rlx-run-aot")
 check = Checker(RLX_RUN)
 STEPS = 20
 EPS = float(np.float32(1e-5))  # layer_norm stores eps as f32
@@ -80,78 +93,124 @@ def encoder_setup():
     return data, init
 
 
-def torch_losses(loss_fn, init, data, make_optimizer):
+def torch_losses(loss_fn, init, data, make_optimizer, batched=()):
+    """PyTorch's loss per step; an input in `batched` takes slice s in
+    step s."""
     params = {k: torch.tensor(v, requires_grad=True) for k, v in init.items()}
     optimizer = make_optimizer(list(params.values()))
     inputs = {k: torch.from_numpy(v) for k, v in data.items()}
     losses = []
-    for _ in range(STEPS):
+    for step in range(STEPS):
         optimizer.zero_grad()
-        loss = loss_fn(params, **inputs)
+        loss = loss_fn(params, **{
+            k: v[step] if k in batched else v for k, v in inputs.items()})
         loss.backward()
         optimizer.step()
         losses.append(float(loss))
     return losses, {k: v.detach().numpy() for k, v in params.items()}
 
 
-def rlx_losses(example, func, option, init, data):
+def new_case():
+    check.cases += 1
+    case = os.path.join(check.workdir, f"case{check.cases}")
+    os.makedirs(case)
+    return case
+
+
+def inputs_flags(case, data, batched=()):
+    """The rlx-run flags giving `data` as inputs, as .npy files in `case`."""
+    flags = []
+    for name, value in data.items():
+        path = os.path.join(case, f"{name}.npy")
+        np.save(path, value)
+        flags += ["--input", f"{name}={path}"]
+        if name in batched:
+            flags += ["--batched", name]
+    return flags
+
+
+def params_flags(case, init):
+    path = os.path.join(case, "init.safetensors")
+    write_safetensors(path, init)
+    return ["--params", path]
+
+
+def step_losses(cmd, steps, stdin=None):
+    """Runs `cmd` and returns the losses it printed, or None (a failure)."""
+    proc = subprocess.run(cmd, stdin=stdin, capture_output=True, text=True)
+    if proc.returncode != 0:
+        print(f"FAIL: {' '.join(cmd)}:\n{proc.stderr}")
+        check.failed += 1
+        return None
+    lines = re.findall(r"^step (\d+): loss (\S+)$", proc.stdout, re.M)
+    if [int(s) for s, _ in lines] != list(range(1, steps + 1)):
+        print(f"FAIL: {' '.join(cmd)} printed no loss line per step:\n"
+              f"{proc.stdout}")
+        check.failed += 1
+        return None
+    return [float(loss) for _, loss in lines]
+
+
+def train_step_ir(example, func, option):
     proc = subprocess.run(
         [RLX_OPT, example, f"--rlx-autodiff=func={func} {option}"],
         capture_output=True, text=True)
     if proc.returncode != 0:
         print(f"FAIL: rlx-opt {option}:\n{proc.stderr}")
         check.failed += 1
+        return None
+    return proc.stdout
+
+
+def rlx_losses(example, func, option, init, data, batched=()):
+    """rlx-opt | rlx-run --steps: the losses and the trained parameters."""
+    case = new_case()
+    out = os.path.join(case, "out")
+    opt = subprocess.Popen(
+        [RLX_OPT, example, f"--rlx-autodiff=func={func} {option}"],
+        stdout=subprocess.PIPE)
+    losses = step_losses([RLX_RUN, "-", "--steps", str(STEPS), "--output",
+                          out] + params_flags(case, init) +
+                         inputs_flags(case, data, batched), STEPS,
+                         stdin=opt.stdout)
+    opt.stdout.close()
+    if opt.wait() != 0:
+        print(f"FAIL: rlx-opt {option} exited {opt.returncode}")
+        check.failed += 1
         return None, None
-    mlir = proc.stdout
-    entry = f"{func}_train_step"
-    step = re.search(rf"func\.func @{entry}\((.*?)\) -> \((.*?)\) \{{", mlir,
-                     re.S)
-    shapes = {}
-    for arg in re.finditer(r"tensor<([^>]*)> \{rlx\.(input|param) = "
-                           r"\"([^\"]+)\"\}", step.group(1)):
-        dims = arg.group(1).split("x")[:-1]
-        shapes[arg.group(3)] = tuple(int(d) for d in dims)
-    state = dict(init)
-    for name, shape in shapes.items():
-        if name not in state and name not in data:
-            state[name] = np.zeros(shape, np.float32)  # optimizer state
-    result_names = re.findall(r"rlx\.param = \"([^\"]+)\"", step.group(2))
-    # Compiled once ahead of time, then run once per step.
-    check.cases += 1
-    case = os.path.join(check.workdir, f"case{check.cases}")
-    os.makedirs(case)
-    graph, library = os.path.join(case, "graph.mlir"), os.path.join(
-        case, "train_step.so")
+    if losses is None:
+        return None, None
+    return losses, read_safetensors(os.path.join(out, "params.safetensors"))
+
+
+def resumed_losses(example, func, option, init, data, first):
+    """`first` steps written with --output, then the rest resumed from
+    --params DIR/params.safetensors by a library compiled ahead of time."""
+    mlir = train_step_ir(example, func, option)
+    if mlir is None:
+        return None
+    case = new_case()
+    graph = os.path.join(case, "graph.mlir")
     with open(graph, "w") as f:
         f.write(mlir)
-    if not run_or_fail([RLX_RUN, graph, "--entry", entry, "--emit-shared-lib",
-                        library]):
-        return None, None
-    losses = []
-    for i in range(STEPS):
-        cmd = [RLX_RUN, "--load", library, "--output",
-               os.path.join(case, f"out{i}")]
-        for name, value in dict(state, **data).items():
-            path = os.path.join(case, f"{name}.npy")
-            np.save(path, value)
-            cmd += ["--input", f"{name}={path}"]
-        if not run_or_fail(cmd):
-            return None, None
-        outs = [np.load(os.path.join(case, f"out{i}", f"output_{j}.npy"))
-                for j in range(1 + len(result_names))]
-        losses.append(float(outs[0]))
-        for name, value in zip(result_names, outs[1:]):
-            state[name] = value
-    return losses, state
-
-
-def run_or_fail(cmd):
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode == 0:
-        return True
-    print(f"FAIL: {' '.join(cmd)}:\n{proc.stderr}")
-    check.failed += 1
-    return False
+    inputs = inputs_flags(case, data)
+    head = step_losses([RLX_RUN, graph, "--steps", str(first), "--output",
+                        os.path.join(case, "mid")] + params_flags(case, init) +
+                       inputs, first)
+    library = os.path.join(case, "step.so")
+    proc = subprocess.run([RLX_RUN, graph, "--entry", f"{func}_train_step",
+                           "--emit-shared-lib", library],
+                          capture_output=True, text=True)
+    if head is None or proc.returncode != 0:
+        print(f"FAIL: --emit-shared-lib: {proc.stderr}")
+        check.failed += 1
+        return None
+    runner = [RLX_RUN_AOT] if os.path.exists(RLX_RUN_AOT) else [RLX_RUN]
+    tail = step_losses(runner + [
+        "--load", library, "--steps", str(STEPS - first), "--params",
+        os.path.join(case, "mid", "params.safetensors")] + inputs,
+        STEPS - first)
+    return None if tail is None else head + tail
 
 
 OPTIMIZERS = [
@@ -191,4 +250,36 @@ for file, func, setup, loss_fn, compare_params in EXAMPLE_SETUPS:
             check.close(f"{what}: {k} after {STEPS} steps",
                         got_state[k] if got_state else None, want_params[k],
                         1e-4, 1e-5)
+
+# remat=elementwise changes where values are computed, not the result.
+for file, func, setup, loss_fn, _ in EXAMPLE_SETUPS:
+    data, init = setup()
+    option, make = OPTIMIZERS[2]
+    want, _ = torch_losses(loss_fn, init, data, make)
+    got, _ = rlx_losses(os.path.join(EXAMPLES, file), func,
+                        option + " remat=elementwise", init, data)
+    check.close(f"{func} {option} remat=elementwise: losses of {STEPS} steps",
+                np.array(got, np.float64) if got else None,
+                np.array(want, np.float64), 1e-4, LOSS_ATOL)
+
+# A different batch of the MLP's inputs each step.
+data, init = mlp_setup()
+data["x"] = check.rng.standard_normal((STEPS, 16, 8)).astype(np.float32)
+option, make = OPTIMIZERS[1]
+want, _ = torch_losses(mlp_loss, init, data, make, batched=("x",))
+got, _ = rlx_losses(os.path.join(EXAMPLES, "mlp_train.mlir"), "mlp", option,
+                    init, data, batched=("x",))
+check.close(f"mlp {option}, --batched x: losses of {STEPS} steps",
+            np.array(got, np.float64) if got else None,
+            np.array(want, np.float64), 1e-4, LOSS_ATOL)
+
+# 12 steps, then 8 from the written parameters and optimizer state.
+data, init = mlp_setup()
+option, make = OPTIMIZERS[2]
+want, _ = torch_losses(mlp_loss, init, data, make)
+got = resumed_losses(os.path.join(EXAMPLES, "mlp_train.mlir"), "mlp", option,
+                     init, data, 12)
+check.close(f"mlp {option}: 12 steps, --output, --params, 8 steps",
+            np.array(got, np.float64) if got else None,
+            np.array(want, np.float64), 1e-4, LOSS_ATOL)
 check.finish()

@@ -62,6 +62,24 @@ def write_safetensors(path, tensors):
         f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
+def read_safetensors(path):
+    """Reads a .safetensors file as name -> array."""
+    dtypes = {v: k for k, v in SAFETENSORS_DTYPES.items()}
+    with open(path, "rb") as f:
+        data = f.read()
+    size = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8:8 + size])
+    tensors = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = entry["data_offsets"]
+        raw = data[8 + size + begin:8 + size + end]
+        tensors[name] = np.frombuffer(raw, dtypes[entry["dtype"]]).reshape(
+            entry["shape"]).copy()
+    return tensors
+
+
 # The GPU's outputs against the CPU's, per dtype (the loosest among a case's
 # floating-point inputs and outputs applies to all outputs; integer tensors
 # do not loosen it): f32 math differs in its last bits

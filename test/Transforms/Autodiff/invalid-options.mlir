@@ -3,7 +3,7 @@
 // RUN: not rlx-opt %s --rlx-autodiff 2>&1 | FileCheck %s --check-prefix=WHICH
 // RUN: not rlx-opt %s --rlx-autodiff="func=f wrt=a,zz" 2>&1 | FileCheck %s --check-prefix=WRT
 // RUN: not rlx-opt %s --rlx-autodiff="func=f wrt=a,a" 2>&1 | FileCheck %s --check-prefix=TWICE
-// RUN: not rlx-opt %s --rlx-autodiff="func=f remat=elementwise" 2>&1 | FileCheck %s --check-prefix=REMAT
+// RUN: not rlx-opt %s --rlx-autodiff="func=f remat=all" 2>&1 | FileCheck %s --check-prefix=REMAT
 // RUN: not rlx-opt %s --rlx-autodiff="func=f optimizer=lbfgs" 2>&1 | FileCheck %s --check-prefix=OPTIMIZER
 // RUN: not rlx-opt %s --rlx-autodiff="func=vector optimizer=sgd" 2>&1 | FileCheck %s --check-prefix=SCALAR
 // RUN: not rlx-opt %s --rlx-jvp="func=pool wrt=x" 2>&1 | FileCheck %s --check-prefix=JVP
@@ -14,7 +14,7 @@
 // WHICH: error: rlx-autodiff: the module has 4 functions; name the one to differentiate with func=
 // WRT: error: rlx-autodiff: wrt names 'zz', which is no rlx.input or rlx.param argument of @f
 // TWICE: error: rlx-autodiff: wrt names 'a' twice
-// REMAT: error: rlx-autodiff: remat=elementwise is not supported yet (only none)
+// REMAT: error: rlx-autodiff: unknown remat=all (expected none or elementwise)
 // OPTIMIZER: error: rlx-autodiff: unknown optimizer=lbfgs (expected none, sgd or adam)
 // SCALAR: error: rlx-autodiff: optimizer=sgd needs a one-element loss; @vector's is 'tensor<3xf32>'
 // JVPWRT: error: rlx-jvp: wrt names 'zz', which is no rlx.input or rlx.param argument of @f

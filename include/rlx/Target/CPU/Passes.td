@@ -33,6 +33,24 @@ def RLXLinalgToBLAS : Pass<"rlx-linalg-to-blas", "ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def RLXCPUEarlyDealloc : Pass<"rlx-cpu-early-dealloc", "func::FuncOp"> {
+  let summary = "Free each buffer right after its last use";
+  let description = [{
+    Runs after buffer deallocation, whose `memref.dealloc` of a buffer
+    allocated in the same block sits at the end of that block: every
+    temporary of a graph would live until the graph returns, so its peak
+    memory would be the sum of all of them. This pass moves each such
+    dealloc to just after the last op of the block that uses the buffer or
+    anything derived from it (views, extracted pointers, the results of
+    every op reading it, transitively; a use inside a loop or other region
+    counts as its op in the block). Deriving is over-approximated, which
+    only keeps a buffer longer. Other deallocs stay where they are.
+
+    CPU only: the ops run in order, so a buffer is free once its last user
+    has returned (a GPU launch may not have finished).
+  }];
+}
+
 def RLXCPUVectorize : Pass<"rlx-cpu-vectorize", "func::FuncOp"> {
   let summary = "Vectorize innermost affine loops whose accesses are contiguous";
   let description = [{

@@ -41,6 +41,11 @@ def RLX_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kInputAttrName = "rlx.input";
     /// Argument attribute naming a graph parameter (weight).
     static constexpr ::llvm::StringLiteral kParamAttrName = "rlx.param";
+    /// Unit attribute of an op that recomputes a value for the backward
+    /// sweep (rlx-autodiff remat=elementwise). The lowering carries it to the
+    /// op that produces the value, so CSE does not merge the recomputation
+    /// back into the forward value it duplicates.
+    static constexpr ::llvm::StringLiteral kRematAttrName = "rlx.remat";
 
   private:
     // One registration hook per op family; each lives beside the family's
