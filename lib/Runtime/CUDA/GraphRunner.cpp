@@ -23,6 +23,7 @@
 #include "GraphStream.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -41,33 +42,50 @@ struct BufferSpec {
   size_t bytes = 0;
 };
 
+/// Parses the signature's lines, `KIND NAME DTYPE DIMS [param=PARAM]` with
+/// single spaces between fields and DIMS a comma-separated list (empty for
+/// rank 0); a malformed line aborts naming it.
 std::vector<BufferSpec> parseSignature(const char *caller,
                                        const char *signature) {
   std::vector<BufferSpec> specs;
   std::istringstream lines(signature);
   std::string line;
   while (std::getline(lines, line)) {
-    std::istringstream fields(line);
-    std::string kind, name, dtype, dims;
-    fields >> kind >> name >> dtype;
-    std::getline(fields, dims);
+    std::vector<std::string> fields;
+    std::istringstream split(line);
+    std::string field;
+    while (std::getline(split, field, ' '))
+      fields.push_back(field);
+    if (fields.empty())
+      continue;
+    const std::string &kind = fields[0];
     if (kind != "input" && kind != "parameter" && kind != "argument" &&
         kind != "output")
       continue;
-    std::optional<rlxrt::DType> type = rlxrt::parseDTypeName(dtype);
+    auto malformed = [&](const std::string &why) {
+      fatal(caller, "graph signature line '" + line + "': " + why);
+    };
+    if (fields.size() < 3)
+      malformed("expected KIND NAME DTYPE DIMS");
+    std::optional<rlxrt::DType> type = rlxrt::parseDTypeName(fields[2]);
     if (!type)
-      fatal(caller, "graph signature names unknown dtype '" + dtype + "'");
+      malformed("unknown dtype '" + fields[2] + "'");
     BufferSpec spec;
     spec.isOutput = kind == "output";
     size_t elements = 1;
-    std::istringstream sizes(dims);
+    std::istringstream sizes(fields.size() > 3 ? fields[3] : "");
     std::string size;
     while (std::getline(sizes, size, ',')) {
-      if (size.empty() || size == " ")
-        continue;
-      elements *= std::stoull(size);
+      char *end = nullptr;
+      unsigned long long dim = std::strtoull(size.c_str(), &end, 10);
+      if (size.empty() || *end != '\0' ||
+          (dim != 0 && elements > SIZE_MAX / dim))
+        malformed("bad dim '" + size + "'");
+      elements *= dim;
       ++spec.rank;
     }
+    if (elements > SIZE_MAX / rlxrt::dtypeSize(*type))
+      malformed("byte size overflows");
     spec.bytes = elements * rlxrt::dtypeSize(*type);
     specs.push_back(spec);
   }

@@ -51,7 +51,7 @@ void rlx::buildRLXCUDAPipeline(OpPassManager &pm,
   buildGraphBufferizationPipeline(pm);
   RLXCUDALowerKernelsOptions kernels;
   kernels.allowTf32 = options.allowTf32;
-  pm.addNestedPass<func::FuncOp>(createRLXCUDALowerKernels(kernels));
+  pm.addPass(createRLXCUDALowerKernels(kernels));
 
   // Buffers -> kernels: GEMMs call cuBLAS, everything else becomes
   // kernels. What stays on the host allocates, frees, launches and calls;

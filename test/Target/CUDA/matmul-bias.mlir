@@ -73,3 +73,28 @@ func.func @not_fused(%x: tensor<4x5xf32>, %w: tensor<5x3xf32>,
   %7 = rlx.binary add %6, %b64 : tensor<4x3xf64>, tensor<3xf64>
   return %2, %4, %5, %7 : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf64>
 }
+
+// -----
+
+// Two functions with linear layers share one declaration of the runtime
+// function.
+
+// FORM-LABEL: func.func @first
+// LOWER-COUNT-1: func.func private @rlx_cuda_matmul_bias_f32
+// LOWER-LABEL: func.func @first
+// LOWER:         call @rlx_cuda_matmul_bias_f32
+// LOWER-LABEL: func.func @second
+// LOWER:         call @rlx_cuda_matmul_bias_f32
+func.func @first(%x: tensor<4x5xf32>, %w: tensor<5x3xf32>, %b: tensor<3xf32>)
+    -> tensor<4x3xf32> {
+  %0 = rlx.matmul %x, %w : tensor<4x5xf32>, tensor<5x3xf32>
+  %1 = rlx.binary add %0, %b : tensor<4x3xf32>, tensor<3xf32>
+  return %1 : tensor<4x3xf32>
+}
+func.func @second(%x: tensor<4x5xf32>, %w: tensor<5x3xf32>, %b: tensor<3xf32>)
+    -> tensor<4x3xf32> {
+  %0 = rlx.matmul %x, %w : tensor<4x5xf32>, tensor<5x3xf32>
+  %1 = rlx.binary add %0, %b : tensor<4x3xf32>, tensor<3xf32>
+  %2 = rlx.activation relu %1 : tensor<4x3xf32>
+  return %2 : tensor<4x3xf32>
+}

@@ -38,11 +38,12 @@ def RLXCUDAFormKernels : Pass<"rlx-cuda-form-kernels", "ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
-def RLXCUDALowerKernels : Pass<"rlx-cuda-lower-kernels", "func::FuncOp"> {
+def RLXCUDALowerKernels : Pass<"rlx-cuda-lower-kernels", "ModuleOp"> {
   let summary = "Lower the rlx_cuda kernel ops on buffers to gpu.launch";
   let description = [{
-    Runs after bufferization, before `rlx-cuda-map-to-gpu` (which keeps
-    existing launches as they are). Each `rlx_cuda.flash_attention` on
+    Runs on the module (it declares the runtime functions it calls), after
+    bufferization, before `rlx-cuda-map-to-gpu` (which keeps existing
+    launches as they are). Each `rlx_cuda.flash_attention` on
     buffers becomes a `gpu.launch` of one of two kernels, both with the
     online softmax in registers and key tiles that no row of a block can
     see under a causal or sliding-window mask skipped:
