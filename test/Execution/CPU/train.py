@@ -35,7 +35,9 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, __file__.rsplit("/", 3)[0] + "/Execution/lib")
+sys.path.insert(0, __file__.rsplit("/", 4)[0] + "/scripts")
 from rlxcheck import Checker, read_safetensors, write_safetensors  # noqa
+from train_inputs import example_inputs  # noqa: E402
 from torch_reference import attention  # noqa: E402
 
 RLX_OPT, RLX_RUN, EXAMPLES = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -68,29 +70,12 @@ def encoder_loss(p, x, labels):
     return F.cross_entropy(h2.reshape(8, 8) @ p["cls_w"] + p["cls_b"], labels)
 
 
-def weights(shape, scale):
-    return (check.rng.standard_normal(shape) * scale).astype(np.float32)
-
-
 def mlp_setup():
-    data = {"x": check.rng.standard_normal((16, 8)).astype(np.float32),
-            "labels": check.rng.integers(0, 4, (16,)).astype(np.int64)}
-    init = {"w1": weights((8, 32), 0.4), "b1": weights((32,), 0.1),
-            "w2": weights((32, 4), 0.4), "b2": weights((4,), 0.1)}
-    return data, init
+    return example_inputs("mlp_train", check.rng)
 
 
 def encoder_setup():
-    data = {"x": check.rng.standard_normal((2, 4, 8)).astype(np.float32),
-            "labels": check.rng.integers(0, 3, (8,)).astype(np.int64)}
-    init = {"qkv_w": weights((8, 24), 0.3), "qkv_b": weights((24,), 0.1),
-            "out_w": weights((8, 8), 0.3), "out_b": weights((8,), 0.1),
-            "ln1_g": 1 + weights((8,), 0.1), "ln1_b": weights((8,), 0.1),
-            "fc1_w": weights((8, 16), 0.3), "fc1_b": weights((16,), 0.1),
-            "fc2_w": weights((16, 8), 0.3), "fc2_b": weights((8,), 0.1),
-            "ln2_g": 1 + weights((8,), 0.1), "ln2_b": weights((8,), 0.1),
-            "cls_w": weights((8, 3), 0.3), "cls_b": weights((3,), 0.1)}
-    return data, init
+    return example_inputs("transformer_train", check.rng)
 
 
 def torch_losses(loss_fn, init, data, make_optimizer, batched=()):
