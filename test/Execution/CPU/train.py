@@ -14,7 +14,10 @@ trains the same model from the same initial weights with torch.optim.SGD
 (momentum 0 and 0.9) and torch.optim.Adam (two settings), in f32. Each
 printed step loss must match PyTorch's within 1e-4 relative (atol 1e-6,
 f32's resolution of a nearly fitted loss); the MLP's final parameters, read
-from DIR/params.safetensors, within 1e-4 relative (atol 1e-5).
+from DIR/params.safetensors, within 1e-4 relative (atol 1e-5; with Adam
+2e-3 * lr: Adam moves a parameter by about lr per step whatever the
+gradient's size, so f32 rounding of a nearly zero gradient shows up at
+that scale).
 
 Both examples also train with remat=elementwise (Adam). On the MLP:
 --batched (SGD on a different batch each step, from one .npy whose leading
@@ -231,10 +234,14 @@ for file, func, setup, loss_fn, compare_params in EXAMPLE_SETUPS:
                   f"{got[0]:.4f} -> {got[-1]:.4f} (rlx)")
         if not compare_params:
             continue
+        param_atol = 1e-5
+        if "adam" in option:
+            lr = float(re.search(r"lr=([0-9.e-]+)", option).group(1))
+            param_atol = max(param_atol, 2e-3 * lr)
         for k in init:
             check.close(f"{what}: {k} after {STEPS} steps",
                         got_state[k] if got_state else None, want_params[k],
-                        1e-4, 1e-5)
+                        1e-4, param_atol)
 
 # remat=elementwise changes where values are computed, not the result.
 for file, func, setup, loss_fn, _ in EXAMPLE_SETUPS:
