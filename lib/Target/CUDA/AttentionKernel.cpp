@@ -7,13 +7,19 @@
 //
 // rlx.attention as one kernel (rlx_cuda.flash_attention). The generic
 // lowering computes the [Sq, Sk] scores, their maxima, exponentials and sums
-// as separate kernels over memory; here each warp owns one query row and
-// each block eight rows of one (batch, head). The block streams the keys and
-// values through shared memory, 32 keys per tile; lane `j` of a warp scores
-// key `j` of the tile against the warp's row, warp shuffles give the tile's
-// maximum and sum, and the running output row (lane `l` holding columns
-// `l`, `l + 32`, ...) is rescaled by the change of the running maximum
-// (online softmax) before the tile's probabilities are added in.
+// as separate kernels over memory; here a block owns a tile of query rows of
+// one (batch, head), streams the keys and values through shared memory and
+// keeps the running maximum, sum and output rows in registers (online
+// softmax), so the scores never leave the chip. Two kernels:
+//
+// - tensor cores (f16/bf16, head dims in steps of 16, 16-byte aligned
+//   buffers): FlashAttention-2 on mma.sync.m16n8k16, a warp per 16 rows,
+//   fragments read from shared tiles with ldmatrix;
+// - CUDA cores (everything else): a warp per row; lane `j` scores key `j`
+//   of a 32-key tile, warp shuffles give the tile's maximum and sum, and the
+//   running output row (lane `l` holding columns `l`, `l + 32`, ...) is
+//   rescaled by the change of the running maximum before the tile's
+//   probabilities are added in.
 //
 //===----------------------------------------------------------------------===//
 
