@@ -22,6 +22,19 @@
 extern "C" {
 #endif
 
+/* The last arguments of the GEMM entry points that compiled graphs call
+ * (rlx_cuda_[batch_]matmul_<type>, rlx_cuda_matmul_bias_<type>): the flags,
+ * and for matmul_bias the epilogue. */
+enum {
+  /* Flag: f32 GEMMs may use TF32 tensor-core math. */
+  RLX_CUDA_GEMM_ALLOW_TF32 = 1
+};
+enum {
+  RLX_CUDA_EPILOGUE_BIAS = 0,
+  RLX_CUDA_EPILOGUE_RELU_BIAS = 1,
+  RLX_CUDA_EPILOGUE_GELU_BIAS = 2
+};
+
 /// Returns 1 when the CUDA driver loads and the selected device (0, or
 /// RLX_CUDA_DEVICE) exists, else 0. Writes a NUL-terminated line into
 /// `message` (when `size` > 0): the device's name, or why CUDA is unusable.

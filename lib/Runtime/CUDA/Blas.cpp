@@ -18,6 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "rlx/Runtime/CUDARuntime.h"
+
 #include "Driver.h"
 #include "GraphStream.h"
 #include "ToolkitLibrary.h"
@@ -76,9 +78,6 @@ cublasHandle_t threadHandle(const Session &cu, const CublasApi &api) {
   return handle;
 }
 
-/// Bit 0 of the flags the compiled call passes: f32 GEMMs may use TF32.
-constexpr int32_t kAllowTf32 = 1;
-
 struct GemmTypes {
   cudaDataType data;
   cublasComputeType_t compute;
@@ -95,8 +94,8 @@ GemmTypes typesOf(cudaDataType data, int32_t flags) {
     return {data, CUBLAS_COMPUTE_32F, 2, false};
   default:
     return {CUDA_R_32F,
-            (flags & kAllowTf32) ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                 : CUBLAS_COMPUTE_32F,
+            (flags & RLX_CUDA_GEMM_ALLOW_TF32) ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                               : CUBLAS_COMPUTE_32F,
             4, false};
   }
 }

@@ -17,6 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "rlx/Runtime/CUDARuntime.h"
+
 #include "DeviceAllocator.h"
 #include "Driver.h"
 #include "GraphStream.h"
@@ -89,20 +91,18 @@ void check(const CublasLtApi &api, cublasStatus_t status, const char *call,
   checkCublasStatus(api.statusString, status, call, caller);
 }
 
-/// The epilogue codes the compiler passes (rlx-cuda-lower-kernels).
+/// The cuBLASLt epilogue of a code the compiler passes.
 cublasLtEpilogue_t epilogueOf(int32_t code) {
   switch (code) {
-  case 1:
+  case RLX_CUDA_EPILOGUE_RELU_BIAS:
     return CUBLASLT_EPILOGUE_RELU_BIAS;
-  case 2:
+  case RLX_CUDA_EPILOGUE_GELU_BIAS:
     return CUBLASLT_EPILOGUE_GELU_BIAS;
   default:
     return CUBLASLT_EPILOGUE_BIAS;
   }
 }
 
-/// Bit 0 of the flags: f32 GEMMs may use TF32.
-constexpr int32_t kAllowTf32 = 1;
 /// Workspace the heuristic may plan for, allocated once per thread.
 constexpr size_t kWorkspaceBytes = 32u << 20;
 
@@ -169,9 +169,10 @@ void matmulBias(const char *caller, cudaDataType data, const Descriptor<3> *a,
     check(api, api.create(&state.handle), "cublasLtCreate", caller);
     state.workspace = allocateDevice(cu, kWorkspaceBytes, stream);
   }
-  cublasComputeType_t compute = data == CUDA_R_32F && (flags & kAllowTf32)
-                                    ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                    : CUBLAS_COMPUTE_32F;
+  cublasComputeType_t compute =
+      data == CUDA_R_32F && (flags & RLX_CUDA_GEMM_ALLOW_TF32)
+          ? CUBLAS_COMPUTE_32F_FAST_TF32
+          : CUBLAS_COMPUTE_32F;
   cublasLtEpilogue_t epilogue = epilogueOf(epilogueCode);
   int64_t ldw = checkedLeading(w->strides[0], n, "weight", caller);
   int64_t lda = checkedLeading(a->strides[1], k, "input", caller);

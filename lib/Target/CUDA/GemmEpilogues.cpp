@@ -17,6 +17,7 @@
 #include "KernelOps.h"
 
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Runtime/CUDARuntime.h"
 #include "rlx/Target/CUDA/Passes.h"
 #include "rlx/Target/CUDA/RLXCUDADialect.h"
 
@@ -27,9 +28,6 @@
 
 using namespace mlir;
 using namespace mlir::rlx;
-
-/// The cuBLASLt epilogue codes of the runtime's matmul_bias entry points.
-enum class RuntimeEpilogue : int32_t { Bias = 0, ReluBias = 1, GeluBias = 2 };
 
 bool rlx::formMatmulBias(RewriterBase &rewriter, MatMulOp matmul) {
   auto inputType = cast<RankedTensorType>(matmul.getLhs().getType());
@@ -82,13 +80,12 @@ void rlx::lowerMatmulBias(RewriterBase &rewriter, cuda::MatmulBiasOp op,
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Type elementType = cast<MemRefType>(op.getInput().getType()).getElementType();
-  StringRef suffix = elementType.isF32()   ? "f32"
-                     : elementType.isF16() ? "f16"
-                                           : "bf16";
-  std::string name = ("rlx_cuda_matmul_bias_" + suffix).str();
+  // The verifier admits f32, f16 and bf16, which all have entry points.
+  std::string name =
+      ("rlx_cuda_matmul_bias_" + *gemmTypeSuffix(elementType)).str();
 
-  // The runtime takes [B, M, K] x [K, N] + [N] -> [B, M, N] as strided
-  // descriptors; a rank-2 input and output get a unit batch.
+  // The runtime takes [B, M, K] x [K, N] + [N] -> [B, M, N]; a rank-2 input
+  // and output get a unit batch.
   auto withBatch = [&](Value buffer) -> Value {
     auto type = cast<MemRefType>(buffer.getType());
     if (type.getRank() == 3)
@@ -101,43 +98,13 @@ void rlx::lowerMatmulBias(RewriterBase &rewriter, cuda::MatmulBiasOp op,
         rewriter, loc, shape, buffer,
         SmallVector<ReassociationIndices>{{0, 1}, {2}}, sizes);
   };
-  auto strided = [&](int64_t rank) {
-    SmallVector<int64_t> dynamic(rank, ShapedType::kDynamic);
-    return MemRefType::get(dynamic, elementType,
-                           StridedLayoutAttr::get(rewriter.getContext(),
-                                                  ShapedType::kDynamic,
-                                                  dynamic));
-  };
-  Type flagsType = rewriter.getI32Type();
-  auto module = op->getParentOfType<ModuleOp>();
-  auto callee = module.lookupSymbol<func::FuncOp>(name);
-  if (!callee) {
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(module.getBody());
-    callee = func::FuncOp::create(
-        rewriter, module.getLoc(), name,
-        rewriter.getFunctionType({strided(3), strided(2), strided(1),
-                                  strided(3), flagsType, flagsType},
-                                 {}));
-    callee.setPrivate();
-    callee->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
-    // Its buffers are device buffers (rlx-cuda-map-to-gpu).
-    callee->setAttr(kDeviceBuffersAttrName, rewriter.getUnitAttr());
-  }
-  RuntimeEpilogue epilogue = RuntimeEpilogue::Bias;
+  int32_t epilogue = RLX_CUDA_EPILOGUE_BIAS;
   if (std::optional<ActivationKind> kind = op.getActivation())
-    epilogue = *kind == ActivationKind::Relu ? RuntimeEpilogue::ReluBias
-                                             : RuntimeEpilogue::GeluBias;
-  auto cast = [&](Value buffer, int64_t rank) -> Value {
-    return memref::CastOp::create(rewriter, loc, strided(rank), buffer);
-  };
-  func::CallOp::create(
-      rewriter, loc, callee,
-      ValueRange{cast(withBatch(op.getInput()), 3), cast(op.getWeight(), 2),
-                 cast(op.getBias(), 1), cast(withBatch(op.getInit()), 3),
-                 arith::ConstantIntOp::create(rewriter, loc, flagsType,
-                                              static_cast<int32_t>(epilogue)),
-                 arith::ConstantIntOp::create(rewriter, loc, flagsType,
-                                              allowTf32 ? 1 : 0)});
+    epilogue = *kind == ActivationKind::Relu ? RLX_CUDA_EPILOGUE_RELU_BIAS
+                                             : RLX_CUDA_EPILOGUE_GELU_BIAS;
+  createDeviceRuntimeCall(rewriter, loc, op->getParentOfType<ModuleOp>(), name,
+                          {withBatch(op.getInput()), op.getWeight(),
+                           op.getBias(), withBatch(op.getInit())},
+                          {epilogue, allowTf32 ? RLX_CUDA_GEMM_ALLOW_TF32 : 0});
   rewriter.eraseOp(op);
 }

@@ -8,6 +8,7 @@
 #ifndef RLX_LIB_TARGET_CUDA_KERNELOPS_H
 #define RLX_LIB_TARGET_CUDA_KERNELOPS_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir {
@@ -18,6 +19,19 @@ namespace cuda {
 class FlashAttentionOp;
 class MatmulBiasOp;
 } // namespace cuda
+
+/// The suffix of the runtime's GEMM entry points for `elementType`: f32,
+/// f64, f16 or bf16; std::nullopt for other types.
+std::optional<StringRef> gemmTypeSuffix(Type elementType);
+
+/// A call at `b`'s insertion point of the CUDA runtime function `name` on
+/// `buffers`, then the i32 constants `flags`, through MLIR's C interface:
+/// the buffers are cast to fully dynamic strided types, and the
+/// declaration, added to `module` on first use, is marked as taking device
+/// buffers (rlx-cuda-map-to-gpu).
+void createDeviceRuntimeCall(OpBuilder &b, Location loc, ModuleOp module,
+                             StringRef name, ValueRange buffers,
+                             ArrayRef<int32_t> flags);
 
 /// A tensor.empty of `like`'s type (the destination of a kernel op), its
 /// dynamic sizes read from `like`.

@@ -9,6 +9,8 @@
 #include "KernelBuilder.h"
 #include "KernelOps.h"
 
+#include "rlx/Conversion/GemmCalls.h"
+
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Target/CUDA/Passes.h"
 #include "rlx/Target/CUDA/RLXCUDADialect.h"
@@ -35,6 +37,46 @@ namespace rlx {
 
 using namespace mlir;
 using namespace mlir::rlx;
+
+std::optional<StringRef> rlx::gemmTypeSuffix(Type elementType) {
+  if (elementType.isF32())
+    return StringRef("f32");
+  if (elementType.isF64())
+    return StringRef("f64");
+  if (elementType.isF16())
+    return StringRef("f16");
+  if (elementType.isBF16())
+    return StringRef("bf16");
+  return std::nullopt;
+}
+
+void rlx::createDeviceRuntimeCall(OpBuilder &b, Location loc, ModuleOp module,
+                                  StringRef name, ValueRange buffers,
+                                  ArrayRef<int32_t> flags) {
+  SmallVector<Value> operands;
+  for (Value buffer : buffers) {
+    auto type = cast<MemRefType>(buffer.getType());
+    operands.push_back(memref::CastOp::create(
+        b, loc,
+        getFullyDynamicStridedType(type.getElementType(), type.getRank()),
+        buffer));
+  }
+  for (int32_t flag : flags)
+    operands.push_back(
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), flag));
+  auto callee = module.lookupSymbol<func::FuncOp>(name);
+  if (!callee) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    callee = func::FuncOp::create(
+        b, module.getLoc(), name,
+        b.getFunctionType(ValueRange(operands).getTypes(), {}));
+    callee.setPrivate();
+    callee->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+    callee->setAttr(kDeviceBuffersAttrName, b.getUnitAttr());
+  }
+  func::CallOp::create(b, loc, callee, operands);
+}
 
 Value rlx::createEmptyLike(OpBuilder &b, Location loc, Value like) {
   auto type = cast<RankedTensorType>(like.getType());

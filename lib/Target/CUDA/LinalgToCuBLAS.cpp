@@ -5,7 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelOps.h"
+
 #include "rlx/Conversion/GemmCalls.h"
+#include "rlx/Runtime/CUDARuntime.h"
 #include "rlx/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -23,18 +26,6 @@ namespace rlx {
 using namespace mlir;
 
 namespace {
-
-std::optional<StringRef> elementSuffix(Type type) {
-  if (type.isF32())
-    return StringRef("f32");
-  if (type.isF64())
-    return StringRef("f64");
-  if (type.isF16())
-    return StringRef("f16");
-  if (type.isBF16())
-    return StringRef("bf16");
-  return std::nullopt;
-}
 
 /// cuBLAS reads rows with a leading dimension: the innermost stride must
 /// be 1.
@@ -59,41 +50,20 @@ struct RLXCUDALinalgToCuBLASPass
   }
 
   void rewrite(ModuleOp module, linalg::LinalgOp op, Type elementType) {
-    std::optional<StringRef> suffix = elementSuffix(elementType);
+    std::optional<StringRef> suffix = rlx::gemmTypeSuffix(elementType);
     if (!suffix)
       return;
     SmallVector<Value> operands = op->getOperands();
     if (!llvm::all_of(operands, hasUnitInnerStride))
       return;
-    auto outType = cast<MemRefType>(operands[2].getType());
-
     bool batched = isa<linalg::BatchMatmulOp>(op.getOperation());
     std::string name =
         (Twine(batched ? "rlx_cuda_batch_matmul_" : "rlx_cuda_matmul_") +
          *suffix)
             .str();
-    MemRefType argType =
-        rlx::getFullyDynamicStridedType(elementType, outType.getRank());
     OpBuilder b(op);
-    Type flagsType = b.getI32Type();
-    func::FuncOp callee = module.lookupSymbol<func::FuncOp>(name);
-    if (!callee) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(module.getBody());
-      callee = func::FuncOp::create(
-          b, module.getLoc(), name,
-          b.getFunctionType({argType, argType, argType, flagsType}, {}));
-      callee.setPrivate();
-      callee->setAttr("llvm.emit_c_interface", b.getUnitAttr());
-      // Its buffers are device buffers (rlx-cuda-map-to-gpu).
-      callee->setAttr(rlx::kDeviceBuffersAttrName, b.getUnitAttr());
-    }
-    SmallVector<Value> args;
-    for (Value operand : operands)
-      args.push_back(memref::CastOp::create(b, op.getLoc(), argType, operand));
-    args.push_back(arith::ConstantIntOp::create(b, op.getLoc(), flagsType,
-                                                allowTf32 ? 1 : 0));
-    func::CallOp::create(b, op.getLoc(), callee, args);
+    rlx::createDeviceRuntimeCall(b, op.getLoc(), module, name, operands,
+                                 {allowTf32 ? RLX_CUDA_GEMM_ALLOW_TF32 : 0});
     op->erase();
   }
 };
