@@ -209,16 +209,6 @@ struct AttentionBlock {
                     k.f32(-std::numeric_limits<double>::infinity()));
   }
 
-  /// The maximum the exponentials of a row are taken against: the running
-  /// maximum, or 0 while every key so far is masked out (exp(-inf - 0) is
-  /// 0, where exp(-inf - -inf) would be NaN).
-  Value pivot(Value runningMax) {
-    Value allMasked =
-        arith::CmpFOp::create(k.b, k.loc, arith::CmpFPredicate::OEQ, runningMax,
-                              k.f32(-std::numeric_limits<double>::infinity()));
-    return k.select(allMasked, k.f32(0), runningMax);
-  }
-
   KernelBuilder &k;
   const AttentionProblem &p;
   Value firstRow;
@@ -240,34 +230,13 @@ createAttentionLaunch(OpBuilder &b, Location loc, const AttentionProblem &p,
       arith::CeilDivUIOp::create(b, loc, p.querySeq, host.index(rows));
   Value usedBlocks =
       host.mul(host.mul(p.batch, host.index(p.numHeads)), rowTiles);
-  Value blocks = host.maxIndex(usedBlocks, host.index(1));
-  Value one = host.index(1);
-  auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one,
-                                      host.index(threads), one, one);
-  for (MemRefType type : sharedBuffers)
-    launch.addWorkgroupAttribution(type, loc);
   OpBuilder::InsertionGuard guard(b);
-  Block &body = launch.getBody().front();
-  b.setInsertionPointToStart(&body);
-  gpu::TerminatorOp::create(b, loc);
-  b.setInsertionPointToStart(&body);
+  auto launch = createGuardedLaunch(b, loc, usedBlocks, threads, sharedBuffers);
   KernelBuilder k{b, loc};
   Value block = launch.getBlockIds().x;
-  auto active = scf::IfOp::create(
-      b, loc, k.cmp(arith::CmpIPredicate::ult, block, usedBlocks),
-      /*withElseRegion=*/false);
-  b.setInsertionPointToStart(active.thenBlock());
   Value firstRow = k.mul(k.rem(block, rowTiles), k.index(rows));
   bodyFn(launch, k.div(block, rowTiles), firstRow);
   return launch;
-}
-
-MemRefType sharedBuffer(OpBuilder &b, ArrayRef<int64_t> shape,
-                        Type elementType) {
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  return MemRefType::get(shape, elementType, MemRefLayoutAttrInterface(),
-                         workgroup);
 }
 
 //===----------------------------------------------------------------------===//
@@ -289,9 +258,9 @@ void buildWarpPerRowKernel(OpBuilder &b, Location loc,
   // Lane j reads row j of the key tile: the padding column spreads the
   // rows over all banks.
   SmallVector<MemRefType> shared = {
-      sharedBuffer(b, {kRowsPerBlock, headDim}, f32),
-      sharedBuffer(b, {kKeysPerTile, headDim + 1}, f32),
-      sharedBuffer(b, {kKeysPerTile, headDim}, f32)};
+      workgroupBufferType(b.getContext(), {kRowsPerBlock, headDim}, f32),
+      workgroupBufferType(b.getContext(), {kKeysPerTile, headDim + 1}, f32),
+      workgroupBufferType(b.getContext(), {kKeysPerTile, headDim}, f32)};
   createAttentionLaunch(
       b, loc, p, kRowsPerBlock, kThreadsPerBlock, shared,
       [&](gpu::LaunchOp launch, Value batchHead, Value firstRow) {
@@ -378,7 +347,7 @@ void buildWarpPerRowKernel(OpBuilder &b, Location loc,
           // Online softmax.
           Value newMax = arith::MaximumFOp::create(b, loc, runningMax,
                                                    k.warpReduce(score, true));
-          Value pivot = blk.pivot(newMax);
+          Value pivot = k.pivotOfMax(newMax);
           Value probability = math::ExpOp::create(b, loc, k.sub(score, pivot));
           Value rescale = math::ExpOp::create(b, loc, k.sub(runningMax, pivot));
           Value newSum = math::FmaOp::create(b, loc, runningSum, rescale,
@@ -450,6 +419,9 @@ constexpr int64_t kMmaRowsPerBlock = kMmaWarps * kMmaRowsPerWarp;
 constexpr int64_t kMmaThreads = kMmaWarps * kWarpThreads;
 /// Keys per shared-memory tile.
 constexpr int64_t kMmaKeysPerTile = 64;
+/// The xor offsets that fold the four lanes holding one row of an mma
+/// fragment.
+constexpr int64_t kQuadOffsets[] = {1, 2};
 /// Elements of padding per shared row: the 8 rows of a matrix that
 /// ldmatrix reads (16 bytes each) then start in 8 different 16-byte bank
 /// groups.
@@ -518,8 +490,8 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
   int64_t keyBlocks = kMmaKeysPerTile / 8;
   auto pairType = VectorType::get({2}, elementType);
   auto vectorType = VectorType::get({kVectorWidth}, elementType);
-  MemRefType tileType =
-      sharedBuffer(b, {kMmaKeysPerTile, headDim + kSharedRowPad}, elementType);
+  MemRefType tileType = workgroupBufferType(
+      b.getContext(), {kMmaKeysPerTile, headDim + kSharedRowPad}, elementType);
   SmallVector<MemRefType> shared = {tileType, tileType};
   createAttentionLaunch(
       b, loc, p, kMmaRowsPerBlock, kMmaThreads, shared,
@@ -670,15 +642,9 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
             for (auto &s : scores)
               for (int64_t e = 2 * half; e < 2 * half + 2; ++e)
                 localMax = arith::MaximumFOp::create(b, loc, localMax, s[e]);
-            for (int64_t offset : {1, 2}) {
-              Value other = gpu::ShuffleOp::create(
-                                b, loc, localMax, k.i32(offset),
-                                k.i32(kWarpThreads), gpu::ShuffleMode::XOR)
-                                .getShuffleResult();
-              localMax = arith::MaximumFOp::create(b, loc, localMax, other);
-            }
+            localMax = k.shuffleReduce(localMax, kQuadOffsets, /*isMax=*/true);
             newMax[half] = localMax;
-            pivot[half] = blk.pivot(localMax);
+            pivot[half] = k.pivotOfMax(localMax);
             rescale[half] = math::Exp2Op::create(
                 b, loc, k.sub(runningMax[half], pivot[half]));
             newSum[half] = k.mul(runningSum[half], rescale[half]);
@@ -730,14 +696,8 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
         // no key has sum 0 and gets 0 / 0 = NaN, as rlx.attention specifies.
         Value rows[2] = {row0, row1};
         for (int64_t half = 0; half < 2; ++half) {
-          Value sum = tiles.getResult(2 + half);
-          for (int64_t offset : {1, 2}) {
-            Value other = gpu::ShuffleOp::create(b, loc, sum, k.i32(offset),
-                                                 k.i32(kWarpThreads),
-                                                 gpu::ShuffleMode::XOR)
-                              .getShuffleResult();
-            sum = k.add(sum, other);
-          }
+          Value sum = k.shuffleReduce(tiles.getResult(2 + half), kQuadOffsets,
+                                      /*isMax=*/false);
           OpBuilder::InsertionGuard guard(b);
           auto store = scf::IfOp::create(
               b, loc, k.cmp(arith::CmpIPredicate::ult, rows[half], p.querySeq),

@@ -11,6 +11,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
+#include <limits>
+
 namespace mlir {
 namespace rlx {
 
@@ -68,17 +70,53 @@ struct KernelBuilder {
       return x;
     return arith::ExtFOp::create(b, loc, b.getF32Type(), x);
   }
+  /// Folds each lane's `state` with those of the lanes whose ids differ by
+  /// xor with each of `offsets`, in that order (xor shuffles), by
+  /// `combine`; every lane of the group ends with the group's state.
+  SmallVector<Value>
+  xorReduce(ArrayRef<Value> state, ArrayRef<int64_t> offsets,
+            function_ref<SmallVector<Value>(ArrayRef<Value>, ArrayRef<Value>)>
+                combine) {
+    SmallVector<Value> current(state);
+    for (int64_t offset : offsets) {
+      SmallVector<Value> other;
+      for (Value value : current)
+        other.push_back(gpu::ShuffleOp::create(b, loc, value, i32(offset),
+                                               i32(kWarpThreads),
+                                               gpu::ShuffleMode::XOR)
+                            .getShuffleResult());
+      current = combine(current, other);
+    }
+    return current;
+  }
+  /// The xor offsets that fold a whole warp.
+  static constexpr int64_t kWarpOffsets[] = {16, 8, 4, 2, 1};
+  /// The maximum or sum of a per-lane f32 over the lanes `xorReduce`'s
+  /// `offsets` reach, in each of them.
+  Value shuffleReduce(Value x, ArrayRef<int64_t> offsets, bool isMax) {
+    return xorReduce(x, offsets,
+                     [&](ArrayRef<Value> a, ArrayRef<Value> c) {
+                       return SmallVector<Value>{
+                           isMax ? arith::MaximumFOp::create(b, loc, a[0], c[0])
+                                       .getResult()
+                                 : arith::AddFOp::create(b, loc, a[0], c[0])
+                                       .getResult()};
+                     })
+        .front();
+  }
   /// The warp-wide maximum or sum of a per-lane f32, in every lane.
   Value warpReduce(Value x, bool isMax) {
-    for (int64_t offset = kWarpThreads / 2; offset > 0; offset /= 2) {
-      Value other =
-          gpu::ShuffleOp::create(b, loc, x, i32(offset), i32(kWarpThreads),
-                                 gpu::ShuffleMode::XOR)
-              .getShuffleResult();
-      x = isMax ? arith::MaximumFOp::create(b, loc, x, other).getResult()
-                : arith::AddFOp::create(b, loc, x, other).getResult();
-    }
-    return x;
+    return shuffleReduce(x, kWarpOffsets, isMax);
+  }
+  /// The value the exponentials of a row are taken against: its running
+  /// maximum, or 0 while that is -inf (nothing but masked-out or -inf
+  /// entries yet), so exp(-inf - 0) gives 0 where exp(-inf - -inf) would
+  /// give NaN.
+  Value pivotOfMax(Value max) {
+    Value allNegInf =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max,
+                              f32(-std::numeric_limits<double>::infinity()));
+    return select(allNegInf, f32(0), max);
   }
 };
 

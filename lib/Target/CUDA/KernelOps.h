@@ -8,6 +8,7 @@
 #ifndef RLX_LIB_TARGET_CUDA_KERNELOPS_H
 #define RLX_LIB_TARGET_CUDA_KERNELOPS_H
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -32,6 +33,17 @@ std::optional<StringRef> gemmTypeSuffix(Type elementType);
 void createDeviceRuntimeCall(OpBuilder &b, Location loc, ModuleOp module,
                              StringRef name, ValueRange buffers,
                              ArrayRef<int32_t> flags);
+
+/// The type of a workgroup (shared memory) buffer.
+MemRefType workgroupBufferType(MLIRContext *context, ArrayRef<int64_t> shape,
+                               Type elementType);
+
+/// A gpu.launch of `threads` threads per block in max(`blocks`, 1) blocks
+/// (a grid of none is a launch error) with the workgroup buffers `shared`,
+/// leaving `b` inside its body, in an scf.if that only the blocks below
+/// `blocks` enter.
+gpu::LaunchOp createGuardedLaunch(OpBuilder &b, Location loc, Value blocks,
+                                  int64_t threads, ArrayRef<MemRefType> shared);
 
 /// A tensor.empty of `like`'s type (the destination of a kernel op), its
 /// dynamic sizes read from `like`.

@@ -78,6 +78,34 @@ void rlx::createDeviceRuntimeCall(OpBuilder &b, Location loc, ModuleOp module,
   func::CallOp::create(b, loc, callee, operands);
 }
 
+MemRefType rlx::workgroupBufferType(MLIRContext *context,
+                                    ArrayRef<int64_t> shape, Type elementType) {
+  return MemRefType::get(
+      shape, elementType, MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup));
+}
+
+gpu::LaunchOp rlx::createGuardedLaunch(OpBuilder &b, Location loc, Value blocks,
+                                       int64_t threads,
+                                       ArrayRef<MemRefType> shared) {
+  KernelBuilder host{b, loc};
+  Value one = host.index(1);
+  auto launch = gpu::LaunchOp::create(b, loc, host.maxIndex(blocks, one), one,
+                                      one, host.index(threads), one, one);
+  for (MemRefType type : shared)
+    launch.addWorkgroupAttribution(type, loc);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToStart(&body);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&body);
+  auto active = scf::IfOp::create(
+      b, loc,
+      host.cmp(arith::CmpIPredicate::ult, launch.getBlockIds().x, blocks),
+      /*withElseRegion=*/false);
+  b.setInsertionPointToStart(active.thenBlock());
+  return launch;
+}
+
 Value rlx::createEmptyLike(OpBuilder &b, Location loc, Value like) {
   auto type = cast<RankedTensorType>(like.getType());
   SmallVector<Value> sizes;

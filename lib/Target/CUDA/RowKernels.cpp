@@ -67,15 +67,6 @@ struct RowMath {
                        Value column) = 0;
 };
 
-/// 0 while the running maximum is -inf (nothing seen but -inf): exp(-inf -
-/// 0) is 0 where exp(-inf - -inf) would be NaN.
-Value pivotOf(KernelBuilder &k, Value max) {
-  Value negInf = k.f32(-std::numeric_limits<double>::infinity());
-  Value allNegInf =
-      arith::CmpFOp::create(k.b, k.loc, arith::CmpFPredicate::OEQ, max, negInf);
-  return k.select(allNegInf, k.f32(0), max);
-}
-
 /// Online softmax: (maximum, sum of exp(x - maximum)).
 struct SoftmaxMath : RowMath {
   SmallVector<Value> initial(KernelBuilder &k) override {
@@ -84,7 +75,7 @@ struct SoftmaxMath : RowMath {
   SmallVector<Value> fold(KernelBuilder &k, ArrayRef<Value> state,
                           Value x) override {
     Value max = arith::MaximumFOp::create(k.b, k.loc, state[0], x);
-    Value pivot = pivotOf(k, max);
+    Value pivot = k.pivotOfMax(max);
     Value rescaled = k.mul(
         state[1], math::ExpOp::create(k.b, k.loc, k.sub(state[0], pivot)));
     return {max,
@@ -93,7 +84,7 @@ struct SoftmaxMath : RowMath {
   SmallVector<Value> combine(KernelBuilder &k, ArrayRef<Value> a,
                              ArrayRef<Value> b) override {
     Value max = arith::MaximumFOp::create(k.b, k.loc, a[0], b[0]);
-    Value pivot = pivotOf(k, max);
+    Value pivot = k.pivotOfMax(max);
     auto scaled = [&](ArrayRef<Value> s) {
       return k.mul(s[1], math::ExpOp::create(k.b, k.loc, k.sub(s[0], pivot)));
     };
@@ -101,7 +92,7 @@ struct SoftmaxMath : RowMath {
   }
   SmallVector<Value> finish(KernelBuilder &k, ArrayRef<Value> state,
                             Value) override {
-    return {pivotOf(k, state[0]), state[1]};
+    return {k.pivotOfMax(state[0]), state[1]};
   }
   Value result(KernelBuilder &k, ArrayRef<Value> finished, Value x,
                Value) override {
@@ -180,15 +171,10 @@ SmallVector<Value> blockCombine(KernelBuilder &k, RowMath &math,
                                 Value warp, Value lane) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
-  for (int64_t offset = kWarpThreads / 2; offset > 0; offset /= 2) {
-    SmallVector<Value> other;
-    for (Value value : state)
-      other.push_back(gpu::ShuffleOp::create(b, loc, value, k.i32(offset),
-                                             k.i32(kWarpThreads),
-                                             gpu::ShuffleMode::XOR)
-                          .getShuffleResult());
-    state = math.combine(k, state, other);
-  }
+  state = k.xorReduce(state, KernelBuilder::kWarpOffsets,
+                      [&](ArrayRef<Value> x, ArrayRef<Value> y) {
+                        return math.combine(k, x, y);
+                      });
   auto leader = scf::IfOp::create(
       b, loc, k.cmp(arith::CmpIPredicate::eq, lane, k.index(0)),
       /*withElseRegion=*/false);
@@ -232,31 +218,17 @@ void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
     rows = host.mul(rows, leadingDims.back());
   }
   Value rowLength = memref::DimOp::create(rewriter, loc, input, rank - 1);
-  Value one = host.index(1);
-  auto launch =
-      gpu::LaunchOp::create(rewriter, loc, host.maxIndex(rows, one), one, one,
-                            host.index(kRowThreads), one, one);
-  auto workgroup = gpu::AddressSpaceAttr::get(rewriter.getContext(),
-                                              gpu::AddressSpace::Workgroup);
-  Value partials = launch.addWorkgroupAttribution(
-      MemRefType::get({kRowWarps, static_cast<int64_t>(stateSize)},
-                      rewriter.getF32Type(), MemRefLayoutAttrInterface(),
-                      workgroup),
-      loc);
-
   OpBuilder::InsertionGuard guard(rewriter);
-  Block &body = launch.getBody().front();
-  rewriter.setInsertionPointToStart(&body);
-  gpu::TerminatorOp::create(rewriter, loc);
-  rewriter.setInsertionPointToStart(&body);
+  auto launch = createGuardedLaunch(
+      rewriter, loc, rows, kRowThreads,
+      workgroupBufferType(rewriter.getContext(),
+                          {kRowWarps, static_cast<int64_t>(stateSize)},
+                          rewriter.getF32Type()));
+  Value partials = launch.getWorkgroupAttributions()[0];
   KernelBuilder k{rewriter, loc};
   OpBuilder &b = rewriter;
   Value block = launch.getBlockIds().x;
   Value thread = launch.getThreadIds().x;
-  auto active =
-      scf::IfOp::create(b, loc, k.cmp(arith::CmpIPredicate::ult, block, rows),
-                        /*withElseRegion=*/false);
-  b.setInsertionPointToStart(active.thenBlock());
   SmallVector<Value> leading = delinearize(b, loc, block, leadingDims);
   auto indices = [&](Value column) {
     SmallVector<Value> result(leading);
