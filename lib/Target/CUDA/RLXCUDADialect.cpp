@@ -33,28 +33,55 @@ void RLXCUDADialect::initialize() {
 // FlashAttentionOp
 //===----------------------------------------------------------------------===//
 
+/// Checks what every kernel op's operands share: all tensors or all
+/// buffers, the first operand's element type, which is f32, f16 or bf16.
+static LogicalResult
+verifyKernelOperands(Operation *op,
+                     ArrayRef<std::pair<StringRef, Value>> operands) {
+  auto [firstName, first] = operands.front();
+  auto firstType = cast<ShapedType>(first.getType());
+  bool onTensors = isa<RankedTensorType>(firstType);
+  for (auto [name, value] : operands.drop_front()) {
+    auto type = cast<ShapedType>(value.getType());
+    if (isa<RankedTensorType>(type) != onTensors)
+      return op->emitOpError()
+             << "operands are all tensors or all buffers, but " << name
+             << " is " << type;
+    if (type.getElementType() != firstType.getElementType())
+      return op->emitOpError()
+             << name << " has element type " << type.getElementType() << ", "
+             << firstName << " " << firstType.getElementType();
+  }
+  if (!isa<Float32Type, Float16Type, BFloat16Type>(firstType.getElementType()))
+    return op->emitOpError()
+           << "supports f32, f16 and bf16, not " << firstType.getElementType();
+  return success();
+}
+
+/// Checks a kernel op's results: one of init's type on tensors, none on
+/// buffers.
+static LogicalResult verifyKernelResults(Operation *op, Value init) {
+  if (isa<RankedTensorType>(init.getType())) {
+    if (op->getNumResults() != 1 ||
+        op->getResult(0).getType() != init.getType())
+      return op->emitOpError()
+             << "on tensors returns one result of init's type";
+  } else if (op->getNumResults() != 0) {
+    return op->emitOpError() << "on buffers has no results";
+  }
+  return success();
+}
+
 LogicalResult FlashAttentionOp::verify() {
   auto queryType = cast<ShapedType>(getQuery().getType());
-  bool onTensors = isa<RankedTensorType>(queryType);
   SmallVector<std::pair<StringRef, Value>> operands = {{"query", getQuery()},
                                                        {"key", getKey()},
                                                        {"value", getValue()},
                                                        {"init", getInit()}};
   if (getMask())
     operands.push_back({"mask", getMask()});
-  for (auto [name, value] : operands) {
-    auto type = cast<ShapedType>(value.getType());
-    if (isa<RankedTensorType>(type) != onTensors)
-      return emitOpError() << "operands are all tensors or all buffers, but "
-                           << name << " is " << type;
-    if (type.getElementType() != queryType.getElementType())
-      return emitOpError() << name << " has element type "
-                           << type.getElementType() << ", query "
-                           << queryType.getElementType();
-  }
-  if (!isa<Float32Type, Float16Type, BFloat16Type>(queryType.getElementType()))
-    return emitOpError() << "supports f32, f16 and bf16, not "
-                         << queryType.getElementType();
+  if (failed(verifyKernelOperands(*this, operands)))
+    return failure();
   int64_t rank = queryType.getRank();
   if (rank != 3 && rank != 4)
     return emitOpError() << "query has rank " << rank << "; expected 3 or 4";
@@ -78,13 +105,7 @@ LogicalResult FlashAttentionOp::verify() {
     return emitOpError() << "window is given iff mask_kind is sliding_window";
   if (!(getScoreScale().convertToFloat() > 0.0f))
     return emitOpError() << "score_scale must be positive";
-  if (onTensors) {
-    if (getNumResults() != 1 || getResult()[0].getType() != getInit().getType())
-      return emitOpError() << "on tensors returns one result of init's type";
-  } else if (getNumResults() != 0) {
-    return emitOpError() << "on buffers has no results";
-  }
-  return success();
+  return verifyKernelResults(*this, getInit());
 }
 
 //===----------------------------------------------------------------------===//
@@ -134,22 +155,11 @@ LogicalResult cuda::detail::bufferizeKernelOp(
 
 LogicalResult MatmulBiasOp::verify() {
   auto inputType = cast<ShapedType>(getInput().getType());
-  bool onTensors = isa<RankedTensorType>(inputType);
-  Type elementType = inputType.getElementType();
-  for (auto [name, value] : {std::pair(StringRef("weight"), getWeight()),
-                             std::pair(StringRef("bias"), getBias()),
-                             std::pair(StringRef("init"), getInit())}) {
-    auto type = cast<ShapedType>(value.getType());
-    if (isa<RankedTensorType>(type) != onTensors)
-      return emitOpError() << "operands are all tensors or all buffers, but "
-                           << name << " is " << type;
-    if (type.getElementType() != elementType)
-      return emitOpError() << name << " has element type "
-                           << type.getElementType() << ", input "
-                           << elementType;
-  }
-  if (!isa<Float32Type, Float16Type, BFloat16Type>(elementType))
-    return emitOpError() << "supports f32, f16 and bf16, not " << elementType;
+  if (failed(verifyKernelOperands(*this, {{"input", getInput()},
+                                          {"weight", getWeight()},
+                                          {"bias", getBias()},
+                                          {"init", getInit()}})))
+    return failure();
   auto weightType = cast<ShapedType>(getWeight().getType());
   auto biasType = cast<ShapedType>(getBias().getType());
   auto initType = cast<ShapedType>(getInit().getType());
@@ -177,42 +187,25 @@ LogicalResult MatmulBiasOp::verify() {
       *kind != ActivationKind::GeluApprox)
     return emitOpError() << "activation " << stringifyActivationKind(*kind)
                          << " is not a cuBLASLt epilogue (relu, gelu_approx)";
-  if (onTensors) {
-    if (getNumResults() != 1 || getResult()[0].getType() != getInit().getType())
-      return emitOpError() << "on tensors returns one result of init's type";
-  } else if (getNumResults() != 0) {
-    return emitOpError() << "on buffers has no results";
-  }
-  return success();
+  return verifyKernelResults(*this, getInit());
 }
 
 //===----------------------------------------------------------------------===//
 // Row kernels
 //===----------------------------------------------------------------------===//
 
-/// Checks what the row kernels share: one kind of operand (tensors or
-/// buffers), one supported element type, init of the input's shape, and
-/// `[N]` vectors for rows of `N`; then the number of results.
-static LogicalResult verifyRowKernel(Operation *op, Value input, Value init,
-                                     ArrayRef<Value> rowVectors) {
+/// Checks what the row kernels share beyond every kernel's: a rank >= 1
+/// input, init of its shape, `[N]` vectors for rows of `N`.
+static LogicalResult
+verifyRowKernel(Operation *op,
+                ArrayRef<std::pair<StringRef, Value>> rowVectors) {
+  Value input = op->getOperand(0), init = op->getOperands().back();
+  SmallVector<std::pair<StringRef, Value>> operands = {{"input", input}};
+  operands.append(rowVectors.begin(), rowVectors.end());
+  operands.push_back({"init", init});
+  if (failed(verifyKernelOperands(op, operands)))
+    return failure();
   auto inputType = cast<ShapedType>(input.getType());
-  bool onTensors = isa<RankedTensorType>(inputType);
-  Type elementType = inputType.getElementType();
-  SmallVector<Value> others(rowVectors);
-  others.push_back(init);
-  for (Value value : others) {
-    auto type = cast<ShapedType>(value.getType());
-    if (isa<RankedTensorType>(type) != onTensors)
-      return op->emitOpError()
-             << "operands are all tensors or all buffers, not " << type;
-    if (type.getElementType() != elementType)
-      return op->emitOpError()
-             << "operands share one element type, not " << type.getElementType()
-             << " and " << elementType;
-  }
-  if (!isa<Float32Type, Float16Type, BFloat16Type>(elementType))
-    return op->emitOpError()
-           << "supports f32, f16 and bf16, not " << elementType;
   if (inputType.getRank() < 1)
     return op->emitOpError() << "needs an input of rank >= 1";
   if (failed(verifyCompatibleShape(init.getType(), inputType)))
@@ -220,7 +213,7 @@ static LogicalResult verifyRowKernel(Operation *op, Value input, Value init,
            << "init " << init.getType() << " does not have the shape of input "
            << inputType;
   int64_t rowLength = inputType.getShape().back();
-  for (Value vector : rowVectors) {
+  for (auto [name, vector] : rowVectors) {
     auto type = cast<ShapedType>(vector.getType());
     if (type.getRank() != 1 ||
         failed(verifyCompatibleShape({rowLength}, type.getShape())))
@@ -228,21 +221,11 @@ static LogicalResult verifyRowKernel(Operation *op, Value input, Value init,
                                   "rows of N, not "
                                << type << " for " << inputType;
   }
-  if (onTensors) {
-    if (op->getNumResults() != 1 ||
-        op->getResult(0).getType() != init.getType())
-      return op->emitOpError()
-             << "on tensors returns one result of init's type";
-  } else if (op->getNumResults() != 0) {
-    return op->emitOpError() << "on buffers has no results";
-  }
-  return success();
+  return verifyKernelResults(op, init);
 }
 
-LogicalResult SoftmaxOp::verify() {
-  return verifyRowKernel(*this, getInput(), getInit(), {});
-}
+LogicalResult SoftmaxOp::verify() { return verifyRowKernel(*this, {}); }
 
 LogicalResult NormOp::verify() {
-  return verifyRowKernel(*this, getInput(), getInit(), {getGamma(), getBeta()});
+  return verifyRowKernel(*this, {{"gamma", getGamma()}, {"beta", getBeta()}});
 }
