@@ -1,32 +1,11 @@
-"""rlx-autodiff and rlx-jvp on the CPU against torch.autograd.
-
-Each case is a small graph @f whose first result is the loss. The test runs
-`rlx-opt --rlx-autodiff="func=f wrt=..."` and runs @f_grad with rlx-run, and
-`rlx-opt --rlx-jvp="func=f wrt=..."` and runs @f_jvp, on fresh random inputs
-in f32 and f64, and compares:
-
-- the loss and every gradient with `torch.autograd.grad` of the same function
-  written in torch, computed in f64 from the same (rounded) inputs; a loss
-  with several elements is seeded with a random cotangent `d_loss`;
-- every tangent with functorch's `jvp` (forward-mode AD);
-- Hessian-vector products of the MLPs by forward over reverse (`rlx-jvp`
-  of `@f_grad`) with `torch.autograd.functional.hvp`;
-- in f64, rlx's own VJP against its own JVP: `<d_loss, J t> = <J^T d_loss, t>`
-  (rtol 1e-9);
-- in f64, the oracle itself against central finite differences of
-  `<f, d_loss>` along the tangent (rtol 1e-6), except for the cases at a kink
-  (ties of max/min, relu, abs, round, max pooling), where differences do not
-  converge to the one-sided derivative.
-
-Tolerances: f32 rtol 1e-5 with atol 1e-5 * scale * sqrt(n), where scale is
-the largest magnitude of the expected value (at least 1) and n the number of
-terms one element of it sums (stated per case); f64 rtol 1e-10 with atol
-1e-10 * scale * sqrt(n).
+"""rlx-autodiff and rlx-jvp of the core op families on the CPU against
+torch.autograd: elementwise, matmul, reductions, shapes, norms, attention,
+convolution and pooling, the backward ops, and a two-layer MLP with its
+Hessian-vector products. The harness and its tolerances are described in
+`test/Execution/lib/autodiffcheck.py`.
 """
 
 import math
-import os
-import subprocess
 import sys
 
 import functorch
@@ -35,172 +14,14 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, __file__.rsplit("/", 3)[0] + "/Execution/lib")
-from rlxcheck import Checker  # noqa: E402
+from autodiffcheck import (Case, CASES, case, init, integers,  # noqa: E402
+                           run_cases, uniform)
 from torch_reference import attention, attention_attrs  # noqa: E402
 
-RLX_OPT, RLX_RUN = sys.argv[1], sys.argv[2]
-check = Checker(RLX_RUN)
-torch.set_default_dtype(torch.float64)
-
-MLIR_F = {np.float32: "f32", np.float64: "f64"}
-TOL = {np.float32: 1e-5, np.float64: 1e-10}
+check = init(sys.argv[1], sys.argv[2])
 EPS = float(np.float32(1e-5))  # norms store eps as f32
 
 
-def rlx_opt(mlir, option):
-    """The module after one rlx-opt pass, or None (the failure recorded)."""
-    proc = subprocess.run([RLX_OPT, f"--{option}"], input=mlir,
-                          capture_output=True, text=True)
-    if proc.returncode != 0:
-        print(f"FAIL: rlx-opt --{option}:\n{proc.stderr}")
-        check.failed += 1
-        return None
-    return proc.stdout
-
-
-def close(what, dtype, got, want, n):
-    want = np.asarray(want)
-    tol = TOL[dtype]
-    scale = max(1.0, float(np.abs(want).max()) if want.size else 1.0)
-    check.close(what, got, want.astype(dtype), tol,
-                tol * scale * math.sqrt(n))
-
-
-class Case:
-    """A graph `@f(args) -> loss`.
-
-    args: [(name, role, make)] with role "param", "input" or "index" (an
-    integer input, never differentiated) and make(dtype) -> array;
-    body(F, t) -> MLIR lines ending in `%loss = ...` (F the float type,
-    t(shape) a tensor type of it); loss_shape the loss's shape; fn the same
-    function in torch; wrt the differentiated names; n the terms per
-    element (tolerances); jvp whether the forward mode is checked; smooth
-    whether finite differences apply.
-    """
-
-    def __init__(self, name, args, body, loss_shape, fn, wrt, n=1, jvp=True,
-                 smooth=True):
-        self.name, self.args, self.body = name, args, body
-        self.loss_shape, self.fn, self.wrt = tuple(loss_shape), fn, wrt
-        self.n, self.jvp, self.smooth = n, jvp, smooth
-
-    def mlir(self, dtype, values):
-        F = MLIR_F[dtype]
-
-        def t(shape):
-            return "tensor<" + "".join(f"{d}x" for d in shape) + F + ">"
-
-        params = []
-        for name, role, _ in self.args:
-            v = values[name]
-            et = F if v.dtype.kind == "f" else {
-                "i": f"i{v.dtype.itemsize * 8}"}[v.dtype.kind]
-            ty = "tensor<" + "".join(f"{d}x" for d in v.shape) + et + ">"
-            kind = "rlx.param" if role == "param" else "rlx.input"
-            params.append(f"%{name}: {ty} {{{kind} = \"{name}\"}}")
-        lines = "\n  ".join(self.body(F, t))
-        return (f"func.func @f({', '.join(params)}) -> {t(self.loss_shape)} "
-                f"{{\n  {lines}\n  return %loss : {t(self.loss_shape)}\n}}\n")
-
-    def run(self, dtype):
-        values = {name: make(dtype) for name, _, make in self.args}
-        mlir = self.mlir(dtype, values)
-        what = f"{self.name} {np.dtype(dtype)}"
-        wrt = ",".join(self.wrt)
-        torch_in = {k: torch.from_numpy(v.astype(np.float64)
-                                        if v.dtype.kind == "f" else v)
-                    for k, v in values.items()}
-
-        def call(**overrides):
-            ins = dict(torch_in, **overrides)
-            return self.fn(*[ins[name] for name, _, _ in self.args])
-
-        # Reverse mode.
-        scalar = math.prod(self.loss_shape) == 1
-        d_loss = check.uniform(self.loss_shape, dtype)
-        leaves = {k: torch_in[k].clone().requires_grad_(True)
-                  for k in self.wrt}
-        loss = call(**leaves)
-        seed = torch.ones_like(loss) if scalar else torch.from_numpy(
-            d_loss.astype(np.float64))
-        want_grads = [g if g is not None else torch.zeros_like(leaves[k])
-                      for g, k in zip(torch.autograd.grad(
-                          loss, [leaves[k] for k in self.wrt], seed,
-                          allow_unused=True), self.wrt)]
-        grad_mlir = rlx_opt(mlir, f"rlx-autodiff=func=f wrt={wrt}")
-        feed = dict(values)
-        if not scalar:
-            feed["d_loss"] = d_loss
-        outs = check.run(grad_mlir, feed, entry="f_grad") if grad_mlir \
-            else None
-        if outs is not None and len(outs) != 1 + len(self.wrt):
-            print(f"FAIL {what}: @f_grad returned {len(outs)} results")
-            check.failed += 1
-            outs = None
-        close(f"{what} loss", dtype, outs and outs[0], loss.detach().numpy(),
-              self.n)
-        for i, k in enumerate(self.wrt):
-            close(f"{what} d/d{k}", dtype, outs and outs[1 + i],
-                  want_grads[i].numpy(), self.n)
-
-        tangents = {k: check.uniform(values[k].shape, dtype)
-                    for k in self.wrt}
-        if dtype == np.float64 and self.smooth:
-            # The oracle against central differences along the tangent.
-            def objective(step, h=1e-6):
-                moved = {k: torch_in[k] + step * h * torch.from_numpy(
-                    tangents[k]) for k in self.wrt}
-                return float((call(**moved) * seed).sum())
-            fd = (objective(1) - objective(-1)) / 2e-6
-            ad = sum(float((g * torch.from_numpy(tangents[k])).sum())
-                     for g, k in zip(want_grads, self.wrt))
-            check.close(f"{what} oracle vs finite differences",
-                        np.float64(ad), np.float64(fd), 1e-6, 1e-7)
-        if not self.jvp:
-            return
-
-        # Forward mode.
-        primals = tuple(torch_in[k] for k in self.wrt)
-        directions = tuple(torch.from_numpy(tangents[k].astype(np.float64))
-                           for k in self.wrt)
-        want_tangent = functorch.jvp(
-            lambda *ws: call(**dict(zip(self.wrt, ws))), primals,
-            directions)[1]
-        jvp_mlir = rlx_opt(mlir, f"rlx-jvp=func=f wrt={wrt}")
-        feed = dict(values)
-        feed.update({f"t_{k}": v for k, v in tangents.items()})
-        jouts = check.run(jvp_mlir, feed, entry="f_jvp") if jvp_mlir \
-            else None
-        close(f"{what} jvp", dtype, jouts and jouts[1],
-              want_tangent.numpy(), self.n)
-
-        # rlx against itself: <v, J t> = <J^T v, t>.
-        if dtype == np.float64 and outs and jouts:
-            v = seed.numpy()
-            lhs = float((v * jouts[1]).sum())
-            rhs = sum(float((outs[1 + i] * tangents[k]).sum())
-                      for i, k in enumerate(self.wrt))
-            check.close(f"{what} <v, Jt> = <J^T v, t>", np.float64(lhs),
-                        np.float64(rhs), 1e-9, 1e-9 * math.sqrt(self.n))
-
-
-
-def uniform(shape, low=-1.0, high=1.0):
-    return lambda dtype: check.uniform(shape, dtype, low, high)
-
-
-def integers(shape, high):
-    return lambda dtype: check.integers(shape, np.int64, 0, high)
-
-
-CASES = []
-
-
-def case(*args, **kwargs):
-    CASES.append(Case(*args, **kwargs))
-
-
-# --------------------------------------------------------------------------
 # binary: every kind, broadcasting operands on either side
 BINARY = {
     "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
@@ -691,44 +512,5 @@ for act in ("gelu", "tanh", "silu"):
     CASES.append(MLP[act])
 
 
-def check_hvp(c, dtype):
-    """Hessian-vector products by forward over reverse: rlx-jvp of @f_grad
-    (the tangents of its gradient results) against
-    torch.autograd.functional.hvp."""
-    values = {name: make(dtype) for name, _, make in c.args}
-    wrt = ",".join(c.wrt)
-    grad = rlx_opt(c.mlir(dtype, values), f"rlx-autodiff=func=f wrt={wrt}")
-    hvp = grad and rlx_opt(grad, f"rlx-jvp=func=f_grad wrt={wrt}")
-    tangents = {k: check.uniform(values[k].shape, dtype) for k in c.wrt}
-    feed = dict(values)
-    feed.update({f"t_{k}": v for k, v in tangents.items()})
-    outs = check.run(hvp, feed, entry="f_grad_jvp") if hvp else None
-    torch_in = {k: torch.from_numpy(v.astype(np.float64)
-                                    if v.dtype.kind == "f" else v)
-                for k, v in values.items()}
-
-    def loss(*ws):
-        ins = dict(torch_in, **dict(zip(c.wrt, ws)))
-        return c.fn(*[ins[name] for name, _, _ in c.args])
-    _, want = torch.autograd.functional.hvp(
-        loss, tuple(torch_in[k] for k in c.wrt),
-        tuple(torch.from_numpy(tangents[k].astype(np.float64))
-              for k in c.wrt))
-    n = len(c.wrt)
-    for i, k in enumerate(c.wrt):
-        close(f"hvp {c.name} {np.dtype(dtype)} H t ({k})", dtype,
-              outs and outs[2 + n + i], want[i].numpy(), c.n)
-
-
-only = os.environ.get("RLX_AUTODIFF_CASE")
-for c in CASES:
-    if only and only not in c.name:
-        continue
-    for dtype in (np.float32, np.float64):
-        c.run(dtype)
-for c in MLP.values():
-    if only and only not in c.name:
-        continue
-    for dtype in (np.float32, np.float64):
-        check_hvp(c, dtype)
+run_cases(hvp_cases=MLP.values())
 check.finish()
