@@ -19,14 +19,24 @@ namespace mlir {
 namespace rlx {
 
 /// `[..., M, K] x [..., K, N]`: `da = dy b^T`, `db = a^T dy`, each summed
-/// over the batch dims its operand was broadcast along.
+/// over the batch dims its operand was broadcast along. A weight matrix `b`
+/// shared by every batch (a linear layer on `[B, S, K]` activations) gets
+/// its gradient as one `[K, B*S] x [B*S, N]` product: the batch sum is the
+/// GEMM's own reduction, not a batch of products summed afterwards.
 static LogicalResult vjpRule(MatMulOp op, PrimitiveBuilder &p, ValueRange dys,
                              MutableArrayRef<Value> dxs) {
   if (failed(requireStaticShapes(op, op->getOperands(), "rlx-autodiff")))
     return failure();
   Value a = op.getLhs(), b = op.getRhs(), dy = dys[0];
-  dxs[0] = p.sumToShape(p.matmul(dy, p.swapLastTwo(b)), shapeOf(a));
-  dxs[1] = p.sumToShape(p.matmul(p.swapLastTwo(a), dy), shapeOf(b));
+  ArrayRef<int64_t> aShape = shapeOf(a), bShape = shapeOf(b);
+  dxs[0] = p.sumToShape(p.matmul(dy, p.swapLastTwo(b)), aShape);
+  if (bShape.size() == 2 && aShape.size() > 2) {
+    Value rows = p.reshape(a, {-1, aShape.back()});
+    Value dRows = p.reshape(dy, {-1, bShape.back()});
+    dxs[1] = p.matmul(p.swapLastTwo(rows), dRows);
+  } else {
+    dxs[1] = p.sumToShape(p.matmul(p.swapLastTwo(a), dy), bShape);
+  }
   return success();
 }
 
