@@ -105,16 +105,39 @@ def fq_forward(x, scale, qmax):
     return torch.clamp(torch.round(x / scale), -qmax, qmax) * scale
 
 
+def graph_dtype(x):
+    """The dtype of the graph the (f64) oracle inputs came from."""
+    return torch.float32 if torch.equal(x, x.float().double()) \
+        else torch.float64
+
+
+def fq_scale(x, s, axis, mode, qmax, dtype):
+    """fake_quantize's scale per channel, computed in `dtype`, in the order
+    the op defines it."""
+    x = x.detach().to(dtype)
+    axes = [d for d in range(x.dim()) if d != axis]
+    cur = torch.clamp(x.abs().amax(dim=axes) / qmax, min=1e-12)
+    if mode == "per_batch":
+        scale = cur
+    elif mode == "fixed":
+        scale = torch.clamp(s.to(dtype), min=1e-12)
+    else:
+        s = s.to(dtype)
+        scale = torch.where(s <= 0, cur, decay * s + (1 - decay) * cur)
+    return channel_view(scale.reshape(-1), axis, x.dim())
+
+
 def fq_surrogate(x, scale, qmax, kind):
     """A function whose derivative is the estimator `kind` (scale fixed)."""
     scale = scale.detach()
     if kind == "identity":
         return x
     if kind == "clipped_identity":
-        # The kernel's bound compares in the graph's precision; the maximum
-        # of a per-batch scale sits on it, so the oracle leaves it inside.
-        inside = (x.abs() <= qmax * scale * (1 + 1e-6)).to(x.dtype)
-        return x * inside
+        # The bound is compared in the graph's precision: a per-batch scale's
+        # maximum sits on it, on either side depending on the rounding.
+        dtype = graph_dtype(x)
+        inside = x.detach().to(dtype).abs() <= qmax * scale.to(dtype)
+        return x * inside.to(x.dtype)
     if kind == "tanh":
         return scale * torch.tanh(x / scale)
     u = torch.clamp(x / (qmax * scale), -1, 1)  # hard_tanh
@@ -130,6 +153,7 @@ def channel_view(v, axis, rank):
 
 
 FQ_SHAPE = (5, 4)
+decay = 0.75
 for bits, axis, mode, kind in (
         (4, None, "per_batch", "identity"),
         (4, 1, "per_batch", "clipped_identity"),
@@ -157,18 +181,9 @@ for bits, axis, mode, kind in (
                 s[0] = 0.0
             return s
         args.append(("s", "input", make_state))
-    decay = 0.75
 
     def fn(x, s=None, axis=axis, mode=mode, kind=kind, qmax=qmax):
-        axes = [d for d in range(x.dim()) if d != axis]
-        cur = torch.clamp(x.detach().abs().amax(dim=axes) / qmax, min=1e-12)
-        if mode == "per_batch":
-            scale = cur
-        elif mode == "fixed":
-            scale = torch.clamp(s, min=1e-12)
-        else:
-            scale = torch.where(s <= 0, cur, decay * s + (1 - decay) * cur)
-        scale = channel_view(scale.reshape(-1), axis, x.dim())
+        scale = fq_scale(x, s, axis, mode, qmax, graph_dtype(x)).double()
         return ste(fq_forward(x, scale, qmax),
                    fq_surrogate(x, scale, qmax, kind))
 
@@ -251,6 +266,46 @@ for mult, out_scale, out_zp in ((0.01, 0.05, -4), (0.05, 0.02, 10)):
              f"zero_points = [{out_zp}] : tensor<4x5xi8>"] +
          from_f32(F, (4, 5), "d"),
          (4, 5), fn, ["x"], smooth=False, n=8, tol=F32_INSIDE)
+
+
+# the weight quantized from a float parameter too: both through q_matmul
+WS, WZ = 0.05, -2
+
+
+def fake_quant_ste(v, scale, zp):
+    """The i8 value of `quantize` in f64 with its straight-through
+    derivative (no derivative where it saturates)."""
+    z = v.float().double() / scale + zp
+    inside = ((z >= -128.5) & (z <= 127.5)).to(v.dtype)
+    return ste(torch.clamp(torch.round(z), -128, 127), z * inside)
+
+
+def q_matmul_both(x, wf, bias):
+    acc = (fake_quant_ste(x, QX, QZ) - QZ) @ (fake_quant_ste(wf, WS, WZ) -
+                                              WZ) + bias.double()
+    v = acc * float(np.float32(0.002)) + 1
+    o = ste(torch.clamp(torch.round(v), -128, 127),
+            v * ((v >= -128.5) & (v <= 127.5)).to(x.dtype))
+    return ((o - 1) * float(np.float32(0.1))).float().to(x.dtype)
+
+
+case("q_matmul quantized weight",
+     [("x", "param", uniform((3, 8), -2.0, 2.0)),
+      ("wf", "param", uniform((8, 4), -2.0, 2.0)),
+      ("bias", "index", lambda dtype: check.integers((4,), np.int32, -99,
+                                                      99))],
+     lambda F, t: to_f32(F, t, (3, 8), "x", "x32") +
+     to_f32(F, t, (8, 4), "wf", "w32") + [
+         f"%q = rlx.quantize %x32 scales = [{QX}] zero_points = [{QZ}] "
+         ": tensor<3x8xf32>",
+         f"%w = rlx.quantize %w32 scales = [{WS}] zero_points = [{WZ}] "
+         ": tensor<8x4xf32>",
+         f"%y = rlx.q_matmul %q, %w, %bias {{x_zp = {QZ} : i64, "
+         f"w_zp = {WZ} : i64, out_zp = 1 : i64, mult = 0.002 : f32}} "
+         ": tensor<3x8xi8>, tensor<8x4xi8>, tensor<4xi32>",
+         "%d = rlx.dequantize %y scales = [0.1] zero_points = [1] "
+         ": tensor<3x4xi8>"] + from_f32(F, (3, 4), "d"),
+     (3, 4), q_matmul_both, ["x", "wf"], smooth=False, n=8, tol=F32_INSIDE)
 
 
 # --------------------------------------------------------------------------

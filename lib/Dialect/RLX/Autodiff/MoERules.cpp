@@ -103,40 +103,166 @@ static LogicalResult jvpRule(DequantGroupedMatMulOp op, PrimitiveBuilder &p,
 // dequant_matmul
 //===----------------------------------------------------------------------===//
 
-/// `dx = dy W^T` with the dequantized weight `W [K, N]`, decoded by the op's
-/// own kernel so that every scheme is covered: GGUF bytes by
-/// `dequant_moe_weights` (one expert), the other schemes as the op applied to
-/// the `[K, K]` identity. The weights and their scales are frozen.
+/// `op`'s weight `[K, N]` decoded by the op's own kernel, so that every
+/// scheme is covered: GGUF bytes by `dequant_moe_weights` (one expert), the
+/// other schemes as the op applied to the `[K, K]` identity, with `scale`,
+/// `zeroPoint` and `globalScale` in place of the op's side operands.
+static Value decodedWeight(DequantMatMulOp op, PrimitiveBuilder &p, Value scale,
+                           Value zeroPoint, Value globalScale) {
+  int64_t k = shapeOf(op.getX())[1], n = shapeOf(op.getResult())[1];
+  if (ggufBlock(op.getScheme())) {
+    auto stackType = RankedTensorType::get({1, k, n}, p.b.getF32Type());
+    return p.reshape(DequantMoEWeightsOp::create(p.b, p.loc, stackType,
+                                                 op.getWQ(), op.getScheme()),
+                     {k, n});
+  }
+  return DequantMatMulOp::create(p.b, p.loc, identity(p, k), op.getWQ(), scale,
+                                 zeroPoint, globalScale, op.getSchemeAttr(),
+                                 op.getBlockSizeAttr());
+}
+
+/// `[ceil(K / block), N]` per-block values repeated over each block's rows:
+/// `[K, N]`.
+static Value expandBlocks(PrimitiveBuilder &p, Value perBlock, int64_t block,
+                          int64_t k) {
+  int64_t blocks = shapeOf(perBlock)[0], n = shapeOf(perBlock)[1];
+  Value repeated =
+      p.broadcastTo(p.reshape(perBlock, {blocks, 1, n}), {blocks, block, n});
+  Value rows = p.reshape(repeated, {blocks * block, n});
+  return blocks * block == k ? rows : p.narrow(rows, 0, 0, k);
+}
+
+/// The adjoint of expandBlocks: `[K, N]` summed over each block's rows.
+static Value sumBlocks(PrimitiveBuilder &p, Value rows, int64_t block) {
+  int64_t k = shapeOf(rows)[0], n = shapeOf(rows)[1];
+  int64_t blocks = (k + block - 1) / block;
+  if (blocks * block != k) {
+    auto padType =
+        RankedTensorType::get({blocks * block - k, n}, elementTypeOf(rows));
+    rows = ConcatOp::create(p.b, p.loc, ValueRange{rows, p.zeros(padType)},
+                            uint64_t(0));
+  }
+  return p.reduce(ReduceKind::Sum, p.reshape(rows, {blocks, block, n}), {1},
+                  /*keepDim=*/false);
+}
+
+/// `y = x W`: `dx = dy W^T`, and with `G = x^T dy` (the gradient of `W`)
+/// the side operands by the chain rule through `W`'s definition: block
+/// schemes `W = (q - zp) s` (per block of `K`), fp8 `W = q s[n]`, NVFP4
+/// `W = D gs`. The weight gets `G dW/dq`, straight-through: for an i8 `q`
+/// (a quantize result, in units of its scale) `G s`, for an fp8 `q` the
+/// same cast to its type; the nibble and GGUF bytes carry none.
 static LogicalResult vjpRule(DequantMatMulOp op, PrimitiveBuilder &p,
                              ValueRange dys, MutableArrayRef<Value> dxs) {
   if (failed(requireStaticShapes(op, op->getOperands(), "rlx-autodiff")))
     return failure();
-  int64_t k = shapeOf(op.getX())[1], n = shapeOf(op.getResult())[1];
-  Value weight;
-  if (ggufBlock(op.getScheme())) {
-    auto stackType = RankedTensorType::get({1, k, n}, p.b.getF32Type());
-    weight = p.reshape(DequantMoEWeightsOp::create(p.b, p.loc, stackType,
-                                                   op.getWQ(), op.getScheme()),
-                       {k, n});
-  } else {
-    weight = DequantMatMulOp::create(p.b, p.loc, identity(p, k), op.getWQ(),
-                                     op.getScale(), op.getZeroPoint(),
-                                     op.getGlobalScale(), op.getSchemeAttr(),
-                                     op.getBlockSizeAttr());
+  Value x = op.getX(), wq = op.getWQ(), scale = op.getScale();
+  Value zeroPoint = op.getZeroPoint(), globalScale = op.getGlobalScale();
+  Value dy = dys[0];
+  dxs[0] = p.matmul(
+      dy, p.swapLastTwo(decodedWeight(op, p, scale, zeroPoint, globalScale)));
+  if (ggufBlock(op.getScheme()))
+    return success();
+  int64_t k = shapeOf(x)[1];
+  // The side operands are optional: their slots by ODS operand group.
+  auto slot = [&](unsigned group) -> Value & {
+    return dxs[op.getODSOperandIndexAndLength(group).first];
+  };
+  Value g = p.matmul(p.swapLastTwo(x), dy);
+  auto onesLike = [&](Value v) {
+    return p.splat(shapeOf(v), elementTypeOf(v), 1.0);
+  };
+  switch (op.getScheme()) {
+  case QuantScheme::Int8Block:
+  case QuantScheme::Int8BlockAsym:
+  case QuantScheme::Int4Block: {
+    int64_t block = *op.getBlockSize();
+    Value unscaled = decodedWeight(op, p, onesLike(scale), zeroPoint, Value());
+    slot(2) = sumBlocks(p, p.mul(g, unscaled), block);
+    Value scaleRows = expandBlocks(p, scale, block, k);
+    Value dw = p.mul(g, scaleRows);
+    if (zeroPoint)
+      slot(3) = p.activation(ActivationKind::Neg, sumBlocks(p, dw, block));
+    if (op.getScheme() != QuantScheme::Int4Block)
+      slot(1) = dw;
+    return success();
   }
-  dxs[0] = p.matmul(dys[0], p.swapLastTwo(weight));
-  return success();
+  case QuantScheme::Fp8E4M3:
+  case QuantScheme::Fp8E5M2: {
+    Value unscaled = decodedWeight(op, p, onesLike(scale), Value(), Value());
+    slot(2) =
+        p.reduce(ReduceKind::Sum, p.mul(g, unscaled), {0}, /*keepDim=*/false);
+    slot(1) = p.cast(p.mul(g, scale), elementTypeOf(wq));
+    return success();
+  }
+  case QuantScheme::Nvfp4Block: {
+    Value unscaled =
+        decodedWeight(op, p, scale, Value(), onesLike(globalScale));
+    slot(4) = p.reshape(p.reduce(ReduceKind::Sum, p.mul(g, unscaled), {0, 1},
+                                 /*keepDim=*/false),
+                        {1});
+    return success();
+  }
+  default:
+    break;
+  }
+  return op.emitError() << "rlx-autodiff: no gradient rule for '"
+                        << op->getName() << "' of scheme "
+                        << stringifyQuantScheme(op.getScheme()) << " yet";
 }
 
+/// `t_x W + x t_W`, with `t_W` the tangent of the weight's definition (see
+/// the VJP) in its operands' tangents.
 static LogicalResult jvpRule(DequantMatMulOp op, PrimitiveBuilder &p,
                              ValueRange txs, MutableArrayRef<Value> tys) {
-  for (unsigned i = 1; i < txs.size(); ++i)
-    if (txs[i])
-      return op.emitError() << "rlx-jvp: '" << op->getName()
-                            << "' is differentiated in its input only; "
-                               "operand #"
-                            << i << " (weights, scales) is frozen";
-  tys[0] = applyToTangents(op, p, txs, {0});
+  if (failed(requireStaticShapes(op, op->getOperands(), "rlx-jvp")))
+    return failure();
+  Value x = op.getX(), scale = op.getScale(), zeroPoint = op.getZeroPoint();
+  Value globalScale = op.getGlobalScale();
+  int64_t k = shapeOf(x)[1];
+  auto onesLike = [&](Value v) {
+    return p.splat(shapeOf(v), elementTypeOf(v), 1.0);
+  };
+  std::optional<uint64_t> block = op.getBlockSize();
+  auto perRow = [&](Value perBlock) {
+    return expandBlocks(p, perBlock, *block, k);
+  };
+  // The side operands are optional: find each tangent's ODS operand group.
+  auto group = [&](unsigned index) {
+    for (unsigned g = 1; g < 5; ++g) {
+      auto [start, length] = op.getODSOperandIndexAndLength(g);
+      if (index >= start && index < start + length)
+        return g;
+    }
+    return 0u;
+  };
+  SmallVector<Value> sideTangents(txs);
+  sideTangents[0] = Value();
+  Value tw = sumOverTangents(p, sideTangents, [&](unsigned i, Value t) {
+    switch (group(i)) {
+    case 1: // the weight, straight-through
+      return p.mul(p.cast(t, p.b.getF32Type()), block ? perRow(scale) : scale);
+    case 2: // the scale
+      return block ? p.mul(decodedWeight(op, p, onesLike(scale), zeroPoint,
+                                         Value()),
+                           perRow(t))
+                   : p.mul(decodedWeight(op, p, onesLike(scale), Value(),
+                                         Value()),
+                           t);
+    case 3: // the zero point
+      return p.activation(ActivationKind::Neg, p.mul(perRow(t), perRow(scale)));
+    default: // the global scale
+      return p.mul(
+          decodedWeight(op, p, scale, zeroPoint, onesLike(globalScale)), t);
+    }
+  });
+  SmallVector<Value> terms;
+  if (txs[0])
+    terms.push_back(applyToTangents(op, p, txs, {0}));
+  if (tw)
+    terms.push_back(p.matmul(x, tw));
+  if (!terms.empty())
+    tys[0] = terms.size() == 1 ? terms[0] : p.add(terms[0], terms[1]);
   return success();
 }
 
@@ -151,6 +277,13 @@ struct Requantized {
   /// Where `round(acc * mult) + out_zp` lies in the i8 range.
   Value inside;
   double mult;
+
+  /// `v * mult` where the output does not saturate: the straight-through
+  /// derivative of the requantization applied to an accumulator's cotangent
+  /// or tangent.
+  Value requantize(PrimitiveBuilder &p, Value v) const {
+    return p.mul(p.mul(v, p.scalar(p.b.getF32Type(), mult)), inside);
+  }
 };
 
 template <typename QOp>
@@ -184,28 +317,39 @@ static LogicalResult vjpRule(QMatMulOp op, PrimitiveBuilder &p, ValueRange dys,
   if (failed(requireStaticShapes(op, op->getOperands(), "rlx-autodiff")))
     return failure();
   Requantized r = requantized(op, p);
-  Type f32 = p.b.getF32Type();
-  Value dacc = p.mul(p.mul(dys[0], p.scalar(f32, r.mult)), r.inside);
+  Value dacc = r.requantize(p, dys[0]);
   dxs[0] = p.matmul(dacc, p.swapLastTwo(r.w));
   dxs[1] = p.matmul(p.swapLastTwo(r.x), dacc);
   dxs[2] = p.reduce(ReduceKind::Sum, dacc, {0}, /*keepDim=*/false);
   return success();
 }
 
-static LogicalResult jvpRule(QMatMulOp op, PrimitiveBuilder &p, ValueRange txs,
-                             MutableArrayRef<Value> tys) {
+/// `requantize(t_x w + x t_w + t_bias)`, `product` the op's bilinear
+/// accumulation and `bias` the bias broadcast to the output.
+template <typename QOp>
+static LogicalResult requantizedJVP(QOp op, PrimitiveBuilder &p, ValueRange txs,
+                                    MutableArrayRef<Value> tys,
+                                    function_ref<Value(Value, Value)> product,
+                                    function_ref<Value(Value)> bias) {
   if (failed(requireStaticShapes(op, op->getOperands(), "rlx-jvp")))
     return failure();
   Requantized r = requantized(op, p);
   Value tacc = sumOverTangents(p, txs, [&](unsigned i, Value t) -> Value {
     if (i == 0)
-      return p.matmul(t, r.w);
+      return product(t, r.w);
     if (i == 1)
-      return p.matmul(r.x, t);
-    return t;
+      return product(r.x, t);
+    return bias(t);
   });
-  tys[0] = p.mul(p.mul(tacc, p.scalar(p.b.getF32Type(), r.mult)), r.inside);
+  tys[0] = r.requantize(p, tacc);
   return success();
+}
+
+static LogicalResult jvpRule(QMatMulOp op, PrimitiveBuilder &p, ValueRange txs,
+                             MutableArrayRef<Value> tys) {
+  return requantizedJVP(
+      op, p, txs, tys, [&](Value x, Value w) { return p.matmul(x, w); },
+      [](Value bias) { return bias; });
 }
 
 /// The convolution of `x` and `w` with `op`'s geometry.
@@ -227,8 +371,7 @@ static LogicalResult vjpRule(QConv2dOp op, PrimitiveBuilder &p, ValueRange dys,
   if (failed(requireStaticShapes(op, op->getOperands(), "rlx-autodiff")))
     return failure();
   Requantized r = requantized(op, p);
-  Type f32 = p.b.getF32Type();
-  Value dacc = p.mul(p.mul(dys[0], p.scalar(f32, r.mult)), r.inside);
+  Value dacc = r.requantize(p, dys[0]);
   dxs[0] = Conv2dBackwardInputOp::create(
       p.b, p.loc, r.x.getType(), dacc, r.w, op.getKernelSizeAttr(),
       op.getStrideAttr(), op.getPaddingAttr(), op.getDilationAttr(),
@@ -242,18 +385,10 @@ static LogicalResult vjpRule(QConv2dOp op, PrimitiveBuilder &p, ValueRange dys,
 
 static LogicalResult jvpRule(QConv2dOp op, PrimitiveBuilder &p, ValueRange txs,
                              MutableArrayRef<Value> tys) {
-  if (failed(requireStaticShapes(op, op->getOperands(), "rlx-jvp")))
-    return failure();
-  Requantized r = requantized(op, p);
-  Value tacc = sumOverTangents(p, txs, [&](unsigned i, Value t) -> Value {
-    if (i == 0)
-      return convolution(op, p, t, r.w);
-    if (i == 1)
-      return convolution(op, p, r.x, t);
-    return p.alongAxis(t, 4, 1);
-  });
-  tys[0] = p.mul(p.mul(tacc, p.scalar(p.b.getF32Type(), r.mult)), r.inside);
-  return success();
+  return requantizedJVP(
+      op, p, txs, tys,
+      [&](Value x, Value w) { return convolution(op, p, x, w); },
+      [&](Value bias) { return p.alongAxis(bias, 4, 1); });
 }
 
 void attachMoERules(MLIRContext *ctx) {

@@ -26,6 +26,18 @@ using namespace mlir::rlx;
 namespace mlir {
 namespace rlx {
 
+/// The rules of an op with a diagonal Jacobian: its `partial` (the
+/// derivative times `v`) applied to the cotangent and to the tangent.
+template <typename OpT>
+static LogicalResult applyPartial(OpT op, PrimitiveBuilder &p, ValueRange in,
+                                  MutableArrayRef<Value> out, StringRef pass) {
+  if (failed(requireStaticShapes(op, op->getOperand(0), pass)))
+    return failure();
+  if (in[0])
+    out[0] = partial(op, p, in[0]);
+  return success();
+}
+
 /// The non-negative axis of an optional `axis` attribute of a rank-`rank`
 /// operand.
 static std::optional<int64_t> channelAxis(IntegerAttr axis, int64_t rank) {
@@ -54,7 +66,7 @@ static Value perChannel(PrimitiveBuilder &p, ArrayRef<float> values,
 
 /// `v / scale` where `round(x / scale) + zero_point` lies in the i8 range,
 /// 0 where it saturates.
-static Value quantizePartial(QuantizeOp op, PrimitiveBuilder &p, Value v) {
+static Value partial(QuantizeOp op, PrimitiveBuilder &p, Value v) {
   Value x = op.getInput();
   int64_t rank = shapeOf(x).size();
   std::optional<int64_t> axis = channelAxis(op.getAxisAttr(), rank);
@@ -66,39 +78,11 @@ static Value quantizePartial(QuantizeOp op, PrimitiveBuilder &p, Value v) {
   return insideRange(p, unrounded, -128.5, 127.5, p.div(v, scale));
 }
 
-static LogicalResult vjpRule(QuantizeOp op, PrimitiveBuilder &p, ValueRange dys,
-                             MutableArrayRef<Value> dxs) {
-  if (failed(requireStaticShapes(op, op.getInput(), "rlx-autodiff")))
-    return failure();
-  dxs[0] = quantizePartial(op, p, dys[0]);
-  return success();
-}
-
-static LogicalResult jvpRule(QuantizeOp op, PrimitiveBuilder &p, ValueRange txs,
-                             MutableArrayRef<Value> tys) {
-  if (failed(requireStaticShapes(op, op.getInput(), "rlx-jvp")))
-    return failure();
-  tys[0] = quantizePartial(op, p, txs[0]);
-  return success();
-}
-
 /// `x = (q - zero_point) * scale`: `v * scale`.
-static Value dequantizePartial(DequantizeOp op, PrimitiveBuilder &p, Value v) {
+static Value partial(DequantizeOp op, PrimitiveBuilder &p, Value v) {
   int64_t rank = shapeOf(op.getInput()).size();
   return p.mul(v, perChannel(p, op.getScales(),
                              channelAxis(op.getAxisAttr(), rank), rank));
-}
-
-static LogicalResult vjpRule(DequantizeOp op, PrimitiveBuilder &p,
-                             ValueRange dys, MutableArrayRef<Value> dxs) {
-  dxs[0] = dequantizePartial(op, p, dys[0]);
-  return success();
-}
-
-static LogicalResult jvpRule(DequantizeOp op, PrimitiveBuilder &p,
-                             ValueRange txs, MutableArrayRef<Value> tys) {
-  tys[0] = dequantizePartial(op, p, txs[0]);
-  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -110,8 +94,7 @@ static LogicalResult jvpRule(DequantizeOp op, PrimitiveBuilder &p,
 /// input; with a state the scale is the op's (the blended one, which the
 /// `ema` mode returns as `updated_state`), and the estimator is composed.
 /// The scale counts as a constant, as in PyTorch's fake quantization.
-static Value fakeQuantizePartial(FakeQuantizeOp op, PrimitiveBuilder &p,
-                                 Value v) {
+static Value partial(FakeQuantizeOp op, PrimitiveBuilder &p, Value v) {
   SteKind ste = op.getSte();
   if (ste == SteKind::Identity)
     return v;
@@ -152,20 +135,32 @@ static Value fakeQuantizePartial(FakeQuantizeOp op, PrimitiveBuilder &p,
   return v;
 }
 
-/// The output gets the estimator; the state (ema, fixed) gets none, and a
-/// cotangent of the updated state is dropped (the scale is a constant).
+/// The rules of the three ops with a diagonal Jacobian. fake_quantize: the
+/// state (ema, fixed) gets none, and a cotangent of the updated state is
+/// dropped (the scale is a constant).
+static LogicalResult vjpRule(QuantizeOp op, PrimitiveBuilder &p, ValueRange dys,
+                             MutableArrayRef<Value> dxs) {
+  return applyPartial(op, p, dys, dxs, "rlx-autodiff");
+}
+static LogicalResult jvpRule(QuantizeOp op, PrimitiveBuilder &p, ValueRange txs,
+                             MutableArrayRef<Value> tys) {
+  return applyPartial(op, p, txs, tys, "rlx-jvp");
+}
+static LogicalResult vjpRule(DequantizeOp op, PrimitiveBuilder &p,
+                             ValueRange dys, MutableArrayRef<Value> dxs) {
+  return applyPartial(op, p, dys, dxs, "rlx-autodiff");
+}
+static LogicalResult jvpRule(DequantizeOp op, PrimitiveBuilder &p,
+                             ValueRange txs, MutableArrayRef<Value> tys) {
+  return applyPartial(op, p, txs, tys, "rlx-jvp");
+}
 static LogicalResult vjpRule(FakeQuantizeOp op, PrimitiveBuilder &p,
                              ValueRange dys, MutableArrayRef<Value> dxs) {
-  if (dys[0])
-    dxs[0] = fakeQuantizePartial(op, p, dys[0]);
-  return success();
+  return applyPartial(op, p, dys, dxs, "rlx-autodiff");
 }
-
 static LogicalResult jvpRule(FakeQuantizeOp op, PrimitiveBuilder &p,
                              ValueRange txs, MutableArrayRef<Value> tys) {
-  if (txs[0])
-    tys[0] = fakeQuantizePartial(op, p, txs[0]);
-  return success();
+  return applyPartial(op, p, txs, tys, "rlx-jvp");
 }
 
 //===----------------------------------------------------------------------===//
