@@ -110,8 +110,8 @@ static Value applyBinaryPartial(BinaryOp op, PrimitiveBuilder &p,
 
 /// Complex add, sub, mul and div are holomorphic: the JVP multiplies the
 /// tangents by the partials and the VJP the cotangent by their conjugates
-/// (PyTorch's convention), computed as `conj(partial(conj(v)))`. The other
-/// kinds take no complex operands but reach here unverified.
+/// (PyTorch's convention), computed as `conj(partial(conj(v)))`. Complex pow
+/// has no rule (max and min take no complex operands).
 static LogicalResult checkComplexBinary(BinaryOp op, StringRef pass) {
   if (!llvm::isa<ComplexType>(elementTypeOf(op.getResult())) ||
       llvm::is_contained(
