@@ -70,11 +70,11 @@ backwardSweep(func::FuncOp g, ArrayRef<unsigned> wrt, Value seed) {
     for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
       if (!dxs[i] || !active.contains(operand))
         continue;
-      if (dxs[i].getType() != operand.getType())
+      if (dxs[i].getType() != derivativeType(operand))
         return op->emitError()
                << kPass << ": the gradient rule of '" << op->getName()
                << "' gave operand #" << i << " a gradient of type "
-               << dxs[i].getType() << ", expected " << operand.getType();
+               << dxs[i].getType() << ", expected " << derivativeType(operand);
       accumulate(operand, dxs[i]);
     }
   }
@@ -178,7 +178,10 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
   LogicalResult differentiate(func::FuncOp f, func::FuncOp g,
                               ArrayRef<unsigned> wrtArgs) {
     Operation *ret = g.getBody().front().getTerminator();
-    if (f.getNumResults() == 0 || !isDifferentiable(ret->getOperand(0)))
+    // A complex loss has no gradient (it is not real-valued).
+    if (f.getNumResults() == 0 || !isDifferentiable(ret->getOperand(0)) ||
+        llvm::isa<ComplexType>(
+            getElementTypeOrSelf(ret->getOperand(0).getType())))
       return f.emitError() << kPass << ": the first result of @" << f.getName()
                            << " (the loss) must be a floating-point tensor";
     auto lossType = llvm::cast<RankedTensorType>(ret->getOperand(0).getType());
@@ -233,6 +236,12 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
       return f.emitError() << kPass << ": optimizer=" << optimizer
                            << " needs a one-element loss; @" << f.getName()
                            << "'s is " << lossType;
+    for (unsigned i : wrtArgs)
+      if (llvm::isa<ComplexType>(
+              getElementTypeOrSelf(g.getArgument(i).getType())))
+        return f.emitError() << kPass << ": optimizer=" << optimizer
+                             << " updates real parameters; '"
+                             << argumentName(f, i) << "' is complex";
     std::string name = (f.getName() + "_train_step").str();
     auto module = f->getParentOfType<ModuleOp>();
     if (module.lookupSymbol(name))

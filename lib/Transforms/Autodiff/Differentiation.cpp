@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Differentiation.h"
+#include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Transforms/Unfuse.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -39,7 +40,35 @@ StringRef rlx::argumentName(func::FuncOp f, unsigned index) {
 
 bool rlx::isDifferentiable(Value v) {
   auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
-  return type && llvm::isa<FloatType>(type.getElementType());
+  if (!type)
+    return false;
+  Type element = type.getElementType();
+  if (auto complex = llvm::dyn_cast<ComplexType>(element))
+    element = complex.getElementType();
+  return llvm::isa<FloatType>(element);
+}
+
+/// The quantized ops whose integer results stand for real numbers (a
+/// quantized tensor in units of its scale): their derivatives treat rounding
+/// as the identity (straight-through), so a derivative flows from a float
+/// input through the integer values to a dequantization.
+static bool hasStraightThroughResults(Operation *op) {
+  return isa<QuantizeOp, QMatMulOp, QConv2dOp>(op);
+}
+
+bool rlx::carriesDerivative(Value v) {
+  if (isDifferentiable(v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  return def && hasStraightThroughResults(def) &&
+         llvm::isa<RankedTensorType>(v.getType());
+}
+
+Type rlx::derivativeType(Value v) {
+  if (isDifferentiable(v))
+    return v.getType();
+  auto type = llvm::cast<RankedTensorType>(v.getType());
+  return type.clone(Float32Type::get(v.getContext()));
 }
 
 FailureOr<SmallVector<unsigned>>
@@ -177,7 +206,7 @@ DenseSet<Value> rlx::activeValues(func::FuncOp f, ArrayRef<unsigned> seeds) {
       });
     if (reached)
       for (Value result : op.getResults())
-        if (isDifferentiable(result))
+        if (carriesDerivative(result))
           active.insert(result);
   }
   return active;

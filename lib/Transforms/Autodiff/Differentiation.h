@@ -47,8 +47,18 @@ BlockArgument appendParamArgument(func::FuncOp g, Type type, StringRef name);
 /// (they keep `f`'s result attributes).
 void setResults(func::FuncOp f, func::FuncOp g, ArrayRef<Value> results);
 
-/// Whether `v` can carry a derivative: a floating-point tensor.
+/// Whether `v` can carry a derivative of its own type: a floating-point or
+/// complex tensor.
 bool isDifferentiable(Value v);
+
+/// Whether a derivative reaches `v` when its operands are active: a
+/// differentiable value, or an integer result of a quantized op
+/// (`quantize`, `q_matmul`, `q_conv2d`), whose derivative is straight-through.
+bool carriesDerivative(Value v);
+
+/// The type of `v`'s cotangent or tangent: `v`'s own type, or an f32 tensor
+/// of its shape for the integer values of quantized ops.
+Type derivativeType(Value v);
 
 /// Every value of `f`'s body that depends on the `seeds` arguments through
 /// differentiable values (ops with regions depend on what they capture).

@@ -80,13 +80,13 @@ struct RLXJvpPass : rlx::impl::RLXJvpBase<RLXJvpPass> {
       if (failed(differentiable.buildJVP(b, txs, tys)))
         return failure();
       for (auto [result, tangent] : llvm::zip_equal(op->getResults(), tys)) {
-        if (!tangent || !isDifferentiable(result))
+        if (!tangent || !carriesDerivative(result))
           continue;
-        if (tangent.getType() != result.getType())
+        if (tangent.getType() != derivativeType(result))
           return op->emitError()
                  << kPass << ": the forward-mode rule of '" << op->getName()
                  << "' gave a tangent of type " << tangent.getType()
-                 << ", expected " << result.getType();
+                 << ", expected " << derivativeType(result);
         tangents[result] = tangent;
       }
     }

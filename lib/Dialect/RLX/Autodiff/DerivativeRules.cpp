@@ -34,5 +34,8 @@ void rlx::registerDerivativeRules(DialectRegistry &registry) {
     attachAttentionRules(ctx);
     attachConvPoolRules(ctx);
     attachBackwardRules(ctx);
+    attachQuantizationRules(ctx);
+    attachMoERules(ctx);
+    attachSignalRules(ctx);
   });
 }
