@@ -6,9 +6,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "Differentiation.h"
+#include "rlx/Dialect/RLX/Utils/PrimitiveBuilder.h"
 #include "rlx/Transforms/Unfuse.h"
 
-#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/IR/IRMapping.h"
+
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
@@ -35,11 +37,6 @@ StringRef rlx::argumentName(func::FuncOp f, unsigned index) {
     if (auto name = f.getArgAttrOfType<StringAttr>(index, attr))
       return name.getValue();
   return {};
-}
-
-bool rlx::isDifferentiable(Value v) {
-  auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
-  return type && llvm::isa<FloatType>(type.getElementType());
 }
 
 FailureOr<SmallVector<unsigned>>
@@ -84,10 +81,63 @@ rlx::resolveWrt(func::FuncOp f, ArrayRef<std::string> wrt, StringRef pass) {
   return indices;
 }
 
+/// What one mode needs of the copy beyond the `autodiff` unfuse policy,
+/// which both modes share:
+/// - each `rlx.custom_fn` without the rule of `mode` is replaced by its
+///   forward body, which the sweep then differentiates op by op (a
+///   `custom_fn` with only a `jvp` body is differentiated in reverse mode,
+///   one with only a `vjp` body in forward mode);
+/// - in reverse mode, each `rlx.scan` with a static carry that does not save
+///   its trajectory saves it and returns its last row: the scan's VJP
+///   (`rlx.scan_backward`) reads the carries.
+static void prepareForMode(func::FuncOp copy, Mode mode) {
+  IRRewriter rewriter(copy.getContext());
+  SmallVector<CustomFnOp> inlined;
+  SmallVector<ScanOp> scans;
+  copy.walk([&](Operation *op) {
+    if (auto fn = dyn_cast<CustomFnOp>(op)) {
+      Region &rule = mode == Mode::Reverse ? fn.getVjpBody() : fn.getJvpBody();
+      if (rule.empty())
+        inlined.push_back(fn);
+    }
+    if (auto scan = dyn_cast<ScanOp>(op))
+      if (mode == Mode::Reverse && !scan.getSaveTrajectory() &&
+          scan.getType().hasStaticShape())
+        scans.push_back(scan);
+  });
+  for (CustomFnOp fn : inlined) {
+    Block &body = fn.getFwdBody().front();
+    IRMapping mapping;
+    mapping.map(body.getArguments(), fn.getInputs());
+    rewriter.setInsertionPoint(fn);
+    for (Operation &op : body.without_terminator())
+      rewriter.clone(op, mapping);
+    rewriter.replaceOp(
+        fn, mapping.lookupOrDefault(body.getTerminator()->getOperand(0)));
+  }
+  for (ScanOp scan : scans) {
+    RankedTensorType carry = scan.getType();
+    int64_t length = scan.getLength();
+    SmallVector<int64_t> rows = {length};
+    llvm::append_range(rows, carry.getShape());
+    rewriter.setInsertionPoint(scan);
+    auto saving = ScanOp::create(rewriter, scan.getLoc(), carry.clone(rows),
+                                 scan.getInit(), scan.getBcasts(), scan.getXs(),
+                                 scan.getLengthAttr(), rewriter.getUnitAttr(),
+                                 IntegerAttr());
+    saving.getBody().takeBody(scan.getBody());
+    PrimitiveBuilder p(rewriter, scan.getLoc());
+    rewriter.replaceOp(
+        scan, p.reshape(p.narrow(saving, 0, length - 1, 1), carry.getShape()));
+  }
+}
+
 /// A copy of `f` named `name`, inserted after it, with its composite ops
 /// decomposed; an error when `name` is taken or `f` is not one block.
-static FailureOr<func::FuncOp>
-cloneForDifferentiation(func::FuncOp f, StringRef name, StringRef pass) {
+static FailureOr<func::FuncOp> cloneForDifferentiation(func::FuncOp f,
+                                                       StringRef name,
+                                                       StringRef pass,
+                                                       Mode mode) {
   auto module = f->getParentOfType<ModuleOp>();
   if (module.lookupSymbol(name))
     return f.emitError() << pass << ": the module already has a symbol @"
@@ -98,6 +148,7 @@ cloneForDifferentiation(func::FuncOp f, StringRef name, StringRef pass) {
   func::FuncOp copy = f.clone();
   copy.setName(name);
   module.getBody()->getOperations().insertAfter(f->getIterator(), copy);
+  prepareForMode(copy, mode);
   RewritePatternSet patterns(f.getContext());
   populateUnfusePatterns(patterns, *UnfusePolicy::lookup("autodiff"));
   // Only decompose: folding could replace forward values the caller names.
@@ -109,7 +160,7 @@ cloneForDifferentiation(func::FuncOp f, StringRef name, StringRef pass) {
 
 LogicalResult rlx::deriveFunction(
     ModuleOp module, StringRef func, ArrayRef<std::string> wrt,
-    StringRef suffix, StringRef pass,
+    StringRef suffix, StringRef pass, Mode mode,
     function_ref<LogicalResult(func::FuncOp, func::FuncOp, ArrayRef<unsigned>)>
         build) {
   FailureOr<func::FuncOp> f = lookupFunction(module, func, pass);
@@ -119,7 +170,7 @@ LogicalResult rlx::deriveFunction(
   if (failed(wrtArgs))
     return failure();
   FailureOr<func::FuncOp> g =
-      cloneForDifferentiation(*f, (f->getName() + suffix).str(), pass);
+      cloneForDifferentiation(*f, (f->getName() + suffix).str(), pass, mode);
   if (failed(g))
     return failure();
   if (succeeded(build(*f, *g, *wrtArgs)))
@@ -163,30 +214,4 @@ void rlx::setResults(func::FuncOp f, func::FuncOp g, ArrayRef<Value> results) {
   g.setAllResultAttrs(attrs);
 }
 
-DenseSet<Value> rlx::activeValues(func::FuncOp f, ArrayRef<unsigned> seeds) {
-  DenseSet<Value> active;
-  for (unsigned i : seeds)
-    active.insert(f.getArgument(i));
-  for (Operation &op : f.getBody().front()) {
-    bool reached = llvm::any_of(op.getOperands(),
-                                [&](Value v) { return active.contains(v); });
-    if (!reached && op.getNumRegions())
-      op.walk([&](Operation *nested) {
-        for (Value v : nested->getOperands())
-          reached |= active.contains(v);
-      });
-    if (reached)
-      for (Value result : op.getResults())
-        if (isDifferentiable(result))
-          active.insert(result);
-  }
-  return active;
-}
-
-void rlx::eraseDeadOps(func::FuncOp f) {
-  Block &body = f.getBody().front();
-  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
-    if (op.use_empty() && isMemoryEffectFree(&op) &&
-        !op.hasTrait<OpTrait::IsTerminator>())
-      op.erase();
-}
+void rlx::eraseDeadOps(func::FuncOp f) { eraseDeadOps(f.getBody().front()); }

@@ -47,8 +47,9 @@ struct RLXUnfusePass : rlx::impl::RLXUnfuseBase<RLXUnfusePass> {
 /// pipelines be built (and so targets register) from several threads. A
 /// deque keeps the policies handed out in place while others are added.
 /// Autodiff's own policy is there from the start: autodiff differentiates
-/// primitives; custom_fn carries its own rules and the backward ops are what
-/// it emits.
+/// primitives; custom_fn carries its own rules. The backward ops it emits go
+/// into the new function, which the policy does not touch; only a copy
+/// being differentiated again has its backward ops decomposed.
 struct PolicyRegistry {
   std::mutex mutex;
   std::deque<UnfusePolicy> policies;
@@ -60,12 +61,36 @@ PolicyRegistry &registry() {
       {},
       {{"autodiff",
         "autodiff differentiates primitives and emits the backward ops "
-        "itself; custom_fn carries its own rules",
-        {D::FusedMatMulBiasAct, D::FusedResidualLayerNorm,
-         D::FusedResidualRmsNorm, D::FusedSwiGLU, D::LoraMatMul,
-         D::FusedAttentionBlock, D::FusedTransformerLayer, D::DotGeneral,
-         D::Rank3Attention, D::ElementwiseRegion, D::TransformRegion,
-         D::BatchElementwiseRegion}}}};
+        "itself; if and bounded while become straight-line selects; "
+        "custom_fn carries its own rules; the backward ops are decomposed "
+        "where a graph that holds them (a gradient) is differentiated again, "
+        "except those with rules of their own (relu, activation, softmax "
+        "cross-entropy)",
+        {D::FusedMatMulBiasAct,
+         D::FusedResidualLayerNorm,
+         D::FusedResidualRmsNorm,
+         D::FusedSwiGLU,
+         D::LoraMatMul,
+         D::FusedAttentionBlock,
+         D::FusedTransformerLayer,
+         D::DotGeneral,
+         D::Rank3Attention,
+         D::IfToWhere,
+         D::UnrollWhile,
+         D::ElementwiseRegion,
+         D::TransformRegion,
+         D::BatchElementwiseRegion,
+         D::LayerNormBackward,
+         D::RmsNormBackward,
+         D::GroupNormBackward,
+         D::BatchNormInferenceBackward,
+         D::RopeBackward,
+         D::CumsumBackward,
+         D::GatherBackward,
+         D::ComplexNormSqBackward,
+         D::Conv2dBackward,
+         D::MaxPool2dBackward,
+         D::AttentionBackward}}}};
   return instance;
 }
 

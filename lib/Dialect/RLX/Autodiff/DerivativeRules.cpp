@@ -34,5 +34,6 @@ void rlx::registerDerivativeRules(DialectRegistry &registry) {
     attachAttentionRules(ctx);
     attachConvPoolRules(ctx);
     attachBackwardRules(ctx);
+    attachControlFlowRules(ctx);
   });
 }

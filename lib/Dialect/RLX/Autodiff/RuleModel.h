@@ -161,6 +161,7 @@ void attachNormalizationRules(MLIRContext *ctx);
 void attachAttentionRules(MLIRContext *ctx);
 void attachConvPoolRules(MLIRContext *ctx);
 void attachBackwardRules(MLIRContext *ctx);
+void attachControlFlowRules(MLIRContext *ctx);
 
 } // namespace rlx
 } // namespace mlir
