@@ -93,18 +93,13 @@ rlx::resolveWrt(func::FuncOp f, ArrayRef<std::string> wrt, StringRef pass) {
 static void prepareForMode(func::FuncOp copy, Mode mode) {
   IRRewriter rewriter(copy.getContext());
   SmallVector<CustomFnOp> inlined;
-  SmallVector<ScanOp> scans;
-  copy.walk([&](Operation *op) {
-    if (auto fn = dyn_cast<CustomFnOp>(op)) {
-      Region &rule = mode == Mode::Reverse ? fn.getVjpBody() : fn.getJvpBody();
-      if (rule.empty())
-        inlined.push_back(fn);
-    }
-    if (auto scan = dyn_cast<ScanOp>(op))
-      if (mode == Mode::Reverse && !scan.getSaveTrajectory() &&
-          scan.getType().hasStaticShape())
-        scans.push_back(scan);
+  copy.walk([&](CustomFnOp fn) {
+    Region &rule = mode == Mode::Reverse ? fn.getVjpBody() : fn.getJvpBody();
+    if (rule.empty())
+      inlined.push_back(fn);
   });
+  // Innermost first (post-order walk): an inner copy is inlined into the
+  // body that is inlined next.
   for (CustomFnOp fn : inlined) {
     Block &body = fn.getFwdBody().front();
     IRMapping mapping;
@@ -115,6 +110,14 @@ static void prepareForMode(func::FuncOp copy, Mode mode) {
     rewriter.replaceOp(
         fn, mapping.lookupOrDefault(body.getTerminator()->getOperand(0)));
   }
+  if (mode != Mode::Reverse)
+    return;
+  // After the inlining, which erased the bodies it copied.
+  SmallVector<ScanOp> scans;
+  copy.walk([&](ScanOp scan) {
+    if (!scan.getSaveTrajectory() && scan.getType().hasStaticShape())
+      scans.push_back(scan);
+  });
   for (ScanOp scan : scans) {
     RankedTensorType carry = scan.getType();
     int64_t length = scan.getLength();

@@ -61,7 +61,9 @@ PolicyRegistry &registry() {
       {},
       {{"autodiff",
         "autodiff differentiates primitives and emits the backward ops "
-        "itself; if and bounded while become straight-line selects; "
+        "itself; the state-space scans become rlx.scan, whose rule "
+        "differentiates the body; if and bounded while become straight-line "
+        "selects; "
         "custom_fn carries its own rules; the backward ops are decomposed "
         "where a graph that holds them (a gradient) is differentiated again, "
         "except those with rules of their own (relu, activation, softmax "
@@ -75,6 +77,8 @@ PolicyRegistry &registry() {
          D::FusedTransformerLayer,
          D::DotGeneral,
          D::Rank3Attention,
+         D::SelectiveScanToScan,
+         D::GatedDeltaNetToScan,
          D::IfToWhere,
          D::UnrollWhile,
          D::ElementwiseRegion,
@@ -206,6 +210,7 @@ void rlx::populateUnfusePatterns(RewritePatternSet &patterns,
                                  const UnfusePolicy &policy) {
   populateFusedDecompositions(patterns, policy);
   populateLayoutDecompositions(patterns, policy);
+  populateSSMDecompositions(patterns, policy);
   populateControlFlowDecompositions(patterns, policy);
   populateBackwardDecompositions(patterns, policy);
 }

@@ -6,6 +6,7 @@ harness and its tolerances are described in
 `test/Execution/lib/autodiffcheck.py`.
 """
 
+import math
 import os
 import sys
 
@@ -14,7 +15,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, __file__.rsplit("/", 3)[0] + "/Execution/lib")
-from autodiffcheck import (Case, case, close, init,  # noqa: E402
+from autodiffcheck import (CASES, Case, case, close, init,  # noqa: E402
                            mlp_case, rlx_opt, run_cases, uniform)
 from torch_reference import attention  # noqa: E402
 
@@ -212,6 +213,95 @@ for vjp, jvp in ((True, True), (True, False), (False, True),
          [("x", "param", uniform((4,))), ("w", "param", uniform((4,)))],
          custom_fn_graph(vjp, jvp), (4,),
          lambda x, w: torch.sin(torch.tanh(x)) * w * x, ["x", "w"])
+
+
+# --------------------------------------------------------------------------
+# rlx.selective_scan and rlx.gated_delta_net (decomposed into a scan over the
+# sequence), also with a carried initial state; the native op is checked
+# against the same reference, so the decomposition computes the op.
+def selective_scan(x, delta, a, b, c):
+    batch, length, hidden = x.shape
+    h = torch.zeros(batch, hidden, a.shape[1], dtype=x.dtype)
+    ys = []
+    for t in range(length):
+        h = torch.exp(delta[:, t, :, None] * a) * h + \
+            (delta[:, t] * x[:, t])[:, :, None] * b[:, t, None, :]
+        ys.append((h * c[:, t, None, :]).sum(-1))
+    return torch.stack(ys, 1)
+
+
+def gated_delta_net(q, k, v, g, beta, state=None):
+    batch, length, heads, n = q.shape
+    s = state if state is not None else torch.zeros(batch, heads, n, n,
+                                                     dtype=q.dtype)
+    outs = []
+    for t in range(length):
+        s = torch.exp(g[:, t])[:, :, None, None] * s
+        read = torch.einsum("bhij,bhi->bhj", s, k[:, t])
+        d = (v[:, t] - read) * beta[:, t][:, :, None]
+        s = s + k[:, t][:, :, :, None] * d[:, :, None, :]
+        outs.append(torch.einsum("bhij,bhi->bhj", s, q[:, t]) / math.sqrt(n))
+    return torch.stack(outs, 1), s
+
+
+NATIVE = []
+for length in (1, 4):
+    B, H, N = 2, 3, 2
+    NATIVE.append(Case(
+        f"selective_scan length={length}",
+        [("x", "param", uniform((B, length, H))),
+         ("delta", "param", uniform((B, length, H), 0.1, 0.5)),
+         ("a", "param", uniform((H, N), -1.0, -0.1)),
+         ("b", "param", uniform((B, length, N))),
+         ("c", "param", uniform((B, length, N)))],
+        lambda F_, t, length=length, B=B, H=H, N=N: [
+            f"%loss = rlx.selective_scan %x, %delta, %a, %b, %c "
+            f"state_size = {N} : {t((B, length, H))}, {t((B, length, H))}, "
+            f"{t((H, N))}, {t((B, length, N))}, {t((B, length, N))}"],
+        (B, length, H), selective_scan, ["x", "delta", "a", "b", "c"],
+        n=length * N))
+for length, carry in ((1, False), (3, False), (3, True)):
+    B, H, N = 1, 2, 3
+    qs, gs = (B, length, H, N), (B, length, H)
+    args = [("q", "param", uniform(qs)),
+            ("k", "param", uniform(qs, -0.5, 0.5)),
+            ("v", "param", uniform(qs)),
+            ("g", "param", uniform(gs, -0.5, 0.0)),
+            ("beta", "param", uniform(gs, 0.1, 0.9))]
+    if carry:
+        args.append(("s0", "param", uniform((B, H, N, N))))
+
+    def body(F_, t, qs=qs, gs=gs, carry=carry, B=B, H=H, N=N):
+        operands = (f"%q, %k, %v, %g, %beta state_size = {N}"
+                    + (f" carry_state state %s0 : {t((B, H, N, N))}"
+                       if carry else "")
+                    + f" : {t(qs)}, {t(qs)}, {t(qs)}, {t(gs)}, {t(gs)}")
+        if not carry:
+            return [f"%loss = rlx.gated_delta_net {operands}"]
+        return [
+            f"%o, %s1 = rlx.gated_delta_net {operands}",
+            f"%fs = rlx.reduce sum %s1 axes = [2, 3] : {t((B, H, N, N))}",
+            f"%fr = rlx.reshape %fs new_shape = [{B}, 1, {H}, 1] : "
+            f"{t((B, H))}",
+            f"%loss = rlx.binary mul %o, %fr : {t(qs)}, {t((B, 1, H, 1))}"]
+
+    def fn(q, k, v, g, beta, s0=None, carry=carry):
+        o, s1 = gated_delta_net(q, k, v, g, beta, s0)
+        return o * s1.sum((2, 3))[:, None, :, None] if carry else o
+    NATIVE.append(Case(
+        f"gated_delta_net length={length} carry_state={carry}", args, body,
+        qs, fn, [name for name, _, _ in args], n=length * N * N * 3))
+CASES.extend(NATIVE)
+
+
+def check_native(c, dtype):
+    """The op as the CPU runs it natively against the reference."""
+    values = {name: make(dtype) for name, _, make in c.args}
+    outs = check.run(c.mlir(dtype, values), values, entry="f")
+    want = c.fn(*[torch.from_numpy(values[name].astype(np.float64))
+                  for name, _, _ in c.args])
+    close(f"{c.name} {np.dtype(dtype)} native", dtype, outs and outs[0],
+          want.numpy(), c.n)
 
 
 # --------------------------------------------------------------------------
@@ -454,6 +544,11 @@ SECOND_ORDER.append(Case(
 
 run_cases()
 only = os.environ.get("RLX_AUTODIFF_CASE")
+for c in NATIVE:
+    if only and only not in c.name:
+        continue
+    for dtype in (np.float32, np.float64):
+        check_native(c, dtype)
 for c in SECOND_ORDER:
     if only and only not in c.name:
         continue
