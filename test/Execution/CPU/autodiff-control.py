@@ -1,9 +1,8 @@
 """rlx-autodiff and rlx-jvp of control flow (rlx.if, rlx.while, rlx.scan,
-rlx.custom_fn), the state-space scans, im2col, conv_transpose2d and every
-pooling kind on the CPU against torch.autograd, and second derivatives
-(reverse over reverse, forward over reverse) through the backward ops. The
-harness and its tolerances are described in
-`test/Execution/lib/autodiffcheck.py`.
+rlx.custom_fn), the state-space scans, im2col, conv_transpose2d and prod
+pooling on the CPU against torch.autograd, and second derivatives (reverse
+over reverse, forward over reverse) through the backward ops. The harness
+and its tolerances are described in `test/Execution/lib/autodiffcheck.py`.
 """
 
 import math
@@ -354,9 +353,9 @@ for xs, ws, s, p, d, op, g in CONV_T:
 
 
 # --------------------------------------------------------------------------
-# pool: forward mode of max and min (the tangent at each window's first
-# extremum), prod in both modes, also through exact zeros (x times a 0/1
-# mask: one zero in a window, several).
+# pool prod in both modes (max and min pooling, forward mode included, are
+# in autodiff.py), also through exact zeros (x times a 0/1 mask: one zero in
+# a window, several).
 def window_prod(x, k, s, p):
     # F.unfold pads with 0; prod pooling pads with 1.
     cols = F.unfold(x - 1, k, 1, p, s) + 1
@@ -366,32 +365,15 @@ def window_prod(x, k, s, p):
     return cols.reshape(n, c, ho, -1)
 
 
-POOL = [
-    ("max", (2, 2), (2, 2), (0, 0)),
-    ("max", (3, 3), (2, 1), (1, 1)),
-    ("min", (3, 2), (2, 2), (1, 1)),
-    ("prod", (2, 2), (2, 2), (0, 0)),
-    ("prod", (3, 2), (1, 2), (1, 1)),
-]
-for kind, k, s, p in POOL:
+for k, s, p in (((2, 2), (2, 2), (0, 0)), ((3, 2), (1, 2), (1, 1))):
     xs = (2, 3, 6, 7)
-    if kind == "max":
-        def fn(x, k=k, s=s, p=p):
-            return F.max_pool2d(x, k, s, p)
-    elif kind == "min":
-        def fn(x, k=k, s=s, p=p):
-            return -F.max_pool2d(-x, k, s, p)
-    else:
-        def fn(x, k=k, s=s, p=p):
-            return window_prod(x, k, s, p)
-    out = tuple(fn(torch.zeros(xs)).shape)
-    case(f"pool {kind} kernel={k} stride={s} pad={p}",
-         [("x", "param", uniform(xs, 0.5, 1.5) if kind == "prod"
-           else uniform(xs))],
-         lambda F_, t, kind=kind, k=k, s=s, p=p: [
-             f"%loss = rlx.pool {kind} %x kernel_size = {list(k)}, "
+    case(f"pool prod kernel={k} stride={s} pad={p}",
+         [("x", "param", uniform(xs, 0.5, 1.5))],
+         lambda F_, t, k=k, s=s, p=p: [
+             f"%loss = rlx.pool prod %x kernel_size = {list(k)}, "
              f"stride = {list(s)}, padding = {list(p)} : {t((2, 3, 6, 7))}"],
-         out, fn, ["x"], n=9, smooth=kind == "prod")
+         tuple(window_prod(torch.zeros(xs), k, s, p).shape),
+         lambda x, k=k, s=s, p=p: window_prod(x, k, s, p), ["x"], n=9)
 for k, s, p in (((2, 2), (2, 2), (0, 0)), ((3, 3), (1, 1), (1, 1))):
     xs = (1, 2, 6, 6)
     case(f"pool prod with zeros kernel={k} stride={s} pad={p}",
@@ -485,7 +467,7 @@ def layer_norm_mlp(x, g, b, w):
 
 SECOND_ORDER.append(Case(
     "layer_norm tanh matmul",
-    [("x", "input", uniform((4, 6), -2, 2)),
+    [("x", "param", uniform((4, 6), -2, 2)),
      ("g", "param", uniform((6,), 0.5, 1.5)), ("b", "param", uniform((6,))),
      ("w", "param", uniform((6, 3)))],
     lambda F_, t: [
@@ -495,7 +477,7 @@ SECOND_ORDER.append(Case(
         f"%z = rlx.matmul %a, %w : {t((4, 6))}, {t((6, 3))}",
         f"%zz = rlx.binary mul %z, %z : {t((4, 3))}, {t((4, 3))}",
         f"%loss = rlx.reduce mean %zz axes = [0, 1] : {t((4, 3))}"],
-    (), layer_norm_mlp, ["g", "b", "w"], n=24))
+    (), layer_norm_mlp, ["x", "g", "b", "w"], n=24))
 
 
 def attention_block(x, wq, wk, wv):
@@ -527,7 +509,7 @@ def conv_pool(x, w):
 
 SECOND_ORDER.append(Case(
     "conv tanh max pool",
-    [("x", "input", uniform((2, 2, 6, 6))),
+    [("x", "param", uniform((2, 2, 6, 6))),
      ("w", "param", uniform((3, 2, 3, 3)))],
     lambda F_, t: [
         f"%y = rlx.conv %x, %w kernel_size = [3, 3], stride = [1, 1], "
@@ -539,7 +521,89 @@ SECOND_ORDER.append(Case(
         f"%pp = rlx.binary mul %p, %p : {t((2, 3, 3, 3))}, {t((2, 3, 3, 3))}",
         f"%loss = rlx.reduce mean %pp axes = [0, 1, 2, 3] : "
         f"{t((2, 3, 3, 3))}"],
-    (), conv_pool, ["w"], n=200))
+    (), conv_pool, ["x", "w"], n=200))
+
+
+# The other backward ops with decompositions, each between parameters and a
+# nonlinear loss `mean(tanh(op(...))^2)`, so that @f_grad holds the op.
+def squashed(F_, t, shape, lines):
+    return lines + [
+        f"%sq = rlx.activation tanh %y : {t(shape)}",
+        f"%sq2 = rlx.binary mul %sq, %sq : {t(shape)}, {t(shape)}",
+        f"%loss = rlx.reduce mean %sq2 axes = "
+        f"[{', '.join(str(a) for a in range(len(shape)))}] : {t(shape)}"]
+
+
+def squashed_fn(fn):
+    return lambda *args: (torch.tanh(fn(*args)) ** 2).mean()
+
+
+def rope(x, cos, sin):
+    r = cos.shape[1]
+    x1, x2 = x[..., :r], x[..., r:2 * r]
+    return torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], -1)
+
+
+SECOND_ORDER += [
+    Case("rms_norm",
+         [("x", "param", uniform((3, 6), -2, 2)),
+          ("g", "param", uniform((6,), 0.5, 1.5)),
+          ("b", "param", uniform((6,)))],
+         lambda F_, t: squashed(F_, t, (3, 6), [
+             f"%y = rlx.rms_norm %x, %g, %b {{axis = -1 : i64, eps = "
+             f"1.0e-05 : f32}} : {t((3, 6))}, {t((6,))}, {t((6,))}"]),
+         (), squashed_fn(lambda x, g, b: x * torch.rsqrt(
+             (x * x).mean(-1, keepdim=True) + LN_EPS) * g + b),
+         ["x", "g", "b"], n=24),
+    Case("group_norm",
+         [("x", "param", uniform((2, 4, 3, 3), -2, 2)),
+          ("g", "param", uniform((4,), 0.5, 1.5)),
+          ("b", "param", uniform((4,)))],
+         lambda F_, t: squashed(F_, t, (2, 4, 3, 3), [
+             f"%y = rlx.group_norm %x, %g, %b {{num_groups = 2 : i64, "
+             f"eps = 1.0e-05 : f32}} : {t((2, 4, 3, 3))}, {t((4,))}, "
+             f"{t((4,))}"]),
+         (), squashed_fn(lambda x, g, b: F.group_norm(x, 2, g, b, LN_EPS)),
+         ["x", "g", "b"], n=72),
+    Case("batch_norm_inference",
+         [("x", "param", uniform((3, 2, 4))), ("g", "param", uniform((4,))),
+          ("b", "param", uniform((4,))), ("m", "input", uniform((4,))),
+          ("v", "input", uniform((4,), 0.5, 2))],
+         lambda F_, t: squashed(F_, t, (3, 2, 4), [
+             f"%y = rlx.batch_norm_inference %x, %g, %b, %m, %v "
+             f"{{eps = 1.0e-05 : f32}} : {t((3, 2, 4))}, {t((4,))}, "
+             f"{t((4,))}, {t((4,))}, {t((4,))}"]),
+         (), squashed_fn(lambda x, g, b, m, v: (x - m) / torch.sqrt(
+             v + LN_EPS) * g + b), ["x", "g", "b"], n=24),
+    Case("rope",
+         [("x", "param", uniform((1, 2, 3, 4))),
+          ("cos", "input", uniform((3, 2))), ("sin", "input", uniform((3, 2)))],
+         lambda F_, t: squashed(F_, t, (1, 2, 3, 4), [
+             f"%y = rlx.rope %x, %cos, %sin {{head_dim = 4 : i64, n_rot = 4 "
+             f": i64}} : {t((1, 2, 3, 4))}, {t((3, 2))}, {t((3, 2))}"]),
+         (), squashed_fn(rope), ["x"], n=24),
+    Case("cumsum",
+         [("x", "param", uniform((3, 5)))],
+         lambda F_, t: squashed(F_, t, (3, 5), [
+             f"%y = rlx.cumsum %x {{axis = 1 : i64}} : {t((3, 5))}"]),
+         (), squashed_fn(lambda x: x.cumsum(1)), ["x"], n=15),
+    Case("gather axis=1",
+         [("w", "param", uniform((2, 5, 3))),
+          ("ids", "index", lambda d: np.array([3, 0, 3, 1], np.int64))],
+         lambda F_, t: squashed(F_, t, (2, 4, 3), [
+             f"%y = rlx.gather %w, %ids axis = 1 : {t((2, 5, 3))}, "
+             "tensor<4xi64>"]),
+         (), squashed_fn(lambda w, ids: w[:, ids]), ["w"], n=24),
+    Case("conv stride 2 groups 2 dilation 2",
+         [("x", "param", uniform((1, 4, 7, 7))),
+          ("w", "param", uniform((4, 2, 2, 2)))],
+         lambda F_, t: squashed(F_, t, (1, 4, 4, 4), [
+             f"%y = rlx.conv %x, %w kernel_size = [2, 2], stride = [2, 2], "
+             f"padding = [1, 1], dilation = [2, 2], groups = 2 : "
+             f"{t((1, 4, 7, 7))}, {t((4, 2, 2, 2))}"]),
+         (), squashed_fn(lambda x, w: F.conv2d(x, w, None, 2, 1, 2, 2)),
+         ["x", "w"], n=72),
+]
 
 
 run_cases()
