@@ -41,10 +41,9 @@ static LogicalResult jvpRule(ConvOp op, PrimitiveBuilder &p, ValueRange txs,
 
 /// Prod pooling as `reduce prod` over the taps of each window (padding taps
 /// hold 1), whose zero-safe derivative rules the pool's rules reuse.
-static DifferentiableOpInterface windowProduct(PoolOp op, PrimitiveBuilder &p,
-                                               Value &windows) {
-  windows = p.poolWindows(op.getInput(), op.getKernelSize(), op.getStride(),
-                          op.getPadding(), 1.0);
+static DifferentiableOpInterface windowProduct(PoolOp op, PrimitiveBuilder &p) {
+  Value windows = p.poolWindows(op.getInput(), op.getKernelSize(),
+                                op.getStride(), op.getPadding(), 1.0);
   return llvm::cast<DifferentiableOpInterface>(
       p.reduce(ReduceKind::Prod, windows, {2}, /*keepDim=*/false)
           .getDefiningOp());
@@ -54,7 +53,8 @@ static DifferentiableOpInterface windowProduct(PoolOp op, PrimitiveBuilder &p,
 /// (minimum) with the dedicated kernel. Sum and mean pooling are linear: their
 /// VJP spreads each window's cotangent evenly over it (padding included, as the
 /// forward divides by the full window), which is the transposed depthwise
-/// convolution with a constant kernel.
+/// convolution with a constant kernel. Prod pooling is `reduce prod` over the
+/// windows, scattered back by col2im.
 static LogicalResult vjpRule(PoolOp op, PrimitiveBuilder &p, ValueRange dys,
                              MutableArrayRef<Value> dxs) {
   Value x = op.getInput(), dy = dys[0];
@@ -94,8 +94,7 @@ static LogicalResult vjpRule(PoolOp op, PrimitiveBuilder &p, ValueRange dys,
     // The windows' cotangents by the zero-safe rule of `reduce prod`, then
     // scattered back to the taps' input positions.
     SmallVector<Value> dcols;
-    Value windows;
-    auto prod = windowProduct(op, p, windows);
+    auto prod = windowProduct(op, p);
     if (failed(prod.buildVJP(p.b, p.reshape(dy, shapeOf(prod->getResult(0))),
                              dcols)))
       return failure();
@@ -131,8 +130,7 @@ static LogicalResult jvpRule(PoolOp op, PrimitiveBuilder &p, ValueRange txs,
   Value tangentTaps = p.poolWindows(t, k, s, pad, 0.0);
   Value ty;
   if (kind == ReduceKind::Prod) {
-    Value windows;
-    auto prod = windowProduct(op, p, windows);
+    auto prod = windowProduct(op, p);
     SmallVector<Value> tangents;
     if (failed(prod.buildJVP(p.b, tangentTaps, tangents)))
       return failure();
