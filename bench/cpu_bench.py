@@ -6,7 +6,9 @@ Each PyTorch case runs in a fresh process in every thread setting (PyTorch's
 default, then torch.set_num_threads(1) and (2), nothing else changed), and
 is compared at its best setting: a process that also holds other work, or a
 forced thread count that oversubscribes the cores against OpenBLAS's own
-threads, would handicap it. rlx runs as rlx-run does by default.
+threads, would handicap it. Debian's PyTorch multiplies through OpenBLAS;
+it and the direct OpenBLAS baseline get the kernels rlx's runtime picks
+(bench/openblas_env.py). rlx runs as rlx-run does by default.
 
 Usage: bench/cpu_bench.py [--build build] [--runs 30]
 """
@@ -24,6 +26,8 @@ import torch
 import torch.nn.functional as F
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from openblas_env import openblas_env  # noqa: E402
 
 
 def graph_sgemm(n):
@@ -108,7 +112,8 @@ def time_torch_fresh(case, runs):
     for setting in TORCH_SETTINGS:
         proc = subprocess.run(
             [sys.executable, os.path.abspath(__file__), "--torch-worker", case,
-             setting, str(runs)], capture_output=True, text=True, check=True)
+             setting, str(runs)], capture_output=True, text=True, check=True,
+            env=openblas_env())
         results[setting] = float(proc.stdout.strip().splitlines()[-1])
     return results
 
@@ -149,7 +154,7 @@ def main():
 
     n = 1024
     blas_ms = float(subprocess.run([sgemm_bin, str(n), str(args.runs)], capture_output=True,
-                                   text=True, check=True).stdout)
+                                   text=True, check=True, env=openblas_env()).stdout)
     bench("sgemm 1024^3", graph_sgemm(n), "sgemm", ("OpenBLAS", blas_ms), 2 * n ** 3)
 
     m = 4096
@@ -170,7 +175,8 @@ def main():
     floor = []
     for what, gm, gn, gk, count in gemms:
         ms = float(subprocess.run([sgemm_bin, str(gm), str(gn), str(gk), str(args.runs)],
-                                  capture_output=True, text=True, check=True).stdout)
+                                  capture_output=True, text=True, check=True,
+                                  env=openblas_env()).stdout)
         floor.append((what, gm, gn, gk, count, ms * count))
     profile = subprocess.run([rlx_run, os.path.join(ROOT, "examples", "bert_layer.mlir"),
                               "--random-inputs", "--bench", str(args.runs), "--profile"],

@@ -90,6 +90,12 @@ def cases():
     }
     for batch in (1, 8, 32):
         out[f"BERT-base layer f32 B={batch}"] = (graph_bert(batch), None, None)
+    # One training step's gradient: @bert_layer_grad of rlx-autodiff (the
+    # output and every parameter's gradient for a given output cotangent)
+    # against PyTorch's forward + backward().
+    for batch in (1, 8):
+        out[f"BERT-base layer f32 B={batch} gradient"] = (
+            graph_bert(batch), None, None)
     for dtype, dims in (("f16", (64, 128)), ("f32", (64,))):
         for dim in dims:
             for mask in ("none", "causal"):
@@ -117,9 +123,15 @@ def build(outdir, build_dir, only):
         path = os.path.join(outdir, slug(name) + ".mlir")
         with open(path, "w") as f:
             f.write(graph)
+        entry = []
+        if name.endswith("gradient"):
+            subprocess.run([os.path.join(build_dir, "bin", "rlx-opt"), path,
+                            "--rlx-autodiff=func=bert_layer", "-o", path],
+                           check=True)
+            entry = ["--entry", "bert_layer_grad"]
         proc = subprocess.run(
             [os.path.join(build_dir, "bin", "rlx-run"), path, "--target", "cuda",
-             "--emit-shared-lib", os.path.join(outdir, slug(name) + ".so")],
+             "--emit-shared-lib", os.path.join(outdir, slug(name) + ".so")] + entry,
             capture_output=True, text=True)
         print(f"{name}: {'compiled' if proc.returncode == 0 else 'FAILED ' + proc.stderr[-300:]}")
 
@@ -165,7 +177,16 @@ def torch_case(name, runs):
             layer = torch.nn.TransformerEncoderLayer(
                 768, 12, 3072, dropout=0.0, activation="gelu", batch_first=True).to(dev).eval()
             h = torch.rand(batch, 128, 768, device=dev)
-            return time_torch(lambda: layer(h), runs)
+            if not name.endswith("gradient"):
+                return time_torch(lambda: layer(h), runs)
+            layer.train()  # dropout is 0: the same function, with autograd
+            d = torch.rand(batch, 128, 768, device=dev)
+
+            def step():
+                layer.zero_grad(set_to_none=True)
+                layer(h).backward(d)
+            with torch.enable_grad():
+                return time_torch(step, runs)
         if name.startswith("attention"):
             dim = int(re.search(r"D=(\d+)", name).group(1))
             dtype = torch.float16 if " f16 " in name else torch.float32

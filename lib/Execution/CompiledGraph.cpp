@@ -72,7 +72,34 @@ CompiledGraph::load(llvm::StringRef path) {
   // Found in the library's dependencies too: its target's runtime.
   graph->bindBufferCounters(
       [&](llvm::StringRef symbol) { return dlsym(handle, symbol.data()); });
+  graph->library = handle;
+  graph->libraryPath = pathText;
   return graph;
+}
+
+llvm::Error CompiledGraph::bindLibraryProfile() {
+  const char *lines = library ? static_cast<const char *>(dlsym(
+                                    library, kGraphProfileLabelsSymbol.data()))
+                              : nullptr;
+  if (!lines)
+    return llvm::createStringError(
+        "'" + libraryPath +
+        "' has no per-op timers (compile it with --profile; graphs for the "
+        "cuda target always have them)");
+  std::vector<std::string> labels;
+  for (llvm::StringRef rest = lines; !rest.empty();) {
+    auto [line, tail] = rest.split('\n');
+    labels.push_back(line.str());
+    rest = tail;
+  }
+  llvm::Expected<ProfileTimers> timers = bindProfileTimers(
+      std::move(labels),
+      [&](llvm::StringRef symbol) { return dlsym(library, symbol.data()); },
+      "the runtime of '" + libraryPath + "'");
+  if (!timers)
+    return timers.takeError();
+  setProfileTimers(std::move(*timers));
+  return llvm::Error::success();
 }
 
 llvm::Error
@@ -153,10 +180,18 @@ CompiledGraph::bench(llvm::ArrayRef<HostTensor> arguments,
   std::vector<double> times;
   if (benchFn) {
     std::vector<float> runMs(timedRuns);
+    unsigned warmUpRuns = options.warmUpRuns;
+    if (profileTimers && warmUpRuns > 0) {
+      // The target's bench runs its warm-ups itself; the per-op timers must
+      // not count them (the first run pays for loading modules and creating
+      // library handles), so they run in a call of their own first.
+      benchFn(descriptors.get(), warmUpRuns - 1, 1, runMs.data());
+      warmUpRuns = 0;
+    }
     resetProfile();
     if (resetPeakFn)
       resetPeakFn();
-    benchFn(descriptors.get(), options.warmUpRuns, timedRuns, runMs.data());
+    benchFn(descriptors.get(), warmUpRuns, timedRuns, runMs.data());
     times.assign(runMs.begin(), runMs.end());
   } else {
     for (unsigned i = 0; i < options.warmUpRuns; ++i)

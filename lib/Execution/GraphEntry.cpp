@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rlx/Execution/GraphEntry.h"
+#include "rlx/Transforms/OpLabels.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -54,5 +55,19 @@ LogicalResult rlxrt::addGraphEntry(ModuleOp module,
   LLVM::GlobalOp::create(b, loc, arrayType, /*isConstant=*/true,
                          LLVM::Linkage::External, kGraphSignatureSymbol,
                          b.getStringAttr(text));
+
+  // const char rlx_graph_profile_labels[] = "label 0\nlabel 1\n...\0";
+  if (auto labels =
+          module->getAttrOfType<ArrayAttr>(mlir::rlx::kProfileLabelsAttrName)) {
+    std::string lines;
+    for (Attribute label : labels)
+      lines += cast<StringAttr>(label).getValue().str() + "\n";
+    lines.push_back('\0');
+    auto linesType =
+        LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), lines.size());
+    LLVM::GlobalOp::create(b, loc, linesType, /*isConstant=*/true,
+                           LLVM::Linkage::External, kGraphProfileLabelsSymbol,
+                           b.getStringAttr(lines));
+  }
   return success();
 }

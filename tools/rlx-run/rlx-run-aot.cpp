@@ -8,7 +8,7 @@
 // rlx-run-aot --load GRAPH.so [--input NAME=FILE.npy ...] [--params F]
 //             [--random-inputs --seed S] [--output DIR] [--print]
 //             [--bench N] [--check NAME=REF.npy --rtol R --atol A]
-//             [--steps N [--batched NAME,...]]
+//             [--steps N [--batched NAME,...]] [--profile]
 //
 // The --load path of rlx-run without the compiler: it links no MLIR and
 // LLVM's Support library statically, so it runs graphs compiled by
@@ -20,6 +20,15 @@
 #include "Runner.h"
 
 #include "llvm/Support/InitLLVM.h"
+
+static llvm::cl::opt<bool> profile(
+    "profile",
+    llvm::cl::desc("Time each op with the timers compiled into the library "
+                   "(rlx-run --profile --emit-shared-lib on the cpu target; "
+                   "always there for cuda) and print the time per op, "
+                   "largest first, after the runs (the --bench runs if "
+                   "given)"),
+    llvm::cl::cat(rlxrun::runCategory));
 
 using namespace rlxrt;
 using namespace rlxrun;
@@ -39,5 +48,7 @@ int main(int argc, char **argv) {
     fatal("give the graph library with --load GRAPH.so");
   std::unique_ptr<CompiledGraph> graph =
       exitOnError(CompiledGraph::load(loadSharedLib));
+  if (profile)
+    exitOnError(graph->bindLibraryProfile());
   return runGraph(*graph, std::nullopt);
 }

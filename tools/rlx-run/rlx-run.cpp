@@ -64,9 +64,11 @@ static cl::opt<std::string>
            cl::init("cpu"), cl::cat(rlxrun::runCategory));
 static cl::opt<bool> profile(
     "profile",
-    cl::desc("Time each op (compiled with per-op timers) and print the time "
-             "per op, largest first, after the runs (the --bench runs if "
-             "given)"),
+    cl::desc("Time each op and print the time per op, largest first, after "
+             "the runs (the --bench runs if given). The cpu target compiles "
+             "the graph with timers (also into --emit-shared-lib, for "
+             "--load --profile); the cuda target times each op's GPU work "
+             "with events"),
     cl::cat(rlxrun::runCategory));
 static cl::opt<bool> useBlas("use-blas",
                              cl::desc("Call OpenBLAS for large matmuls"),
@@ -154,15 +156,14 @@ int main(int argc, char **argv) {
     fatal("give either a graph file or --load OUT.so");
   if (!loadSharedLib.empty() && !emitSharedLib.empty())
     fatal("--load and --emit-shared-lib exclude each other");
-  if (profile && (!loadSharedLib.empty() || !emitSharedLib.empty()))
-    fatal("--profile compiles the graph with timers; it does not combine "
-          "with --load or --emit-shared-lib");
 
   std::optional<double> compileMs;
   std::unique_ptr<CompiledGraph> graph;
-  if (!loadSharedLib.empty())
+  if (!loadSharedLib.empty()) {
     graph = exitOnError(CompiledGraph::load(loadSharedLib));
-  else
+    if (profile)
+      exitOnError(graph->bindLibraryProfile());
+  } else
     graph = compileGraph(**executionTarget, compileMs.emplace());
   if (!graph)
     return 0;

@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 //
 // What the CUDA runtime does on a machine without a GPU: it loads, says why
-// CUDA is unusable, and an entry point that needs CUDA aborts with that
-// reason. The runtime loads its driver once per process, so each test that
+// CUDA is unusable, and an entry point that needs CUDA fails with that
+// reason (exit status 1), naming the rlx op begun last. The runtime loads its driver once per process, so each test that
 // chooses a driver runs in a fresh process (a death test in the threadsafe
 // style, which re-executes the test binary).
 //
@@ -28,6 +28,7 @@ void *mgpuStreamCreate();
 void *mgpuModuleLoad(void *data, size_t sizeBytes);
 void *mgpuModuleGetFunction(void *module, const char *name);
 void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared);
+void rlx_cuda_op_begin(int64_t id, const char *label);
 void mgpuSetDefaultDevice(int32_t device);
 }
 
@@ -101,6 +102,22 @@ TEST_F(CudaRuntime, EntryPointDiesWithoutADriver) {
   EXPECT_DEATH(mgpuStreamCreate(),
                "rlx CUDA runtime: no CUDA driver \\(libcuda\\.so\\.1 not "
                "found\\): .*\\(in mgpuStreamCreate\\)");
+}
+
+TEST_F(CudaRuntime, ErrorsNameTheLastOpBegun) {
+  if (driverInstalled())
+    GTEST_SKIP() << "libcuda.so.1 is installed";
+  // An error is a failed run (status 1), not a crash; it names the rlx op
+  // whose host work the thread began last (rlx-cuda-op-markers).
+  EXPECT_EXIT(
+      {
+        rlx_cuda_op_begin(3, "rlx.softmax @ model.mlir:12:8");
+        mgpuStreamCreate();
+      },
+      ::testing::ExitedWithCode(1),
+      "rlx CUDA runtime: no CUDA driver .*\\(in mgpuStreamCreate; last rlx "
+      "op begun: rlx\\.softmax @ model\\.mlir:12:8; CUDA_LAUNCH_BLOCKING=1 "
+      "reports a kernel's fault at its launch\\)");
 }
 
 TEST_F(CudaRuntime, ModuleLoadWaitsForTheFirstKernel) {

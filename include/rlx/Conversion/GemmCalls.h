@@ -25,7 +25,22 @@ namespace rlx {
 /// `linalg.matmul` or `linalg.batch_matmul` on buffers with the default
 /// indexing (no transposed variant) and one element type on every operand
 /// (no mixed-precision accumulation). std::nullopt for any other op.
+/// A linalg.matmul or linalg.batch_matmul on buffers of one element type
+/// whose operands are read as stored, or, for the lhs and rhs, with their
+/// last two dims exchanged (indexing maps the default ones with the last
+/// two results swapped).
+struct TransposableGemm {
+  Type elementType;
+  bool transposed[2] = {false, false};
+};
+std::optional<TransposableGemm> matchTransposableGemm(linalg::LinalgOp op);
+
+/// The element type of a GEMM that reads its operands as stored.
 std::optional<Type> matchPlainGemm(linalg::LinalgOp op);
+
+/// `map` with its last two results exchanged: the map of the same operand
+/// read transposed.
+AffineMap swapLastTwoResults(AffineMap map);
 
 /// Every GEMM of `module` that matchPlainGemm accepts, with its element
 /// type, collected before any is rewritten.

@@ -104,6 +104,10 @@ public:
   void setProfileTimers(ProfileTimers timers) {
     profileTimers = std::move(timers);
   }
+  /// Binds the per-op timers of a graph loaded from a library (`load`) that
+  /// lists them (GraphABI.h: rlx_graph_profile_labels); fails, naming the
+  /// library, for one compiled without them.
+  llvm::Error bindLibraryProfile();
   bool isProfiled() const { return profileTimers.has_value(); }
   /// The time per timer since compilation or the last reset; empty unless
   /// profiled.
@@ -121,6 +125,9 @@ private:
   BufferPeakFn peakFn = nullptr;
   BufferResetPeakFn resetPeakFn = nullptr;
   std::shared_ptr<void> code;
+  /// The library `load` opened (never closed), and its path.
+  void *library = nullptr;
+  std::string libraryPath;
   std::optional<ProfileTimers> profileTimers;
 };
 

@@ -43,11 +43,30 @@ using GraphReadyFn = int (*)(char *message, size_t size);
 using BufferPeakFn = int64_t (*)();
 using BufferResetPeakFn = void (*)();
 
+/// Optional. `const char rlx_graph_profile_labels[]`: the labels of the
+/// graph's per-op timers (or markers), one per line, by id, for graphs
+/// compiled with them (the CPU's `--profile`; always on the cuda target).
+/// Its target's runtime then exports `int64_t rlx_rt_profile_read(int64_t
+/// id, double *totalMs)` (the runs of timer `id` since the last reset, its
+/// total time into `*totalMs`) and `void rlx_rt_profile_reset(void)`, and,
+/// where timing is off until asked for, `void rlx_rt_profile_enable(int32_t
+/// on)`.
+using ProfileReadFn = int64_t (*)(int64_t id, double *totalMs);
+using ProfileResetFn = void (*)();
+using ProfileEnableFn = void (*)(int32_t on);
+
 inline constexpr llvm::StringLiteral kGraphRunSymbol = "rlx_graph_run";
 inline constexpr llvm::StringLiteral kGraphBenchSymbol = "rlx_graph_bench";
 inline constexpr llvm::StringLiteral kGraphReadySymbol = "rlx_graph_ready";
 inline constexpr llvm::StringLiteral kGraphSignatureSymbol =
     "rlx_graph_signature";
+inline constexpr llvm::StringLiteral kGraphProfileLabelsSymbol =
+    "rlx_graph_profile_labels";
+inline constexpr llvm::StringLiteral kProfileReadSymbol = "rlx_rt_profile_read";
+inline constexpr llvm::StringLiteral kProfileResetSymbol =
+    "rlx_rt_profile_reset";
+inline constexpr llvm::StringLiteral kProfileEnableSymbol =
+    "rlx_rt_profile_enable";
 inline constexpr llvm::StringLiteral kBufferPeakSymbol =
     "rlx_rt_buffer_peak_bytes";
 inline constexpr llvm::StringLiteral kBufferResetPeakSymbol =

@@ -13,7 +13,10 @@
 #ifndef RLX_EXECUTION_PROFILE_H
 #define RLX_EXECUTION_PROFILE_H
 
+#include "rlx/Execution/GraphABI.h"
+
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -29,9 +32,30 @@ namespace rlxrt {
 struct ProfileTimers {
   std::vector<std::string> labels;
   /// Returns the calls of timer `id` and stores its total time.
-  int64_t (*read)(int64_t id, double *totalMs) = nullptr;
-  void (*reset)() = nullptr;
+  ProfileReadFn read = nullptr;
+  ProfileResetFn reset = nullptr;
 };
+
+/// The timers labelled `labels`, whose runtime functions (GraphABI.h)
+/// `lookup(symbol)` finds in the runtime that `runtimeName` names in the
+/// error when they are missing; a runtime that times only when asked is
+/// switched on.
+template <typename LookupFn>
+llvm::Expected<ProfileTimers> bindProfileTimers(std::vector<std::string> labels,
+                                                LookupFn lookup,
+                                                llvm::StringRef runtimeName) {
+  ProfileTimers timers;
+  timers.labels = std::move(labels);
+  timers.read = reinterpret_cast<ProfileReadFn>(lookup(kProfileReadSymbol));
+  timers.reset = reinterpret_cast<ProfileResetFn>(lookup(kProfileResetSymbol));
+  if (!timers.read || !timers.reset)
+    return llvm::createStringError(runtimeName +
+                                   " has no per-op timers (rebuild it)");
+  if (auto enable =
+          reinterpret_cast<ProfileEnableFn>(lookup(kProfileEnableSymbol)))
+    enable(1);
+  return timers;
+}
 
 /// The time one timer measured since the last reset.
 struct OpTime {

@@ -9,24 +9,48 @@
 
 using namespace mlir;
 
-std::optional<Type> rlx::matchPlainGemm(linalg::LinalgOp op) {
+AffineMap rlx::swapLastTwoResults(AffineMap map) {
+  SmallVector<AffineExpr> results(map.getResults());
+  std::swap(results[results.size() - 1], results[results.size() - 2]);
+  return AffineMap::get(map.getNumDims(), map.getNumSymbols(), results,
+                        map.getContext());
+}
+
+std::optional<rlx::TransposableGemm>
+rlx::matchTransposableGemm(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics())
     return std::nullopt;
-  if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
-    if (matmul.hasUserDefinedMaps())
-      return std::nullopt;
-  } else if (auto batched =
-                 dyn_cast<linalg::BatchMatmulOp>(op.getOperation())) {
-    if (batched.hasUserDefinedMaps())
-      return std::nullopt;
-  } else {
+  MLIRContext *ctx = op->getContext();
+  SmallVector<AffineMap> defaults;
+  if (isa<linalg::MatmulOp>(op.getOperation()))
+    defaults = linalg::MatmulOp::getDefaultIndexingMaps(ctx);
+  else if (isa<linalg::BatchMatmulOp>(op.getOperation()))
+    defaults = linalg::BatchMatmulOp::getDefaultIndexingMaps(ctx);
+  else
     return std::nullopt;
-  }
-  Type elementType = getElementTypeOrSelf(op->getOperand(2).getType());
-  for (Value operand : op->getOperands())
-    if (getElementTypeOrSelf(operand.getType()) != elementType)
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps.size() != 3 || maps[2] != defaults[2])
+    return std::nullopt;
+  TransposableGemm gemm;
+  for (unsigned i : {0u, 1u}) {
+    if (maps[i] == defaults[i])
+      continue;
+    if (maps[i] != swapLastTwoResults(defaults[i]))
       return std::nullopt;
-  return elementType;
+    gemm.transposed[i] = true;
+  }
+  gemm.elementType = getElementTypeOrSelf(op->getOperand(2).getType());
+  for (Value operand : op->getOperands())
+    if (getElementTypeOrSelf(operand.getType()) != gemm.elementType)
+      return std::nullopt;
+  return gemm;
+}
+
+std::optional<Type> rlx::matchPlainGemm(linalg::LinalgOp op) {
+  std::optional<TransposableGemm> gemm = matchTransposableGemm(op);
+  if (!gemm || gemm->transposed[0] || gemm->transposed[1])
+    return std::nullopt;
+  return gemm->elementType;
 }
 
 SmallVector<std::pair<linalg::LinalgOp, Type>>

@@ -23,7 +23,8 @@ namespace {
 /// `linalg.generic`:
 ///   [M,K] x [K,N]                       -> linalg.matmul
 ///   [B..,M,K] x [K,N]                   -> collapse rows, linalg.matmul
-///   [B,M,K] x [B,K,N] (equal batch)     -> linalg.batch_matmul
+///   [B..,M,K] x [B..,K,N] (equal batch) -> collapse batch dims,
+///                                          linalg.batch_matmul
 ///   anything else                       -> linalg.generic
 /// f16/bf16 accumulate in f32 and round once at the end.
 struct MatMulLowering : OpConversionPattern<MatMulOp> {
@@ -49,19 +50,8 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
     if (lhsType.getRank() >= 2 && rhsType.getRank() == 2) {
       acc =
           lowerRowsTimesMatrix(rewriter, loc, lhs, rhs, accTypeOf(resultType));
-    } else if (lhsType.getRank() == 3 && rhsType.getRank() == 3 &&
-               lhsType.getDimSize(0) == rhsType.getDimSize(0) &&
-               !lhsType.isDynamicDim(0)) {
-      SmallVector<Value> sizes;
-      for (Value size : {dynamicDimOf(rewriter, loc, lhs, 1),
-                         dynamicDimOf(rewriter, loc, rhs, 2)})
-        if (size)
-          sizes.push_back(size);
-      Value init = buildZeros(rewriter, loc, accTypeOf(resultType), sizes);
-      acc = linalg::BatchMatmulOp::create(rewriter, loc,
-                                          TypeRange{init.getType()},
-                                          ValueRange{lhs, rhs}, init)
-                .getResult(0);
+    } else if (haveEqualStaticBatch(lhsType, rhsType)) {
+      acc = lowerBatched(rewriter, loc, lhs, rhs, accTypeOf(resultType));
     } else {
       acc = lowerGeneric(rewriter, loc, lhs, rhs, accTypeOf(resultType));
     }
@@ -95,16 +85,65 @@ private:
     auto flatType =
         RankedTensorType::get({rowsType.getDimSize(0), rhsType.getDimSize(1)},
                               resultType.getElementType());
+    Value product =
+        buildZeroedProduct<linalg::MatmulOp>(b, loc, rows, rhs, flatType);
+    if (rank == 2)
+      return product;
+    return tensor::ExpandShapeOp::create(b, loc, resultType, product,
+                                         reassociation);
+  }
+
+  /// `OpTy(lhs, rhs)` accumulated into zeros of `type`, whose rows and
+  /// columns take lhs's and rhs's sizes where they are dynamic (the batch
+  /// dim of a batched product is static).
+  template <typename OpTy>
+  static Value buildZeroedProduct(OpBuilder &b, Location loc, Value lhs,
+                                  Value rhs, RankedTensorType type) {
+    int64_t lhsRank = cast<RankedTensorType>(lhs.getType()).getRank();
+    int64_t rhsRank = cast<RankedTensorType>(rhs.getType()).getRank();
     SmallVector<Value> sizes;
-    for (Value size :
-         {dynamicDimOf(b, loc, rows, 0), dynamicDimOf(b, loc, rhs, 1)})
+    for (Value size : {dynamicDimOf(b, loc, lhs, lhsRank - 2),
+                       dynamicDimOf(b, loc, rhs, rhsRank - 1)})
       if (size)
         sizes.push_back(size);
-    Value init = buildZeros(b, loc, flatType, sizes);
-    Value product = linalg::MatmulOp::create(b, loc, TypeRange{flatType},
-                                             ValueRange{rows, rhs}, init)
-                        .getResult(0);
-    if (rank == 2)
+    Value init = buildZeros(b, loc, type, sizes);
+    return OpTy::create(b, loc, TypeRange{type}, ValueRange{lhs, rhs}, init)
+        .getResult(0);
+  }
+
+  /// Whether both operands have the same static batch dims (rank 3 or more,
+  /// no broadcast between them).
+  static bool haveEqualStaticBatch(RankedTensorType lhs, RankedTensorType rhs) {
+    if (lhs.getRank() < 3 || lhs.getRank() != rhs.getRank())
+      return false;
+    ArrayRef<int64_t> lhsBatch = lhs.getShape().drop_back(2);
+    return lhsBatch == rhs.getShape().drop_back(2) &&
+           llvm::none_of(lhsBatch, ShapedType::isDynamic);
+  }
+
+  /// [B..,M,K] x [B..,K,N] with equal batch dims: one linalg.batch_matmul
+  /// over the batch dims collapsed into one (a BLAS call per matrix later),
+  /// the result expanded back.
+  static Value lowerBatched(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                            RankedTensorType resultType) {
+    int64_t rank = resultType.getRank();
+    SmallVector<ReassociationIndices> reassociation;
+    if (rank > 3) {
+      ReassociationIndices batch;
+      for (int64_t i = 0; i < rank - 2; ++i)
+        batch.push_back(i);
+      reassociation = {batch, {rank - 2}, {rank - 1}};
+      lhs = tensor::CollapseShapeOp::create(b, loc, lhs, reassociation);
+      rhs = tensor::CollapseShapeOp::create(b, loc, rhs, reassociation);
+    }
+    auto lhsType = cast<RankedTensorType>(lhs.getType());
+    auto rhsType = cast<RankedTensorType>(rhs.getType());
+    auto flatType = RankedTensorType::get(
+        {lhsType.getDimSize(0), lhsType.getDimSize(1), rhsType.getDimSize(2)},
+        resultType.getElementType());
+    Value product =
+        buildZeroedProduct<linalg::BatchMatmulOp>(b, loc, lhs, rhs, flatType);
+    if (rank == 3)
       return product;
     return tensor::ExpandShapeOp::create(b, loc, resultType, product,
                                          reassociation);

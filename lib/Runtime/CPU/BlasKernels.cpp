@@ -7,8 +7,17 @@
 //
 // `rlx-linalg-to-blas` replaces linalg matmuls by calls to these functions.
 // Each computes C += A * B on strided memrefs, exactly the semantics of the
-// linalg op it replaces. Row-major operands with unit inner stride go to
-// OpenBLAS; any other layout takes a plain loop (same result).
+// linalg op it replaces. Operands with a unit stride in either dimension
+// (row-major, or transposed views) go to OpenBLAS; any other layout takes a
+// plain loop (same result).
+//
+// OpenBLAS is opened here rather than linked, because it picks its kernels
+// once, when it is loaded, from the CPU model it recognises, and a release
+// that predates a CPU falls back to its baseline SSE3 kernels on it
+// (OpenBLAS 0.3.21 runs Emerald Rapids Xeons, model 207, as "Prescott":
+// sgemm at a quarter of the AVX-512 kernels' speed). Unless the user chose
+// a core with OPENBLAS_CORETYPE, the library is opened with the core this
+// CPU's instruction set supports named in that variable.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,33 +25,104 @@
 
 #include <algorithm>
 #include <cblas.h>
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <optional>
 
 using rlxrt::MemRefDescriptor;
 
 namespace {
 
+/// The OpenBLAS kernel set for this CPU's instruction set, for the Intel
+/// CPUs that a release may not recognise by model; null where OpenBLAS's own
+/// detection is trusted (other vendors, older instruction sets).
+const char *openBlasCoreForThisCpu() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (!__builtin_cpu_is("intel"))
+    return nullptr;
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512cd"))
+    return "SkylakeX";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return "Haswell";
+#endif
+  return nullptr;
+}
+
+/// The GEMMs of OpenBLAS, opened once when the runtime loads. Without the
+/// library every product takes the plain loop, after one warning.
+struct OpenBlas {
+  decltype(&cblas_sgemm) sgemm = nullptr;
+  decltype(&cblas_dgemm) dgemm = nullptr;
+
+  OpenBlas() {
+    if (const char *core = openBlasCoreForThisCpu())
+      setenv("OPENBLAS_CORETYPE", core, /*overwrite=*/0);
+    void *handle = nullptr;
+    for (const char *name : {"libopenblas.so.0", RLX_OPENBLAS_LIBRARY})
+      if ((handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+        break;
+    if (handle) {
+      sgemm = reinterpret_cast<decltype(sgemm)>(dlsym(handle, "cblas_sgemm"));
+      dgemm = reinterpret_cast<decltype(dgemm)>(dlsym(handle, "cblas_dgemm"));
+    }
+    if (!sgemm || !dgemm)
+      std::fprintf(stderr,
+                   "rlx runtime: warning: OpenBLAS (libopenblas.so.0) could "
+                   "not be opened (%s); matrix products run as plain loops\n",
+                   handle ? "no cblas_sgemm/cblas_dgemm" : dlerror());
+  }
+};
+
+const OpenBlas openBlas;
+
 template <typename T>
-void gemm(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k,
-          int64_t lda, int64_t ldb, int64_t ldc);
+bool gemm(CBLAS_TRANSPOSE transA, CBLAS_TRANSPOSE transB, const T *a,
+          const T *b, T *c, int64_t m, int64_t n, int64_t k, int64_t lda,
+          int64_t ldb, int64_t ldc);
 
 template <>
-void gemm<float>(const float *a, const float *b, float *c, int64_t m, int64_t n,
-                 int64_t k, int64_t lda, int64_t ldb, int64_t ldc) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, lda,
-              b, ldb, 1.0f, c, ldc);
+bool gemm<float>(CBLAS_TRANSPOSE transA, CBLAS_TRANSPOSE transB, const float *a,
+                 const float *b, float *c, int64_t m, int64_t n, int64_t k,
+                 int64_t lda, int64_t ldb, int64_t ldc) {
+  if (!openBlas.sgemm)
+    return false;
+  openBlas.sgemm(CblasRowMajor, transA, transB, m, n, k, 1.0f, a, lda, b, ldb,
+                 1.0f, c, ldc);
+  return true;
 }
 
 template <>
-void gemm<double>(const double *a, const double *b, double *c, int64_t m,
+bool gemm<double>(CBLAS_TRANSPOSE transA, CBLAS_TRANSPOSE transB,
+                  const double *a, const double *b, double *c, int64_t m,
                   int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc) {
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, lda,
-              b, ldb, 1.0, c, ldc);
+  if (!openBlas.dgemm)
+    return false;
+  openBlas.dgemm(CblasRowMajor, transA, transB, m, n, k, 1.0, a, lda, b, ldb,
+                 1.0, c, ldc);
+  return true;
 }
 
-/// The leading dimension BLAS needs for a [rows, cols] view with `stride`
-/// between rows; a single row may carry any stride.
-int64_t leadingDim(int64_t rows, int64_t cols, int64_t stride) {
-  return rows <= 1 ? std::max<int64_t>(cols, 1) : stride;
+/// How BLAS reads a [rows, cols] view with `strides`: row-major (unit
+/// column stride), or column-major (unit row stride, as a transposed view
+/// is), with the leading dimension; none for other layouts. A single row or
+/// column may carry any stride in the other dimension.
+struct BlasOperand {
+  CBLAS_TRANSPOSE trans;
+  int64_t ld;
+};
+std::optional<BlasOperand> blasOperand(int64_t rows, int64_t cols,
+                                       const int64_t strides[2]) {
+  if ((strides[1] == 1 || cols == 1) && (rows == 1 || strides[0] >= cols))
+    return BlasOperand{CblasNoTrans,
+                       rows <= 1 ? std::max<int64_t>(cols, 1) : strides[0]};
+  if ((strides[0] == 1 || rows == 1) && (cols == 1 || strides[1] >= rows))
+    return BlasOperand{CblasTrans,
+                       cols <= 1 ? std::max<int64_t>(rows, 1) : strides[1]};
+  return std::nullopt;
 }
 
 /// C[m,n] += A[m,k] * B[k,n] on one matrix each, given as base pointers and
@@ -53,15 +133,13 @@ void matmul2d(const T *a, const int64_t aStrides[2], const T *b,
               int64_t m, int64_t n, int64_t k) {
   if (m == 0 || n == 0 || k == 0)
     return;
-  bool blasLayout =
-      (aStrides[1] == 1 || k == 1) && (bStrides[1] == 1 || n == 1) &&
-      (cStrides[1] == 1 || n == 1) && (m == 1 || aStrides[0] >= k) &&
-      (k == 1 || bStrides[0] >= n) && (m == 1 || cStrides[0] >= n);
-  if (blasLayout) {
-    gemm<T>(a, b, c, m, n, k, leadingDim(m, k, aStrides[0]),
-            leadingDim(k, n, bStrides[0]), leadingDim(m, n, cStrides[0]));
+  std::optional<BlasOperand> lhs = blasOperand(m, k, aStrides);
+  std::optional<BlasOperand> rhs = blasOperand(k, n, bStrides);
+  std::optional<BlasOperand> out = blasOperand(m, n, cStrides);
+  if (lhs && rhs && out && out->trans == CblasNoTrans &&
+      gemm<T>(lhs->trans, rhs->trans, a, b, c, m, n, k, lhs->ld, rhs->ld,
+              out->ld))
     return;
-  }
   for (int64_t i = 0; i < m; ++i)
     for (int64_t p = 0; p < k; ++p) {
       T av = a[i * aStrides[0] + p * aStrides[1]];

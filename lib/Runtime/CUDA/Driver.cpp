@@ -125,10 +125,23 @@ int rlxrt::cuda::currentDevice() {
 void rlxrt::cuda::setCurrentDevice(int device) { threadDevice = device; }
 
 void rlxrt::cuda::fatal(const char *caller, const std::string &message) {
-  std::fprintf(stderr, "rlx CUDA runtime: %s (in %s)\n", message.c_str(),
-               caller);
+  if (const char *op = lastOpBegun())
+    // A kernel's fault surfaces at a later synchronizing call, so the op
+    // begun last may come after the one whose kernel failed.
+    std::fprintf(stderr,
+                 "rlx CUDA runtime: %s (in %s; last rlx op begun: %s; "
+                 "CUDA_LAUNCH_BLOCKING=1 reports a kernel's fault at its "
+                 "launch)\n",
+                 message.c_str(), caller, op);
+  else
+    std::fprintf(stderr, "rlx CUDA runtime: %s (in %s)\n", message.c_str(),
+                 caller);
+  std::fflush(stdout);
   std::fflush(stderr);
-  std::abort();
+  // A failed call is an error of the run, not a crash of the process: exit
+  // with status 1 rather than abort (which hosts report as a crash, with a
+  // stack dump). Destructors do not run: the driver may be unusable.
+  std::_Exit(1);
 }
 
 Session::Session(const char *caller, Kind kind) : name(caller), kind(kind) {

@@ -40,18 +40,23 @@ std::string describe(const DriverApi &api, CUresult result);
 int currentDevice();
 void setCurrentDevice(int device);
 
-/// Prints "rlx CUDA runtime: <message> (in <caller>)" and aborts. The
-/// lowering's entry points return nothing, so there is no error to return.
+/// Prints "rlx CUDA runtime: <message> (in <caller>; last rlx op begun:
+/// <label>)" and exits with status 1. The lowering's entry points return
+/// nothing, so there is no error to return.
 [[noreturn]] void fatal(const char *caller, const std::string &message);
+
+/// The label of the rlx op whose host work the calling thread began last
+/// (rlx_cuda_op_begin), or null.
+const char *lastOpBegun();
 
 /// The driver as one runtime entry point sees it: constructing a Session
 /// loads the driver and makes the primary context of the thread's device
-/// current, aborting with a message naming `caller` when that fails.
+/// current, exiting with a message naming `caller` when that fails.
 class Session {
 public:
   /// What an entry point does with the driver.
   enum class Kind {
-    /// Creates or uses resources: any driver error aborts.
+    /// Creates or uses resources: any driver error is fatal.
     Use,
     /// Releases resources (unload, destroy, free). These run from global
     /// destructors when a compiled graph is unloaded at process exit, which

@@ -78,7 +78,7 @@ void allowDynamicSharedMemory(const Session &cu, CUfunction function,
       "cuFuncSetAttribute");
 }
 
-/// The bytes of a dense memref and its first element; aborts on a strided
+/// The bytes of a dense memref and its first element; fatal for a strided
 /// one, which host registration cannot describe as one range.
 std::pair<void *, size_t> denseRange(const char *caller, int64_t rank,
                                      void *descriptor, int64_t elementBytes) {

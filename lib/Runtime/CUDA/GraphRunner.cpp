@@ -44,7 +44,7 @@ struct BufferSpec {
 
 /// Parses the signature's lines, `KIND NAME DTYPE DIMS [param=PARAM]` with
 /// single spaces between fields and DIMS a comma-separated list (empty for
-/// rank 0); a malformed line aborts naming it.
+/// rank 0); a malformed line is fatal, naming it.
 std::vector<BufferSpec> parseSignature(const char *caller,
                                        const char *signature) {
   std::vector<BufferSpec> specs;

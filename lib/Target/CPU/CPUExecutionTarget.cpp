@@ -10,6 +10,7 @@
 #include "rlx/Execution/GraphEntry.h"
 #include "rlx/Execution/HostCode.h"
 #include "rlx/Target/CPU/Passes.h"
+#include "rlx/Transforms/OpLabels.h"
 
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
@@ -68,11 +69,11 @@ lower(ModuleOp module, llvm::StringRef entry, const CompileOptions &options) {
 /// The timers that rlx-cpu-profile compiled into `module`, read from the
 /// runtime library the graph calls.
 static llvm::Expected<ProfileTimers>
-bindProfileTimers(ModuleOp module, const std::string &runtime) {
-  ProfileTimers timers;
+bindModuleProfileTimers(ModuleOp module, const std::string &runtime) {
+  std::vector<std::string> labels;
   if (auto attr = module->getAttrOfType<ArrayAttr>(rlx::kProfileLabelsAttrName))
     for (Attribute label : attr)
-      timers.labels.push_back(cast<StringAttr>(label).str());
+      labels.push_back(cast<StringAttr>(label).str());
   // The JIT loads the same library; opening it again yields that instance,
   // so these are the timers the graph updates.
   std::string error;
@@ -80,14 +81,12 @@ bindProfileTimers(ModuleOp module, const std::string &runtime) {
       llvm::sys::DynamicLibrary::getPermanentLibrary(runtime.c_str(), &error);
   if (!library.isValid())
     return llvm::createStringError(error);
-  timers.read = reinterpret_cast<decltype(timers.read)>(
-      library.getAddressOfSymbol("rlx_rt_profile_read"));
-  timers.reset = reinterpret_cast<decltype(timers.reset)>(
-      library.getAddressOfSymbol("rlx_rt_profile_reset"));
-  if (!timers.read || !timers.reset)
-    return llvm::createStringError("the CPU runtime library '" + runtime +
-                                   "' has no profile timers (rebuild it)");
-  return timers;
+  return bindProfileTimers(
+      std::move(labels),
+      [&](llvm::StringRef symbol) {
+        return library.getAddressOfSymbol(symbol.data());
+      },
+      "the CPU runtime library '" + runtime + "'");
 }
 
 namespace {
@@ -107,7 +106,7 @@ public:
     std::optional<ProfileTimers> timers;
     if (options.profile) {
       llvm::Expected<ProfileTimers> bound =
-          bindProfileTimers(module, lowered->runtimeLibrary);
+          bindModuleProfileTimers(module, lowered->runtimeLibrary);
       if (!bound)
         return bound.takeError();
       timers = std::move(*bound);
@@ -124,10 +123,8 @@ public:
   emitSharedLibrary(ModuleOp module, llvm::StringRef entry,
                     llvm::StringRef outputPath,
                     const CompileOptions &options) const override {
-    if (options.profile)
-      return llvm::createStringError(
-          "per-op timers need a graph compiled in this process; a shared "
-          "library carries no timer labels");
+    // With options.profile the library carries its timers' labels
+    // (rlx_graph_profile_labels), for `--load --profile`.
     llvm::Expected<LoweredGraph> lowered = lower(module, entry, options);
     if (!lowered)
       return lowered.takeError();

@@ -38,6 +38,8 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
     pm.addPass(createRLXTagOpLocations());
   registerCPUUnfusePolicy();
   buildRLXToLinalgPipeline(pm, "cpu");
+  if (options.useBlas)
+    pm.addNestedPass<func::FuncOp>(createRLXCPUTransposedGemmOperands());
 
   buildGraphBufferizationPipeline(pm);
   // Deallocs come at the end of the graph; each goes to its buffer's last

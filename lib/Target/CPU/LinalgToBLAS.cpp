@@ -53,11 +53,18 @@ struct RLXLinalgToBLASPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    for (auto [op, elementType] : collectPlainGemms(module))
-      rewrite(module, op, elementType);
+    SmallVector<std::pair<linalg::LinalgOp, TransposableGemm>> gemms;
+    module.walk([&](linalg::LinalgOp op) {
+      if (std::optional<TransposableGemm> gemm = matchTransposableGemm(op))
+        gemms.emplace_back(op, *gemm);
+    });
+    for (auto [op, gemm] : gemms)
+      rewrite(module, op, gemm);
   }
 
-  void rewrite(ModuleOp module, linalg::LinalgOp op, Type elementType) {
+  void rewrite(ModuleOp module, linalg::LinalgOp op,
+               const TransposableGemm &gemm) {
+    Type elementType = gemm.elementType;
     std::optional<StringRef> suffix = elementSuffix(elementType);
     if (!suffix)
       return;
@@ -84,6 +91,19 @@ struct RLXLinalgToBLASPass
     MemRefType argType = getFullyDynamicStridedType(elementType, rank);
     func::FuncOp callee = getOrDeclareRuntime(module, name, argType);
     OpBuilder b(op);
+    // An operand read transposed is passed as a transposed view; the runtime
+    // hands its unit row stride to BLAS as a transposed matrix.
+    for (unsigned i : {0u, 1u}) {
+      if (!gemm.transposed[i])
+        continue;
+      SmallVector<unsigned> perm =
+          llvm::to_vector(llvm::seq<unsigned>(0, static_cast<unsigned>(rank)));
+      std::swap(perm[rank - 1], perm[rank - 2]);
+      operands[i] = memref::TransposeOp::create(
+          b, op.getLoc(), operands[i],
+          AffineMapAttr::get(
+              AffineMap::getPermutationMap(perm, b.getContext())));
+    }
     SmallVector<Value> args;
     for (Value operand : operands)
       args.push_back(memref::CastOp::create(b, op.getLoc(), argType, operand));

@@ -10,6 +10,7 @@
 #include "rlx/Execution/GraphEntry.h"
 #include "rlx/Execution/HostCode.h"
 #include "rlx/Target/CUDA/Passes.h"
+#include "rlx/Transforms/OpLabels.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Pass/PassManager.h"
@@ -99,10 +100,6 @@ struct LoweredGraph {
 
 llvm::Expected<LoweredGraph> lower(ModuleOp module, llvm::StringRef entry,
                                    const CompileOptions &options) {
-  if (options.profile)
-    return llvm::createStringError(
-        "per-op timers are not available on the cuda target yet; time the "
-        "whole graph with --bench");
   llvm::Expected<GraphSignature> signature =
       GraphSignature::fromModule(module, entry);
   if (!signature)
@@ -161,8 +158,32 @@ public:
       return lowered.takeError();
     if (llvm::Error error = checkDevice(lowered->runtimeLibrary))
       return std::move(error);
-    return jitCompileGraph(module, std::move(lowered->signature),
-                           lowered->runtimeLibrary);
+    // The op markers are always compiled in; --profile switches their
+    // events on.
+    std::optional<ProfileTimers> timers;
+    if (options.profile) {
+      std::vector<std::string> labels;
+      if (auto attr =
+              module->getAttrOfType<ArrayAttr>(rlx::kProfileLabelsAttrName))
+        for (Attribute label : attr)
+          labels.push_back(cast<StringAttr>(label).str());
+      auto library = llvm::sys::DynamicLibrary::getPermanentLibrary(
+          lowered->runtimeLibrary.c_str());
+      llvm::Expected<ProfileTimers> bound = bindProfileTimers(
+          std::move(labels),
+          [&](llvm::StringRef symbol) {
+            return library.getAddressOfSymbol(symbol.data());
+          },
+          "the CUDA runtime library '" + lowered->runtimeLibrary + "'");
+      if (!bound)
+        return bound.takeError();
+      timers = std::move(*bound);
+    }
+    llvm::Expected<std::unique_ptr<CompiledGraph>> graph = jitCompileGraph(
+        module, std::move(lowered->signature), lowered->runtimeLibrary);
+    if (graph && timers)
+      (*graph)->setProfileTimers(std::move(*timers));
+    return graph;
   }
 
   llvm::Expected<GraphSignature>

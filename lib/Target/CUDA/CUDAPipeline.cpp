@@ -44,6 +44,9 @@ void rlx::buildRLXCUDAPipeline(OpPassManager &pm,
   // tensors, elementwise fusion (one kernel per fused chain), buffers. The
   // ops with dedicated kernels (attention) step aside as rlx_cuda ops
   // before the generic lowering and become launches on buffers.
+  // Locations name their rlx ops first, so that the runtime's errors and
+  // profile can name the op each piece of host work came from.
+  pm.addPass(createRLXTagOpLocations());
   registerCUDAUnfusePolicy();
   buildRLXToLinalgPipeline(pm, "cuda", [](OpPassManager &nested) {
     nested.addPass(createRLXCUDAFormKernels());
@@ -75,6 +78,7 @@ void rlx::buildRLXCUDAPipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   pm.addNestedPass<func::FuncOp>(createRLXCUDAStreamOrderedCalls());
+  pm.addPass(createRLXCUDAOpMarkers());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());

@@ -70,13 +70,14 @@ void lowerFlashAttention(RewriterBase &rewriter, cuda::FlashAttentionOp op);
 /// false, changing nothing, otherwise.
 bool formMatmulBias(RewriterBase &rewriter, MatMulOp matmul);
 
-/// Replaces an rlx.softmax, rlx.layer_norm or rlx.rms_norm along the last
-/// axis (f32/f16/bf16, not nested in an rlx region) by rlx_cuda.softmax or
-/// rlx_cuda.norm on tensors; returns false, changing nothing, otherwise.
+/// Replaces an rlx.softmax, rlx.layer_norm, rlx.rms_norm or
+/// rlx.layer_norm_backward_input along the last axis (f32/f16/bf16, not
+/// nested in an rlx region) by rlx_cuda.softmax, rlx_cuda.norm or
+/// rlx_cuda.norm_backward_input on tensors; returns false, changing nothing,
+/// otherwise.
 bool formRowKernel(RewriterBase &rewriter, Operation *op);
 
-/// Replaces an rlx_cuda.softmax or rlx_cuda.norm on buffers by its
-/// gpu.launch.
+/// Replaces an rlx_cuda row kernel op on buffers by its gpu.launch.
 void lowerRowKernel(RewriterBase &rewriter, Operation *op);
 
 /// Replaces a matmul_bias on buffers by a call of the CUDA runtime's

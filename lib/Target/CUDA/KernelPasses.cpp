@@ -14,6 +14,7 @@
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Target/CUDA/Passes.h"
 #include "rlx/Target/CUDA/RLXCUDADialect.h"
+#include "rlx/Transforms/Unfuse.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -26,6 +27,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
 namespace rlx {
@@ -144,7 +146,8 @@ struct RLXCUDAFormKernelsPass
         attentions.push_back(attention);
       else if (auto matmul = dyn_cast<MatMulOp>(op))
         matmuls.push_back(matmul);
-      else if (isa<SoftmaxOp, LayerNormOp, RmsNormOp>(op))
+      else if (isa<SoftmaxOp, LayerNormOp, RmsNormOp, LayerNormBackwardInputOp>(
+                   op))
         rowOps.push_back(op);
     });
     for (AttentionOp op : attentions)
@@ -153,6 +156,16 @@ struct RLXCUDAFormKernelsPass
       formMatmulBias(rewriter, op);
     for (Operation *op : rowOps)
       formRowKernel(rewriter, op);
+
+    // The CUDA unfuse policy keeps the layer norm's backward ops for the
+    // row kernel above; those it did not take (other axes, f64) and the
+    // gamma gradients become primitives as on the CPU.
+    UnfusePolicy leftovers{
+        "cuda-row-kernel-leftovers", "", {Decomposition::LayerNormBackward}};
+    RewritePatternSet patterns(&getContext());
+    populateUnfusePatterns(patterns, leftovers);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
   }
 };
 
@@ -165,7 +178,7 @@ struct RLXCUDALowerKernelsPass
     SmallVector<Operation *> kernels;
     getOperation().walk([&](Operation *op) {
       if (isa<cuda::FlashAttentionOp, cuda::MatmulBiasOp, cuda::SoftmaxOp,
-              cuda::NormOp>(op))
+              cuda::NormOp, cuda::NormBackwardInputOp>(op))
         kernels.push_back(op);
     });
     for (Operation *op : kernels) {

@@ -195,23 +195,28 @@ LogicalResult MatmulBiasOp::verify() {
 //===----------------------------------------------------------------------===//
 
 /// Checks what the row kernels share beyond every kernel's: a rank >= 1
-/// input, init of its shape, `[N]` vectors for rows of `N`.
+/// input, init (and `inputShaped` operands) of its shape, `[N]` vectors for
+/// rows of `N`.
 static LogicalResult
-verifyRowKernel(Operation *op,
-                ArrayRef<std::pair<StringRef, Value>> rowVectors) {
+verifyRowKernel(Operation *op, ArrayRef<std::pair<StringRef, Value>> rowVectors,
+                ArrayRef<std::pair<StringRef, Value>> inputShaped = {}) {
   Value input = op->getOperand(0), init = op->getOperands().back();
   SmallVector<std::pair<StringRef, Value>> operands = {{"input", input}};
   operands.append(rowVectors.begin(), rowVectors.end());
+  operands.append(inputShaped.begin(), inputShaped.end());
   operands.push_back({"init", init});
   if (failed(verifyKernelOperands(op, operands)))
     return failure();
   auto inputType = cast<ShapedType>(input.getType());
   if (inputType.getRank() < 1)
     return op->emitOpError() << "needs an input of rank >= 1";
-  if (failed(verifyCompatibleShape(init.getType(), inputType)))
-    return op->emitOpError()
-           << "init " << init.getType() << " does not have the shape of input "
-           << inputType;
+  SmallVector<std::pair<StringRef, Value>> sameShape(inputShaped);
+  sameShape.push_back({"init", init});
+  for (auto [name, value] : sameShape)
+    if (failed(verifyCompatibleShape(value.getType(), inputType)))
+      return op->emitOpError()
+             << name << " " << value.getType()
+             << " does not have the shape of input " << inputType;
   int64_t rowLength = inputType.getShape().back();
   for (auto [name, vector] : rowVectors) {
     auto type = cast<ShapedType>(vector.getType());
@@ -228,4 +233,8 @@ LogicalResult SoftmaxOp::verify() { return verifyRowKernel(*this, {}); }
 
 LogicalResult NormOp::verify() {
   return verifyRowKernel(*this, {{"gamma", getGamma()}, {"beta", getBeta()}});
+}
+
+LogicalResult NormBackwardInputOp::verify() {
+  return verifyRowKernel(*this, {{"gamma", getGamma()}}, {{"dy", getDy()}});
 }

@@ -5,14 +5,15 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// softmax, layer_norm and rms_norm over the last axis reduce each row and
-// then rewrite it. The generic lowering runs each reduction and the final
-// sweep as kernels of their own, with the row maxima, sums or moments in
-// buffers between them (three sweeps for softmax). Here one kernel takes a
-// row per block: its threads stride over the row folding one running state
-// each (a maximum and a sum against it; Welford's count, mean and squared
-// deviations; a sum of squares), the block combines the states, and a
-// second sweep over the row, mostly from the L2 cache, writes the result.
+// softmax, layer_norm and rms_norm over the last axis (and the layer norm's
+// input gradient) reduce each row and then rewrite it. The generic lowering
+// runs each reduction and the final sweep as kernels of their own, with the row
+// maxima, sums or moments in buffers between them (three sweeps for softmax).
+// Here one kernel takes a row per block: its threads stride over the row
+// folding one running state each (a maximum and a sum against it; Welford's
+// count, mean and squared deviations; a sum of squares), the block combines the
+// states, and a second sweep over the row, mostly from the L2 cache, writes the
+// result.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,10 +54,17 @@ bool isLastAxisRowOp(Operation *op, Value input, int64_t axis) {
 /// The running state one thread folds over its elements of a row, how two
 /// states combine, and what the row's final state makes of an element.
 struct RowMath {
+  /// Element `column` of the kernel's row of an input-shaped buffer, as f32.
+  using RowLoader = std::function<Value(Value buffer, Value column)>;
+
   virtual ~RowMath() = default;
+  /// Called in the kernel, before the first sweep, with the loader of the
+  /// block's row and the row's length.
+  virtual void startRow(KernelBuilder &k, RowLoader load, Value rowLength) {}
   virtual SmallVector<Value> initial(KernelBuilder &k) = 0;
+  /// Folds the element `x` at `column` into the state.
   virtual SmallVector<Value> fold(KernelBuilder &k, ArrayRef<Value> state,
-                                  Value x) = 0;
+                                  Value x, Value column) = 0;
   virtual SmallVector<Value> combine(KernelBuilder &k, ArrayRef<Value> a,
                                      ArrayRef<Value> b) = 0;
   /// Per-row values for `result`, computed once from the final state.
@@ -72,8 +80,8 @@ struct SoftmaxMath : RowMath {
   SmallVector<Value> initial(KernelBuilder &k) override {
     return {k.f32(-std::numeric_limits<double>::infinity()), k.f32(0)};
   }
-  SmallVector<Value> fold(KernelBuilder &k, ArrayRef<Value> state,
-                          Value x) override {
+  SmallVector<Value> fold(KernelBuilder &k, ArrayRef<Value> state, Value x,
+                          Value) override {
     Value max = arith::MaximumFOp::create(k.b, k.loc, state[0], x);
     Value pivot = k.pivotOfMax(max);
     Value rescaled = k.mul(
@@ -101,6 +109,38 @@ struct SoftmaxMath : RowMath {
   }
 };
 
+/// Welford's running (count, mean, squared deviations) with `x` folded in.
+SmallVector<Value> welfordFold(KernelBuilder &k, ArrayRef<Value> state,
+                               Value x) {
+  Value count = k.add(state[0], k.f32(1));
+  Value delta = k.sub(x, state[1]);
+  Value mean = k.add(state[1], k.div(delta, count));
+  Value m2 = math::FmaOp::create(k.b, k.loc, delta, k.sub(x, mean), state[2]);
+  return {count, mean, m2};
+}
+
+/// Chan et al.'s parallel update of two Welford states; an empty side
+/// contributes nothing (its weight is 0, not 0 / 0).
+SmallVector<Value> welfordCombine(KernelBuilder &k, ArrayRef<Value> a,
+                                  ArrayRef<Value> b) {
+  Value count = k.add(a[0], b[0]);
+  Value empty = arith::CmpFOp::create(k.b, k.loc, arith::CmpFPredicate::OEQ,
+                                      count, k.f32(0));
+  Value weight = k.select(empty, k.f32(0), k.div(b[0], count));
+  Value delta = k.sub(b[1], a[1]);
+  Value mean = math::FmaOp::create(k.b, k.loc, delta, weight, a[1]);
+  Value m2 =
+      k.add(k.add(a[2], b[2]), k.mul(k.mul(delta, delta), k.mul(a[0], weight)));
+  return {count, mean, m2};
+}
+
+/// `rowLength` (an index) as f32.
+Value lengthAsF32(KernelBuilder &k, Value rowLength) {
+  return arith::UIToFPOp::create(
+      k.b, k.loc, k.b.getF32Type(),
+      arith::IndexCastUIOp::create(k.b, k.loc, k.b.getI64Type(), rowLength));
+}
+
 /// Layer and RMS norms: Welford's (count, mean, squared deviations), or a
 /// sum of squares; then `x` normalized, scaled by gamma and shifted by beta.
 struct NormMath : RowMath {
@@ -112,37 +152,21 @@ struct NormMath : RowMath {
       return {k.f32(0)};
     return {k.f32(0), k.f32(0), k.f32(0)};
   }
-  SmallVector<Value> fold(KernelBuilder &k, ArrayRef<Value> state,
-                          Value x) override {
+  SmallVector<Value> fold(KernelBuilder &k, ArrayRef<Value> state, Value x,
+                          Value) override {
     if (rms)
       return {math::FmaOp::create(k.b, k.loc, x, x, state[0])};
-    Value count = k.add(state[0], k.f32(1));
-    Value delta = k.sub(x, state[1]);
-    Value mean = k.add(state[1], k.div(delta, count));
-    Value m2 = math::FmaOp::create(k.b, k.loc, delta, k.sub(x, mean), state[2]);
-    return {count, mean, m2};
+    return welfordFold(k, state, x);
   }
   SmallVector<Value> combine(KernelBuilder &k, ArrayRef<Value> a,
                              ArrayRef<Value> b) override {
     if (rms)
       return {k.add(a[0], b[0])};
-    // Chan et al.'s parallel Welford update; an empty side contributes
-    // nothing (its weight is 0, not 0 / 0).
-    Value count = k.add(a[0], b[0]);
-    Value empty = arith::CmpFOp::create(k.b, k.loc, arith::CmpFPredicate::OEQ,
-                                        count, k.f32(0));
-    Value weight = k.select(empty, k.f32(0), k.div(b[0], count));
-    Value delta = k.sub(b[1], a[1]);
-    Value mean = math::FmaOp::create(k.b, k.loc, delta, weight, a[1]);
-    Value m2 = k.add(k.add(a[2], b[2]),
-                     k.mul(k.mul(delta, delta), k.mul(a[0], weight)));
-    return {count, mean, m2};
+    return welfordCombine(k, a, b);
   }
   SmallVector<Value> finish(KernelBuilder &k, ArrayRef<Value> state,
                             Value rowLength) override {
-    Value n = arith::UIToFPOp::create(
-        k.b, k.loc, k.b.getF32Type(),
-        arith::IndexCastUIOp::create(k.b, k.loc, k.b.getI64Type(), rowLength));
+    Value n = lengthAsF32(k, rowLength);
     Value meanSquare = k.div(rms ? state[0] : state[2], n);
     Value inverse =
         math::RsqrtOp::create(k.b, k.loc, k.add(meanSquare, k.f32(eps)));
@@ -162,6 +186,79 @@ struct NormMath : RowMath {
   double eps;
   /// gamma[column], or beta[column], as f32.
   std::function<Value(Value, bool)> loadVector;
+};
+
+/// The input gradient of a layer norm: one sweep folds Welford's state of
+/// `x` with `s1 = sum(g dy)` and `s2 = sum(g dy (x - x0))`, `x0` the row's
+/// first element (a shift, so that the centered sum below does not cancel
+/// for rows far from 0); then
+/// `dx = rstd (g dy - s1 / n - xhat * rstd (s2 - (mean - x0) s1) / n)`.
+struct NormBackwardInputMath : RowMath {
+  NormBackwardInputMath(double eps, Value gamma, Value dy, Value input)
+      : eps(eps), gamma(gamma), dy(dy), input(input) {}
+
+  void startRow(KernelBuilder &k, RowLoader rowLoader,
+                Value rowLength) override {
+    load = std::move(rowLoader);
+    // An empty row has no first element to shift by.
+    auto nonEmpty = scf::IfOp::create(
+        k.b, k.loc, TypeRange{k.b.getF32Type()},
+        k.cmp(arith::CmpIPredicate::ugt, rowLength, k.index(0)),
+        /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(k.b);
+    k.b.setInsertionPointToStart(nonEmpty.thenBlock());
+    scf::YieldOp::create(k.b, k.loc, load(input, k.index(0)));
+    k.b.setInsertionPointToStart(nonEmpty.elseBlock());
+    scf::YieldOp::create(k.b, k.loc, k.f32(0));
+    shift = nonEmpty.getResult(0);
+  }
+  /// gamma[column] * dy[row, column].
+  Value scaledGradient(KernelBuilder &k, Value column) {
+    Value g = k.toF32(memref::LoadOp::create(k.b, k.loc, gamma, column));
+    return k.mul(g, load(dy, column));
+  }
+  SmallVector<Value> initial(KernelBuilder &k) override {
+    return {k.f32(0), k.f32(0), k.f32(0), k.f32(0), k.f32(0)};
+  }
+  SmallVector<Value> fold(KernelBuilder &k, ArrayRef<Value> state, Value x,
+                          Value column) override {
+    SmallVector<Value> next = welfordFold(k, state.take_front(3), x);
+    Value gdy = scaledGradient(k, column);
+    next.push_back(k.add(state[3], gdy));
+    next.push_back(
+        math::FmaOp::create(k.b, k.loc, gdy, k.sub(x, shift), state[4]));
+    return next;
+  }
+  SmallVector<Value> combine(KernelBuilder &k, ArrayRef<Value> a,
+                             ArrayRef<Value> b) override {
+    SmallVector<Value> next =
+        welfordCombine(k, a.take_front(3), b.take_front(3));
+    next.push_back(k.add(a[3], b[3]));
+    next.push_back(k.add(a[4], b[4]));
+    return next;
+  }
+  SmallVector<Value> finish(KernelBuilder &k, ArrayRef<Value> state,
+                            Value rowLength) override {
+    Value n = lengthAsF32(k, rowLength);
+    Value mean = state[1];
+    Value rstd = math::RsqrtOp::create(k.b, k.loc,
+                                       k.add(k.div(state[2], n), k.f32(eps)));
+    // sum(g dy (x - mean)) = s2 - (mean - x0) s1.
+    Value centered = k.sub(state[4], k.mul(k.sub(mean, shift), state[3]));
+    return {mean, rstd, k.div(state[3], n), k.div(k.mul(rstd, centered), n)};
+  }
+  Value result(KernelBuilder &k, ArrayRef<Value> finished, Value x,
+               Value column) override {
+    Value xhat = k.mul(k.sub(x, finished[0]), finished[1]);
+    Value inner = k.sub(k.sub(scaledGradient(k, column), finished[2]),
+                        k.mul(xhat, finished[3]));
+    return k.mul(finished[1], inner);
+  }
+
+  double eps;
+  Value gamma, dy, input;
+  RowLoader load;
+  Value shift;
 };
 
 /// The block's combination of every thread's state, in every thread: warp
@@ -254,6 +351,13 @@ void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
     return {elements, column};
   };
 
+  math.startRow(
+      k,
+      [&](Value buffer, Value column) {
+        return k.toF32(memref::LoadOp::create(b, loc, buffer, indices(column)));
+      },
+      rowLength);
+
   // Sweep 1: each thread folds its elements.
   auto sweep =
       scf::ForOp::create(b, loc, thread, groups, threads, math.initial(k));
@@ -261,8 +365,9 @@ void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
     OpBuilder::InsertionGuard sweepGuard(b);
     b.setInsertionPointToStart(sweep.getBody());
     SmallVector<Value> state(sweep.getRegionIterArgs());
-    for (Value x : loadGroup(sweep.getInductionVar()).first)
-      state = math.fold(k, state, x);
+    auto [elements, column] = loadGroup(sweep.getInductionVar());
+    for (auto [i, x] : llvm::enumerate(elements))
+      state = math.fold(k, state, x, k.add(column, k.index(i)));
     scf::YieldOp::create(b, loc, state);
   }
   Value warp = k.div(thread, k.index(kWarpThreads));
@@ -342,6 +447,18 @@ bool rlx::formRowKernel(RewriterBase &rewriter, Operation *op) {
                                .getResult());
     return true;
   }
+  if (auto backward = dyn_cast<LayerNormBackwardInputOp>(op)) {
+    if (!isLastAxisRowOp(op, backward.getX(), backward.getAxis()))
+      return false;
+    rewriter.setInsertionPoint(op);
+    Value init = createEmptyLike(rewriter, loc, backward.getX());
+    rewriter.replaceOp(op, cuda::NormBackwardInputOp::create(
+                               rewriter, loc, TypeRange{init.getType()},
+                               backward.getX(), backward.getGamma(),
+                               backward.getDy(), init, backward.getEpsAttr())
+                               .getResult());
+    return true;
+  }
   Value input, gamma, beta;
   int64_t axis;
   FloatAttr eps;
@@ -374,6 +491,12 @@ void rlx::lowerRowKernel(RewriterBase &rewriter, Operation *op) {
     SoftmaxMath math;
     buildRowKernels(rewriter, loc, softmax.getInput(), softmax.getInit(), math,
                     2);
+  } else if (auto backward = dyn_cast<cuda::NormBackwardInputOp>(op)) {
+    NormBackwardInputMath math(backward.getEps().convertToDouble(),
+                               backward.getGamma(), backward.getDy(),
+                               backward.getInput());
+    buildRowKernels(rewriter, loc, backward.getInput(), backward.getInit(),
+                    math, 5);
   } else {
     auto norm = cast<cuda::NormOp>(op);
     Value gamma = norm.getGamma(), beta = norm.getBeta();

@@ -12,7 +12,13 @@ using namespace mlir;
 using namespace mlir::rlx;
 
 void rlx::registerCUDAUnfusePolicy() {
-  SmallVector<Decomposition> decompose(getLinalgLoweringDecompositions());
+  // The layer norm's backward ops stay for rlx-cuda-form-kernels, which
+  // runs the input gradient along the last axis as a row kernel and
+  // decomposes the rest itself.
+  SmallVector<Decomposition> decompose;
+  for (Decomposition d : getLinalgLoweringDecompositions())
+    if (d != Decomposition::LayerNormBackward)
+      decompose.push_back(d);
   decompose.append({Decomposition::IfToWhere, Decomposition::UnrollWhile});
   registerUnfusePolicy(
       {"cuda",
@@ -20,6 +26,8 @@ void rlx::registerCUDAUnfusePolicy() {
        "the CUDA target decomposes what the CPU target does; besides, "
        "control flow becomes data flow (`if` into `where`, bounded `while` "
        "unrolled), so a graph is one straight-line sequence of kernels "
-       "rather than a host loop that waits for the GPU at every step",
+       "rather than a host loop that waits for the GPU at every step; the "
+       "layer norm's backward ops are left to rlx-cuda-form-kernels (a row "
+       "kernel for the input gradient along the last axis)",
        std::move(decompose)});
 }

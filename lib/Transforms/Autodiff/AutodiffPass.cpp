@@ -142,7 +142,10 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
   LogicalResult differentiate(func::FuncOp f, func::FuncOp g,
                               ArrayRef<unsigned> wrtArgs) {
     Operation *ret = g.getBody().front().getTerminator();
-    if (f.getNumResults() == 0 || !isDifferentiable(ret->getOperand(0)))
+    // A complex loss has no gradient (it is not real-valued).
+    if (f.getNumResults() == 0 || !isDifferentiable(ret->getOperand(0)) ||
+        llvm::isa<ComplexType>(
+            getElementTypeOrSelf(ret->getOperand(0).getType())))
       return f.emitError() << kPass << ": the first result of @" << f.getName()
                            << " (the loss) must be a floating-point tensor";
     auto lossType = llvm::cast<RankedTensorType>(ret->getOperand(0).getType());
@@ -197,6 +200,12 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
       return f.emitError() << kPass << ": optimizer=" << optimizer
                            << " needs a one-element loss; @" << f.getName()
                            << "'s is " << lossType;
+    for (unsigned i : wrtArgs)
+      if (llvm::isa<ComplexType>(
+              getElementTypeOrSelf(g.getArgument(i).getType())))
+        return f.emitError() << kPass << ": optimizer=" << optimizer
+                             << " updates real parameters; '"
+                             << argumentName(f, i) << "' is complex";
     std::string name = (f.getName() + "_train_step").str();
     auto module = f->getParentOfType<ModuleOp>();
     if (module.lookupSymbol(name))

@@ -192,6 +192,26 @@ for dtype in DTYPES:
                               f"rlx.rms_norm_backward_{which} %x, %g, %b, %dy "
                               f"{a} : {T(x)}, {T(g)}, {T(b)}, {T(dy)}", res),
                         {"x": x, "g": g, "b": b, "dy": dy}, want, terms)
+# The layer norm's input gradient along the last axis, in the shapes that
+# matter to the CUDA target's row kernel: one-element rows, rows longer than
+# a block's 256 threads x 4-element groups, rows not a multiple of 4 (4-byte
+# accesses), and rows far from 0 (the kernel's shifted sums).
+ROW_CASES = [((5, 1), 0.0), ((3, 4100), 0.0), ((4, 777), 0.0),
+             ((6, 768), 30.0)]
+for dtype in DTYPES:
+    for shape, offset in ROW_CASES:
+        d = shape[-1]
+        x = check.uniform(shape, dtype, offset - 2, offset + 2)
+        g = check.uniform((d,), dtype, 0.5, 1.5)
+        dy = check.uniform(shape, dtype)
+        a = attrs.format(-1, EPS)
+        dx, = grads(lambda x, g: layer_norm(x, g, -1), [x, g], [0], dy)
+        compare(f"layer_norm_backward_input rows {shape} offset {offset}",
+                dtype,
+                graph([("x", T(x)), ("g", T(g)), ("dy", T(dy))],
+                      f"rlx.layer_norm_backward_input %x, %g, %dy {a} : "
+                      f"{T(x)}, {T(g)}, {T(dy)}", T(x)),
+                {"x": x, "g": g, "dy": dy}, dx, d)
 x = check.uniform((3, 8), np.float64, -2, 2)
 g = check.uniform((8,), np.float64, 0.5, 1.5)
 b = check.uniform((8,), np.float64)

@@ -14,6 +14,7 @@ import torch
 
 sys.path.insert(0, __file__.rsplit("/", 3)[0] + "/Execution/lib")
 from rlxcheck import Checker  # noqa: E402
+from torch_reference import bert_layer_params  # noqa: E402
 
 check = Checker(sys.argv[1])
 torch.manual_seed(int(check.rng.integers(1 << 31)))
@@ -25,22 +26,7 @@ with torch.no_grad():
     for norm in (layer.norm1, layer.norm2):
         norm.weight.uniform_(0.5, 1.5)
         norm.bias.uniform_(-0.5, 0.5)
-
-
-def t(tensor):
-    return np.ascontiguousarray(tensor.detach().numpy().astype(np.float32))
-
-
-params = {
-    "qkv_w": t(layer.self_attn.in_proj_weight.T),
-    "qkv_b": t(layer.self_attn.in_proj_bias),
-    "out_w": t(layer.self_attn.out_proj.weight.T),
-    "out_b": t(layer.self_attn.out_proj.bias),
-    "ln1_g": t(layer.norm1.weight), "ln1_b": t(layer.norm1.bias),
-    "fc1_w": t(layer.linear1.weight.T), "fc1_b": t(layer.linear1.bias),
-    "fc2_w": t(layer.linear2.weight.T), "fc2_b": t(layer.linear2.bias),
-    "ln2_g": t(layer.norm2.weight), "ln2_b": t(layer.norm2.bias),
-}
+params = bert_layer_params(layer)
 x = check.uniform((1, 128, 768), np.float32)
 with torch.no_grad():
     want = layer(torch.from_numpy(x)).numpy()

@@ -27,6 +27,8 @@ CASES = [
     ((64, 128), (128, 96)),      # BLAS
     ((3, 33, 65), (65, 17)),     # BLAS on collapsed rows, odd sizes
     ((4, 40, 50), (4, 50, 30)),  # BLAS batched
+    ((2, 3, 40, 50), (2, 3, 50, 30)),  # equal batch dims, collapsed: BLAS
+    ((2, 1, 5, 7), (2, 1, 7, 3)),      # equal batch dims with a 1, loops
 ]
 TOLERANCE = {np.float32: 1e-5, np.float64: 1e-12, np.float16: 2e-3}
 
@@ -89,5 +91,48 @@ for dtype in (np.float32, np.float16):
             check.close(f"linear {lshape}x[{k}, {n}] + bias, {act} "
                         f"{np.dtype(dtype)}", outs[0] if outs else None, want,
                         rtol, rtol * np.sqrt(k))
+
+# Products with a transposed operand, as gradients make them (`dy w^T`,
+# `x^T dy`, `x^T x`): on the CPU the transpose is read by BLAS (a
+# transposed view) instead of being copied; below the BLAS size, loops.
+TRANSPOSED = [
+    ((64, 48), (96, 48), "rhs"),      # a @ b^T, BLAS
+    ((65, 33), (65, 17), "lhs"),      # a^T @ b, odd sizes
+    ((3, 40, 9), (3, 40, 30), "lhs"),  # batched a^T @ b
+    ((3, 40, 50), (3, 30, 50), "rhs"),  # batched a @ b^T
+    ((5, 4), (3, 4), "rhs"),          # small: loops
+    ((70, 40), None, "self"),         # x^T @ x, one operand read twice
+]
+for dtype in (np.float32, np.float64):
+    for lshape, rshape, which in TRANSPOSED:
+        a = check.uniform(lshape, dtype)
+        b = a if which == "self" else check.uniform(rshape, dtype)
+        perm = list(range(a.ndim - 2)) + [a.ndim - 1, a.ndim - 2]
+        lhs = a.transpose(perm) if which in ("lhs", "self") else a
+        rhs = b.transpose(perm) if which == "rhs" else b
+        want = np.matmul(lhs.astype(np.float64), rhs.astype(np.float64))
+        t = {name: tensor_type(v.shape, dtype)
+             for name, v in (("a", a), ("b", b), ("lhs", lhs), ("rhs", rhs),
+                             ("out", want))}
+        perm_text = ", ".join(map(str, perm))
+        args = [f"%a: {t['a']} {{rlx.input = \"a\"}}"]
+        if which != "self":
+            args.append(f"%b: {t['b']} {{rlx.input = \"b\"}}")
+        body = []
+        if which in ("lhs", "self"):
+            body.append(f"%l = rlx.transpose %a perm = [{perm_text}] : {t['a']}")
+        if which == "rhs":
+            body.append(f"%r = rlx.transpose %b perm = [{perm_text}] : {t['b']}")
+        lname = "%a" if which == "rhs" else "%l"
+        rname = {"rhs": "%r", "lhs": "%b", "self": "%a"}[which]
+        body.append(f"%0 = rlx.matmul {lname}, {rname} : {t['lhs']}, {t['rhs']}")
+        mlir = (f"func.func @main({', '.join(args)}) -> {t['out']} {{\n  "
+                + "\n  ".join(body) + f"\n  return %0 : {t['out']}\n}}")
+        feed = {"a": a} if which == "self" else {"a": a, "b": b}
+        outs = check.run(mlir, feed)
+        rtol = TOLERANCE[dtype]
+        check.close(f"matmul transposed {which} {lshape} {rshape} "
+                    f"{np.dtype(dtype)}", outs[0] if outs else None,
+                    want.astype(dtype), rtol, rtol * np.sqrt(lhs.shape[-1]))
 
 check.finish()

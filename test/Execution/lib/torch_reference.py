@@ -49,3 +49,20 @@ def attention_attrs(heads, dim, kind, window, scale, cap):
         attrs.append(f"attn_logit_softcap = {cap:e} : f32")
     as_f32 = [float(np.float32(x)) if x else None for x in (scale, cap)]
     return attrs, as_f32[0], as_f32[1]
+
+
+def bert_layer_params(layer):
+    """The parameters of examples/bert_layer.mlir, by name, from a
+    torch.nn.TransformerEncoderLayer (weights transposed to [in, out])."""
+    def t(tensor):
+        return np.ascontiguousarray(tensor.detach().numpy().astype(np.float32))
+    return {
+        "qkv_w": t(layer.self_attn.in_proj_weight.T),
+        "qkv_b": t(layer.self_attn.in_proj_bias),
+        "out_w": t(layer.self_attn.out_proj.weight.T),
+        "out_b": t(layer.self_attn.out_proj.bias),
+        "ln1_g": t(layer.norm1.weight), "ln1_b": t(layer.norm1.bias),
+        "fc1_w": t(layer.linear1.weight.T), "fc1_b": t(layer.linear1.bias),
+        "fc2_w": t(layer.linear2.weight.T), "fc2_b": t(layer.linear2.bias),
+        "ln2_g": t(layer.norm2.weight), "ln2_b": t(layer.norm2.bias),
+    }

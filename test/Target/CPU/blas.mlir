@@ -45,3 +45,35 @@ func.func @tensors(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %c: tensor<64x1
   %0 = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x16xf32>) outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
   return %0 : tensor<64x16xf32>
 }
+
+// An operand read transposed (as rlx-cpu-transposed-gemm-operands makes it)
+// is passed as a transposed view.
+// CHECK-LABEL: func.func @transposed_rhs
+// CHECK-SAME: %[[A:[^:]*]]: memref<64x32xf32>, %[[W:[^:]*]]: memref<16x32xf32>
+// CHECK: %[[T:.*]] = memref.transpose %[[W]] (d0, d1) -> (d1, d0) : memref<16x32xf32> to memref<32x16xf32, strided<[1, 32]>>
+// CHECK: %[[B:.*]] = memref.cast %[[T]] : memref<32x16xf32, strided<[1, 32]>> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+// CHECK: call @rlx_rt_matmul_f32(%{{.*}}, %[[B]], %{{.*}})
+func.func @transposed_rhs(%a: memref<64x32xf32>, %w: memref<16x32xf32>, %c: memref<64x16xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %w : memref<64x32xf32>, memref<16x32xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @transposed_lhs_batched
+// CHECK-SAME: %[[X:[^:]*]]: memref<2x32x64xf64>
+// CHECK: %[[T:.*]] = memref.transpose %[[X]] (d0, d1, d2) -> (d0, d2, d1) : memref<2x32x64xf64> to memref<2x64x32xf64, strided<[2048, 1, 64]>>
+// CHECK: call @rlx_rt_batch_matmul_f64
+func.func @transposed_lhs_batched(%x: memref<2x32x64xf64>, %b: memref<2x32x16xf64>, %c: memref<2x64x16xf64>) {
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, k, m)>, affine_map<(b, m, n, k) -> (b, k, n)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+    ins(%x, %b : memref<2x32x64xf64>, memref<2x32x16xf64>) outs(%c : memref<2x64x16xf64>)
+  return
+}
+
+// Other maps (here: a broadcast lhs) keep their loops.
+// CHECK-LABEL: func.func @broadcast_lhs
+// CHECK: linalg.matmul
+func.func @broadcast_lhs(%a: memref<32xf32>, %b: memref<32x16xf32>, %c: memref<64x16xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : memref<32xf32>, memref<32x16xf32>) outs(%c : memref<64x16xf32>)
+  return
+}

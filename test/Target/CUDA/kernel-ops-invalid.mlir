@@ -93,3 +93,11 @@ func.func @softmax_f64(%x: tensor<4x8xf64>, %i: tensor<4x8xf64>) -> tensor<4x8xf
   %o = rlx_cuda.softmax ins(%x : tensor<4x8xf64>) outs(%i : tensor<4x8xf64>) -> tensor<4x8xf64>
   return %o : tensor<4x8xf64>
 }
+
+// -----
+
+func.func @norm_backward_dy_shape(%x: tensor<4x96xf32>, %g: tensor<96xf32>, %dy: tensor<4x95xf32>, %init: tensor<4x96xf32>) -> tensor<4x96xf32> {
+  // expected-error @+1 {{'rlx_cuda.norm_backward_input' op dy 'tensor<4x95xf32>' does not have the shape of input 'tensor<4x96xf32>'}}
+  %0 = rlx_cuda.norm_backward_input ins(%x, %g, %dy : tensor<4x96xf32>, tensor<96xf32>, tensor<4x95xf32>) outs(%init : tensor<4x96xf32>) {eps = 1.0e-5 : f32} -> tensor<4x96xf32>
+  return %0 : tensor<4x96xf32>
+}

@@ -66,3 +66,44 @@ func.func @generic(%x: tensor<4x8xf32>, %y: tensor<4x8xf64>)
   %1 = rlx.softmax %y {axis = -1 : i64} : tensor<4x8xf64>
   return %0, %1 : tensor<4x8xf32>, tensor<4x8xf64>
 }
+
+// -----
+
+// The layer norm's input gradient along the last axis is a row kernel too:
+// one sweep folds Welford's state of x with sum(g dy) and the shifted
+// sum(g dy (x - x[0])) (5 values per warp), the second writes dx. Along
+// another axis, and for gamma, the backward ops become primitives.
+
+// FORM-LABEL: func.func @norm_backward
+// FORM:         rlx_cuda.norm_backward_input ins(%arg0, %arg1, %arg2 : tensor<4x96xf32>, tensor<96xf32>, tensor<4x96xf32>) outs(%{{.*}} : tensor<4x96xf32>) {eps = 9.99999974E-6 : f32} -> tensor<4x96xf32>
+// FORM-NOT:     rlx.layer_norm_backward_gamma
+// FORM:         rlx.reduce
+// FORM-NOT:     rlx.layer_norm_backward
+
+// LOWER-LABEL: func.func @norm_backward
+// LOWER:         gpu.launch {{.*}} workgroup({{.*}} : memref<8x5xf32, #gpu.address_space<workgroup>>)
+// LOWER:           scf.if {{.*}} -> (f32)
+// LOWER:           scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32)
+// LOWER:             vector.load %arg0{{.*}} {alignment = 16 : i64} : memref<4x96xf32>, vector<4xf32>
+// LOWER:             memref.load %arg1
+// LOWER:             memref.load %arg2
+// LOWER:           gpu.barrier
+// LOWER:           math.rsqrt
+// LOWER:           scf.for
+// LOWER:             vector.store {{.*}} {alignment = 16 : i64} : memref<4x96xf32>, vector<4xf32>
+func.func @norm_backward(%x: tensor<4x96xf32>, %g: tensor<96xf32>, %dy: tensor<4x96xf32>) -> (tensor<4x96xf32>, tensor<96xf32>) {
+  %dx = rlx.layer_norm_backward_input %x, %g, %dy {axis = -1 : i64, eps = 1.0e-5 : f32} : tensor<4x96xf32>, tensor<96xf32>, tensor<4x96xf32>
+  %dg = rlx.layer_norm_backward_gamma %x, %dy {axis = -1 : i64, eps = 1.0e-5 : f32} : tensor<4x96xf32>, tensor<4x96xf32>
+  return %dx, %dg : tensor<4x96xf32>, tensor<96xf32>
+}
+
+// -----
+
+// FORM-LABEL: func.func @norm_backward_first_axis
+// FORM-NOT:     rlx_cuda.norm_backward_input
+// FORM-NOT:     rlx.layer_norm_backward_input
+// FORM:         return
+func.func @norm_backward_first_axis(%x: tensor<4x96xf32>, %g: tensor<4xf32>, %dy: tensor<4x96xf32>) -> tensor<4x96xf32> {
+  %dx = rlx.layer_norm_backward_input %x, %g, %dy {axis = 0 : i64, eps = 1.0e-5 : f32} : tensor<4x96xf32>, tensor<4xf32>, tensor<4x96xf32>
+  return %dx : tensor<4x96xf32>
+}

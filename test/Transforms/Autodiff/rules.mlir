@@ -42,14 +42,15 @@ func.func @norm(%x: tensor<2x4x6xf32> {rlx.param = "x"},
 
 // -----
 
-// Batched matmul with a broadcast weight: the weight's gradient sums over
-// the batch.
+// Batched matmul with a broadcast weight: the weight's gradient is one
+// product over the batch's rows, [3, 8] x [8, 5] (the GEMM sums the batch).
 // CHECK-LABEL: func.func @mm_grad(
 // CHECK-SAME: %[[A:[^:]*]]: tensor<2x4x3xf64> {rlx.input = "a"}, %[[W:[^:]*]]: tensor<3x5xf64> {rlx.param = "w"}, %[[D:[^:]*]]: tensor<2x4x5xf64> {rlx.input = "d_loss"})
-// CHECK: %[[AT:.*]] = rlx.transpose %[[A]] perm = [0, 2, 1]
-// CHECK: %[[P:.*]] = rlx.matmul %[[AT]], %[[D]] : tensor<2x3x4xf64>, tensor<2x4x5xf64>
-// CHECK: %[[S:.*]] = rlx.reduce sum %[[P]] axes = [0] keep_dim : tensor<2x3x5xf64>
-// CHECK: %[[DW:.*]] = rlx.reshape %[[S]] new_shape = [3, 5]
+// CHECK-DAG: %[[AR:.*]] = rlx.reshape %[[A]] new_shape = [-1, 3] : tensor<2x4x3xf64>
+// CHECK-DAG: %[[DR:.*]] = rlx.reshape %[[D]] new_shape = [-1, 5] : tensor<2x4x5xf64>
+// CHECK: %[[AT:.*]] = rlx.transpose %[[AR]] perm = [1, 0] : tensor<8x3xf64>
+// CHECK: %[[DW:.*]] = rlx.matmul %[[AT]], %[[DR]] : tensor<3x8xf64>, tensor<8x5xf64>
+// CHECK-NOT: rlx.reduce
 // CHECK: return %{{.*}}, %[[DW]]
 func.func @mm(%a: tensor<2x4x3xf64> {rlx.input = "a"},
               %w: tensor<3x5xf64> {rlx.param = "w"}) -> tensor<2x4x5xf64> {

@@ -64,11 +64,6 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(false)};
 };
 
-/// The module attribute in which rlx-cpu-profile stores its timer labels,
-/// indexed by timer id.
-inline constexpr llvm::StringLiteral kProfileLabelsAttrName =
-    "rlx.profile_labels";
-
 /// rlx -> linalg -> bufferized loops (+ BLAS calls) -> LLVM dialect. The
 /// graph functions take their results as trailing out-parameters and have a
 /// C interface (`_mlir_ciface_<name>`).

@@ -20,17 +20,36 @@ def RLXLinalgToBLAS : Pass<"rlx-linalg-to-blas", "ModuleOp"> {
   let summary = "Call the BLAS runtime for large f32/f64 matmuls on buffers";
   let description = [{
     Runs after bufferization. Replaces `linalg.matmul` and
-    `linalg.batch_matmul` on f32 or f64 memrefs whose unit-stride innermost
-    dims make them BLAS-compatible, and whose `M*N*K` reaches `min-flops`,
-    by calls to the project's CPU runtime (`rlx_rt_matmul_*`,
-    `rlx_rt_batch_matmul_*`), which call OpenBLAS `cblas_?gemm` with
-    `C += A * B` semantics, exactly as the linalg op defines.
+    `linalg.batch_matmul` on f32 or f64 memrefs whose `M*N*K` reaches
+    `min-flops`, with the default indexing maps or with either operand read
+    transposed (as `rlx-cpu-transposed-gemm-operands` makes them), by calls
+    to the project's CPU runtime (`rlx_rt_matmul_*`,
+    `rlx_rt_batch_matmul_*`) with a transposed operand passed as a
+    transposed view (`memref.transpose`). The runtime calls OpenBLAS
+    `cblas_?gemm` with `C += A * B` semantics, exactly as the linalg op
+    defines, on operands with a unit stride in either dimension, and a
+    plain loop otherwise.
   }];
   let options = [
     Option<"minFlops", "min-flops", "int64_t", /*default=*/"32768",
            "Smallest M*N*K that is sent to BLAS; smaller matmuls stay loops">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def RLXCPUTransposedGemmOperands
+    : Pass<"rlx-cpu-transposed-gemm-operands", "func::FuncOp"> {
+  let summary = "Let matmuls read transposed operands instead of copies";
+  let description = [{
+    Runs on tensors, before bufferization. A `linalg.matmul` or
+    `linalg.batch_matmul` operand made by a `linalg.transpose` that swaps
+    its last two dims (a gradient's `dy w^T` and `x^T dy`) becomes the
+    transpose's input, read through the op's indexing map
+    (`(m, k) -> (k, m)` for the lhs, `(k, n) -> (n, k)` for the rhs), and
+    the copy goes away unless something else reads it.
+    `rlx-linalg-to-blas` then calls BLAS with the operand transposed. For
+    an `[N, K]` weight this saves a strided pass over it per product.
+  }];
 }
 
 def RLXCPUEarlyDealloc : Pass<"rlx-cpu-early-dealloc", "func::FuncOp"> {

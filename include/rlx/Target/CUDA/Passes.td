@@ -175,4 +175,28 @@ def RLXCUDAStreamOrderedCalls
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def RLXCUDAOpMarkers : Pass<"rlx-cuda-op-markers", "ModuleOp"> {
+  let summary = "Mark the host's work with the rlx op it came from";
+  let description = [{
+    Runs on the host side, after `rlx-cuda-stream-ordered-calls`. Each run
+    of neighbouring work at the top level of a graph function (kernel
+    launches, runtime calls, device allocations, copies and the structured
+    control flow around them) that comes from one rlx op (the names
+    `rlx-tag-op-locations` put into the locations) is bracketed by
+    `rlx_cuda_op_begin(id, label)` and `rlx_cuda_op_end(id)`, the label a
+    constant string such as `rlx.softmax @ model.mlir:12:8`. The labels are
+    listed, by id, in the module attribute `rlx.profile_labels`.
+
+    The CUDA runtime keeps the label of the last op begun, so its error
+    messages name the rlx op whose work failed (a kernel's fault surfaces
+    at the next synchronizing call, after later launches: run with
+    `CUDA_LAUNCH_BLOCKING=1` to tie it to its launch). With profiling
+    switched on (`rlx-run --profile`), the runtime records an event on the
+    graph stream at each marker and sums the time between them per op.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 #endif // RLX_TARGET_CUDA_PASSES_TD

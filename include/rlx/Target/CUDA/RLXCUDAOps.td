@@ -222,4 +222,31 @@ def RLXCUDA_NormOp : RLXCUDA_KernelOp<"norm"> {
   }];
 }
 
+def RLXCUDA_NormBackwardInputOp : RLXCUDA_KernelOp<"norm_backward_input"> {
+  let summary = "the input gradient of a last-dim layer norm, a block per row";
+  let description = [{
+    What `rlx.layer_norm_backward_input` along the last axis computes, in
+    one kernel with a block of 256 threads per row: one sweep folds
+    Welford's count, mean and squared deviations of `input` together with
+    `sum(gamma * dy)` and `sum(gamma * dy * (input - input[0]))` (shifted
+    by the row's first element, so that the centered sum
+    `sum(gamma * dy * (x - mean))` does not cancel for rows far from 0),
+    the block combines them, and a second sweep writes
+    `rstd * (gamma * dy - mean(gamma * dy) - xhat * mean(gamma * dy * xhat))`
+    with `xhat = (x - mean) * rstd`, `rstd = 1 / sqrt(var + eps)`. `gamma`
+    is `[N]` for rows of `N`, `dy` has the input's shape; f32, f16 and bf16
+    (computed in f32).
+  }];
+  let arguments = (ins RLXCUDA_TensorOrBuffer:$input,
+                       RLXCUDA_TensorOrBuffer:$gamma,
+                       RLXCUDA_TensorOrBuffer:$dy,
+                       RLXCUDA_TensorOrBuffer:$init,
+                       F32Attr:$eps);
+  let assemblyFormat = [{
+    `ins` `(` $input `,` $gamma `,` $dy `:` type($input) `,` type($gamma)
+    `,` type($dy) `)` `outs` `(` $init `:` type($init) `)` attr-dict
+    (`->` type($result)^)?
+  }];
+}
+
 #endif // RLX_TARGET_CUDA_RLXCUDAOPS_TD

@@ -35,5 +35,8 @@ void rlx::registerDerivativeRules(DialectRegistry &registry) {
     attachConvPoolRules(ctx);
     attachBackwardRules(ctx);
     attachControlFlowRules(ctx);
+    attachQuantizationRules(ctx);
+    attachMoERules(ctx);
+    attachSignalRules(ctx);
   });
 }

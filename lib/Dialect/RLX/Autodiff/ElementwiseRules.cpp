@@ -51,6 +51,13 @@ static LogicalResult jvpRule(ActivationOp op, PrimitiveBuilder &p,
 // binary
 //===----------------------------------------------------------------------===//
 
+/// `-v`; `activation neg` takes no complex tensors.
+static Value negate(PrimitiveBuilder &p, Value v) {
+  if (llvm::isa<ComplexType>(elementTypeOf(v)))
+    return p.sub(p.zeroScalar(elementTypeOf(v)), v);
+  return p.activation(ActivationKind::Neg, v);
+}
+
 /// `v * d result / d operand` for operand 0 (`lhs`) or 1 (`rhs`), with the
 /// shape of the broadcast result. Max and min split the derivative evenly
 /// between tied operands; pow is finite at a zero base (as PyTorch's).
@@ -58,19 +65,21 @@ static Value applyBinaryPartial(BinaryOp op, PrimitiveBuilder &p,
                                 unsigned operand, Value v) {
   Value a = op.getLhs(), b = op.getRhs(), y = op.getResult();
   Type et = elementTypeOf(y);
-  Value zero = p.scalar(et, 0.0), one = p.scalar(et, 1.0);
   switch (op.getKind()) {
   case BinaryKind::Add:
     return v;
   case BinaryKind::Sub:
-    return operand == 0 ? v : p.activation(ActivationKind::Neg, v);
+    return operand == 0 ? v : negate(p, v);
   case BinaryKind::Mul:
     return p.mul(v, operand == 0 ? b : a);
   case BinaryKind::Div:
     // d(a / b)/db = -(a / b) / b = -y / b.
-    return operand == 0
-               ? p.div(v, b)
-               : p.activation(ActivationKind::Neg, p.div(p.mul(v, y), b));
+    return operand == 0 ? p.div(v, b) : negate(p, p.div(p.mul(v, y), b));
+  default:
+    break;
+  }
+  Value zero = p.scalar(et, 0.0), one = p.scalar(et, 1.0);
+  switch (op.getKind()) {
   case BinaryKind::Max:
   case BinaryKind::Min: {
     // The operand equal to the result gets the derivative; ties share it.
@@ -93,22 +102,46 @@ static Value applyBinaryPartial(BinaryOp op, PrimitiveBuilder &p,
         p.where(zeroBase, p.compare(CompareKind::Ge, b, zero), zeroBase);
     return p.mul(v, p.where(flat, zero, partial));
   }
+  default:
+    break;
   }
   llvm_unreachable("unknown binary kind");
 }
 
+/// Complex add, sub, mul and div are holomorphic: the JVP multiplies the
+/// tangents by the partials and the VJP the cotangent by their conjugates
+/// (PyTorch's convention), computed as `conj(partial(conj(v)))`. Complex pow
+/// has no rule (max and min take no complex operands).
+static LogicalResult checkComplexBinary(BinaryOp op, StringRef pass) {
+  if (!llvm::isa<ComplexType>(elementTypeOf(op.getResult())) ||
+      llvm::is_contained(
+          {BinaryKind::Add, BinaryKind::Sub, BinaryKind::Mul, BinaryKind::Div},
+          op.getKind()))
+    return success();
+  return op.emitError() << pass << ": no derivative rule for complex '"
+                        << op->getName() << "' of kind "
+                        << stringifyBinaryKind(op.getKind());
+}
+
 static LogicalResult vjpRule(BinaryOp op, PrimitiveBuilder &p, ValueRange dys,
                              MutableArrayRef<Value> dxs) {
-  if (failed(requireStaticShapes(op, op->getOperands(), "rlx-autodiff")))
+  if (failed(requireStaticShapes(op, op->getOperands(), "rlx-autodiff")) ||
+      failed(checkComplexBinary(op, "rlx-autodiff")))
     return failure();
-  for (unsigned i = 0; i < 2; ++i)
-    dxs[i] = p.sumToShape(applyBinaryPartial(op, p, i, dys[0]),
-                          shapeOf(op->getOperand(i)));
+  bool complex = llvm::isa<ComplexType>(elementTypeOf(op.getResult()));
+  for (unsigned i = 0; i < 2; ++i) {
+    Value partial =
+        complex ? p.conjugate(applyBinaryPartial(op, p, i, p.conjugate(dys[0])))
+                : applyBinaryPartial(op, p, i, dys[0]);
+    dxs[i] = p.sumToShape(partial, shapeOf(op->getOperand(i)));
+  }
   return success();
 }
 
 static LogicalResult jvpRule(BinaryOp op, PrimitiveBuilder &p, ValueRange txs,
                              MutableArrayRef<Value> tys) {
+  if (failed(checkComplexBinary(op, "rlx-jvp")))
+    return failure();
   Value sum = sumOverTangents(p, txs, [&](unsigned i, Value t) {
     return applyBinaryPartial(op, p, i, t);
   });
@@ -136,7 +169,7 @@ static LogicalResult vjpRule(WhereOp op, PrimitiveBuilder &p, ValueRange dys,
                              MutableArrayRef<Value> dxs) {
   if (failed(requireStaticShapes(op, op->getOperands(), "rlx-autodiff")))
     return failure();
-  Value zero = p.scalar(elementTypeOf(op.getResult()), 0.0);
+  Value zero = p.zeroScalar(elementTypeOf(op.getResult()));
   dxs[1] = p.sumToShape(p.where(op.getCond(), dys[0], zero),
                         shapeOf(op.getOnTrue()));
   dxs[2] = p.sumToShape(p.where(op.getCond(), zero, dys[0]),
@@ -146,7 +179,7 @@ static LogicalResult vjpRule(WhereOp op, PrimitiveBuilder &p, ValueRange dys,
 
 static LogicalResult jvpRule(WhereOp op, PrimitiveBuilder &p, ValueRange txs,
                              MutableArrayRef<Value> tys) {
-  Value zero = p.scalar(elementTypeOf(op.getResult()), 0.0);
+  Value zero = p.zeroScalar(elementTypeOf(op.getResult()));
   tys[0] = p.broadcastTo(
       p.where(op.getCond(), txs[1] ? txs[1] : zero, txs[2] ? txs[2] : zero),
       shapeOf(op.getResult()));

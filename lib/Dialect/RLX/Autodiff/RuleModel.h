@@ -48,6 +48,18 @@ inline Value orZeros(PrimitiveBuilder &p, Value t, Value like) {
   return t ? t : p.zerosLike(like);
 }
 
+/// `value` where `lo <= v <= hi`, zeros of its element type elsewhere: the
+/// straight-through derivative of a clamp to `[lo, hi]` (or of a saturating
+/// rounding, with the bounds half a step outside).
+inline Value insideRange(PrimitiveBuilder &p, Value v, double lo, double hi,
+                         Value value) {
+  Type et = elementTypeOf(v);
+  Value zero = p.scalar(elementTypeOf(value), 0.0);
+  Value below = p.compare(CompareKind::Ge, v, p.scalar(et, lo));
+  Value above = p.compare(CompareKind::Le, v, p.scalar(et, hi));
+  return p.where(below, p.where(above, value, zero), zero);
+}
+
 /// The sum of `term(i, t_i)` over the operands `i` that have a tangent
 /// `t_i`: the JVP of an op with a term per operand (null when none has).
 inline Value sumOverTangents(PrimitiveBuilder &p, ValueRange txs,
@@ -162,6 +174,9 @@ void attachAttentionRules(MLIRContext *ctx);
 void attachConvPoolRules(MLIRContext *ctx);
 void attachBackwardRules(MLIRContext *ctx);
 void attachControlFlowRules(MLIRContext *ctx);
+void attachQuantizationRules(MLIRContext *ctx);
+void attachMoERules(MLIRContext *ctx);
+void attachSignalRules(MLIRContext *ctx);
 
 } // namespace rlx
 } // namespace mlir

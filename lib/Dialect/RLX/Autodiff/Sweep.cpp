@@ -15,7 +15,35 @@ using namespace mlir::rlx;
 
 bool rlx::isDifferentiable(Value v) {
   auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
-  return type && llvm::isa<FloatType>(type.getElementType());
+  if (!type)
+    return false;
+  Type element = type.getElementType();
+  if (auto complex = llvm::dyn_cast<ComplexType>(element))
+    element = complex.getElementType();
+  return llvm::isa<FloatType>(element);
+}
+
+/// The quantized ops whose integer results stand for real numbers (a
+/// quantized tensor in units of its scale): their derivatives treat rounding
+/// as the identity (straight-through), so a derivative flows from a float
+/// input through the integer values to a dequantization.
+static bool hasStraightThroughResults(Operation *op) {
+  return isa<QuantizeOp, QMatMulOp, QConv2dOp>(op);
+}
+
+bool rlx::carriesDerivative(Value v) {
+  if (isDifferentiable(v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  return def && hasStraightThroughResults(def) &&
+         llvm::isa<RankedTensorType>(v.getType());
+}
+
+Type rlx::derivativeType(Value v) {
+  if (isDifferentiable(v))
+    return v.getType();
+  auto type = llvm::cast<RankedTensorType>(v.getType());
+  return type.clone(Float32Type::get(v.getContext()));
 }
 
 DenseSet<Value> rlx::activeValues(Block &block, ValueRange seeds) {
@@ -30,7 +58,7 @@ DenseSet<Value> rlx::activeValues(Block &block, ValueRange seeds) {
       });
     if (reached)
       for (Value result : op.getResults())
-        if (isDifferentiable(result))
+        if (carriesDerivative(result))
           active.insert(result);
   }
   return active;
@@ -73,11 +101,11 @@ rlx::reverseSweep(Block &block, OpBuilder &b, ValueRange outputs,
     for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
       if (!dxs[i] || !active.contains(operand))
         continue;
-      if (dxs[i].getType() != operand.getType())
+      if (dxs[i].getType() != derivativeType(operand))
         return op->emitError()
                << pass << ": the gradient rule of '" << op->getName()
                << "' gave operand #" << i << " a gradient of type "
-               << dxs[i].getType() << ", expected " << operand.getType();
+               << dxs[i].getType() << ", expected " << derivativeType(operand);
       accumulate(operand, dxs[i]);
     }
   }
@@ -112,13 +140,13 @@ LogicalResult rlx::forwardSweep(Block &block, DenseMap<Value, Value> &tangents,
     if (failed(differentiable.buildJVP(b, txs, tys)))
       return failure();
     for (auto [result, tangent] : llvm::zip_equal(op->getResults(), tys)) {
-      if (!tangent || !isDifferentiable(result))
+      if (!tangent || !carriesDerivative(result))
         continue;
-      if (tangent.getType() != result.getType())
+      if (tangent.getType() != derivativeType(result))
         return op->emitError()
                << pass << ": the forward-mode rule of '" << op->getName()
                << "' gave a tangent of type " << tangent.getType()
-               << ", expected " << result.getType();
+               << ", expected " << derivativeType(result);
       tangents[result] = tangent;
     }
   }

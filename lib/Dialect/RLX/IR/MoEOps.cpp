@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "rlx/Dialect/RLX/IR/GgufBlock.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 
@@ -24,16 +25,7 @@ void RLXDialect::registerMoEOps() {
 // Quantization scheme facts
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// GGUF block geometry: elements per block and bytes per block.
-struct GgufBlock {
-  int64_t elements;
-  int64_t bytes;
-};
-} // namespace
-
-/// The GGUF block geometry of `scheme`, or std::nullopt for non-GGUF schemes.
-static std::optional<GgufBlock> ggufBlock(QuantScheme scheme) {
+std::optional<GgufBlock> rlx::ggufBlock(QuantScheme scheme) {
   switch (scheme) {
   case QuantScheme::GgufQ4_0:
     return GgufBlock{32, 18};

@@ -22,11 +22,21 @@
 namespace mlir {
 namespace rlx {
 
-/// Whether `v` can carry a derivative: a floating-point tensor.
+/// Whether `v` can carry a derivative of its own type: a floating-point or
+/// complex tensor.
 bool isDifferentiable(Value v);
 
-/// Every value of `block` that depends on `seeds` through differentiable
-/// values (ops with regions depend on what they capture).
+/// Whether a derivative reaches `v` when its operands are active: a
+/// differentiable value, or an integer result of a quantized op
+/// (`quantize`, `q_matmul`, `q_conv2d`), whose derivative is straight-through.
+bool carriesDerivative(Value v);
+
+/// The type of `v`'s cotangent or tangent: `v`'s own type, or an f32 tensor
+/// of its shape for the integer values of quantized ops.
+Type derivativeType(Value v);
+
+/// Every value of `block` that depends on `seeds` through values that carry
+/// derivatives (ops with regions depend on what they capture).
 DenseSet<Value> activeValues(Block &block, ValueRange seeds);
 
 /// Emits, at `b`'s insertion point (in `block`, after its ops), the reverse

@@ -56,6 +56,7 @@ public:
   Value activation(ActivationKind kind, Value x) {
     return ActivationOp::create(b, loc, kind, x);
   }
+  Value conjugate(Value z) { return ConjugateOp::create(b, loc, z); }
   Value cast(Value x, Type elementType) {
     return CastOp::create(b, loc, x, elementType);
   }
@@ -90,13 +91,24 @@ public:
         b, loc,
         DenseElementsAttr::get(type, b.getFloatAttr(elementType, value)));
   }
-  /// Zeros of `like`'s static shape and element type, of any element type
-  /// (an absent norm shift, a zero gradient or tangent).
-  Value zerosLike(Value like) {
-    auto type = llvm::cast<RankedTensorType>(like.getType());
+  /// Zeros of the static `type`, of any element type.
+  Value zeros(RankedTensorType type) {
+    // A complex zero is the cast of a real one: the builder has no complex
+    // zero attribute.
+    if (auto complex = llvm::dyn_cast<ComplexType>(type.getElementType()))
+      return cast(zeros(type.clone(complex.getElementType())), complex);
     return ConstantOp::create(
         b, loc,
         DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
+  }
+  /// Zeros of `like`'s static shape and element type (an absent norm shift,
+  /// a zero gradient or tangent).
+  Value zerosLike(Value like) {
+    return zeros(llvm::cast<RankedTensorType>(like.getType()));
+  }
+  /// A rank-0 zero of any element type, broadcast by the binary ops.
+  Value zeroScalar(Type elementType) {
+    return zeros(RankedTensorType::get({}, elementType));
   }
   /// A rank-0 constant `value` of `elementType`, broadcast by the binary ops.
   Value scalar(Type elementType, double value) {
