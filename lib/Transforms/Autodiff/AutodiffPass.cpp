@@ -13,6 +13,7 @@
 
 #include "Differentiation.h"
 #include "rlx/Dialect/RLX/Autodiff/DerivativeRules.h"
+#include "rlx/Dialect/RLX/Autodiff/Sweep.h"
 #include "rlx/Dialect/RLX/Utils/PrimitiveBuilder.h"
 #include "rlx/Transforms/Passes.h"
 
@@ -34,52 +35,15 @@ constexpr StringLiteral kPass = "rlx-autodiff";
 
 /// Emits the backward sweep of `g` (a copy of the forward function) before
 /// its return, seeded with `seed` at the loss, and returns the cotangent
-/// of each `wrt` argument (null where none arrives). The cotangents of a
-/// value used several times are added up.
+/// of each `wrt` argument (null where none arrives).
 FailureOr<SmallVector<Value>>
 backwardSweep(func::FuncOp g, ArrayRef<unsigned> wrt, Value seed) {
-  Operation *ret = g.getBody().front().getTerminator();
+  Block &body = g.getBody().front();
+  Operation *ret = body.getTerminator();
   OpBuilder b(ret);
-  PrimitiveBuilder p(b, g.getLoc());
-  DenseSet<Value> active = activeValues(g, wrt);
-  DenseMap<Value, Value> cotangents;
-  auto accumulate = [&](Value v, Value cotangent) {
-    Value &slot = cotangents[v];
-    slot = slot ? p.add(slot, cotangent) : cotangent;
-  };
-  Value loss = ret->getOperand(0);
-  if (active.contains(loss))
-    accumulate(loss, seed);
-
-  SmallVector<Operation *> forward =
-      llvm::map_to_vector(g.getBody().front().without_terminator(),
-                          [](Operation &op) { return &op; });
-  for (Operation *op : llvm::reverse(forward)) {
-    SmallVector<Value> dys = llvm::map_to_vector(
-        op->getResults(), [&](Value r) { return cotangents.lookup(r); });
-    if (llvm::none_of(dys, [](Value v) { return bool(v); }))
-      continue;
-    auto differentiable = llvm::dyn_cast<DifferentiableOpInterface>(op);
-    if (!differentiable)
-      return op->emitError()
-             << kPass << ": no gradient rule for '" << op->getName() << "'";
-    SmallVector<Value> dxs;
-    b.setInsertionPoint(ret);
-    if (failed(differentiable.buildVJP(b, dys, dxs)))
-      return failure();
-    for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
-      if (!dxs[i] || !active.contains(operand))
-        continue;
-      if (dxs[i].getType() != derivativeType(operand))
-        return op->emitError()
-               << kPass << ": the gradient rule of '" << op->getName()
-               << "' gave operand #" << i << " a gradient of type "
-               << dxs[i].getType() << ", expected " << derivativeType(operand);
-      accumulate(operand, dxs[i]);
-    }
-  }
-  return llvm::map_to_vector(
-      wrt, [&](unsigned i) { return cotangents.lookup(g.getArgument(i)); });
+  SmallVector<Value> args = llvm::map_to_vector(
+      wrt, [&](unsigned i) -> Value { return g.getArgument(i); });
+  return reverseSweep(body, b, ret->getOperand(0), seed, args, kPass);
 }
 
 /// Whether remat=elementwise recomputes `op`'s results in the backward
@@ -168,7 +132,7 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
       return signalPassFailure();
     }
     if (failed(deriveFunction(
-            module, func, wrt, "_grad", kPass,
+            module, func, wrt, "_grad", kPass, Mode::Reverse,
             [&](func::FuncOp f, func::FuncOp g, ArrayRef<unsigned> wrtArgs) {
               return differentiate(f, g, wrtArgs);
             })))

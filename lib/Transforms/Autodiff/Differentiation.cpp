@@ -6,10 +6,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "Differentiation.h"
-#include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Dialect/RLX/Utils/PrimitiveBuilder.h"
 #include "rlx/Transforms/Unfuse.h"
 
-#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/IR/IRMapping.h"
+
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
@@ -36,39 +37,6 @@ StringRef rlx::argumentName(func::FuncOp f, unsigned index) {
     if (auto name = f.getArgAttrOfType<StringAttr>(index, attr))
       return name.getValue();
   return {};
-}
-
-bool rlx::isDifferentiable(Value v) {
-  auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
-  if (!type)
-    return false;
-  Type element = type.getElementType();
-  if (auto complex = llvm::dyn_cast<ComplexType>(element))
-    element = complex.getElementType();
-  return llvm::isa<FloatType>(element);
-}
-
-/// The quantized ops whose integer results stand for real numbers (a
-/// quantized tensor in units of its scale): their derivatives treat rounding
-/// as the identity (straight-through), so a derivative flows from a float
-/// input through the integer values to a dequantization.
-static bool hasStraightThroughResults(Operation *op) {
-  return isa<QuantizeOp, QMatMulOp, QConv2dOp>(op);
-}
-
-bool rlx::carriesDerivative(Value v) {
-  if (isDifferentiable(v))
-    return true;
-  Operation *def = v.getDefiningOp();
-  return def && hasStraightThroughResults(def) &&
-         llvm::isa<RankedTensorType>(v.getType());
-}
-
-Type rlx::derivativeType(Value v) {
-  if (isDifferentiable(v))
-    return v.getType();
-  auto type = llvm::cast<RankedTensorType>(v.getType());
-  return type.clone(Float32Type::get(v.getContext()));
 }
 
 FailureOr<SmallVector<unsigned>>
@@ -113,10 +81,66 @@ rlx::resolveWrt(func::FuncOp f, ArrayRef<std::string> wrt, StringRef pass) {
   return indices;
 }
 
+/// What one mode needs of the copy beyond the `autodiff` unfuse policy,
+/// which both modes share:
+/// - each `rlx.custom_fn` without the rule of `mode` is replaced by its
+///   forward body, which the sweep then differentiates op by op (a
+///   `custom_fn` with only a `jvp` body is differentiated in reverse mode,
+///   one with only a `vjp` body in forward mode);
+/// - in reverse mode, each `rlx.scan` with a static carry that does not save
+///   its trajectory saves it and returns its last row: the scan's VJP
+///   (`rlx.scan_backward`) reads the carries.
+static void prepareForMode(func::FuncOp copy, Mode mode) {
+  IRRewriter rewriter(copy.getContext());
+  SmallVector<CustomFnOp> inlined;
+  copy.walk([&](CustomFnOp fn) {
+    Region &rule = mode == Mode::Reverse ? fn.getVjpBody() : fn.getJvpBody();
+    if (rule.empty())
+      inlined.push_back(fn);
+  });
+  // Innermost first (post-order walk): an inner copy is inlined into the
+  // body that is inlined next.
+  for (CustomFnOp fn : inlined) {
+    Block &body = fn.getFwdBody().front();
+    IRMapping mapping;
+    mapping.map(body.getArguments(), fn.getInputs());
+    rewriter.setInsertionPoint(fn);
+    for (Operation &op : body.without_terminator())
+      rewriter.clone(op, mapping);
+    rewriter.replaceOp(
+        fn, mapping.lookupOrDefault(body.getTerminator()->getOperand(0)));
+  }
+  if (mode != Mode::Reverse)
+    return;
+  // After the inlining, which erased the bodies it copied.
+  SmallVector<ScanOp> scans;
+  copy.walk([&](ScanOp scan) {
+    if (!scan.getSaveTrajectory() && scan.getType().hasStaticShape())
+      scans.push_back(scan);
+  });
+  for (ScanOp scan : scans) {
+    RankedTensorType carry = scan.getType();
+    int64_t length = scan.getLength();
+    SmallVector<int64_t> rows = {length};
+    llvm::append_range(rows, carry.getShape());
+    rewriter.setInsertionPoint(scan);
+    auto saving = ScanOp::create(rewriter, scan.getLoc(), carry.clone(rows),
+                                 scan.getInit(), scan.getBcasts(), scan.getXs(),
+                                 scan.getLengthAttr(), rewriter.getUnitAttr(),
+                                 IntegerAttr());
+    saving.getBody().takeBody(scan.getBody());
+    PrimitiveBuilder p(rewriter, scan.getLoc());
+    rewriter.replaceOp(
+        scan, p.reshape(p.narrow(saving, 0, length - 1, 1), carry.getShape()));
+  }
+}
+
 /// A copy of `f` named `name`, inserted after it, with its composite ops
 /// decomposed; an error when `name` is taken or `f` is not one block.
-static FailureOr<func::FuncOp>
-cloneForDifferentiation(func::FuncOp f, StringRef name, StringRef pass) {
+static FailureOr<func::FuncOp> cloneForDifferentiation(func::FuncOp f,
+                                                       StringRef name,
+                                                       StringRef pass,
+                                                       Mode mode) {
   auto module = f->getParentOfType<ModuleOp>();
   if (module.lookupSymbol(name))
     return f.emitError() << pass << ": the module already has a symbol @"
@@ -127,6 +151,7 @@ cloneForDifferentiation(func::FuncOp f, StringRef name, StringRef pass) {
   func::FuncOp copy = f.clone();
   copy.setName(name);
   module.getBody()->getOperations().insertAfter(f->getIterator(), copy);
+  prepareForMode(copy, mode);
   RewritePatternSet patterns(f.getContext());
   populateUnfusePatterns(patterns, *UnfusePolicy::lookup("autodiff"));
   // Only decompose: folding could replace forward values the caller names.
@@ -138,7 +163,7 @@ cloneForDifferentiation(func::FuncOp f, StringRef name, StringRef pass) {
 
 LogicalResult rlx::deriveFunction(
     ModuleOp module, StringRef func, ArrayRef<std::string> wrt,
-    StringRef suffix, StringRef pass,
+    StringRef suffix, StringRef pass, Mode mode,
     function_ref<LogicalResult(func::FuncOp, func::FuncOp, ArrayRef<unsigned>)>
         build) {
   FailureOr<func::FuncOp> f = lookupFunction(module, func, pass);
@@ -148,7 +173,7 @@ LogicalResult rlx::deriveFunction(
   if (failed(wrtArgs))
     return failure();
   FailureOr<func::FuncOp> g =
-      cloneForDifferentiation(*f, (f->getName() + suffix).str(), pass);
+      cloneForDifferentiation(*f, (f->getName() + suffix).str(), pass, mode);
   if (failed(g))
     return failure();
   if (succeeded(build(*f, *g, *wrtArgs)))
@@ -192,30 +217,4 @@ void rlx::setResults(func::FuncOp f, func::FuncOp g, ArrayRef<Value> results) {
   g.setAllResultAttrs(attrs);
 }
 
-DenseSet<Value> rlx::activeValues(func::FuncOp f, ArrayRef<unsigned> seeds) {
-  DenseSet<Value> active;
-  for (unsigned i : seeds)
-    active.insert(f.getArgument(i));
-  for (Operation &op : f.getBody().front()) {
-    bool reached = llvm::any_of(op.getOperands(),
-                                [&](Value v) { return active.contains(v); });
-    if (!reached && op.getNumRegions())
-      op.walk([&](Operation *nested) {
-        for (Value v : nested->getOperands())
-          reached |= active.contains(v);
-      });
-    if (reached)
-      for (Value result : op.getResults())
-        if (carriesDerivative(result))
-          active.insert(result);
-  }
-  return active;
-}
-
-void rlx::eraseDeadOps(func::FuncOp f) {
-  Block &body = f.getBody().front();
-  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
-    if (op.use_empty() && isMemoryEffectFree(&op) &&
-        !op.hasTrait<OpTrait::IsTerminator>())
-      op.erase();
-}
+void rlx::eraseDeadOps(func::FuncOp f) { eraseDeadOps(f.getBody().front()); }

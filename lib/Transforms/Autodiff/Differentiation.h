@@ -8,6 +8,8 @@
 #ifndef RLX_LIB_TRANSFORMS_AUTODIFF_DIFFERENTIATION_H
 #define RLX_LIB_TRANSFORMS_AUTODIFF_DIFFERENTIATION_H
 
+#include "rlx/Dialect/RLX/Autodiff/Sweep.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -28,13 +30,18 @@ StringRef argumentName(func::FuncOp f, unsigned index);
 FailureOr<SmallVector<unsigned>>
 resolveWrt(func::FuncOp f, ArrayRef<std::string> wrt, StringRef pass);
 
+/// Which derivative a pass builds.
+enum class Mode { Reverse, Forward };
+
 /// What both passes share around their sweep: finds `@func`, resolves
 /// `wrt`, copies the function to `@<func><suffix>` with its composite ops
-/// decomposed by the `autodiff` unfuse policy, and calls `build(f, copy,
-/// wrt indices)`; the copy is erased again when `build` fails.
+/// decomposed by the `autodiff` unfuse policy (and, per `mode`, the
+/// `rlx.custom_fn`s without a rule of that mode inlined, the `rlx.scan`s
+/// made to save their trajectory in reverse mode), and calls `build(f,
+/// copy, wrt indices)`; the copy is erased again when `build` fails.
 LogicalResult deriveFunction(
     ModuleOp module, StringRef func, ArrayRef<std::string> wrt,
-    StringRef suffix, StringRef pass,
+    StringRef suffix, StringRef pass, Mode mode,
     function_ref<LogicalResult(func::FuncOp, func::FuncOp, ArrayRef<unsigned>)>
         build);
 
@@ -46,23 +53,6 @@ BlockArgument appendParamArgument(func::FuncOp g, Type type, StringRef name);
 /// Makes `results` what `g` returns, the first ones being `f`'s results
 /// (they keep `f`'s result attributes).
 void setResults(func::FuncOp f, func::FuncOp g, ArrayRef<Value> results);
-
-/// Whether `v` can carry a derivative of its own type: a floating-point or
-/// complex tensor.
-bool isDifferentiable(Value v);
-
-/// Whether a derivative reaches `v` when its operands are active: a
-/// differentiable value, or an integer result of a quantized op
-/// (`quantize`, `q_matmul`, `q_conv2d`), whose derivative is straight-through.
-bool carriesDerivative(Value v);
-
-/// The type of `v`'s cotangent or tangent: `v`'s own type, or an f32 tensor
-/// of its shape for the integer values of quantized ops.
-Type derivativeType(Value v);
-
-/// Every value of `f`'s body that depends on the `seeds` arguments through
-/// differentiable values (ops with regions depend on what they capture).
-DenseSet<Value> activeValues(func::FuncOp f, ArrayRef<unsigned> seeds);
 
 /// Erases the ops of `f` whose results are unused and that have no effects.
 void eraseDeadOps(func::FuncOp f);

@@ -13,6 +13,7 @@
 
 #include "Differentiation.h"
 #include "rlx/Dialect/RLX/Autodiff/DerivativeRules.h"
+#include "rlx/Dialect/RLX/Autodiff/Sweep.h"
 #include "rlx/Dialect/RLX/Utils/PrimitiveBuilder.h"
 #include "rlx/Transforms/Passes.h"
 
@@ -40,7 +41,7 @@ struct RLXJvpPass : rlx::impl::RLXJvpBase<RLXJvpPass> {
 
   void runOnOperation() override {
     if (failed(deriveFunction(
-            getOperation(), func, wrt, "_jvp", kPass,
+            getOperation(), func, wrt, "_jvp", kPass, Mode::Forward,
             [&](func::FuncOp f, func::FuncOp g, ArrayRef<unsigned> wrtArgs) {
               return differentiate(f, g, wrtArgs);
             })))
@@ -49,7 +50,6 @@ struct RLXJvpPass : rlx::impl::RLXJvpBase<RLXJvpPass> {
 
   LogicalResult differentiate(func::FuncOp f, func::FuncOp g,
                               ArrayRef<unsigned> wrtArgs) {
-    MLIRContext *ctx = &getContext();
     DenseMap<Value, Value> tangents;
     for (unsigned i : wrtArgs)
       tangents[g.getArgument(i)] = appendInputArgument(
@@ -57,41 +57,10 @@ struct RLXJvpPass : rlx::impl::RLXJvpBase<RLXJvpPass> {
 
     Block &body = g.getBody().front();
     Operation *ret = body.getTerminator();
-    OpBuilder b(ctx);
-    SmallVector<Operation *> forward = llvm::map_to_vector(
-        body.without_terminator(), [](Operation &op) { return &op; });
-    for (Operation *op : forward) {
-      SmallVector<Value> txs = llvm::map_to_vector(
-          op->getOperands(), [&](Value v) { return tangents.lookup(v); });
-      bool captures = false;
-      if (op->getNumRegions())
-        op->walk([&](Operation *nested) {
-          for (Value v : nested->getOperands())
-            captures |= tangents.contains(v);
-        });
-      if (!captures && llvm::none_of(txs, [](Value v) { return bool(v); }))
-        continue;
-      auto differentiable = llvm::dyn_cast<DifferentiableOpInterface>(op);
-      if (!differentiable || captures)
-        return op->emitError() << kPass << ": no forward-mode rule for '"
-                               << op->getName() << "'";
-      b.setInsertionPointAfter(op);
-      SmallVector<Value> tys;
-      if (failed(differentiable.buildJVP(b, txs, tys)))
-        return failure();
-      for (auto [result, tangent] : llvm::zip_equal(op->getResults(), tys)) {
-        if (!tangent || !carriesDerivative(result))
-          continue;
-        if (tangent.getType() != derivativeType(result))
-          return op->emitError()
-                 << kPass << ": the forward-mode rule of '" << op->getName()
-                 << "' gave a tangent of type " << tangent.getType()
-                 << ", expected " << derivativeType(result);
-        tangents[result] = tangent;
-      }
-    }
+    if (failed(forwardSweep(body, tangents, kPass)))
+      return failure();
 
-    b.setInsertionPoint(ret);
+    OpBuilder b(ret);
     PrimitiveBuilder p(b, g.getLoc());
     SmallVector<Value> results(ret->getOperands());
     for (Value result : ret->getOperands()) {

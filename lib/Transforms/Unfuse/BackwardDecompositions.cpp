@@ -428,53 +428,18 @@ FailureOr<Value> maxPool2dBackward(PrimitiveBuilder &p,
   Type et = elementTypeOf(op.getX());
   ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStride(),
                     pad = op.getPadding();
-  SmallVector<int64_t> unit = {1, 1};
   int64_t ho = dyShape[2], wo = dyShape[3], windows = ho * wo;
   int64_t taps = k[0] * k[1];
-  // Every window of every (n, c) plane as a row of kH kW taps.
-  Value planes = p.reshape(op.getX(), {-1, 1, x[2], x[3]});
-  Value cols = p.reshape(Im2ColOp::create(p.b, p.loc, planes, k, s, pad, unit),
-                         {-1, windows, taps});
-  if (pad[0] || pad[1]) {
-    // im2col reads padding as 0; the pool pads with -inf, which is never
-    // the maximum. The taps that hit the input are where the columns of a
-    // plane of ones are 1.
-    Value ones = p.splat({1, 1, x[2], x[3]}, et, 1.0);
-    Value inside = p.compare(
-        CompareKind::Ne, Im2ColOp::create(p.b, p.loc, ones, k, s, pad, unit),
-        p.scalar(et, 0.0));
-    cols = p.where(inside, cols,
-                   p.scalar(et, -std::numeric_limits<double>::infinity()));
-  }
-  // The first tap (row-major in the window) equal to the window maximum.
-  Value maxima = p.reduce(ReduceKind::Max, cols, {2}, true);
-  Value tap = p.iota({taps}, taps);
-  Value candidates =
-      p.where(p.compare(CompareKind::Eq, cols, maxima), tap,
-              ConstantOp::create(
-                  p.b, p.loc,
-                  DenseElementsAttr::get(
-                      RankedTensorType::get({}, p.b.getI64Type()),
-                      ArrayRef<Attribute>(p.b.getI64IntegerAttr(taps)))));
-  Value first = p.reduce(ReduceKind::Min, candidates, {2}, true);
+  // Every window of every (n, c) plane as a row of kH kW taps; the pool pads
+  // with -inf, which is never the maximum.
+  Value cols = p.poolWindows(op.getX(), k, s, pad,
+                             -std::numeric_limits<double>::infinity());
   Value routed =
-      p.where(p.compare(CompareKind::Eq, tap, first),
-              p.reshape(op.getDy(), {-1, windows, 1}), p.scalar(et, 0.0));
-  // Scatter the taps back to their input positions, accumulating overlaps:
-  // col2im, the transposed convolution of the [planes, kH kW, Ho, Wo]
-  // taps with the identity kernel w[t, 0, kh, kw] = (t == kh kW + kw).
+      p.where(p.firstMaximumTaps(cols), p.reshape(op.getDy(), {-1, windows, 1}),
+              p.scalar(et, 0.0));
+  // Scatter the taps back to their input positions, accumulating overlaps.
   routed = p.reshape(p.transpose(routed, {0, 2, 1}), {-1, taps, ho, wo});
-  auto kernelType = RankedTensorType::get({taps, 1, k[0], k[1]}, et);
-  SmallVector<Attribute> kernelValues(taps * taps, p.b.getFloatAttr(et, 0.0));
-  for (int64_t t = 0; t < taps; ++t)
-    kernelValues[t * taps + t] = p.b.getFloatAttr(et, 1.0);
-  Value kernel = ConstantOp::create(
-      p.b, p.loc, DenseElementsAttr::get(kernelType, kernelValues));
-  SmallVector<int64_t> outPad = {
-      outputPadding(x[2], ho, k[0], s[0], pad[0], 1),
-      outputPadding(x[3], wo, k[1], s[1], pad[1], 1)};
-  Value dx = ConvTranspose2dOp::create(p.b, p.loc, routed, kernel, k, s, pad,
-                                       unit, outPad, 1);
+  Value dx = p.col2im(routed, x[2], x[3], k, s, pad, {1, 1});
   return p.reshape(dx, {-1, x[1], x[2], x[3]});
 }
 

@@ -47,25 +47,66 @@ struct RLXUnfusePass : rlx::impl::RLXUnfuseBase<RLXUnfusePass> {
 /// pipelines be built (and so targets register) from several threads. A
 /// deque keeps the policies handed out in place while others are added.
 /// Autodiff's own policy is there from the start: autodiff differentiates
-/// primitives; custom_fn carries its own rules and the backward ops are what
-/// it emits.
+/// primitives; custom_fn carries its own rules. The backward ops it emits go
+/// into the new function, which the policy does not touch; only a copy
+/// being differentiated again has its backward ops decomposed.
 struct PolicyRegistry {
   std::mutex mutex;
   std::deque<UnfusePolicy> policies;
 };
 
+using D = Decomposition;
+
+/// The fused ops and dot_general: every target without a kernel of its own
+/// for them, autodiff included, runs what they are defined by.
+constexpr Decomposition kFusedOps[] = {D::FusedMatMulBiasAct,
+                                       D::FusedResidualLayerNorm,
+                                       D::FusedResidualRmsNorm,
+                                       D::FusedSwiGLU,
+                                       D::LoraMatMul,
+                                       D::FusedAttentionBlock,
+                                       D::FusedTransformerLayer,
+                                       D::DotGeneral};
+
+/// The backward kernel ops whose decompositions define their derivatives:
+/// the linalg lowering decomposes them, and so does autodiff where it
+/// differentiates a gradient (second order).
+constexpr Decomposition kBackwardKernels[] = {
+    D::LayerNormBackward, D::RmsNormBackward,
+    D::GroupNormBackward, D::BatchNormInferenceBackward,
+    D::RopeBackward,      D::CumsumBackward,
+    D::GatherBackward,    D::ComplexNormSqBackward,
+    D::Conv2dBackward,    D::MaxPool2dBackward,
+    D::AttentionBackward};
+
+/// `kFusedOps`, then `middle`, then `kBackwardKernels`.
+SmallVector<Decomposition>
+withFusedAndBackward(ArrayRef<Decomposition> middle) {
+  SmallVector<Decomposition> all(std::begin(kFusedOps), std::end(kFusedOps));
+  llvm::append_range(all, middle);
+  llvm::append_range(all, kBackwardKernels);
+  return all;
+}
+
+SmallVector<Decomposition> autodiffDecompositions() {
+  return withFusedAndBackward({D::Rank3Attention, D::SelectiveScanToScan,
+                               D::GatedDeltaNetToScan, D::IfToWhere,
+                               D::UnrollWhile, D::ElementwiseRegion,
+                               D::TransformRegion, D::BatchElementwiseRegion});
+}
+
 PolicyRegistry &registry() {
-  using D = Decomposition;
   static PolicyRegistry instance{
       {},
       {{"autodiff",
         "autodiff differentiates primitives and emits the backward ops "
-        "itself; custom_fn carries its own rules",
-        {D::FusedMatMulBiasAct, D::FusedResidualLayerNorm,
-         D::FusedResidualRmsNorm, D::FusedSwiGLU, D::LoraMatMul,
-         D::FusedAttentionBlock, D::FusedTransformerLayer, D::DotGeneral,
-         D::Rank3Attention, D::ElementwiseRegion, D::TransformRegion,
-         D::BatchElementwiseRegion}}}};
+        "itself; the state-space scans become rlx.scan, whose rule "
+        "differentiates the body; if and bounded while become straight-line "
+        "selects; custom_fn carries its own rules; the backward ops are "
+        "decomposed where a graph that holds them (a gradient) is "
+        "differentiated again, except those with rules of their own (relu, "
+        "activation, softmax cross-entropy)",
+        autodiffDecompositions()}}};
   return instance;
 }
 
@@ -86,30 +127,9 @@ ArrayRef<Decomposition> rlx::allDecompositions() {
 }
 
 ArrayRef<Decomposition> rlx::getLinalgLoweringDecompositions() {
-  using D = Decomposition;
-  static const Decomposition decompositions[] = {D::FusedMatMulBiasAct,
-                                                 D::FusedResidualLayerNorm,
-                                                 D::FusedResidualRmsNorm,
-                                                 D::FusedSwiGLU,
-                                                 D::LoraMatMul,
-                                                 D::FusedAttentionBlock,
-                                                 D::FusedTransformerLayer,
-                                                 D::DotGeneral,
-                                                 D::InlineCustomFn,
-                                                 D::TransformRegion,
-                                                 D::ReluBackward,
-                                                 D::ActivationBackward,
-                                                 D::LayerNormBackward,
-                                                 D::RmsNormBackward,
-                                                 D::GroupNormBackward,
-                                                 D::BatchNormInferenceBackward,
-                                                 D::RopeBackward,
-                                                 D::CumsumBackward,
-                                                 D::GatherBackward,
-                                                 D::ComplexNormSqBackward,
-                                                 D::Conv2dBackward,
-                                                 D::MaxPool2dBackward,
-                                                 D::AttentionBackward};
+  static const SmallVector<Decomposition> decompositions =
+      withFusedAndBackward({D::InlineCustomFn, D::TransformRegion,
+                            D::ReluBackward, D::ActivationBackward});
   return decompositions;
 }
 
@@ -181,6 +201,7 @@ void rlx::populateUnfusePatterns(RewritePatternSet &patterns,
                                  const UnfusePolicy &policy) {
   populateFusedDecompositions(patterns, policy);
   populateLayoutDecompositions(patterns, policy);
+  populateSSMDecompositions(patterns, policy);
   populateControlFlowDecompositions(patterns, policy);
   populateBackwardDecompositions(patterns, policy);
 }

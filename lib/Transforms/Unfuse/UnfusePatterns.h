@@ -19,6 +19,9 @@ void populateFusedDecompositions(RewritePatternSet &patterns,
 /// dot_general and rank-3 attention.
 void populateLayoutDecompositions(RewritePatternSet &patterns,
                                   const UnfusePolicy &policy);
+/// selective_scan and gated_delta_net.
+void populateSSMDecompositions(RewritePatternSet &patterns,
+                               const UnfusePolicy &policy);
 /// if, while, custom_fn and the region ops.
 void populateControlFlowDecompositions(RewritePatternSet &patterns,
                                        const UnfusePolicy &policy);

@@ -6,8 +6,8 @@
 // RUN: not rlx-opt %s --rlx-autodiff="func=f remat=all" 2>&1 | FileCheck %s --check-prefix=REMAT
 // RUN: not rlx-opt %s --rlx-autodiff="func=f optimizer=lbfgs" 2>&1 | FileCheck %s --check-prefix=OPTIMIZER
 // RUN: not rlx-opt %s --rlx-autodiff="func=vector optimizer=sgd" 2>&1 | FileCheck %s --check-prefix=SCALAR
-// RUN: not rlx-opt %s --rlx-jvp="func=pool wrt=x" 2>&1 | FileCheck %s --check-prefix=JVP
-// RUN: not rlx-opt %s --rlx-jvp="func=patches wrt=x" 2>&1 | FileCheck %s --check-prefix=NORULE
+// RUN: not rlx-opt %s --rlx-jvp="func=loop wrt=x" 2>&1 | FileCheck %s --check-prefix=JVP
+// RUN: not rlx-opt %s --rlx-jvp="func=second_order wrt=x" 2>&1 | FileCheck %s --check-prefix=NORULE
 // RUN: not rlx-opt %s --rlx-jvp="func=f wrt=zz" 2>&1 | FileCheck %s --check-prefix=JVPWRT
 
 // NOFUNC: error: rlx-autodiff: no function @g in the module
@@ -29,18 +29,27 @@ func.func @vector(%a: tensor<3xf32> {rlx.param = "a"}) -> tensor<3xf32> {
   return %y : tensor<3xf32>
 }
 
-// JVP: invalid-options.mlir:[[@LINE+3]]:8: error: rlx-jvp: no forward-mode rule for 'rlx.pool' of kind max yet
-func.func @pool(%x: tensor<1x1x4x4xf32> {rlx.input = "x"})
-    -> tensor<1x1x2x2xf32> {
-  %p = rlx.pool max %x kernel_size = [2, 2], stride = [2, 2], padding = [0, 0]
-         : tensor<1x1x4x4xf32>
-  return %p : tensor<1x1x2x2xf32>
+// JVP: invalid-options.mlir:[[@LINE+3]]:8: error: rlx-jvp: cannot differentiate 'rlx.while': it has no max_iterations
+func.func @loop(%x: tensor<3xf32> {rlx.input = "x"}) -> tensor<3xf32> {
+  %p = rlx.constant dense<false> : tensor<i1>
+  %r = rlx.while %x : tensor<3xf32> cond {
+  ^bb0(%c: tensor<3xf32>):
+    rlx.yield %p, %c : tensor<i1>, tensor<3xf32>
+  } do {
+  ^bb0(%c: tensor<3xf32>):
+    %t = rlx.activation tanh %c : tensor<3xf32>
+    rlx.yield %t : tensor<3xf32>
+  }
+  return %r : tensor<3xf32>
 }
 
-// NORULE: invalid-options.mlir:[[@LINE+3]]:8: error: rlx-jvp: no forward-mode rule for 'rlx.im2col'
-func.func @patches(%x: tensor<1x1x4x4xf32> {rlx.input = "x"})
-    -> tensor<4x4xf32> {
-  %c = rlx.im2col %x kernel_size = [2, 2], stride = [2, 2], padding = [0, 0],
-         dilation = [1, 1] : tensor<1x1x4x4xf32>
-  return %c : tensor<4x4xf32>
+// NORULE: invalid-options.mlir:[[@LINE+3]]:8: error: rlx-jvp: no forward-mode rule for 'rlx.scan_backward'
+func.func @second_order(%x: tensor<3xf32> {rlx.input = "x"},
+                        %traj: tensor<2x3xf32> {rlx.input = "traj"}) -> tensor<3xf32> {
+  %d = rlx.scan_backward %x, %traj, %x : tensor<3xf32>, tensor<2x3xf32>,
+      tensor<3xf32> length = 2 body_vjp {
+  ^bb0(%c: tensor<3xf32>, %g: tensor<3xf32>):
+    rlx.yield %g : tensor<3xf32>
+  }
+  return %d : tensor<3xf32>
 }

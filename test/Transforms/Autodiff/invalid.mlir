@@ -1,22 +1,16 @@
 // RUN: rlx-opt %s --split-input-file --verify-diagnostics --rlx-autodiff="func=f"
 
-// An op on the loss's path without a gradient rule is named at its location.
-func.func @f(%x: tensor<2x3x8x8xf32> {rlx.param = "x"}) -> tensor<f32> {
-  // expected-error @+1 {{rlx-autodiff: no gradient rule for 'rlx.im2col'}}
-  %c = rlx.im2col %x kernel_size = [3, 3], stride = [1, 1], padding = [1, 1],
-         dilation = [1, 1] : tensor<2x3x8x8xf32>
-  %l = rlx.reduce sum %c axes = [0, 1] : tensor<128x27xf32>
-  return %l : tensor<f32>
-}
-
-// -----
-
-// A rule that does not handle a form says which.
-func.func @f(%x: tensor<1x2x4x4xf32> {rlx.param = "x"}) -> tensor<f32> {
-  // expected-error @+1 {{rlx-autodiff: no gradient rule for 'rlx.pool' of kind prod yet}}
-  %p = rlx.pool prod %x kernel_size = [2, 2], stride = [2, 2], padding = [0, 0]
-         : tensor<1x2x4x4xf32>
-  %l = rlx.reduce sum %p axes = [0, 1, 2, 3] : tensor<1x2x2x2xf32>
+// An op on the loss's path without a gradient rule is named at its location
+// (second order through a scan is not differentiated).
+func.func @f(%x: tensor<3xf32> {rlx.param = "x"},
+             %traj: tensor<2x3xf32> {rlx.input = "traj"}) -> tensor<f32> {
+  // expected-error @+1 {{rlx-autodiff: no gradient rule for 'rlx.scan_backward'}}
+  %d = rlx.scan_backward %x, %traj, %x : tensor<3xf32>, tensor<2x3xf32>,
+      tensor<3xf32> length = 2 body_vjp {
+  ^bb0(%c: tensor<3xf32>, %g: tensor<3xf32>):
+    rlx.yield %g : tensor<3xf32>
+  }
+  %l = rlx.reduce sum %d axes = [0] : tensor<3xf32>
   return %l : tensor<f32>
 }
 

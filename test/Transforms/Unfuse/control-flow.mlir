@@ -17,8 +17,8 @@
 // CHECK-DAG: %[[R1:.*]] = rlx.where %[[P1]], %[[Y]], %[[E]] : tensor<2x3xi1>, tensor<2x3xi32>, tensor<2x3xi32>
 // CHECK-NOT: rlx.if
 // CHECK: return %[[R0]], %[[R1]]
-// CUDA has no runtime branch; the CPU lowers rlx.if to scf.if and autodiff
-// differentiates it.
+// CUDA has no runtime branch and autodiff differentiates the select; the
+// CPU lowers rlx.if to scf.if.
 // CPU-LABEL: func.func @if_two_results
 // CPU: rlx.if
 // CPU-NOT: rlx.where
@@ -26,7 +26,8 @@
 // CUDA-NOT: rlx.if
 // CUDA: rlx.where
 // AD-LABEL: func.func @if_two_results
-// AD: rlx.if
+// AD-NOT: rlx.if
+// AD: rlx.where
 // The new ops are located at the if, named after it.
 // LOC-LABEL: func.func @if_two_results
 // LOC: rlx.where {{.*}} loc(#[[WL:loc[0-9]*]])
@@ -120,7 +121,8 @@ func.func @if_no_results(%p: tensor<i1>, %x: tensor<4xf32>) {
 // CUDA-NOT: rlx.while
 // CUDA: return
 // AD-LABEL: func.func @while_two_carries
-// AD: rlx.while
+// AD-NOT: rlx.while
+// AD: return
 func.func @while_two_carries(%x: tensor<4xf32>, %n: tensor<i32>, %lim: tensor<i32>)
     -> (tensor<4xf32>, tensor<i32>) {
   %r:2 = rlx.while %x, %n : tensor<4xf32>, tensor<i32> max_iterations = 2 cond {

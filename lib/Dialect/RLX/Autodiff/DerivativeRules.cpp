@@ -34,6 +34,7 @@ void rlx::registerDerivativeRules(DialectRegistry &registry) {
     attachAttentionRules(ctx);
     attachConvPoolRules(ctx);
     attachBackwardRules(ctx);
+    attachControlFlowRules(ctx);
     attachQuantizationRules(ctx);
     attachMoERules(ctx);
     attachSignalRules(ctx);

@@ -173,6 +173,7 @@ void attachNormalizationRules(MLIRContext *ctx);
 void attachAttentionRules(MLIRContext *ctx);
 void attachConvPoolRules(MLIRContext *ctx);
 void attachBackwardRules(MLIRContext *ctx);
+void attachControlFlowRules(MLIRContext *ctx);
 void attachQuantizationRules(MLIRContext *ctx);
 void attachMoERules(MLIRContext *ctx);
 void attachSignalRules(MLIRContext *ctx);

@@ -54,6 +54,73 @@ Value PrimitiveBuilder::sumToShape(Value x, ArrayRef<int64_t> shape) {
   return x;
 }
 
+Value PrimitiveBuilder::poolWindows(Value x, ArrayRef<int64_t> kernel,
+                                    ArrayRef<int64_t> stride,
+                                    ArrayRef<int64_t> padding,
+                                    double padValue) {
+  ArrayRef<int64_t> shape =
+      llvm::cast<RankedTensorType>(x.getType()).getShape();
+  Type et = getElementTypeOrSelf(x.getType());
+  SmallVector<int64_t> unit = {1, 1};
+  int64_t taps = kernel[0] * kernel[1];
+  Value planes = reshape(x, {-1, 1, shape[2], shape[3]});
+  Value cols = Im2ColOp::create(b, loc, planes, kernel, stride, padding, unit);
+  int64_t windows = ((shape[2] + 2 * padding[0] - kernel[0]) / stride[0] + 1) *
+                    ((shape[3] + 2 * padding[1] - kernel[1]) / stride[1] + 1);
+  Value rows = reshape(cols, {-1, windows, taps});
+  if (!padding[0] && !padding[1])
+    return rows;
+  // im2col reads the padding as 0; the taps that hit the input are where
+  // the columns of a plane of ones are 1.
+  Value ones = splat({1, 1, shape[2], shape[3]}, et, 1.0);
+  Value inside =
+      compare(CompareKind::Ne,
+              Im2ColOp::create(b, loc, ones, kernel, stride, padding, unit),
+              scalar(et, 0.0));
+  return where(inside, rows, scalar(et, padValue));
+}
+
+Value PrimitiveBuilder::firstMaximumTaps(Value windows) {
+  auto type = llvm::cast<RankedTensorType>(windows.getType());
+  int64_t taps = type.getShape().back(), axis = type.getRank() - 1;
+  Value maxima = reduce(ReduceKind::Max, windows, {axis}, true);
+  Value tap = iota({taps}, taps);
+  Value none = ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()),
+                             ArrayRef<Attribute>(b.getI64IntegerAttr(taps))));
+  Value candidates =
+      where(compare(CompareKind::Eq, windows, maxima), tap, none);
+  Value first = reduce(ReduceKind::Min, candidates, {axis}, true);
+  return compare(CompareKind::Eq, tap, first);
+}
+
+Value PrimitiveBuilder::col2im(Value taps, int64_t h, int64_t w,
+                               ArrayRef<int64_t> kernel,
+                               ArrayRef<int64_t> stride,
+                               ArrayRef<int64_t> padding,
+                               ArrayRef<int64_t> dilation) {
+  auto type = llvm::cast<RankedTensorType>(taps.getType());
+  Type et = type.getElementType();
+  int64_t n = kernel[0] * kernel[1];
+  auto kernelType = RankedTensorType::get({n, 1, kernel[0], kernel[1]}, et);
+  SmallVector<Attribute> values(n * n, b.getFloatAttr(et, 0.0));
+  for (int64_t t = 0; t < n; ++t)
+    values[t * n + t] = b.getFloatAttr(et, 1.0);
+  Value identity =
+      ConstantOp::create(b, loc, DenseElementsAttr::get(kernelType, values));
+  // The output padding that makes the transposed convolution's extent the
+  // input's, among those a strided window maps to the same output size.
+  auto outputPadding = [&](int64_t in, int64_t out, int i) {
+    return in - ((out - 1) * stride[i] - 2 * padding[i] +
+                 dilation[i] * (kernel[i] - 1) + 1);
+  };
+  SmallVector<int64_t> outPad = {outputPadding(h, type.getDimSize(2), 0),
+                                 outputPadding(w, type.getDimSize(3), 1)};
+  return ConvTranspose2dOp::create(b, loc, taps, identity, kernel, stride,
+                                   padding, dilation, outPad, 1);
+}
+
 Value PrimitiveBuilder::expandReduced(Value dy, ArrayRef<int64_t> shape,
                                       ArrayRef<int64_t> axes, bool keepDim) {
   if (!keepDim) {

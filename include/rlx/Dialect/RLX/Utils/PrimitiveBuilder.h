@@ -173,6 +173,25 @@ public:
   Value expandReduced(Value dy, ArrayRef<int64_t> shape, ArrayRef<int64_t> axes,
                       bool keepDim);
 
+  /// Every `kernel` window of each `[H, W]` plane of the NCHW `x` (static C,
+  /// H and W) as a row of `kH kW` taps, row-major in the window: `[N C,
+  /// H_out W_out, kH kW]`, by `rlx.im2col` (no dilation). Taps in the
+  /// padding hold `padValue` (the identity of a pooling reduction).
+  Value poolWindows(Value x, ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
+                    ArrayRef<int64_t> padding, double padValue);
+  /// The i1 mask of the first tap (in row-major window order) equal to the
+  /// maximum of its window, over the last axis of `windows`: where max
+  /// pooling routes its cotangent and reads its tangent.
+  Value firstMaximumTaps(Value windows);
+  /// col2im, the adjoint of `rlx.im2col` on one-channel planes: `taps` `[P,
+  /// kH kW, H_out, W_out]` scattered back into `[P, 1, H, W]`, adding up
+  /// where windows overlap and dropping the padding, as the transposed
+  /// convolution with the identity kernel `w[t, 0, kh, kw] = (t == kh kW +
+  /// kw)`.
+  Value col2im(Value taps, int64_t h, int64_t w, ArrayRef<int64_t> kernel,
+               ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+               ArrayRef<int64_t> dilation);
+
   /// `f'(x)` of activation `kind` in closed form, or null for the kinds
   /// whose gradient is not a product with the cotangent (relu, abs, neg,
   /// round). Defined once, in Derivatives.cpp.
