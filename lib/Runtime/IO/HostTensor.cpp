@@ -12,8 +12,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <fcntl.h>
 #include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace rlxrt;
 
@@ -225,11 +227,38 @@ void HostTensor::setFromDouble(int64_t i, double value) {
 
 std::optional<std::string> rlxrt::detail::readWholeFile(const std::string &path,
                                                         std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open '" + path + "': " + std::strerror(errno);
+  // POSIX calls rather than a stream: a stream opens a directory and then
+  // throws from its first read; here every failure is a message.
+  auto fail = [&](const std::string &what) {
+    error = "cannot read '" + path + "': " + what;
     return std::nullopt;
+  };
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return fail(std::strerror(errno));
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat info;
+  if (::fstat(fd, &info) != 0)
+    return fail(std::strerror(errno));
+  if (S_ISDIR(info.st_mode))
+    return fail("it is a directory, not a file");
+  if (!S_ISREG(info.st_mode))
+    return fail("it is not a regular file");
+  std::string bytes;
+  bytes.resize(static_cast<size_t>(info.st_size));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return fail(std::strerror(errno));
+    if (n == 0)
+      return fail("the file ended early (it shrank while being read)");
+    done += static_cast<size_t>(n);
   }
-  return std::string((std::istreambuf_iterator<char>(in)),
-                     std::istreambuf_iterator<char>());
+  return bytes;
 }
