@@ -7,6 +7,7 @@
 
 #include "rlx/Execution/HostCode.h"
 #include "rlx/Execution/GraphABI.h"
+#include "rlx/Transforms/OpLabels.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -167,4 +168,26 @@ rlxrt::jitCompileGraph(ModuleOp module, GraphSignature signature,
       return runtime.getAddressOfSymbol(symbol.str().c_str());
     });
   return graph;
+}
+
+llvm::Expected<ProfileTimers>
+rlxrt::bindModuleProfileTimers(mlir::ModuleOp module,
+                               const std::string &runtimeLibrary,
+                               llvm::StringRef runtimeName) {
+  std::vector<std::string> labels;
+  if (auto attr = module->getAttrOfType<mlir::ArrayAttr>(
+          mlir::rlx::kProfileLabelsAttrName))
+    for (mlir::Attribute label : attr)
+      labels.push_back(mlir::cast<mlir::StringAttr>(label).str());
+  std::string error;
+  auto library = llvm::sys::DynamicLibrary::getPermanentLibrary(
+      runtimeLibrary.c_str(), &error);
+  if (!library.isValid())
+    return llvm::createStringError(error);
+  return bindProfileTimers(
+      std::move(labels),
+      [&](llvm::StringRef symbol) {
+        return library.getAddressOfSymbol(symbol.data());
+      },
+      (runtimeName + " '" + runtimeLibrary + "'").str());
 }

@@ -42,6 +42,15 @@ llvm::Error emitHostSharedLibrary(mlir::ModuleOp module,
                                   llvm::StringRef outputPath,
                                   llvm::StringRef runtimeLibrary);
 
+/// The per-op timers of a graph JIT-compiled from `module`: the labels its
+/// pipeline stored in the module (`rlx.profile_labels`) and the timer
+/// functions of `runtimeLibrary`, the runtime the JIT loads (opening it
+/// again yields that instance). `runtimeName` names it in errors.
+llvm::Expected<ProfileTimers>
+bindModuleProfileTimers(mlir::ModuleOp module,
+                        const std::string &runtimeLibrary,
+                        llvm::StringRef runtimeName);
+
 /// JIT-compiles `module` (LLVM dialect, with the graph entry) in this
 /// process with `runtimeLibrary` loaded, and returns the graph: its
 /// `rlx_graph_run`, and its `rlx_graph_bench` where the module has one.

@@ -21,6 +21,7 @@
 #include "Driver.h"
 #include "GraphStream.h"
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -44,8 +45,10 @@ struct OpTotals {
 };
 
 struct OpProfile {
+  /// Read without the lock: every marker asks, and profiling is off in
+  /// ordinary runs.
+  std::atomic<bool> enabled{false};
   std::mutex mutex;
-  bool enabled = false;
   std::vector<CUevent> freeEvents;
   std::vector<PendingSpan> pending;
   std::vector<OpTotals> totals;
@@ -102,9 +105,9 @@ extern "C" {
 void rlx_cuda_op_begin(int64_t id, const char *label) {
   lastOpLabel = label;
   OpProfile &profile = opProfile();
-  std::lock_guard<std::mutex> lock(profile.mutex);
-  if (!profile.enabled)
+  if (!profile.enabled.load(std::memory_order_relaxed))
     return;
+  std::lock_guard<std::mutex> lock(profile.mutex);
   Session cu(__func__);
   CUevent start = profile.takeEvent(cu);
   cu.check(cu->cuEventRecord(start, graphStream(cu)), "cuEventRecord");
@@ -113,9 +116,11 @@ void rlx_cuda_op_begin(int64_t id, const char *label) {
 
 void rlx_cuda_op_end(int64_t id) {
   OpProfile &profile = opProfile();
+  if (!profile.enabled.load(std::memory_order_relaxed))
+    return;
   std::lock_guard<std::mutex> lock(profile.mutex);
-  if (!profile.enabled || profile.pending.empty() ||
-      profile.pending.back().id != id || profile.pending.back().end)
+  if (profile.pending.empty() || profile.pending.back().id != id ||
+      profile.pending.back().end)
     return;
   Session cu(__func__);
   CUevent end = profile.takeEvent(cu);
@@ -125,9 +130,7 @@ void rlx_cuda_op_end(int64_t id) {
 
 /// Switches the per-op events on (nonzero) or off.
 void rlx_rt_profile_enable(int32_t on) {
-  OpProfile &profile = opProfile();
-  std::lock_guard<std::mutex> lock(profile.mutex);
-  profile.enabled = on != 0;
+  opProfile().enabled.store(on != 0, std::memory_order_relaxed);
 }
 
 /// The number of times op `id` ran since the last reset; its total GPU time

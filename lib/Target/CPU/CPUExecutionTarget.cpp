@@ -10,13 +10,11 @@
 #include "rlx/Execution/GraphEntry.h"
 #include "rlx/Execution/HostCode.h"
 #include "rlx/Target/CPU/Passes.h"
-#include "rlx/Transforms/OpLabels.h"
 
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
-#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 
 #include <mutex>
@@ -66,29 +64,6 @@ lower(ModuleOp module, llvm::StringRef entry, const CompileOptions &options) {
   return LoweredGraph{std::move(*signature), std::move(*runtime)};
 }
 
-/// The timers that rlx-cpu-profile compiled into `module`, read from the
-/// runtime library the graph calls.
-static llvm::Expected<ProfileTimers>
-bindModuleProfileTimers(ModuleOp module, const std::string &runtime) {
-  std::vector<std::string> labels;
-  if (auto attr = module->getAttrOfType<ArrayAttr>(rlx::kProfileLabelsAttrName))
-    for (Attribute label : attr)
-      labels.push_back(cast<StringAttr>(label).str());
-  // The JIT loads the same library; opening it again yields that instance,
-  // so these are the timers the graph updates.
-  std::string error;
-  auto library =
-      llvm::sys::DynamicLibrary::getPermanentLibrary(runtime.c_str(), &error);
-  if (!library.isValid())
-    return llvm::createStringError(error);
-  return bindProfileTimers(
-      std::move(labels),
-      [&](llvm::StringRef symbol) {
-        return library.getAddressOfSymbol(symbol.data());
-      },
-      "the CPU runtime library '" + runtime + "'");
-}
-
 namespace {
 class CPUExecutionTarget : public ExecutionTarget {
 public:
@@ -105,8 +80,8 @@ public:
       return lowered.takeError();
     std::optional<ProfileTimers> timers;
     if (options.profile) {
-      llvm::Expected<ProfileTimers> bound =
-          bindModuleProfileTimers(module, lowered->runtimeLibrary);
+      llvm::Expected<ProfileTimers> bound = bindModuleProfileTimers(
+          module, lowered->runtimeLibrary, "the CPU runtime library");
       if (!bound)
         return bound.takeError();
       timers = std::move(*bound);

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "rlx/Conversion/GemmCalls.h"
 #include "rlx/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -43,14 +44,6 @@ bool swapsLastTwo(ArrayRef<int64_t> perm) {
     if (perm[i] != i)
       return false;
   return true;
-}
-
-/// `map` with its last two results exchanged.
-AffineMap swapLastTwoResults(AffineMap map) {
-  SmallVector<AffineExpr> results(map.getResults());
-  std::swap(results[results.size() - 1], results[results.size() - 2]);
-  return AffineMap::get(map.getNumDims(), map.getNumSymbols(), results,
-                        map.getContext());
 }
 
 template <typename GemmOp>

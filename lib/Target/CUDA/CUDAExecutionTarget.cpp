@@ -10,7 +10,6 @@
 #include "rlx/Execution/GraphEntry.h"
 #include "rlx/Execution/HostCode.h"
 #include "rlx/Target/CUDA/Passes.h"
-#include "rlx/Transforms/OpLabels.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Pass/PassManager.h"
@@ -162,19 +161,8 @@ public:
     // events on.
     std::optional<ProfileTimers> timers;
     if (options.profile) {
-      std::vector<std::string> labels;
-      if (auto attr =
-              module->getAttrOfType<ArrayAttr>(rlx::kProfileLabelsAttrName))
-        for (Attribute label : attr)
-          labels.push_back(cast<StringAttr>(label).str());
-      auto library = llvm::sys::DynamicLibrary::getPermanentLibrary(
-          lowered->runtimeLibrary.c_str());
-      llvm::Expected<ProfileTimers> bound = bindProfileTimers(
-          std::move(labels),
-          [&](llvm::StringRef symbol) {
-            return library.getAddressOfSymbol(symbol.data());
-          },
-          "the CUDA runtime library '" + lowered->runtimeLibrary + "'");
+      llvm::Expected<ProfileTimers> bound = bindModuleProfileTimers(
+          module, lowered->runtimeLibrary, "the CUDA runtime library");
       if (!bound)
         return bound.takeError();
       timers = std::move(*bound);
