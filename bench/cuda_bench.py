@@ -13,7 +13,11 @@ Two halves, because the GPU machine has no LLVM/MLIR:
       the runs after 3 warm-up runs, CUDA events around each run, the
       host-device copies outside) and the same computation in PyTorch
       (CUDA events, median after warm-up, fp32 matmuls without TF32 as rlx
-      computes them), and prints a Markdown table.
+      computes them), and prints a Markdown table. Cases named "tf32" are
+      compiled with --pipeline-options=allow-tf32 and timed in PyTorch with
+      TF32 matmuls allowed (attention: the faster of its f32 backends);
+      cases named "scalar" with --pipeline-options=vectorize=false (one
+      point per thread in the generic kernels), beside the default.
 
 Inputs stay resident between runs in both, so a case whose data fits in the
 L2 cache (50 MiB on an H100/H200) measures cached bandwidth; the large cases
@@ -57,6 +61,19 @@ def graph_norm(op):
             f" : {t}, {v}, {v}\n  return %0 : {t}\n}}")
 
 
+def graph_binary(op, dtype):
+    t = t2(N, N, dtype)
+    return (f"func.func @{op}(%x: {t} {{rlx.input = \"x\"}}, %y: {t} {{rlx.input = \"y\"}}) -> {t} {{\n"
+            f"  %0 = rlx.binary {op} %x, %y : {t}, {t}\n  return %0 : {t}\n}}")
+
+
+def graph_bias_gelu():
+    t, v = t2(N, N), f"tensor<{N}xf32>"
+    return (f"func.func @bias_gelu(%x: {t} {{rlx.input = \"x\"}}, %b: {v} {{rlx.param = \"b\"}}) -> {t} {{\n"
+            f"  %0 = rlx.binary add %x, %b : {t}, {v}\n"
+            f"  %1 = rlx.activation gelu %0 : {t}\n  return %1 : {t}\n}}")
+
+
 def graph_sgemm(n):
     t = t2(n, n)
     return (f"func.func @sgemm(%a: {t} {{rlx.input = \"a\"}}, %b: {t} {{rlx.input = \"b\"}}) -> {t} {{\n"
@@ -86,22 +103,33 @@ def cases():
         "softmax [8192, 8192] f32": (graph_softmax(), 2 * elems * f32, None),
         "layer_norm [8192, 8192] f32": (graph_norm("layer_norm"), 2 * elems * f32, None),
         "rms_norm [8192, 8192] f32": (graph_norm("rms_norm"), 2 * elems * f32, None),
+        "add [8192, 8192] f32": (graph_binary("add", "f32"), 3 * elems * f32, None),
+        "mul [8192, 8192] f16": (graph_binary("mul", "f16"), 3 * elems * 2, None),
+        "bias + gelu [8192, 8192] f32": (graph_bias_gelu(), 2 * elems * f32, None),
+        # The same kernels with one point per thread (vectorize=false).
+        "add [8192, 8192] f32 scalar": (graph_binary("add", "f32"), 3 * elems * f32, None),
+        "mul [8192, 8192] f16 scalar": (graph_binary("mul", "f16"), 3 * elems * 2, None),
+        "bias + gelu [8192, 8192] f32 scalar": (graph_bias_gelu(), 2 * elems * f32, None),
         "sgemm 4096 f32": (graph_sgemm(4096), None, 2 * 4096 ** 3),
     }
     for batch in (1, 8, 32):
         out[f"BERT-base layer f32 B={batch}"] = (graph_bert(batch), None, None)
+    # allow-tf32 against PyTorch with TF32 matmuls allowed.
+    for batch in (8, 32):
+        out[f"BERT-base layer f32 B={batch} tf32"] = (graph_bert(batch), None, None)
     # One training step's gradient: @bert_layer_grad of rlx-autodiff (the
     # output and every parameter's gradient for a given output cotangent)
     # against PyTorch's forward + backward().
     for batch in (1, 8):
         out[f"BERT-base layer f32 B={batch} gradient"] = (
             graph_bert(batch), None, None)
-    for dtype, dims in (("f16", (64, 128)), ("f32", (64,))):
+    for dtype, dims in (("f16", (64, 128)), ("f32", (64,)), ("f32 tf32", (64, 128))):
         for dim in dims:
             for mask in ("none", "causal"):
                 flops = 4 * 8 * 12 * 1024 * 1024 * dim // (2 if mask == "causal" else 1)
                 out[f"attention {dtype} B=8 H=12 S=1024 D={dim} {mask}"] = (
-                    graph_attention(8, 12, 1024, dim, mask, dtype), None, flops)
+                    graph_attention(8, 12, 1024, dim, mask, dtype.split()[0]),
+                    None, flops)
     return out
 
 
@@ -129,6 +157,10 @@ def build(outdir, build_dir, only):
                             "--rlx-autodiff=func=bert_layer", "-o", path],
                            check=True)
             entry = ["--entry", "bert_layer_grad"]
+        if " tf32" in name:
+            entry.append("--pipeline-options=allow-tf32")
+        if name.endswith(" scalar"):
+            entry.append("--pipeline-options=vectorize=false")
         proc = subprocess.run(
             [os.path.join(build_dir, "bin", "rlx-run"), path, "--target", "cuda",
              "--emit-shared-lib", os.path.join(outdir, slug(name) + ".so")] + entry,
@@ -153,10 +185,13 @@ def time_torch(fn, runs):
 
 
 def torch_case(name, runs):
+    """PyTorch's time for case `name`, and the configuration that gave it
+    where several were tried."""
     import torch
     import torch.nn.functional as F
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    tf32 = " tf32" in name
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
     dev = "cuda"
     x = torch.rand(N, N, device=dev)
     g, b = torch.rand(N, device=dev), torch.rand(N, device=dev)
@@ -169,6 +204,14 @@ def torch_case(name, runs):
             return time_torch(lambda: F.layer_norm(x, (N,), g, b), runs)
         if name.startswith("rms_norm"):
             return time_torch(lambda: F.rms_norm(x, (N,), g) + b, runs)
+        if name.startswith("add"):
+            y = torch.rand(N, N, device=dev)
+            return time_torch(lambda: x + y, runs)
+        if name.startswith("mul"):
+            xh, yh = x.half(), torch.rand(N, N, device=dev, dtype=torch.float16)
+            return time_torch(lambda: xh * yh, runs)
+        if name.startswith("bias + gelu"):
+            return time_torch(lambda: F.gelu(x + g), runs)
         if name.startswith("sgemm"):
             a, c = torch.rand(4096, 4096, device=dev), torch.rand(4096, 4096, device=dev)
             return time_torch(lambda: a @ c, runs)
@@ -193,8 +236,18 @@ def torch_case(name, runs):
             q, k, v = (torch.rand(8, 12, 1024, dim, device=dev, dtype=dtype)
                        for _ in range(3))
             causal = name.endswith("causal")
-            return time_torch(
-                lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal), runs)
+            attend = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            if not tf32:
+                return time_torch(attend, runs)
+            # f32 under TF32: the best of the backends that take f32.
+            from torch.nn.attention import SDPBackend, sdpa_kernel
+            best = None
+            for backend in (SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH):
+                with sdpa_kernel(backend):
+                    ms = time_torch(attend, runs)
+                if best is None or ms < best[0]:
+                    best = (ms, backend.name.lower())
+            return best
     raise ValueError(name)
 
 
@@ -218,6 +271,9 @@ def run(outdir, runs, only):
             if not m:
                 print(f"<!-- {name}: {proc.stderr.strip()[-300:]} -->")
         torch_ms = torch_case(name, runs)
+        if isinstance(torch_ms, tuple):
+            torch_ms, config = torch_ms
+            name = f"{name} (PyTorch: {config})"
         rate = ""
         if rlx_ms and bytes_moved:
             rate = f"{bytes_moved / rlx_ms / 1e6:.0f} GB/s"

@@ -26,6 +26,21 @@
 using namespace mlir;
 using namespace rlxrt;
 
+llvm::Error rlxrt::parsePipelineOptions(mlir::detail::PassOptions &options,
+                                        llvm::StringRef text,
+                                        llvm::StringRef pipelineName) {
+  std::string message;
+  llvm::raw_string_ostream stream(message);
+  if (succeeded(options.parseFromString(text, stream)))
+    return llvm::Error::success();
+  // The option parser reports a bad value on stderr itself, and only
+  // structural errors (an unknown option) through the stream.
+  llvm::StringRef detail = llvm::StringRef(message).trim();
+  return llvm::createStringError(
+      "invalid options '" + text.str() + "' for " + pipelineName.str() +
+      (detail.empty() ? " (see the message above)" : ": " + detail.str()));
+}
+
 llvm::Expected<std::string>
 rlxrt::findRuntimeLibrary(llvm::StringRef requested, llvm::StringRef fileName,
                           llvm::StringRef targetLabel) {

@@ -73,6 +73,12 @@ static cl::opt<bool> profile(
 static cl::opt<bool> useBlas("use-blas",
                              cl::desc("Call OpenBLAS for large matmuls"),
                              cl::init(true), cl::cat(rlxrun::runCategory));
+static cl::opt<std::string> pipelineOptions(
+    "pipeline-options",
+    cl::desc("Options of the target's pipeline, as rlx-opt takes them "
+             "(rlx-cpu-pipeline, rlx-cuda-pipeline), space separated: e.g. "
+             "--target cuda --pipeline-options='allow-tf32 block-size=128'"),
+    cl::cat(rlxrun::runCategory));
 static cl::opt<std::string> runtimeLib(
     "runtime-lib",
     cl::desc("Path of the target's runtime library (default: "
@@ -120,6 +126,7 @@ compileGraph(const ExecutionTarget &target, double &compileMs) {
   CompileOptions options;
   options.useBlas = useBlas;
   options.profile = profile;
+  options.pipelineOptions = pipelineOptions;
   options.runtimeLibrary = runtimeLib;
   if (!emitSharedLib.empty()) {
     GraphSignature signature = exitOnError(
@@ -156,6 +163,9 @@ int main(int argc, char **argv) {
     fatal("give either a graph file or --load OUT.so");
   if (!loadSharedLib.empty() && !emitSharedLib.empty())
     fatal("--load and --emit-shared-lib exclude each other");
+  if (!loadSharedLib.empty() && !pipelineOptions.empty())
+    fatal("--pipeline-options applies when compiling; a --load library was "
+          "compiled with its options already");
 
   std::optional<double> compileMs;
   std::unique_ptr<CompiledGraph> graph;

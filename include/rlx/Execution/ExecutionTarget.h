@@ -35,6 +35,10 @@ struct CompileOptions {
   bool useBlas = true;
   /// Compile with per-op timers (CompiledGraph::readProfile).
   bool profile = false;
+  /// Options of the target's pipeline in the textual form rlx-opt takes
+  /// (`rlx-cpu-pipeline`, `rlx-cuda-pipeline`), such as
+  /// "allow-tf32 block-size=128"; applied after `useBlas` and `profile`.
+  std::string pipelineOptions;
   /// Path of the target's runtime library, which compiled graphs call and
   /// link against. Empty: the target's default location.
   std::string runtimeLibrary;

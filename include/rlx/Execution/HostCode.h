@@ -19,6 +19,7 @@
 #include "rlx/Execution/CompiledGraph.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassOptions.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -34,6 +35,13 @@ namespace rlxrt {
 llvm::Expected<std::string> findRuntimeLibrary(llvm::StringRef requested,
                                                llvm::StringRef fileName,
                                                llvm::StringRef targetLabel);
+
+/// Parses `text` (CompileOptions::pipelineOptions) into `options`, the
+/// options of the pipeline `pipelineName`; the error names the pipeline and
+/// what the parser reported (an unknown option, a bad value).
+llvm::Error parsePipelineOptions(mlir::detail::PassOptions &options,
+                                 llvm::StringRef text,
+                                 llvm::StringRef pipelineName);
 
 /// Compiles `module` (LLVM dialect) for this host as position-independent
 /// code and links it into `outputPath`, with `runtimeLibrary` as a

@@ -51,6 +51,9 @@ lower(ModuleOp module, llvm::StringRef entry, const CompileOptions &options) {
   rlx::CPUPipelineOptions pipelineOptions;
   pipelineOptions.useBlas = options.useBlas;
   pipelineOptions.profile = options.profile;
+  if (llvm::Error error = parsePipelineOptions(
+          pipelineOptions, options.pipelineOptions, "rlx-cpu-pipeline"))
+    return std::move(error);
   rlx::buildRLXCPUPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)) || failed(addGraphEntry(module, *signature)))
     return llvm::createStringError("compiling @" + signature->name +

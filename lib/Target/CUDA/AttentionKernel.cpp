@@ -12,9 +12,9 @@
 // keeps the running maximum, sum and output rows in registers (online
 // softmax), so the scores never leave the chip. Two kernels:
 //
-// - tensor cores (f16/bf16, head dims in steps of 16, 16-byte aligned
-//   buffers): FlashAttention-2 on mma.sync.m16n8k16, a warp per 16 rows,
-//   fragments read from shared tiles with ldmatrix;
+// - tensor cores (f16/bf16 with head dims in steps of 16, or f32 in steps
+//   of 8 under allow-tf32; 16-byte aligned buffers): FlashAttention-2 on
+//   mma.sync (m16n8k16, or m16n8k8 on TF32), a warp per 16 rows;
 // - CUDA cores (everything else): a warp per row; lane `j` scores key `j`
 //   of a 32-key tile, warp shuffles give the tile's maximum and sum, and the
 //   running output row (lane `l` holding columns `l`, `l + 32`, ...) is
@@ -409,44 +409,67 @@ void buildWarpPerRowKernel(OpBuilder &b, Location loc,
 }
 
 //===----------------------------------------------------------------------===//
-// Tensor cores: a warp per 16 query rows (f16, bf16)
+// Tensor cores: a warp per 16 query rows (f16, bf16; f32 as TF32)
 //===----------------------------------------------------------------------===//
 
-/// Warps per block, 16 query rows each (the M of mma.sync m16n8k16).
+/// Warps per block, 16 query rows each (the M of mma.sync).
 constexpr int64_t kMmaWarps = 4;
 constexpr int64_t kMmaRowsPerWarp = 16;
 constexpr int64_t kMmaRowsPerBlock = kMmaWarps * kMmaRowsPerWarp;
 constexpr int64_t kMmaThreads = kMmaWarps * kWarpThreads;
-/// Keys per shared-memory tile.
-constexpr int64_t kMmaKeysPerTile = 64;
 /// The xor offsets that fold the four lanes holding one row of an mma
 /// fragment.
 constexpr int64_t kQuadOffsets[] = {1, 2};
-/// Elements of padding per shared row: the 8 rows of a matrix that
-/// ldmatrix reads (16 bytes each) then start in 8 different 16-byte bank
-/// groups.
-constexpr int64_t kSharedRowPad = 8;
-/// Elements per 16-byte global access.
-constexpr int64_t kVectorWidth = 8;
 
-/// Whether the tensor-core kernel can run `p`: 16-bit floats, head dims in
-/// steps of the mma's K, and contiguous rows (the 16-byte loads need
-/// identity layouts; alignment is checked at run time).
-bool fitsTensorCores(const AttentionProblem &p) {
-  if (!isa<Float16Type, BFloat16Type>(p.elementType) || p.headDim % 16 != 0)
+/// The tensor-core instruction a kernel runs and what follows from it.
+struct MmaFormat {
+  explicit MmaFormat(Type elementType)
+      : elementType(elementType), tf32(elementType.isF32()) {}
+
+  Type elementType;
+  /// f32 operands rounded to TF32 on m16n8k8; otherwise 16-bit floats on
+  /// m16n8k16.
+  bool tf32;
+  /// The K of one mma.sync.
+  int64_t kStep() const { return tf32 ? 8 : 16; }
+  /// Keys per shared-memory tile: the two f32 tiles of 32 keys hold as many
+  /// bytes as the 16-bit tiles of 64 and stay within the 48 KiB of static
+  /// shared memory at head dim 128.
+  int64_t keysPerTile() const { return tf32 ? 32 : 64; }
+  /// Elements per 16-byte global access.
+  int64_t vectorWidth() const { return tf32 ? 4 : 8; }
+  /// Elements of padding per shared row. 16-bit: the 8 rows of a matrix
+  /// that ldmatrix reads (16 bytes each) then start in 8 different 16-byte
+  /// bank groups. f32: a row is 4 banks off the one above, so the eight
+  /// rows times four columns a warp reads per fragment hit 32 banks.
+  int64_t rowPad() const { return tf32 ? 4 : 8; }
+};
+
+/// Whether the tensor-core kernel can run `p`: 16-bit floats, or f32 when
+/// `allowTf32`; head dims in steps of the mma's K; contiguous rows (the
+/// 16-byte loads need identity layouts; alignment is checked at run time).
+bool fitsTensorCores(const AttentionProblem &p, bool allowTf32) {
+  if (isa<Float16Type, BFloat16Type>(p.elementType)) {
+    if (p.headDim % 16 != 0)
+      return false;
+  } else if (!(allowTf32 && p.elementType.isF32() && p.headDim % 8 == 0)) {
     return false;
+  }
   for (Value buffer : {p.query, p.key, p.value, p.out})
     if (!cast<MemRefType>(buffer.getType()).getLayout().isIdentity())
       return false;
   return true;
 }
 
-/// Emits the warp-level m16n8k16 product `acc + a * b`: `a` four and `b` two
-/// pairs of 16-bit elements in the mma fragment layouts, `acc` four f32.
-SmallVector<Value> mma(KernelBuilder &k, Type elementType, ArrayRef<Value> a,
-                       ArrayRef<Value> b, ArrayRef<Value> acc) {
-  bool isBf16 = elementType.isBF16();
-  // PTX takes f16 pairs as vectors and bf16 pairs as 32-bit registers.
+/// Emits the warp-level product `acc + a * b` of `format`'s mma.sync: for
+/// 16-bit floats, `a` four and `b` two pairs of elements in the m16n8k16
+/// fragment layouts; for TF32, `a` four and `b` two i32 of
+/// nvvm.convert.float.to.tf32 in the m16n8k8 layouts. `acc` is four f32.
+SmallVector<Value> mma(KernelBuilder &k, const MmaFormat &format,
+                       ArrayRef<Value> a, ArrayRef<Value> b,
+                       ArrayRef<Value> acc) {
+  bool isBf16 = format.elementType.isBF16();
+  // PTX takes f16 pairs as vectors, bf16 pairs as 32-bit registers.
   auto operand = [&](Value pair) -> Value {
     if (!isBf16)
       return pair;
@@ -460,10 +483,13 @@ SmallVector<Value> mma(KernelBuilder &k, Type elementType, ArrayRef<Value> a,
   Type f32 = k.b.getF32Type();
   auto resultType =
       LLVM::LLVMStructType::getLiteral(k.b.getContext(), {f32, f32, f32, f32});
-  NVVM::MMATypes ptxType = isBf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  NVVM::MMATypes ptxType = format.tf32 ? NVVM::MMATypes::tf32
+                           : isBf16    ? NVVM::MMATypes::bf16
+                                       : NVVM::MMATypes::f16;
   Value d = NVVM::MmaOp::create(
-      k.b, k.loc, resultType, as, bs, acc, {16, 8, 16}, std::nullopt,
-      std::nullopt, std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+      k.b, k.loc, resultType, as, bs, acc,
+      {16, 8, static_cast<int32_t>(format.kStep())}, std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
       std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                      NVVM::MMALayout::col});
   SmallVector<Value> result;
@@ -474,24 +500,36 @@ SmallVector<Value> mma(KernelBuilder &k, Type elementType, ArrayRef<Value> a,
 
 /// FlashAttention-2 on mma.sync: a block per 64 query rows of one (batch,
 /// head), a warp per 16 rows whose query fragments stay in registers, key
-/// tiles [64, D] and transposed value tiles [D, 64] in shared memory. Per
-/// tile a warp computes its [16, 64] scores with D/16 x 8 mma.sync, applies
-/// the mask and online softmax to them in registers (thread `lane` holds
-/// rows lane/4 and lane/4 + 8, the four threads of a quad share a row),
-/// rounds the probabilities to the element type and multiplies them into
-/// its [16, D] output accumulators, the score fragments serving directly as
-/// the A operands of the second product.
+/// and value tiles [keys, D] in shared memory. Per tile a warp computes its
+/// [16, keys] scores with D/K x keys/8 mma.sync, applies the mask and
+/// online softmax to them in registers (thread `lane` holds rows lane/4 and
+/// lane/4 + 8, the four threads of a quad share a row), rounds the
+/// probabilities to the operand type and multiplies them into its [16, D]
+/// output accumulators.
+///
+/// 16-bit floats: fragments come from the shared tiles through ldmatrix
+/// (the value tile transposed), and the score fragments of two key blocks
+/// are the A operand of the second product as they lie.
+///
+/// TF32 (m16n8k8): a thread's A operand holds columns lane%4 and lane%4 + 4
+/// of the K step while its scores are keys 2 (lane%4) and 2 (lane%4) + 1 of
+/// a key block. The second product sums over the keys in any order, so
+/// K index q stands for key 2q and K index q + 4 for key 2q + 1: the scores
+/// serve as they lie, and each thread reads the value rows of its own two
+/// keys. Operands are rounded to TF32 (cvt.rna), accumulation stays f32.
 void buildTensorCoreKernel(OpBuilder &b, Location loc,
                            const AttentionProblem &p) {
+  MmaFormat format(p.elementType);
   Type elementType = p.elementType;
   int64_t headDim = p.headDim;
-  int64_t kSteps = headDim / 16;
+  int64_t keysPerTile = format.keysPerTile();
+  int64_t kSteps = headDim / format.kStep();
   int64_t valueBlocks = headDim / 8;
-  int64_t keyBlocks = kMmaKeysPerTile / 8;
+  int64_t keyBlocks = keysPerTile / 8;
   auto pairType = VectorType::get({2}, elementType);
-  auto vectorType = VectorType::get({kVectorWidth}, elementType);
+  auto vectorType = VectorType::get({format.vectorWidth()}, elementType);
   MemRefType tileType = workgroupBufferType(
-      b.getContext(), {kMmaKeysPerTile, headDim + kSharedRowPad}, elementType);
+      b.getContext(), {keysPerTile, headDim + format.rowPad()}, elementType);
   SmallVector<MemRefType> shared = {tileType, tileType};
   createAttentionLaunch(
       b, loc, p, kMmaRowsPerBlock, kMmaThreads, shared,
@@ -504,7 +542,8 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
         Value warp = k.div(thread, k.index(kWarpThreads));
         Value lane = k.rem(thread, k.index(kWarpThreads));
         Value group = k.div(lane, k.index(4));
-        Value pairColumn = k.mul(k.rem(lane, k.index(4)), k.index(2));
+        Value quadLane = k.rem(lane, k.index(4));
+        Value pairColumn = k.mul(quadLane, k.index(2));
         // ldmatrix: lane l gives the address of row l % 8 of 8x8 matrix l / 8.
         Value matrix = k.div(lane, k.index(8));
         Value matrixRow = k.rem(lane, k.index(8));
@@ -517,6 +556,16 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
           auto load = vector::LoadOp::create(b, loc, pairType, buffer, indices);
           load.setAlignment(4);
           return load;
+        };
+        auto toTf32 = [&](Value x) -> Value {
+          return NVVM::ConvertFloatToTF32Op::create(
+              b, loc, b.getI32Type(), x, NVVM::FPRoundingMode::RNA,
+              NVVM::SaturationMode::NONE, /*relu=*/false);
+        };
+        // An element of a shared tile as a TF32 operand.
+        auto tileTf32 = [&](Value tile, Value row, Value column) {
+          return toTf32(
+              memref::LoadOp::create(b, loc, tile, ValueRange{row, column}));
         };
 
         // `count` 8x8 matrices of a shared tile, one pair per matrix in the mma
@@ -534,6 +583,9 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
 
         // Two f32 values rounded into a pair of the element type.
         auto pack = [&](Value x, Value y) -> Value {
+          if (format.tf32)
+            return vector::FromElementsOp::create(b, loc, pairType,
+                                                  ValueRange{x, y});
           return vector::FromElementsOp::create(
               b, loc, pairType,
               ValueRange{arith::TruncFOp::create(b, loc, elementType, x),
@@ -543,6 +595,18 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
         // Query A fragments for every K step of the head dim.
         SmallVector<SmallVector<Value>> queryFragments;
         for (int64_t step = 0; step < kSteps; ++step) {
+          if (format.tf32) {
+            Value column = k.add(quadLane, k.index(8 * step));
+            Value column4 = k.add(column, k.index(4));
+            auto element = [&](Value row, Value col) {
+              return toTf32(memref::LoadOp::create(b, loc, p.query,
+                                                   blk.indices(row, col)));
+            };
+            queryFragments.push_back(
+                {element(clampedRow0, column), element(clampedRow1, column),
+                 element(clampedRow0, column4), element(clampedRow1, column4)});
+            continue;
+          }
           Value column = k.add(pairColumn, k.index(step * 16));
           Value column8 = k.add(column, k.index(8));
           queryFragments.push_back(
@@ -559,7 +623,7 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
                                       k.f32(0)};
         initial.append(4 * valueBlocks, k.f32(0));
         auto tiles = scf::ForOp::create(b, loc, blk.keyBegin, blk.keyEnd,
-                                        k.index(kMmaKeysPerTile), initial);
+                                        k.index(keysPerTile), initial);
         {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(tiles.getBody());
@@ -571,17 +635,17 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
 
           // The tile: 16-byte loads; keys past the block's end are zeros.
           gpu::BarrierOp::create(b, loc);
-          int64_t vectorsPerRow = headDim / kVectorWidth;
-          auto copy = scf::ForOp::create(
-              b, loc, thread, k.index(kMmaKeysPerTile * vectorsPerRow),
-              k.index(kMmaThreads));
+          int64_t vectorsPerRow = headDim / format.vectorWidth();
+          auto copy = scf::ForOp::create(b, loc, thread,
+                                         k.index(keysPerTile * vectorsPerRow),
+                                         k.index(kMmaThreads));
           {
             OpBuilder::InsertionGuard copyGuard(b);
             b.setInsertionPointToStart(copy.getBody());
             Value linear = copy.getInductionVar();
             Value r = k.div(linear, k.index(vectorsPerRow));
             Value column = k.mul(k.rem(linear, k.index(vectorsPerRow)),
-                                 k.index(kVectorWidth));
+                                 k.index(format.vectorWidth()));
             Value position = k.add(tileBegin, r);
             Value inRange =
                 k.cmp(arith::CmpIPredicate::ult, position, blk.keyEnd);
@@ -604,27 +668,42 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
           }
           gpu::BarrierOp::create(b, loc);
 
-          // Scores [16, 64]: key block j holds keys 8j..8j+7 of the tile; this
-          // thread's entries are (row0 | row1) x (8j + pairColumn + {0, 1}).
-          // One ldmatrix.x4 gives the B fragments of two K steps: matrix m is
-          // columns [16 step + 8 m, +8) of the block's 8 keys. Scores are kept
-          // in base 2 (times log2 e), so exponentials are single exp2s.
+          // Scores [16, keys]: key block j holds keys 8j..8j+7 of the tile;
+          // this thread's entries are (row0 | row1) x (8j + pairColumn +
+          // {0, 1}). Scores are kept in base 2 (times log2 e), so
+          // exponentials are single exp2s.
           SmallVector<SmallVector<Value>> scores;
           for (int64_t j = 0; j < keyBlocks; ++j) {
             SmallVector<Value> s(4, k.f32(0));
-            Value keyRow = k.add(k.index(8 * j), matrixRow);
-            for (int64_t step = 0; step < kSteps; step += 2) {
-              bool two = step + 1 < kSteps;
-              Value column = k.add(
-                  k.index(16 * step),
-                  k.mul(two ? matrix : k.rem(matrix, k.index(2)), k.index(8)));
-              SmallVector<Value> fragments =
-                  loadMatrices(keyTile, keyRow, column, two ? 4 : 2, false);
-              s = mma(k, elementType, queryFragments[step],
-                      {fragments[0], fragments[1]}, s);
-              if (two)
-                s = mma(k, elementType, queryFragments[step + 1],
-                        {fragments[2], fragments[3]}, s);
+            if (format.tf32) {
+              // B operand: key 8j + group, head columns q and q + 4 of the
+              // step.
+              Value keyRow = k.add(k.index(8 * j), group);
+              for (int64_t step = 0; step < kSteps; ++step) {
+                Value column = k.add(k.index(8 * step), quadLane);
+                s = mma(k, format, queryFragments[step],
+                        {tileTf32(keyTile, keyRow, column),
+                         tileTf32(keyTile, keyRow, k.add(column, k.index(4)))},
+                        s);
+              }
+            } else {
+              // One ldmatrix.x4 gives the B fragments of two K steps: matrix
+              // m is columns [16 step + 8 m, +8) of the block's 8 keys.
+              Value keyRow = k.add(k.index(8 * j), matrixRow);
+              for (int64_t step = 0; step < kSteps; step += 2) {
+                bool two = step + 1 < kSteps;
+                Value column =
+                    k.add(k.index(16 * step),
+                          k.mul(two ? matrix : k.rem(matrix, k.index(2)),
+                                k.index(8)));
+                SmallVector<Value> fragments =
+                    loadMatrices(keyTile, keyRow, column, two ? 4 : 2, false);
+                s = mma(k, format, queryFragments[step],
+                        {fragments[0], fragments[1]}, s);
+                if (two)
+                  s = mma(k, format, queryFragments[step + 1],
+                          {fragments[2], fragments[3]}, s);
+              }
             }
             for (int64_t e = 0; e < 4; ++e) {
               Value keyIndex =
@@ -657,32 +736,53 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
           for (int64_t i = 0, e = acc.size(); i < e; ++i)
             acc[i] = k.mul(acc[i], rescale[(i % 4) / 2]);
 
-          // Output += P V, 16 keys per K step: the probabilities of key blocks
-          // 2c and 2c + 1, rounded, are the A fragment as they lie.
-          for (int64_t c = 0; c < keyBlocks / 2; ++c) {
-            SmallVector<Value> a = {
-                pack(scores[2 * c][0], scores[2 * c][1]),
-                pack(scores[2 * c][2], scores[2 * c][3]),
-                pack(scores[2 * c + 1][0], scores[2 * c + 1][1]),
-                pack(scores[2 * c + 1][2], scores[2 * c + 1][3])};
-            // One ldmatrix.x4.trans gives the B fragments of value blocks n and
-            // n + 1: matrix m is keys [16 c + 8 (m % 2), +8) x value columns
-            // [8 (n + m / 2), +8), transposed.
-            Value keyRow = k.add(
-                k.index(16 * c),
-                k.add(k.mul(k.rem(matrix, k.index(2)), k.index(8)), matrixRow));
-            for (int64_t n = 0; n < valueBlocks; n += 2) {
-              Value column = k.mul(k.add(k.index(n), k.div(matrix, k.index(2))),
-                                   k.index(8));
-              SmallVector<Value> fragments =
-                  loadMatrices(valueTile, keyRow, column, 4, true);
-              for (int64_t half = 0; half < 2; ++half) {
-                int64_t block = n + half;
-                SmallVector<Value> d =
-                    mma(k, elementType, a,
-                        {fragments[2 * half], fragments[2 * half + 1]},
-                        ArrayRef<Value>(acc).slice(4 * block, 4));
-                std::copy(d.begin(), d.end(), acc.begin() + 4 * block);
+          auto accumulate = [&](int64_t block, ArrayRef<Value> a,
+                                ArrayRef<Value> bFragment) {
+            SmallVector<Value> d =
+                mma(k, format, a, bFragment,
+                    ArrayRef<Value>(acc).slice(4 * block, 4));
+            std::copy(d.begin(), d.end(), acc.begin() + 4 * block);
+          };
+          if (format.tf32) {
+            // Output += P V, one key block per K step, K indices q and q + 4
+            // standing for keys 2q and 2q + 1 (above).
+            for (int64_t j = 0; j < keyBlocks; ++j) {
+              SmallVector<Value> a = {
+                  toTf32(scores[j][0]), toTf32(scores[j][2]),
+                  toTf32(scores[j][1]), toTf32(scores[j][3])};
+              Value keyRow = k.add(k.index(8 * j), pairColumn);
+              Value keyRow1 = k.add(keyRow, k.index(1));
+              for (int64_t n = 0; n < valueBlocks; ++n) {
+                Value column = k.add(k.index(8 * n), group);
+                accumulate(n, a,
+                           {tileTf32(valueTile, keyRow, column),
+                            tileTf32(valueTile, keyRow1, column)});
+              }
+            }
+          } else {
+            // Output += P V, 16 keys per K step: the probabilities of key
+            // blocks 2c and 2c + 1, rounded, are the A fragment as they lie.
+            for (int64_t c = 0; c < keyBlocks / 2; ++c) {
+              SmallVector<Value> a = {
+                  pack(scores[2 * c][0], scores[2 * c][1]),
+                  pack(scores[2 * c][2], scores[2 * c][3]),
+                  pack(scores[2 * c + 1][0], scores[2 * c + 1][1]),
+                  pack(scores[2 * c + 1][2], scores[2 * c + 1][3])};
+              // One ldmatrix.x4.trans gives the B fragments of value blocks n
+              // and n + 1: matrix m is keys [16 c + 8 (m % 2), +8) x value
+              // columns [8 (n + m / 2), +8), transposed.
+              Value keyRow =
+                  k.add(k.index(16 * c),
+                        k.add(k.mul(k.rem(matrix, k.index(2)), k.index(8)),
+                              matrixRow));
+              for (int64_t n = 0; n < valueBlocks; n += 2) {
+                Value column = k.mul(
+                    k.add(k.index(n), k.div(matrix, k.index(2))), k.index(8));
+                SmallVector<Value> fragments =
+                    loadMatrices(valueTile, keyRow, column, 4, true);
+                for (int64_t half = 0; half < 2; ++half)
+                  accumulate(n + half, a,
+                             {fragments[2 * half], fragments[2 * half + 1]});
               }
             }
           }
@@ -709,7 +809,7 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
             Value column = k.add(pairColumn, k.index(8 * n));
             auto write = vector::StoreOp::create(
                 b, loc, pack(x, y), p.out, blk.indices(rows[half], column));
-            write.setAlignment(4);
+            write.setAlignment(format.tf32 ? 8 : 4);
           }
         }
       });
@@ -721,12 +821,12 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
 // Lowering the kernel op to a gpu.launch
 //===----------------------------------------------------------------------===//
 
-void rlx::lowerFlashAttention(RewriterBase &rewriter,
-                              cuda::FlashAttentionOp op) {
+void rlx::lowerFlashAttention(RewriterBase &rewriter, cuda::FlashAttentionOp op,
+                              bool allowTf32) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   AttentionProblem problem(rewriter, op);
-  if (!fitsTensorCores(problem)) {
+  if (!fitsTensorCores(problem, allowTf32)) {
     buildWarpPerRowKernel(rewriter, loc, problem);
     rewriter.eraseOp(op);
     return;

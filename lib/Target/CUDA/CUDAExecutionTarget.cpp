@@ -109,6 +109,9 @@ llvm::Expected<LoweredGraph> lower(ModuleOp module, llvm::StringRef entry,
 
   PassManager pm(module.getContext());
   rlx::CUDAPipelineOptions pipelineOptions;
+  if (llvm::Error error = parsePipelineOptions(
+          pipelineOptions, options.pipelineOptions, "rlx-cuda-pipeline"))
+    return std::move(error);
   rlx::buildRLXCUDAPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)) || failed(addCUDAGraphEntries(module, *signature)))
     return llvm::createStringError("compiling @" + signature->name +

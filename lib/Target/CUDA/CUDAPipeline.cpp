@@ -64,6 +64,7 @@ void rlx::buildRLXCUDAPipeline(OpPassManager &pm,
   pm.addPass(createRLXCUDALinalgToCuBLAS(gemm));
   RLXCUDAMapToGPUOptions map;
   map.blockSize = options.blockSize;
+  map.vectorize = options.vectorize;
   pm.addNestedPass<func::FuncOp>(createRLXCUDAMapToGPU(map));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertComplexToStandardPass());

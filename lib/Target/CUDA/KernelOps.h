@@ -60,8 +60,11 @@ Value buffersAligned(OpBuilder &b, Location loc, ArrayRef<Value> buffers,
 /// region); returns false, changing nothing, otherwise.
 bool formFlashAttention(RewriterBase &rewriter, AttentionOp op);
 
-/// Replaces a flash_attention on buffers by its gpu.launch.
-void lowerFlashAttention(RewriterBase &rewriter, cuda::FlashAttentionOp op);
+/// Replaces a flash_attention on buffers by its gpu.launch: the
+/// tensor-core kernel for f16/bf16, and for f32 when `allowTf32` lets it
+/// round operands to TF32; the CUDA-core kernel otherwise.
+void lowerFlashAttention(RewriterBase &rewriter, cuda::FlashAttentionOp op,
+                         bool allowTf32);
 
 /// Replaces `matmul`, its only user, an `rlx.binary add` of a bias row
 /// `[N]`, and the add's only user when it is a relu or gelu_approx

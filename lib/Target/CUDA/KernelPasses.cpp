@@ -187,7 +187,7 @@ struct RLXCUDALowerKernelsPass
         return signalPassFailure();
       }
       if (auto attention = dyn_cast<cuda::FlashAttentionOp>(op))
-        lowerFlashAttention(rewriter, attention);
+        lowerFlashAttention(rewriter, attention, allowTf32);
       else if (auto matmul = dyn_cast<cuda::MatmulBiasOp>(op))
         lowerMatmulBias(rewriter, matmul, allowTf32);
       else

@@ -12,13 +12,22 @@
 // launches. Parallel loop nests are flattened to one dimension, which maps
 // any rank and any shape to a grid without per-rank special cases.
 //
+// Where a nest's innermost dimension is a static multiple of four, a thread
+// runs four consecutive points of it instead of one, and the accesses that
+// walk that dimension contiguously become one vector load or store (16
+// bytes for f32): elementwise kernels are bound by memory bandwidth, which
+// wide accesses use better. The host checks that the buffers are 16-byte
+// aligned and launches the one-point kernel otherwise.
+//
 //===----------------------------------------------------------------------===//
 
 #include "KernelIndexing.h"
+#include "KernelOps.h"
 #include "ReductionKernels.h"
 
 #include "rlx/Target/CUDA/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -27,6 +36,7 @@
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -88,12 +98,132 @@ DenseSet<Value> findHostBuffers(func::FuncOp fn) {
   return hostBuffers;
 }
 
+/// Points of the innermost loop dimension one thread of a vectorized
+/// kernel runs.
+constexpr int64_t kLanes = 4;
+/// The alignment the host checks before launching a vectorized kernel, and
+/// the most a vector access claims.
+constexpr int64_t kVectorAlignment = 16;
+/// Nests of fewer points (when known) keep one point per thread: their
+/// launch costs more than their memory traffic, and a second kernel would
+/// only grow the module.
+constexpr int64_t kMinVectorizedPoints = 4096;
+
+/// Which accesses of a parallel loop nest's body a vectorized kernel turns
+/// into vector loads and stores, and the buffers whose alignment the host
+/// checks for them.
+struct VectorAccessPlan {
+  DenseSet<Operation *> vectorAccesses;
+  SmallVector<Value> buffers;
+};
+
+/// Whether an access of `type` whose last index is the innermost loop index
+/// (a multiple of kLanes plus the lane) and whose other indices do not
+/// depend on it reads kLanes consecutive elements at an address that is a
+/// multiple of their size, given a 16-byte aligned base: unit last stride,
+/// and every other stride and the offset multiples of kLanes.
+bool isAlignedContiguousAccess(MemRefType type) {
+  Type element = type.getElementType();
+  if (!element.isIntOrFloat() ||
+      !llvm::is_contained({8u, 16u, 32u, 64u}, element.getIntOrFloatBitWidth()))
+    return false;
+  if (type.getRank() == 0)
+    return false;
+  if (type.getLayout().isIdentity()) {
+    // Row-major: every stride but the last is a multiple of the last size.
+    int64_t last = type.getShape().back();
+    return !ShapedType::isDynamic(last) && last % kLanes == 0;
+  }
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      strides.back() != 1 || ShapedType::isDynamic(offset) ||
+      offset % kLanes != 0)
+    return false;
+  return llvm::all_of(ArrayRef<int64_t>(strides).drop_back(), [](int64_t s) {
+    return !ShapedType::isDynamic(s) && s % kLanes == 0;
+  });
+}
+
+/// The values of `body` that differ between the points of one thread of a
+/// vectorized kernel: the innermost index and what depends on it.
+DenseSet<Value> findLaneVariantValues(Block *body, Value innermost) {
+  DenseSet<Value> variant = {innermost};
+  for (Operation &op : body->without_terminator())
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value v) { return variant.contains(v); }))
+      variant.insert(op.result_begin(), op.result_end());
+  return variant;
+}
+
+/// The plan of a vectorized kernel for `loop`, or std::nullopt where one
+/// thread cannot run kLanes points of it (a dynamic or indivisible innermost
+/// dimension, a body with nested loops or effects other than loads and
+/// stores) or no access would become a vector access.
+std::optional<VectorAccessPlan> planVectorAccesses(scf::ParallelOp loop) {
+  unsigned inner = loop.getNumLoops() - 1;
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[inner]);
+  std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound()[inner]);
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep()[inner]);
+  if (lb != 0 || step != 1 || !ub || *ub % kLanes != 0 || *ub == 0)
+    return std::nullopt;
+  // The points of the nest, where the bounds are constants.
+  int64_t points = 1;
+  for (auto [lower, upper, stride] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    std::optional<int64_t> l = getConstantIntValue(lower);
+    std::optional<int64_t> u = getConstantIntValue(upper);
+    std::optional<int64_t> s = getConstantIntValue(stride);
+    if (!l || !u || !s) {
+      points = kMinVectorizedPoints;
+      break;
+    }
+    points *= std::max<int64_t>(llvm::divideCeil(*u - *l, *s), 0);
+  }
+  if (points < kMinVectorizedPoints)
+    return std::nullopt;
+
+  Block *body = loop.getBody();
+  Value innermost = loop.getInductionVars()[inner];
+  DenseSet<Value> variant = findLaneVariantValues(body, innermost);
+  VectorAccessPlan plan;
+  for (Operation &op : body->without_terminator()) {
+    if (op.getNumRegions() != 0)
+      return std::nullopt;
+    Value buffer;
+    ValueRange indices;
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      buffer = load.getMemRef();
+      indices = load.getIndices();
+    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      buffer = store.getMemRef();
+      indices = store.getIndices();
+    } else if (isMemoryEffectFree(&op)) {
+      continue;
+    } else {
+      return std::nullopt;
+    }
+    if (indices.empty() || indices.back() != innermost ||
+        llvm::any_of(indices.drop_back(),
+                     [&](Value v) { return variant.contains(v); }) ||
+        loop->isAncestor(buffer.getParentBlock()->getParentOp()) ||
+        !isAlignedContiguousAccess(cast<MemRefType>(buffer.getType())))
+      continue;
+    plan.vectorAccesses.insert(&op);
+    if (!llvm::is_contained(plan.buffers, buffer))
+      plan.buffers.push_back(buffer);
+  }
+  if (plan.vectorAccesses.empty())
+    return std::nullopt;
+  return plan;
+}
+
 class GraphKernelMapper {
 public:
   GraphKernelMapper(func::FuncOp fn, int64_t blockSize,
-                    int64_t rowReductionMinPoints)
+                    int64_t rowReductionMinPoints, bool vectorize)
       : fn(fn), rewriter(fn.getContext()), blockSize(blockSize),
-        rowReductionMinPoints(rowReductionMinPoints),
+        rowReductionMinPoints(rowReductionMinPoints), vectorize(vectorize),
         hostBuffers(findHostBuffers(fn)) {}
 
   LogicalResult run() {
@@ -225,11 +355,46 @@ private:
       rewriter.eraseOp(op);
   }
 
-  /// One kernel for a parallel loop nest: thread `t` of the flattened
-  /// iteration space runs the point whose row-major linear index is `t`.
+  /// One kernel for a parallel loop nest, in two forms where it vectorizes:
+  /// the host launches the vectorized one when the buffers its vector
+  /// accesses use are 16-byte aligned.
   void mapParallelLoop(scf::ParallelOp loop) {
     Location loc = loop.getLoc();
+    // The loop lowering indexes through `affine.apply (d0) -> (d0)`; the
+    // plan recognizes accesses by the loop index itself.
+    loop.getBody()->walk([&](affine::AffineApplyOp apply) {
+      if (apply.getAffineMap().isIdentity() && apply.getNumOperands() == 1) {
+        rewriter.replaceAllUsesWith(apply, apply.getOperand(0));
+        rewriter.eraseOp(apply);
+      }
+    });
     rewriter.setInsertionPoint(loop);
+    std::optional<VectorAccessPlan> plan;
+    if (vectorize)
+      plan = planVectorAccesses(loop);
+    if (!plan) {
+      emitLoopKernel(loop, nullptr);
+    } else {
+      Value aligned =
+          rlx::buffersAligned(rewriter, loc, plan->buffers, kVectorAlignment);
+      auto choice = scf::IfOp::create(rewriter, loc, aligned,
+                                      /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(choice.thenBlock());
+      emitLoopKernel(loop, &*plan);
+      rewriter.setInsertionPointToStart(choice.elseBlock());
+      emitLoopKernel(loop, nullptr);
+    }
+    rewriter.eraseOp(loop);
+  }
+
+  /// The kernel of `loop` at the insertion point: thread `t` of the
+  /// flattened iteration space runs the point whose row-major linear index
+  /// is `t`; with a `plan`, the kLanes points from `kLanes * t`, which share
+  /// every index but the innermost.
+  void emitLoopKernel(scf::ParallelOp loop, const VectorAccessPlan *plan) {
+    Location loc = loop.getLoc();
+    int64_t lanes = plan ? kLanes : 1;
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
     SmallVector<Value> tripCounts;
@@ -243,32 +408,38 @@ private:
       tripCounts.push_back(trips);
       total = rewriter.createOrFold<arith::MulIOp>(loc, total, trips);
     }
+    Value laneCount = arith::ConstantIndexOp::create(rewriter, loc, lanes);
+    // The innermost trip count is a multiple of the lanes (the plan checks).
+    Value work = rewriter.createOrFold<arith::DivUIOp>(loc, total, laneCount);
     // Small loops get a block of their own size; an empty loop still
     // launches one block (a grid of zero blocks is a launch error), whose
     // threads all fail the bounds check.
     Value threads = arith::ConstantIndexOp::create(rewriter, loc, blockSize);
-    if (std::optional<int64_t> known = getConstantIntValue(total))
+    if (std::optional<int64_t> known = getConstantIntValue(work))
       threads = arith::ConstantIndexOp::create(
           rewriter, loc, std::clamp<int64_t>(*known, 1, blockSize));
     Value blocks =
-        rewriter.createOrFold<arith::CeilDivSIOp>(loc, total, threads);
+        rewriter.createOrFold<arith::CeilDivSIOp>(loc, work, threads);
     blocks = rewriter.createOrFold<arith::MaxSIOp>(loc, blocks, one);
 
     auto launch = gpu::LaunchOp::create(rewriter, loc, blocks, one, one,
                                         threads, one, one);
     Block &kernel = launch.getBody().front();
+    OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(&kernel);
-    Value linear = arith::AddIOp::create(
+    Value thread = arith::AddIOp::create(
         rewriter, loc,
         arith::MulIOp::create(rewriter, loc, launch.getBlockIds().x, threads),
         launch.getThreadIds().x);
     Value inBounds = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::ult, linear, total);
-    auto guard = scf::IfOp::create(rewriter, loc, inBounds,
-                                   /*withElseRegion=*/false);
+        rewriter, loc, arith::CmpIPredicate::ult, thread, work);
+    auto inRange = scf::IfOp::create(rewriter, loc, inBounds,
+                                     /*withElseRegion=*/false);
     gpu::TerminatorOp::create(rewriter, loc);
 
-    rewriter.setInsertionPointToStart(guard.thenBlock());
+    rewriter.setInsertionPointToStart(inRange.thenBlock());
+    Value linear =
+        plan ? arith::MulIOp::create(rewriter, loc, thread, laneCount) : thread;
     IRMapping mapping;
     for (auto [i, index] :
          llvm::enumerate(rlx::delinearize(rewriter, loc, linear, tripCounts))) {
@@ -277,9 +448,82 @@ private:
           arith::MulIOp::create(rewriter, loc, index, loop.getStep()[i]));
       mapping.map(loop.getInductionVars()[i], iv);
     }
-    for (Operation &op : loop.getBody()->without_terminator())
-      rewriter.clone(op, mapping);
-    rewriter.eraseOp(loop);
+    if (!plan) {
+      for (Operation &op : loop.getBody()->without_terminator())
+        rewriter.clone(op, mapping);
+      return;
+    }
+    cloneBodyForLanes(loop, *plan, mapping);
+  }
+
+  /// The body of `loop` for kLanes points of its innermost dimension:
+  /// `first` maps the loop's indices to those of the first point; the
+  /// other points differ in the innermost index only. Accesses the plan
+  /// names become one vector load or store for all points, values the same
+  /// in every point are computed once, and the rest once per point.
+  void cloneBodyForLanes(scf::ParallelOp loop, const VectorAccessPlan &plan,
+                         const IRMapping &first) {
+    Location loc = loop.getLoc();
+    Block *body = loop.getBody();
+    Value innermost = loop.getInductionVars().back();
+    DenseSet<Value> variant = findLaneVariantValues(body, innermost);
+    SmallVector<IRMapping> lanes(kLanes, first);
+    for (int64_t lane = 1; lane < kLanes; ++lane)
+      lanes[lane].map(innermost,
+                      arith::AddIOp::create(
+                          rewriter, loc, first.lookup(innermost),
+                          arith::ConstantIndexOp::create(rewriter, loc, lane)));
+    auto accessAlignment = [](MemRefType type) {
+      int64_t bytes = kLanes * type.getElementTypeBitWidth() / 8;
+      return std::min<int64_t>(bytes, kVectorAlignment);
+    };
+    for (Operation &op : body->without_terminator()) {
+      if (auto load = dyn_cast<memref::LoadOp>(op);
+          load && plan.vectorAccesses.contains(&op)) {
+        auto type = cast<MemRefType>(load.getMemRef().getType());
+        auto vectorType = VectorType::get({kLanes}, type.getElementType());
+        auto wide = vector::LoadOp::create(
+            rewriter, loc, vectorType,
+            lanes[0].lookupOrDefault(load.getMemRef()),
+            llvm::map_to_vector(load.getIndices(), [&](Value v) {
+              return lanes[0].lookupOrDefault(v);
+            }));
+        wide.setAlignment(accessAlignment(type));
+        for (int64_t lane = 0; lane < kLanes; ++lane)
+          lanes[lane].map(load.getResult(),
+                          vector::ExtractOp::create(rewriter, loc, wide, lane));
+        continue;
+      }
+      if (auto store = dyn_cast<memref::StoreOp>(op);
+          store && plan.vectorAccesses.contains(&op)) {
+        auto type = cast<MemRefType>(store.getMemRef().getType());
+        auto vectorType = VectorType::get({kLanes}, type.getElementType());
+        SmallVector<Value> elements;
+        for (IRMapping &mapping : lanes)
+          elements.push_back(mapping.lookupOrDefault(store.getValue()));
+        Value packed =
+            vector::FromElementsOp::create(rewriter, loc, vectorType, elements);
+        auto wide = vector::StoreOp::create(
+            rewriter, loc, packed, lanes[0].lookupOrDefault(store.getMemRef()),
+            llvm::map_to_vector(store.getIndices(), [&](Value v) {
+              return lanes[0].lookupOrDefault(v);
+            }));
+        wide.setAlignment(accessAlignment(type));
+        continue;
+      }
+      bool sameInEveryLane = !isa<memref::StoreOp>(op) &&
+                             llvm::none_of(op.getResults(), [&](Value v) {
+                               return variant.contains(v);
+                             });
+      if (sameInEveryLane) {
+        Operation *once = rewriter.clone(op, lanes[0]);
+        for (int64_t lane = 1; lane < kLanes; ++lane)
+          lanes[lane].map(op.getResults(), once->getResults());
+        continue;
+      }
+      for (IRMapping &mapping : lanes)
+        rewriter.clone(op, mapping);
+    }
   }
 
   /// Allocation and deallocation of device buffers; constant buffers are
@@ -397,6 +641,7 @@ private:
   IRRewriter rewriter;
   int64_t blockSize;
   int64_t rowReductionMinPoints;
+  bool vectorize;
   SmallVector<Value> scopedBuffers;
   DenseSet<Value> hostBuffers;
 };
@@ -417,7 +662,9 @@ struct RLXCUDAMapToGPUPass
                      << blockSize;
       return signalPassFailure();
     }
-    if (failed(GraphKernelMapper(fn, blockSize, rowReductionMinPoints).run()))
+    if (failed(
+            GraphKernelMapper(fn, blockSize, rowReductionMinPoints, vectorize)
+                .run()))
       signalPassFailure();
   }
 };

@@ -27,6 +27,11 @@ check = Checker(sys.argv[1])
 
 TOLERANCE = {np.float32: (1e-5, 1e-5), np.float64: (1e-12, 1e-12),
              np.float16: (2e-3, 2e-3), "bf16": (8e-3, 8e-3)}
+# f32 graphs whose CUDA artifact is compiled with allow-tf32: the GPU rounds
+# q, k, v and the probabilities to TF32 (10 mantissa bits, as f16), so its
+# outputs are held to f16-like bounds against the CPU's f32 (the CPU result
+# is checked at f32 tolerance as for "f32").
+GPU_TF32_TOLERANCE = (4e-3, 4e-3)
 
 
 def to_bf16(x):
@@ -82,7 +87,11 @@ def f32_attr(value):
 def attention_case(name, dtype, qshape, kshape, heads, head_dim, kind,
                    window=None, scale=None, softcap=None, mask=None):
     """`dtype` "bf16": f32 inputs holding bf16 values, cast to bf16 in the
-    graph around the attention."""
+    graph around the attention; "tf32": an f32 graph whose CUDA artifact
+    lets attention use TF32 tensor cores."""
+    tf32 = dtype == "tf32"
+    if tf32:
+        dtype = np.float32
     bf16 = dtype == "bf16"
     io_dtype = np.float32 if bf16 else dtype
     q = check.uniform(qshape, io_dtype)
@@ -136,8 +145,11 @@ def attention_case(name, dtype, qshape, kshape, heads, head_dim, kind,
         result = "%1"
     mlir = (f"func.func @main({args}) -> {qt} {{\n" + "\n".join(body) +
             f"\n  return {result} : {qt}\n}}")
-    outs = check.run(mlir, inputs,
-                     gpu_tolerance=TOLERANCE["bf16"] if bf16 else None)
+    gpu_tolerance = TOLERANCE["bf16"] if bf16 else None
+    if tf32:
+        gpu_tolerance = GPU_TF32_TOLERANCE
+    outs = check.run(mlir, inputs, gpu_tolerance=gpu_tolerance,
+                     cuda_options="allow-tf32" if tf32 else None)
     # The op reads the f32 attribute values.
     want = attention_oracle(
         q, k, v, heads, head_dim, kind, mask, window,
@@ -145,7 +157,8 @@ def attention_case(name, dtype, qshape, kshape, heads, head_dim, kind,
         None if softcap is None else float(np.float32(softcap)))
     want = to_bf16(want) if bf16 else want.astype(dtype)
     rtol, atol = TOLERANCE[dtype]
-    label = "bf16" if bf16 else np.dtype(dtype)
+    label = "bf16" if bf16 else "f32 (tf32 on the GPU)" if tf32 else \
+        np.dtype(dtype)
     check.close(f"attention {name} {label}", outs[0] if outs else None, want,
                 rtol, atol)
 
@@ -206,7 +219,7 @@ for dtype in (np.float32, np.float64):
 # Sizes around the tiles of the CUDA target's fused kernel (8 query rows and
 # 32 keys per tile, head dims spread over the 32 lanes of a warp): rows and
 # keys that end inside a tile, a single row or key, head dims up to 128.
-for dtype in (np.float32, np.float16, "bf16"):
+for dtype in (np.float32, np.float16, "bf16", "tf32"):
     attention_case("tiles rank4 none", dtype, (1, 2, 129, 64), (1, 2, 33, 64),
                    2, 64, "none")
     attention_case("tiles rank4 causal sk>sq", dtype, (2, 3, 17, 128),
@@ -224,6 +237,12 @@ for dtype in (np.float32, np.float16, "bf16"):
 
 attention_case("rank4 causal", np.float16, (1, 2, 5, 8), (1, 2, 5, 8), 2, 8,
                "causal")
+# TF32 takes head dims in steps of 8; others keep the CUDA-core kernel.
+attention_case("tf32 head dim 12", "tf32", (1, 2, 70, 12), (1, 2, 70, 12), 2,
+               12, "causal")
+attention_case("tf32 head dim 8 rank3 custom", "tf32", (2, 40, 24),
+               (2, 67, 24), 3, 8, "custom",
+               mask=key_padding(2, 67).astype(np.float32))
 attention_case("rank3 bias softcap", np.float16, (2, 3, 8), (2, 4, 8), 2, 4,
                "bias", softcap=0.9, mask=check.uniform((2, 2, 3, 4), np.float16))
 

@@ -125,12 +125,15 @@ class Checker:
     def integers(self, shape, dtype, low, high):
         return self.rng.integers(low, high, shape).astype(dtype)
 
-    def run(self, mlir, inputs, entry=None, params=None, gpu_tolerance=None):
+    def run(self, mlir, inputs, entry=None, params=None, gpu_tolerance=None,
+            cuda_options=None):
         """Runs the graph in `mlir` with `inputs` (name -> array, as .npy)
         and `params` (name -> array, as one .safetensors) and returns its
         outputs in order. `gpu_tolerance`, an (rtol, atol) pair, loosens the
         GPU check against the CPU's outputs for graphs that compute in a
-        narrower type than their inputs and outputs (bf16 between casts)."""
+        narrower type than their inputs and outputs (bf16 between casts, or
+        TF32). `cuda_options` are rlx-cuda-pipeline options for the CUDA
+        artifact (`--pipeline-options`), such as "allow-tf32"."""
         self.cases += 1
         case = os.path.join(self.workdir, f"case{self.cases}")
         os.makedirs(case)
@@ -163,10 +166,11 @@ class Checker:
         artifacts = os.environ.get("RLX_CUDA_ARTIFACTS")
         if artifacts:
             self._cuda_artifact(artifacts, case, cmd, len(outputs),
-                                gpu_tolerance or (0.0, 0.0))
+                                gpu_tolerance or (0.0, 0.0), cuda_options)
         return outputs
 
-    def _cuda_artifact(self, root, case, cpu_cmd, num_outputs, tolerance):
+    def _cuda_artifact(self, root, case, cpu_cmd, num_outputs, tolerance,
+                       cuda_options=None):
         """Compiles the case for the cuda target, with the CPU run's inputs
         and outputs, as one case of scripts/gpu-check.sh."""
         import shutil
@@ -178,6 +182,8 @@ class Checker:
                "cuda", "--emit-shared-lib", os.path.join(dest, "graph.so")]
         if "--entry" in cpu_cmd:
             cmd += ["--entry", cpu_cmd[cpu_cmd.index("--entry") + 1]]
+        if cuda_options:
+            cmd += [f"--pipeline-options={cuda_options}"]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         shutil.copy(os.path.join(case, "graph.mlir"), dest)
         if proc.returncode != 0:

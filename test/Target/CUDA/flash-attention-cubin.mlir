@@ -25,3 +25,4 @@ func.func @attention(%q: tensor<2x12x128x64xf16> {rlx.input = "q"},
         tensor<2x12x128x64xf16>
   return %o : tensor<2x12x128x64xf16>
 }
+

@@ -1,5 +1,6 @@
 // RUN: rlx-opt %s --rlx-cuda-form-kernels --split-input-file | FileCheck %s --check-prefix=FORM
 // RUN: rlx-opt %s --rlx-cuda-form-kernels --convert-rlx-to-linalg --rlx-export-graph-functions --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --rlx-cuda-lower-kernels --split-input-file | FileCheck %s --check-prefix=LOWER
+// RUN: rlx-opt %s --rlx-cuda-form-kernels --convert-rlx-to-linalg --rlx-export-graph-functions --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --rlx-cuda-lower-kernels=allow-tf32 --split-input-file | FileCheck %s --check-prefix=TF32
 
 // rlx.attention becomes the fused kernel op with the default score scale
 // 1/sqrt(64) made explicit; bufferized, the op writes into a fresh buffer,
@@ -31,6 +32,22 @@
 // LOWER:           memref.store {{.*}}, %[[OUT]]
 // LOWER-NOT:     rlx_cuda.flash_attention
 // LOWER:         return %[[OUT]]
+// Under allow-tf32 f32 takes the tensor-core kernel when the buffers are
+// aligned: m16n8k8 on operands rounded to TF32, f32 tiles of 32 keys padded
+// by 4 columns, the scores' quad lanes reading their own keys' value rows.
+// TF32-LABEL: func.func @causal
+// TF32-COUNT-4: memref.extract_aligned_pointer_as_index
+// TF32:         scf.if
+// TF32:           gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128{{.*}}) workgroup({{.*}} : memref<32x68xf32, #gpu.address_space<workgroup>>, {{.*}} : memref<32x68xf32, #gpu.address_space<workgroup>>)
+// TF32:             nvvm.convert.float.to.tf32 {{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// TF32:             vector.load %arg1{{.*}} {alignment = 16 : i64} : memref<2x3x40x64xf32>, vector<4xf32>
+// TF32:             nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 8>
+// TF32:             math.exp2
+// TF32:             nvvm.mma.sync {{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 8>
+// TF32-NOT:         nvgpu.ldmatrix
+// TF32:             vector.store {{.*}} {alignment = 8 : i64} : memref<2x3x17x64xf32>, vector<2xf32>
+// TF32:         } else {
+// TF32:           gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}})
 func.func @causal(%q: tensor<2x3x17x64xf32>, %k: tensor<2x3x40x64xf32>,
                   %v: tensor<2x3x40x64xf32>) -> tensor<2x3x17x64xf32> {
   %o = rlx.attention %q, %k, %v {head_dim = 64 : i64,

@@ -300,3 +300,97 @@ func.func @host_uses_device_buffer(%a: memref<4xf32>, %out: memref<4xf32>) {
   memref.copy %copy, %out : memref<4xf32> to memref<4xf32>
   return
 }
+
+// -----
+
+// An innermost dimension that is a static multiple of 4: a second kernel
+// runs 4 points per thread (2000 threads for 8000 points) with 16-byte
+// vector accesses, launched when the host finds the buffers 16-byte
+// aligned; the one-point kernel stays for the others.
+// CHECK-LABEL: func.func @vector_broadcast_add
+// CHECK-COUNT-3: memref.extract_aligned_pointer_as_index
+// CHECK:         scf.if
+// CHECK:           gpu.launch
+// CHECK:             arith.cmpi ult, %{{.*}}, %c2000
+// CHECK:             %[[FIRST:.*]] = arith.muli %{{.*}}, %c4
+// CHECK:             %[[COL:.*]] = arith.remui %[[FIRST]], %c8
+// CHECK:             %[[ROW:.*]] = arith.divui %[[FIRST]], %c8
+// CHECK:             %[[A:.*]] = vector.load %arg0[%[[ROW]], %[[COL]]] {alignment = 16 : i64} : memref<1000x8xf32>, vector<4xf32>
+// CHECK:             vector.load %arg1[%[[COL]]] {alignment = 16 : i64} : memref<8xf32>, vector<4xf32>
+// CHECK-COUNT-4:     arith.addf
+// CHECK:             %[[SUM:.*]] = vector.from_elements
+// CHECK:             vector.store %[[SUM]], %arg2[%[[ROW]], %[[COL]]] {alignment = 16 : i64}
+// CHECK:         } else {
+// CHECK:           gpu.launch
+// CHECK:             arith.cmpi ult, %{{.*}}, %c8000
+// CHECK-NOT:         vector.load
+// CHECK:             memref.store
+func.func @vector_broadcast_add(%a: memref<1000x8xf32>, %b: memref<8xf32>,
+                                %out: memref<1000x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<1000x8xf32>, memref<8xf32>)
+      outs(%out : memref<1000x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A value equal in the 4 points (the row's scale and its exponential) is
+// computed once; a transposed read walks the outer dimension, so it stays
+// 4 scalar loads; f16 vectors are 8 bytes.
+// CHECK-LABEL: func.func @vector_row_scale
+// CHECK:         scf.if
+// CHECK:           gpu.launch
+// CHECK:             vector.load %arg0{{.*}} {alignment = 8 : i64} : memref<64x128xf16>, vector<4xf16>
+// CHECK:             memref.load %arg1
+// CHECK-COUNT-4:     memref.load %arg2
+// CHECK:             math.exp
+// CHECK-NOT:         math.exp
+// CHECK:             vector.store {{.*}} {alignment = 16 : i64} : memref<64x128xf32>, vector<4xf32>
+// CHECK:         } else {
+func.func @vector_row_scale(%a: memref<64x128xf16>, %b: memref<64xf16>,
+                            %t: memref<128x64xf32>,
+                            %out: memref<64x128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d0)>,
+                                   affine_map<(d0, d1) -> (d1, d0)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b, %t : memref<64x128xf16>, memref<64xf16>, memref<128x64xf32>)
+      outs(%out : memref<64x128xf32>) {
+  ^bb0(%x: f16, %y: f16, %z: f32, %o: f32):
+    %e = math.exp %y : f16
+    %s = arith.mulf %x, %e : f16
+    %w = arith.extf %s : f16 to f32
+    %r = arith.addf %w, %z : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// No vectorized kernel: an innermost dimension of 6, too few points, a
+// view whose offset is not known, or an i1 buffer.
+// CHECK-LABEL: func.func @not_vectorized
+// CHECK-NOT:     vector.load
+// CHECK-NOT:     vector.store
+// CHECK:         return
+func.func @not_vectorized(%a: memref<1000x6xf32>, %b: memref<8x8xf32>,
+                          %c: memref<4096x4xf32, strided<[4, 1], offset: ?>>,
+                          %d: memref<4096x4xi1>) {
+  %one = arith.constant 1.0 : f32
+  %true = arith.constant true
+  linalg.fill ins(%one : f32) outs(%a : memref<1000x6xf32>)
+  linalg.fill ins(%one : f32) outs(%b : memref<8x8xf32>)
+  linalg.fill ins(%one : f32) outs(%c : memref<4096x4xf32, strided<[4, 1], offset: ?>>)
+  linalg.fill ins(%true : i1) outs(%d : memref<4096x4xi1>)
+  return
+}

@@ -86,13 +86,19 @@ struct CUDAPipelineOptions : public PassPipelineOptions<CUDAPipelineOptions> {
       llvm::cl::init("")};
   PassOptions::Option<bool> allowTf32{
       *this, "allow-tf32",
-      llvm::cl::desc("Let f32 GEMMs use TF32 tensor-core math (about 10 "
-                     "mantissa bits per product); off: full f32"),
+      llvm::cl::desc("Let f32 GEMMs and attention use TF32 tensor-core math "
+                     "(about 10 mantissa bits per product); off: full f32"),
       llvm::cl::init(false)};
   PassOptions::Option<int64_t> blockSize{
       *this, "block-size",
       llvm::cl::desc("Threads per block of the generic parallel kernels"),
       llvm::cl::init(256)};
+  PassOptions::Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Let generic elementwise kernels run 4 points per thread "
+                     "with 16-byte accesses where the innermost dimension "
+                     "allows (off: one point per thread)"),
+      llvm::cl::init(true)};
 };
 
 /// rlx -> linalg -> buffers -> kernels (gpu.launch) -> NVVM cubins embedded

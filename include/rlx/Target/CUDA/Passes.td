@@ -55,8 +55,12 @@ def RLXCUDALowerKernels : Pass<"rlx-cuda-lower-kernels", "ModuleOp"> {
       tiles `[64, D]` in shared memory, loaded with 16-byte accesses and
       read as fragments with `ldmatrix` (transposed for the values); f32
       accumulation, scores in base 2 for `exp2`, the probabilities rounded
-      to the element type for the second product. The host launches it when all four buffers are
-      16-byte aligned, and the other kernel otherwise;
+      to the element type for the second product. Under `allow-tf32`, f32
+      with `head_dim` a multiple of 8 runs the same kernel on
+      `mma.sync.m16n8k8` with operands rounded to TF32 (`cvt.rna`), key
+      and value tiles of 32 positions, fragments read element by element.
+      The host launches it when all four buffers are 16-byte aligned, and
+      the other kernel otherwise;
     - **CUDA cores** (every other case): 256 threads per block, a block per
       eight query rows, a warp per row, key and value tiles of 32
       positions in shared memory, f32 throughout.
@@ -68,7 +72,8 @@ def RLXCUDALowerKernels : Pass<"rlx-cuda-lower-kernels", "ModuleOp"> {
   }];
   let options = [
     Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
-           "Let the f32 GEMMs of matmul_bias use TF32 tensor-core math">,
+           "Let f32 attention and the f32 GEMMs of matmul_bias use TF32 "
+           "tensor-core math">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
@@ -102,6 +107,17 @@ def RLXCUDAMapToGPU : Pass<"rlx-cuda-map-to-gpu", "func::FuncOp"> {
       `block-size` threads per block, one thread per point, and the
       thread's linear index is split back into the loop's induction
       variables. An op on rank-0 buffers runs in a kernel of one thread.
+    - Where the innermost dimension of such a nest is a static multiple of
+      4 (and the nest has at least 4096 points, or an unknown count), a
+      second kernel runs 4 consecutive points of it per thread: each load
+      or store whose last index is that dimension's index, on a buffer
+      whose strides and offset keep every group of 4 aligned (a unit last
+      stride; the others and the offset multiples of 4), becomes one
+      `vector.load`/`vector.store` of 4 elements (16 bytes for f32);
+      values equal in the 4 points (a broadcast row's element) are
+      computed once, the rest once per point. The host launches it when
+      those buffers are 16-byte aligned, and the one-point kernel
+      otherwise.
     - `memref.alloc`/`memref.alloca` become `gpu.alloc` and
       `memref.dealloc` becomes `gpu.dealloc`, also inside host-side `scf.if`
       regions that only free buffers. A constant buffer
@@ -128,11 +144,17 @@ def RLXCUDAMapToGPU : Pass<"rlx-cuda-map-to-gpu", "func::FuncOp"> {
            /*default=*/"32",
            "Reductions folding at least this many points into each output "
            "get a block per output (0: never)">,
+    Option<"vectorize", "vectorize", "bool", /*default=*/"true",
+           "Give parallel loop nests whose innermost dimension is a static "
+           "multiple of 4 a kernel of 4 points per thread with vector "
+           "accesses (off: one point per thread only)">,
   ];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::linalg::LinalgDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def RLXCUDALinalgToCuBLAS
