@@ -75,13 +75,20 @@ build() {
   export RLX_CUDA_ARTIFACTS=$out RLX_TEST_SEED=$seed
   printf '%s\n' "${tests[@]}" | xargs -P "${RLX_GPU_CHECK_JOBS:-2}" -I{} \
     sh -c 'name=$(basename "$1" .py)
-      # Tests take rlx-run, rlx-opt and (fuse-swiglu) a file to write.
-      if "$2" "$1" "$3" "$4" "$5/logs/$name.out.mlir" \
-          >"$5/logs/$name.log" 2>&1; then
+      # The arguments of the test'"'"'s lit RUN line (tools in some order,
+      # the examples folder, a file to write), with this folder'"'"'s tools.
+      args=$(sed -n "s|^RUN: %python %S/$name.py ||p" "${1%.py}.test" |
+        head -n 1 |
+        sed -e "s/\brlx-opt\b/@OPT@/g" -e "s/\brlx-run\b/@RUN@/g" \
+          -e "s|@OPT@|$4|g" -e "s|@RUN@|$3|g" -e "s|%rlx_src_root|$6|g" \
+          -e "s|%t|$5/logs/$name.tmp|g")
+      [ -n "$args" ] || args="$3"
+      # shellcheck disable=SC2086
+      if "$2" "$1" $args >"$5/logs/$name.log" 2>&1; then
         echo "gpu-check: $name: CPU passed"
       else
         echo "gpu-check: $name: CPU FAILED (see $5/logs/$name.log)"
-      fi' _ {} "$python" "$rlx_run" "$out/compiler/bin/rlx-opt" "$out"
+      fi' _ {} "$python" "$rlx_run" "$out/compiler/bin/rlx-opt" "$out" "$root"
   rm -rf "$out/compiler"
   echo "gpu-check: $(ls "$out/cases" | wc -l) cases," \
     "$(wc -l <"$out/compile-failures.txt") graphs the cuda target did not" \

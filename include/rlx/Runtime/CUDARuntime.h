@@ -23,8 +23,8 @@ extern "C" {
 #endif
 
 /* The last arguments of the GEMM entry points that compiled graphs call
- * (rlx_cuda_[batch_]matmul_<type>, rlx_cuda_matmul_bias_<type>): the flags,
- * and for matmul_bias the epilogue. */
+ * (rlx_cuda_[batch_]matmul_<type>, rlx_cuda_matmul_bias[_aux]_<type>): the
+ * flags, and for matmul_bias the epilogue. */
 enum {
   /* Flag: f32 GEMMs may use TF32 tensor-core math. */
   RLX_CUDA_GEMM_ALLOW_TF32 = 1
@@ -32,7 +32,12 @@ enum {
 enum {
   RLX_CUDA_EPILOGUE_BIAS = 0,
   RLX_CUDA_EPILOGUE_RELU_BIAS = 1,
-  RLX_CUDA_EPILOGUE_GELU_BIAS = 2
+  RLX_CUDA_EPILOGUE_GELU_BIAS = 2,
+  /* matmul_bias_aux: the GELU output, and the pre-activation in `aux`. */
+  RLX_CUDA_EPILOGUE_GELU_AUX_BIAS = 3,
+  /* matmul_bias_aux: `d` = gelu'(`aux`) * product, and `bias` receives the
+   * sum of `d`'s rows (the bias gradient). */
+  RLX_CUDA_EPILOGUE_DGELU_BGRAD = 4
 };
 
 /// Returns 1 when the CUDA driver loads and the selected device (0, or

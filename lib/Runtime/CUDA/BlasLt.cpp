@@ -8,7 +8,12 @@
 // rlx_cuda.matmul_bias ops become calls of these functions: D = act(A W +
 // bias) on row-major device buffers, A [B, M, K], W [K, N], bias [N],
 // D [B, M, N], in one cublasLtMatmul whose epilogue adds the bias row and
-// applies relu or GELU (tanh form) before the tiles are stored. cuBLASLt is
+// applies relu or GELU (tanh form) before the tiles are stored. The
+// training epilogues (rlx_cuda.matmul_bias_gelu_aux, rlx_cuda.matmul_dgelu)
+// also take an auxiliary [B, M, N] buffer: GELU_AUX_BIAS stores the
+// pre-activation there beside the output, DGELU_BGRAD reads it to multiply
+// the product by GELU's derivative and writes the sum of the result's rows
+// (the bias gradient) into `bias`. cuBLASLt is
 // column-major, so the call computes D^T = W^T A^T + bias, which is the
 // same memory, with the bias along D^T's rows. cuBLASLt is opened with
 // dlopen at the first call. Each thread keeps its handle, a workspace and
@@ -98,6 +103,10 @@ cublasLtEpilogue_t epilogueOf(int32_t code) {
     return CUBLASLT_EPILOGUE_RELU_BIAS;
   case RLX_CUDA_EPILOGUE_GELU_BIAS:
     return CUBLASLT_EPILOGUE_GELU_BIAS;
+  case RLX_CUDA_EPILOGUE_GELU_AUX_BIAS:
+    return CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
+  case RLX_CUDA_EPILOGUE_DGELU_BGRAD:
+    return CUBLASLT_EPILOGUE_DGELU_BGRAD;
   default:
     return CUBLASLT_EPILOGUE_BIAS;
   }
@@ -116,10 +125,11 @@ uint32_t alignmentOf(const void *pointer) {
   return alignment;
 }
 
-/// A problem: types, epilogue, sizes, leading dimensions, alignments.
+/// A problem: types, epilogue, sizes, leading dimensions (weight, input,
+/// output, auxiliary), alignments.
 using PlanKey =
     std::tuple<int, int, int32_t, uint64_t, uint64_t, uint64_t, int64_t,
-               int64_t, int64_t, uint32_t, uint32_t, uint32_t>;
+               int64_t, int64_t, uint32_t, uint32_t, uint32_t, int64_t>;
 
 struct Plan {
   cublasLtMatmulDesc_t desc;
@@ -143,23 +153,52 @@ int64_t checkedLeading(int64_t stride, int64_t rows, const char *what,
   return leading;
 }
 
+/// D = epilogue(A W, bias, aux); `aux` is null for the epilogues without an
+/// auxiliary buffer.
 void matmulBias(const char *caller, cudaDataType data, const Descriptor<3> *a,
                 const Descriptor<2> *w, const Descriptor<1> *bias,
-                const Descriptor<3> *d, int32_t epilogueCode, int32_t flags) {
+                const Descriptor<3> *d, const Descriptor<3> *aux,
+                int32_t epilogueCode, int32_t flags) {
   int64_t batch = d->sizes[0], m = d->sizes[1], n = d->sizes[2],
           k = a->sizes[2];
-  if (batch == 0 || m == 0 || n == 0)
+  bool biasGradient = epilogueCode == RLX_CUDA_EPILOGUE_DGELU_BGRAD;
+  if (n == 0)
     return;
   Session cu(caller);
-  const CublasLtApi &api = cublasLt(caller);
   size_t elementBytes = data == CUDA_R_32F ? 4 : 2;
+  if (batch == 0 || m == 0) {
+    // No rows: the bias gradient, a sum over none, is zero.
+    if (biasGradient) {
+      char *start = bias->aligned + bias->offset * elementBytes;
+      if (bias->strides[0] != 1)
+        fatal(caller, "the bias gradient of a GEMM epilogue must be "
+                      "contiguous");
+      CUstream stream = graphStream(cu);
+      if (elementBytes == 4)
+        cu.check(cu->cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(start), 0,
+                                      n, stream),
+                 "cuMemsetD32Async");
+      else
+        cu.check(cu->cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(start), 0,
+                                      n, stream),
+                 "cuMemsetD16Async");
+    }
+    return;
+  }
+  const CublasLtApi &api = cublasLt(caller);
   auto pointer = [&](const auto *desc) {
     return desc->aligned + desc->offset * elementBytes;
   };
   // Rows of all batches one after another with one leading dimension: one
   // call over B * M rows; otherwise one call per batch.
-  bool oneCall = batch == 1 || (a->strides[0] == m * a->strides[1] &&
-                                d->strides[0] == m * d->strides[1]);
+  bool oneCall =
+      batch == 1 || (a->strides[0] == m * a->strides[1] &&
+                     d->strides[0] == m * d->strides[1] &&
+                     (!aux || aux->strides[0] == m * aux->strides[1]));
+  // The bias gradient sums every row: one call must see them all.
+  if (biasGradient && !oneCall)
+    fatal(caller, "the GEMM with the DGELU_BGRAD epilogue needs the rows of "
+                  "all batches one after another (one leading dimension)");
   int64_t rows = oneCall ? batch * m : m;
   int64_t calls = oneCall ? 1 : batch;
 
@@ -177,6 +216,8 @@ void matmulBias(const char *caller, cudaDataType data, const Descriptor<3> *a,
   int64_t ldw = checkedLeading(w->strides[0], n, "weight", caller);
   int64_t lda = checkedLeading(a->strides[1], k, "input", caller);
   int64_t ldd = checkedLeading(d->strides[1], n, "output", caller);
+  int64_t ldaux =
+      aux ? checkedLeading(aux->strides[1], n, "auxiliary", caller) : 0;
   PlanKey key{data,
               compute,
               epilogueCode,
@@ -188,7 +229,8 @@ void matmulBias(const char *caller, cudaDataType data, const Descriptor<3> *a,
               ldd,
               alignmentOf(pointer(w)),
               alignmentOf(pointer(a)),
-              alignmentOf(pointer(d))};
+              alignmentOf(pointer(d)),
+              ldaux};
   auto found = state.plans.find(key);
   if (found == state.plans.end()) {
     Plan plan;
@@ -198,6 +240,12 @@ void matmulBias(const char *caller, cudaDataType data, const Descriptor<3> *a,
           api.descSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
                                &epilogue, sizeof(epilogue)),
           "cublasLtMatmulDescSetAttribute(EPILOGUE)", caller);
+    if (aux)
+      check(api,
+            api.descSetAttribute(plan.desc,
+                                 CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &ldaux,
+                                 sizeof(ldaux)),
+            "cublasLtMatmulDescSetAttribute(EPILOGUE_AUX_LD)", caller);
     // Column-major: W^T is N x K (ld ldw), A^T is K x rows, D^T N x rows.
     check(api, api.layoutCreate(&plan.weight, data, n, k, ldw),
           "cublasLtMatrixLayoutCreate", caller);
@@ -254,6 +302,15 @@ void matmulBias(const char *caller, cudaDataType data, const Descriptor<3> *a,
   for (int64_t i = 0; i < calls; ++i) {
     const char *input = pointer(a) + i * a->strides[0] * elementBytes;
     char *out = pointer(d) + i * d->strides[0] * elementBytes;
+    if (aux) {
+      const void *auxPointer =
+          pointer(aux) + i * aux->strides[0] * elementBytes;
+      check(api,
+            api.descSetAttribute(plan.desc,
+                                 CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER,
+                                 &auxPointer, sizeof(auxPointer)),
+            "cublasLtMatmulDescSetAttribute(EPILOGUE_AUX_POINTER)", caller);
+    }
     check(api,
           api.matmul(state.handle, plan.desc, &alpha, pointer(w), plan.weight,
                      input, plan.input, &beta, out, plan.out, out, plan.out,
@@ -270,7 +327,13 @@ void matmulBias(const char *caller, cudaDataType data, const Descriptor<3> *a,
       const Descriptor<3> *a, const Descriptor<2> *w,                          \
       const Descriptor<1> *bias, const Descriptor<3> *d, int32_t epilogue,     \
       int32_t flags) {                                                         \
-    matmulBias(__func__, cudaType, a, w, bias, d, epilogue, flags);            \
+    matmulBias(__func__, cudaType, a, w, bias, d, nullptr, epilogue, flags);   \
+  }                                                                            \
+  extern "C" void _mlir_ciface_rlx_cuda_matmul_bias_aux_##suffix(              \
+      const Descriptor<3> *a, const Descriptor<2> *w,                          \
+      const Descriptor<1> *bias, const Descriptor<3> *d,                       \
+      const Descriptor<3> *aux, int32_t epilogue, int32_t flags) {             \
+    matmulBias(__func__, cudaType, a, w, bias, d, aux, epilogue, flags);       \
   }
 
 RLX_CUDA_MATMUL_BIAS_ENTRY(f32, CUDA_R_32F)

@@ -13,8 +13,9 @@
 // softmax), so the scores never leave the chip. Two kernels:
 //
 // - tensor cores (f16/bf16 with head dims in steps of 16, or f32 in steps
-//   of 8 under allow-tf32; 16-byte aligned buffers): FlashAttention-2 on
-//   mma.sync (m16n8k16, or m16n8k8 on TF32), a warp per 16 rows;
+//   of 8; 16-byte aligned buffers): FlashAttention-2 on mma.sync
+//   (m16n8k16, or m16n8k8 on TF32: operands split in two TF32 parts for
+//   f32 accuracy, or rounded once under allow-tf32), a warp per 16 rows;
 // - CUDA cores (everything else): a warp per row; lane `j` scores key `j`
 //   of a 32-key tile, warp shuffles give the tile's maximum and sum, and the
 //   running output row (lane `l` holding columns `l`, `l + 32`, ...) is
@@ -423,13 +424,20 @@ constexpr int64_t kQuadOffsets[] = {1, 2};
 
 /// The tensor-core instruction a kernel runs and what follows from it.
 struct MmaFormat {
-  explicit MmaFormat(Type elementType)
-      : elementType(elementType), tf32(elementType.isF32()) {}
+  MmaFormat(Type elementType, bool allowTf32)
+      : elementType(elementType), tf32(elementType.isF32()),
+        split(tf32 && !allowTf32) {}
 
   Type elementType;
-  /// f32 operands rounded to TF32 on m16n8k8; otherwise 16-bit floats on
+  /// f32 operands as TF32 on m16n8k8; otherwise 16-bit floats on
   /// m16n8k16.
   bool tf32;
+  /// f32 to f32 accuracy: each operand is split into a TF32 part and the
+  /// TF32 rounding of the rest, and a product is three mma.sync (big x
+  /// small, small x big, big x big, the small terms first); the small x
+  /// small term is below f32's rounding. Without the split (allow-tf32)
+  /// operands are rounded once.
+  bool split;
   /// The K of one mma.sync.
   int64_t kStep() const { return tf32 ? 8 : 16; }
   /// Keys per shared-memory tile: the two f32 tiles of 32 keys hold as many
@@ -445,14 +453,14 @@ struct MmaFormat {
   int64_t rowPad() const { return tf32 ? 4 : 8; }
 };
 
-/// Whether the tensor-core kernel can run `p`: 16-bit floats, or f32 when
-/// `allowTf32`; head dims in steps of the mma's K; contiguous rows (the
-/// 16-byte loads need identity layouts; alignment is checked at run time).
-bool fitsTensorCores(const AttentionProblem &p, bool allowTf32) {
+/// Whether the tensor-core kernel can run `p`: 16-bit floats with head
+/// dims in steps of 16, or f32 in steps of 8; contiguous rows (the 16-byte
+/// loads need identity layouts; alignment is checked at run time).
+bool fitsTensorCores(const AttentionProblem &p) {
   if (isa<Float16Type, BFloat16Type>(p.elementType)) {
     if (p.headDim % 16 != 0)
       return false;
-  } else if (!(allowTf32 && p.elementType.isF32() && p.headDim % 8 == 0)) {
+  } else if (!(p.elementType.isF32() && p.headDim % 8 == 0)) {
     return false;
   }
   for (Value buffer : {p.query, p.key, p.value, p.out})
@@ -464,10 +472,20 @@ bool fitsTensorCores(const AttentionProblem &p, bool allowTf32) {
 /// Emits the warp-level product `acc + a * b` of `format`'s mma.sync: for
 /// 16-bit floats, `a` four and `b` two pairs of elements in the m16n8k16
 /// fragment layouts; for TF32, `a` four and `b` two i32 of
-/// nvvm.convert.float.to.tf32 in the m16n8k8 layouts. `acc` is four f32.
+/// nvvm.convert.float.to.tf32 in the m16n8k8 layouts, each followed by as
+/// many small parts when the format splits operands. `acc` is four f32.
 SmallVector<Value> mma(KernelBuilder &k, const MmaFormat &format,
                        ArrayRef<Value> a, ArrayRef<Value> b,
                        ArrayRef<Value> acc) {
+  if (format.split) {
+    MmaFormat single = format;
+    single.split = false;
+    ArrayRef<Value> aBig = a.take_front(4), aSmall = a.drop_front(4);
+    ArrayRef<Value> bBig = b.take_front(2), bSmall = b.drop_front(2);
+    SmallVector<Value> d = mma(k, single, aBig, bSmall, acc);
+    d = mma(k, single, aSmall, bBig, d);
+    return mma(k, single, aBig, bBig, d);
+  }
   bool isBf16 = format.elementType.isBF16();
   // PTX takes f16 pairs as vectors, bf16 pairs as 32-bit registers.
   auto operand = [&](Value pair) -> Value {
@@ -511,15 +529,17 @@ SmallVector<Value> mma(KernelBuilder &k, const MmaFormat &format,
 /// (the value tile transposed), and the score fragments of two key blocks
 /// are the A operand of the second product as they lie.
 ///
-/// TF32 (m16n8k8): a thread's A operand holds columns lane%4 and lane%4 + 4
-/// of the K step while its scores are keys 2 (lane%4) and 2 (lane%4) + 1 of
-/// a key block. The second product sums over the keys in any order, so
-/// K index q stands for key 2q and K index q + 4 for key 2q + 1: the scores
-/// serve as they lie, and each thread reads the value rows of its own two
-/// keys. Operands are rounded to TF32 (cvt.rna), accumulation stays f32.
+/// f32 (m16n8k8 on TF32): a thread's A operand holds columns lane%4 and
+/// lane%4 + 4 of the K step while its scores are keys 2 (lane%4) and
+/// 2 (lane%4) + 1 of a key block. The second product sums over the keys in
+/// any order, so K index q stands for key 2q and K index q + 4 for key
+/// 2q + 1: the scores serve as they lie, and each thread reads the value
+/// rows of its own two keys. Operands are rounded to TF32 (cvt.rna), once
+/// under `allowTf32`, else split in two parts for f32 accuracy (MmaFormat);
+/// accumulation stays f32.
 void buildTensorCoreKernel(OpBuilder &b, Location loc,
-                           const AttentionProblem &p) {
-  MmaFormat format(p.elementType);
+                           const AttentionProblem &p, bool allowTf32) {
+  MmaFormat format(p.elementType, allowTf32);
   Type elementType = p.elementType;
   int64_t headDim = p.headDim;
   int64_t keysPerTile = format.keysPerTile();
@@ -561,11 +581,22 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
           return NVVM::ConvertFloatToTF32Op::create(
               b, loc, b.getI32Type(), x, NVVM::FPRoundingMode::RNA,
               NVVM::SaturationMode::NONE, /*relu=*/false);
+        }; // f32 fragment elements as the TF32 operand of `mma`: rounded, and
+        // when the format splits, followed by the rounded remainders.
+        auto tf32Fragment = [&](ArrayRef<Value> elements) {
+          SmallVector<Value> operand;
+          for (Value x : elements)
+            operand.push_back(toTf32(x));
+          if (format.split)
+            for (size_t i = 0, e = elements.size(); i < e; ++i) {
+              Value rounded =
+                  arith::BitcastOp::create(b, loc, b.getF32Type(), operand[i]);
+              operand.push_back(toTf32(k.sub(elements[i], rounded)));
+            }
+          return operand;
         };
-        // An element of a shared tile as a TF32 operand.
-        auto tileTf32 = [&](Value tile, Value row, Value column) {
-          return toTf32(
-              memref::LoadOp::create(b, loc, tile, ValueRange{row, column}));
+        auto tileElement = [&](Value tile, Value row, Value column) -> Value {
+          return memref::LoadOp::create(b, loc, tile, ValueRange{row, column});
         };
 
         // `count` 8x8 matrices of a shared tile, one pair per matrix in the mma
@@ -598,13 +629,14 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
           if (format.tf32) {
             Value column = k.add(quadLane, k.index(8 * step));
             Value column4 = k.add(column, k.index(4));
-            auto element = [&](Value row, Value col) {
-              return toTf32(memref::LoadOp::create(b, loc, p.query,
-                                                   blk.indices(row, col)));
+            auto element = [&](Value row, Value col) -> Value {
+              return memref::LoadOp::create(b, loc, p.query,
+                                            blk.indices(row, col));
             };
-            queryFragments.push_back(
+            queryFragments.push_back(tf32Fragment(
                 {element(clampedRow0, column), element(clampedRow1, column),
-                 element(clampedRow0, column4), element(clampedRow1, column4)});
+                 element(clampedRow0, column4),
+                 element(clampedRow1, column4)}));
             continue;
           }
           Value column = k.add(pairColumn, k.index(step * 16));
@@ -682,8 +714,9 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
               for (int64_t step = 0; step < kSteps; ++step) {
                 Value column = k.add(k.index(8 * step), quadLane);
                 s = mma(k, format, queryFragments[step],
-                        {tileTf32(keyTile, keyRow, column),
-                         tileTf32(keyTile, keyRow, k.add(column, k.index(4)))},
+                        tf32Fragment({tileElement(keyTile, keyRow, column),
+                                      tileElement(keyTile, keyRow,
+                                                  k.add(column, k.index(4)))}),
                         s);
               }
             } else {
@@ -747,16 +780,16 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
             // Output += P V, one key block per K step, K indices q and q + 4
             // standing for keys 2q and 2q + 1 (above).
             for (int64_t j = 0; j < keyBlocks; ++j) {
-              SmallVector<Value> a = {
-                  toTf32(scores[j][0]), toTf32(scores[j][2]),
-                  toTf32(scores[j][1]), toTf32(scores[j][3])};
+              SmallVector<Value> a = tf32Fragment(
+                  {scores[j][0], scores[j][2], scores[j][1], scores[j][3]});
               Value keyRow = k.add(k.index(8 * j), pairColumn);
               Value keyRow1 = k.add(keyRow, k.index(1));
               for (int64_t n = 0; n < valueBlocks; ++n) {
                 Value column = k.add(k.index(8 * n), group);
-                accumulate(n, a,
-                           {tileTf32(valueTile, keyRow, column),
-                            tileTf32(valueTile, keyRow1, column)});
+                accumulate(
+                    n, a,
+                    tf32Fragment({tileElement(valueTile, keyRow, column),
+                                  tileElement(valueTile, keyRow1, column)}));
               }
             }
           } else {
@@ -826,7 +859,7 @@ void rlx::lowerFlashAttention(RewriterBase &rewriter, cuda::FlashAttentionOp op,
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   AttentionProblem problem(rewriter, op);
-  if (!fitsTensorCores(problem, allowTf32)) {
+  if (!fitsTensorCores(problem)) {
     buildWarpPerRowKernel(rewriter, loc, problem);
     rewriter.eraseOp(op);
     return;
@@ -841,7 +874,7 @@ void rlx::lowerFlashAttention(RewriterBase &rewriter, cuda::FlashAttentionOp op,
   {
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(choice.thenBlock());
-    buildTensorCoreKernel(rewriter, loc, problem);
+    buildTensorCoreKernel(rewriter, loc, problem, allowTf32);
     rewriter.setInsertionPointToStart(choice.elseBlock());
     buildWarpPerRowKernel(rewriter, loc, problem);
   }

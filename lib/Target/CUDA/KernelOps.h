@@ -14,11 +14,14 @@
 
 namespace mlir {
 namespace rlx {
+class ActivationBackwardOp;
 class AttentionOp;
 class MatMulOp;
 namespace cuda {
 class FlashAttentionOp;
 class MatmulBiasOp;
+class MatmulBiasGeluAuxOp;
+class MatmulDgeluOp;
 } // namespace cuda
 
 /// The suffix of the runtime's GEMM entry points for `elementType`: f32,
@@ -61,17 +64,28 @@ Value buffersAligned(OpBuilder &b, Location loc, ArrayRef<Value> buffers,
 bool formFlashAttention(RewriterBase &rewriter, AttentionOp op);
 
 /// Replaces a flash_attention on buffers by its gpu.launch: the
-/// tensor-core kernel for f16/bf16, and for f32 when `allowTf32` lets it
-/// round operands to TF32; the CUDA-core kernel otherwise.
+/// tensor-core kernel where it applies (f32 on TF32 parts: three products
+/// of split operands for f32 accuracy, or one of rounded operands when
+/// `allowTf32`), the CUDA-core kernel otherwise.
 void lowerFlashAttention(RewriterBase &rewriter, cuda::FlashAttentionOp op,
                          bool allowTf32);
 
 /// Replaces `matmul`, its only user, an `rlx.binary add` of a bias row
 /// `[N]`, and the add's only user when it is a relu or gelu_approx
 /// activation, by an rlx_cuda.matmul_bias on tensors (f32/f16/bf16, input
-/// of rank 2 or 3, weight of rank 2, not nested in an rlx region); returns
-/// false, changing nothing, otherwise.
+/// of rank 2 or 3, weight of rank 2, not nested in an rlx region); an add
+/// used by one gelu_approx and other ops (its gradient) and a static
+/// multiple of 8 columns, by an rlx_cuda.matmul_bias_gelu_aux that also
+/// returns the pre-activation. Returns false, changing nothing, otherwise.
 bool formMatmulBias(RewriterBase &rewriter, MatMulOp matmul);
+
+/// Replaces `op`, an `rlx.activation_backward gelu_approx` whose `dy` is an
+/// `rlx.matmul` used only there (f32/f16/bf16, input of rank 2 or 3,
+/// weight of rank 2 with a static multiple of 8 columns), by an
+/// rlx_cuda.matmul_dgelu, and an `rlx.reduce sum` of its result over every
+/// row by the op's bias gradient; returns false, changing nothing,
+/// otherwise.
+bool formMatmulDgelu(RewriterBase &rewriter, ActivationBackwardOp op);
 
 /// Replaces an rlx.softmax, rlx.layer_norm, rlx.rms_norm or
 /// rlx.layer_norm_backward_input along the last axis (f32/f16/bf16, not
@@ -87,6 +101,13 @@ void lowerRowKernel(RewriterBase &rewriter, Operation *op);
 /// cuBLASLt entry point for its element type.
 void lowerMatmulBias(RewriterBase &rewriter, cuda::MatmulBiasOp op,
                      bool allowTf32);
+
+/// Replaces a matmul_bias_gelu_aux or matmul_dgelu on buffers by a call of
+/// the CUDA runtime's cuBLASLt entry point with an auxiliary buffer.
+void lowerMatmulBiasGeluAux(RewriterBase &rewriter,
+                            cuda::MatmulBiasGeluAuxOp op, bool allowTf32);
+void lowerMatmulDgelu(RewriterBase &rewriter, cuda::MatmulDgeluOp op,
+                      bool allowTf32);
 
 } // namespace rlx
 } // namespace mlir

@@ -141,27 +141,42 @@ struct RLXCUDAFormKernelsPass
     SmallVector<AttentionOp> attentions;
     SmallVector<MatMulOp> matmuls;
     SmallVector<Operation *> rowOps;
+    SmallVector<ActivationBackwardOp> activationGradients;
     getOperation().walk([&](Operation *op) {
       if (auto attention = dyn_cast<AttentionOp>(op))
         attentions.push_back(attention);
       else if (auto matmul = dyn_cast<MatMulOp>(op))
         matmuls.push_back(matmul);
+      else if (auto gradient = dyn_cast<ActivationBackwardOp>(op))
+        activationGradients.push_back(gradient);
       else if (isa<SoftmaxOp, LayerNormOp, RmsNormOp, LayerNormBackwardInputOp>(
                    op))
         rowOps.push_back(op);
     });
     for (AttentionOp op : attentions)
       formFlashAttention(rewriter, op);
+    // Before the forward GEMMs: a backward GEMM may read a forward one's
+    // pre-activation, and takes its matmul out of the list below.
+    DenseSet<Operation *> taken;
+    for (ActivationBackwardOp op : activationGradients) {
+      Operation *dy = op.getDy().getDefiningOp();
+      if (formMatmulDgelu(rewriter, op))
+        taken.insert(dy);
+    }
     for (MatMulOp op : matmuls)
-      formMatmulBias(rewriter, op);
+      if (!taken.contains(op))
+        formMatmulBias(rewriter, op);
     for (Operation *op : rowOps)
       formRowKernel(rewriter, op);
 
-    // The CUDA unfuse policy keeps the layer norm's backward ops for the
-    // row kernel above; those it did not take (other axes, f64) and the
-    // gamma gradients become primitives as on the CPU.
-    UnfusePolicy leftovers{
-        "cuda-row-kernel-leftovers", "", {Decomposition::LayerNormBackward}};
+    // The CUDA unfuse policy keeps the layer norm's and the activations'
+    // backward ops for the kernels above; those they did not take (other
+    // axes, f64, other activations) and the gamma gradients become
+    // primitives as on the CPU.
+    UnfusePolicy leftovers{"cuda-kernel-leftovers",
+                           "",
+                           {Decomposition::LayerNormBackward,
+                            Decomposition::ActivationBackward}};
     RewritePatternSet patterns(&getContext());
     populateUnfusePatterns(patterns, leftovers);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
@@ -177,7 +192,8 @@ struct RLXCUDALowerKernelsPass
     IRRewriter rewriter(&getContext());
     SmallVector<Operation *> kernels;
     getOperation().walk([&](Operation *op) {
-      if (isa<cuda::FlashAttentionOp, cuda::MatmulBiasOp, cuda::SoftmaxOp,
+      if (isa<cuda::FlashAttentionOp, cuda::MatmulBiasOp,
+              cuda::MatmulBiasGeluAuxOp, cuda::MatmulDgeluOp, cuda::SoftmaxOp,
               cuda::NormOp, cuda::NormBackwardInputOp>(op))
         kernels.push_back(op);
     });
@@ -190,6 +206,10 @@ struct RLXCUDALowerKernelsPass
         lowerFlashAttention(rewriter, attention, allowTf32);
       else if (auto matmul = dyn_cast<cuda::MatmulBiasOp>(op))
         lowerMatmulBias(rewriter, matmul, allowTf32);
+      else if (auto aux = dyn_cast<cuda::MatmulBiasGeluAuxOp>(op))
+        lowerMatmulBiasGeluAux(rewriter, aux, allowTf32);
+      else if (auto dgelu = dyn_cast<cuda::MatmulDgeluOp>(op))
+        lowerMatmulDgelu(rewriter, dgelu, allowTf32);
       else
         lowerRowKernel(rewriter, op);
     }

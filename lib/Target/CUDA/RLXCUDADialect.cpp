@@ -58,14 +58,15 @@ verifyKernelOperands(Operation *op,
   return success();
 }
 
-/// Checks a kernel op's results: one of init's type on tensors, none on
-/// buffers.
-static LogicalResult verifyKernelResults(Operation *op, Value init) {
-  if (isa<RankedTensorType>(init.getType())) {
-    if (op->getNumResults() != 1 ||
-        op->getResult(0).getType() != init.getType())
+/// Checks a kernel op's results: on tensors one per init, of its type;
+/// none on buffers.
+static LogicalResult verifyKernelResults(Operation *op, ValueRange inits) {
+  if (isa<RankedTensorType>(inits.front().getType())) {
+    if (op->getResultTypes() != inits.getTypes())
       return op->emitOpError()
-             << "on tensors returns one result of init's type";
+             << (inits.size() == 1
+                     ? "on tensors returns one result of init's type"
+                     : "on tensors returns one result of each init's type");
   } else if (op->getNumResults() != 0) {
     return op->emitOpError() << "on buffers has no results";
   }
@@ -105,7 +106,7 @@ LogicalResult FlashAttentionOp::verify() {
     return emitOpError() << "window is given iff mask_kind is sliding_window";
   if (!(getScoreScale().convertToFloat() > 0.0f))
     return emitOpError() << "score_scale must be positive";
-  return verifyKernelResults(*this, getInit());
+  return verifyKernelResults(*this, ValueRange{getInit()});
 }
 
 //===----------------------------------------------------------------------===//
@@ -113,13 +114,17 @@ LogicalResult FlashAttentionOp::verify() {
 //===----------------------------------------------------------------------===//
 
 void cuda::detail::getKernelOpEffects(
-    Operation *op, OpOperand &init,
+    Operation *op, MutableOperandRange inits,
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  if (!isa<MemRefType>(init.get().getType()))
+  if (!isa<MemRefType>(inits[0].get().getType()))
     return;
+  auto isInit = [&](OpOperand &operand) {
+    return llvm::any_of(inits,
+                        [&](OpOperand &init) { return &init == &operand; });
+  };
   for (OpOperand &operand : op->getOpOperands()) {
-    if (&operand == &init)
+    if (isInit(operand))
       effects.emplace_back(MemoryEffects::Write::get(), &operand,
                            SideEffects::DefaultResource::get());
     else
@@ -129,7 +134,7 @@ void cuda::detail::getKernelOpEffects(
 }
 
 LogicalResult cuda::detail::bufferizeKernelOp(
-    Operation *op, OpOperand &init, RewriterBase &rewriter,
+    Operation *op, MutableOperandRange inits, RewriterBase &rewriter,
     const bufferization::BufferizationOptions &options,
     bufferization::BufferizationState &state) {
   SmallVector<Value> buffers;
@@ -144,50 +149,103 @@ LogicalResult cuda::detail::bufferizeKernelOp(
   OperationState bufferized(op->getLoc(), op->getName(), buffers, TypeRange(),
                             op->getAttrs());
   rewriter.create(bufferized);
-  bufferization::replaceOpWithBufferizedValues(
-      rewriter, op, buffers[init.getOperandNumber()]);
+  SmallVector<Value> results;
+  for (OpOperand &init : inits)
+    results.push_back(buffers[init.getOperandNumber()]);
+  bufferization::replaceOpWithBufferizedValues(rewriter, op, results);
   return success();
 }
 
 //===----------------------------------------------------------------------===//
-// MatmulBiasOp
+// The GEMM kernels
 //===----------------------------------------------------------------------===//
 
-LogicalResult MatmulBiasOp::verify() {
-  auto inputType = cast<ShapedType>(getInput().getType());
-  if (failed(verifyKernelOperands(*this, {{"input", getInput()},
-                                          {"weight", getWeight()},
-                                          {"bias", getBias()},
-                                          {"init", getInit()}})))
-    return failure();
-  auto weightType = cast<ShapedType>(getWeight().getType());
-  auto biasType = cast<ShapedType>(getBias().getType());
-  auto initType = cast<ShapedType>(getInit().getType());
+/// Checks the shapes of the GEMM kernels: `input` `[.., M, K]` of rank 2 or
+/// 3, `weight` `[K, N]`, the `[N]` vector `row` (a bias or its gradient) and
+/// `outputs` `[.., M, N]` of the input's rank.
+static LogicalResult
+verifyGemmShapes(Operation *op, Value input, Value weight,
+                 std::pair<StringRef, Value> row,
+                 ArrayRef<std::pair<StringRef, Value>> outputs) {
+  auto inputType = cast<ShapedType>(input.getType());
+  auto weightType = cast<ShapedType>(weight.getType());
+  auto rowType = cast<ShapedType>(row.second.getType());
   int64_t rank = inputType.getRank();
-  if ((rank != 2 && rank != 3) || initType.getRank() != rank ||
-      weightType.getRank() != 2 || biasType.getRank() != 1)
-    return emitOpError() << "expects input and init of rank 2 or 3, weight "
-                            "of rank 2 and bias of rank 1";
-  ArrayRef<int64_t> in = inputType.getShape(), w = weightType.getShape(),
-                    out = initType.getShape();
+  bool ranksOk = (rank == 2 || rank == 3) && weightType.getRank() == 2 &&
+                 rowType.getRank() == 1;
+  for (auto [name, output] : outputs)
+    ranksOk = ranksOk && cast<ShapedType>(output.getType()).getRank() == rank;
+  if (!ranksOk) {
+    InFlightDiagnostic diag = op->emitOpError() << "expects input";
+    for (auto [name, output] : outputs)
+      diag << ", " << name;
+    return diag << " of rank 2 or 3, weight of rank 2 and " << row.first
+                << " of rank 1";
+  }
   auto compatible = [](int64_t a, int64_t b) {
     return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
   };
-  bool ok = compatible(in.back(), w[0]) && compatible(out.back(), w[1]) &&
-            compatible(biasType.getShape()[0], w[1]);
-  for (int64_t i = 0; i + 1 < rank; ++i)
-    ok = ok && compatible(in[i], out[i]);
-  if (!ok)
-    return emitOpError() << "input " << inputType << ", weight " << weightType
-                         << ", bias " << biasType << " and init " << initType
-                         << " do not form [.., M, K] x [K, N] + [N] -> "
-                            "[.., M, N]";
+  ArrayRef<int64_t> in = inputType.getShape(), w = weightType.getShape();
+  bool ok =
+      compatible(in.back(), w[0]) && compatible(rowType.getShape()[0], w[1]);
+  for (auto [name, output] : outputs) {
+    ArrayRef<int64_t> out = cast<ShapedType>(output.getType()).getShape();
+    ok = ok && compatible(out.back(), w[1]);
+    for (int64_t i = 0; i + 1 < rank; ++i)
+      ok = ok && compatible(in[i], out[i]);
+  }
+  if (!ok) {
+    InFlightDiagnostic diag =
+        op->emitOpError() << "input " << inputType << ", weight " << weightType
+                          << ", " << row.first << " " << rowType;
+    for (auto [name, output] : outputs)
+      diag << ", " << name << " " << output.getType();
+    return diag << " do not form [.., M, K] x [K, N] with [N] -> [.., M, N]";
+  }
+  return success();
+}
+
+LogicalResult MatmulBiasOp::verify() {
+  if (failed(verifyKernelOperands(*this, {{"input", getInput()},
+                                          {"weight", getWeight()},
+                                          {"bias", getBias()},
+                                          {"init", getInit()}})) ||
+      failed(verifyGemmShapes(*this, getInput(), getWeight(),
+                              {"bias", getBias()}, {{"init", getInit()}})))
+    return failure();
   if (std::optional<ActivationKind> kind = getActivation();
       kind && *kind != ActivationKind::Relu &&
       *kind != ActivationKind::GeluApprox)
     return emitOpError() << "activation " << stringifyActivationKind(*kind)
                          << " is not a cuBLASLt epilogue (relu, gelu_approx)";
-  return verifyKernelResults(*this, getInit());
+  return verifyKernelResults(*this, ValueRange{getInit()});
+}
+
+LogicalResult MatmulBiasGeluAuxOp::verify() {
+  if (failed(verifyKernelOperands(*this, {{"input", getInput()},
+                                          {"weight", getWeight()},
+                                          {"bias", getBias()},
+                                          {"init", getInit()},
+                                          {"aux_init", getAuxInit()}})) ||
+      failed(
+          verifyGemmShapes(*this, getInput(), getWeight(), {"bias", getBias()},
+                           {{"init", getInit()}, {"aux_init", getAuxInit()}})))
+    return failure();
+  return verifyKernelResults(*this, {getInit(), getAuxInit()});
+}
+
+LogicalResult MatmulDgeluOp::verify() {
+  if (failed(verifyKernelOperands(*this,
+                                  {{"input", getInput()},
+                                   {"weight", getWeight()},
+                                   {"pre_activation", getPreActivation()},
+                                   {"init", getInit()},
+                                   {"bias_grad_init", getBiasGradInit()}})) ||
+      failed(verifyGemmShapes(
+          *this, getInput(), getWeight(), {"bias_grad_init", getBiasGradInit()},
+          {{"pre_activation", getPreActivation()}, {"init", getInit()}})))
+    return failure();
+  return verifyKernelResults(*this, {getInit(), getBiasGradInit()});
 }
 
 //===----------------------------------------------------------------------===//
@@ -226,7 +284,7 @@ verifyRowKernel(Operation *op, ArrayRef<std::pair<StringRef, Value>> rowVectors,
                                   "rows of N, not "
                                << type << " for " << inputType;
   }
-  return verifyKernelResults(op, init);
+  return verifyKernelResults(op, ValueRange{init});
 }
 
 LogicalResult SoftmaxOp::verify() { return verifyRowKernel(*this, {}); }

@@ -493,6 +493,10 @@ case("softmax_cross_entropy_backward",
 # a two-layer MLP with a softmax cross-entropy head (every param)
 MLP = {act: mlp_case(act, ACTS[act][0]) for act in ("gelu", "tanh", "silu")}
 CASES.extend(MLP.values())
+# tanh GELU in a layer of 16: on the CUDA target, the forward GEMM keeps the
+# pre-activation (cuBLASLt GELU_AUX_BIAS) and the backward GEMM applies
+# GELU's derivative and sums the bias gradient (DGELU_BGRAD).
+CASES.append(mlp_case("gelu_approx", ACTS["gelu_approx"][0], hidden=16))
 
 
 run_cases(hvp_cases=MLP.values())

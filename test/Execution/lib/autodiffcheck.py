@@ -216,16 +216,19 @@ def case(*args, **kwargs):
     CASES.append(Case(*args, **kwargs))
 
 
-def mlp_case(act, fn):
+def mlp_case(act, fn, hidden=7):
     """A two-layer MLP `x @ w1 + b1 -> act -> @ w2 + b2` with a softmax
     cross-entropy head (mean over the batch), differentiated with respect
-    to every parameter; `fn` is the activation in torch."""
+    to every parameter; `fn` is the activation in torch, `hidden` the width
+    of the hidden layer."""
+    h = hidden
+
     def body(F, t):
         return [
-            f"%h = rlx.matmul %x, %w1 : {t((8, 5))}, {t((5, 7))}",
-            f"%hb = rlx.binary add %h, %b1 : {t((8, 7))}, {t((7,))}",
-            f"%a = rlx.activation {act} %hb : {t((8, 7))}",
-            f"%z = rlx.matmul %a, %w2 : {t((8, 7))}, {t((7, 3))}",
+            f"%h = rlx.matmul %x, %w1 : {t((8, 5))}, {t((5, h))}",
+            f"%hb = rlx.binary add %h, %b1 : {t((8, h))}, {t((h,))}",
+            f"%a = rlx.activation {act} %hb : {t((8, h))}",
+            f"%z = rlx.matmul %a, %w2 : {t((8, h))}, {t((h, 3))}",
             f"%zb = rlx.binary add %z, %b2 : {t((8, 3))}, {t((3,))}",
             f"%l = rlx.softmax_cross_entropy_with_logits %zb, %y : "
             f"{t((8, 3))}, tensor<8xi64>",
@@ -233,10 +236,11 @@ def mlp_case(act, fn):
 
     def torch_fn(x, w1, b1, w2, b2, y):
         return torch.nn.functional.cross_entropy(fn(x @ w1 + b1) @ w2 + b2, y)
+    name = f"mlp {act}" if hidden == 7 else f"mlp {act} hidden={hidden}"
     return Case(
-        f"mlp {act}",
-        [("x", "input", uniform((8, 5))), ("w1", "param", uniform((5, 7))),
-         ("b1", "param", uniform((7,))), ("w2", "param", uniform((7, 3))),
+        name,
+        [("x", "input", uniform((8, 5))), ("w1", "param", uniform((5, h))),
+         ("b1", "param", uniform((h,))), ("w2", "param", uniform((h, 3))),
          ("b2", "param", uniform((3,))), ("y", "index", integers((8,), 3))],
         body, (), torch_fn, ["w1", "b1", "w2", "b2"], n=40)
 

@@ -19,8 +19,9 @@ func.func @attention_f32(%q: tensor<1x4x100x128xf32> {rlx.input = "q"},
   return %o : tensor<1x4x100x128xf32>
 }
 
-// Without allow-tf32, f32 attention has the CUDA-core kernel only.
+// Without allow-tf32 the same two kernels, the tensor-core one on split
+// TF32 operands (three products per step).
 // F32-LABEL: llvm.func @attention_f32(
-// F32:         gpu.launch_func
-// F32-NOT:     gpu.launch_func
-// F32-LABEL: llvm.func @_mlir_ciface_attention_f32(
+// F32:         gpu.launch_func {{.*}} @attention_f32_kernel::@attention_f32_kernel
+// F32:         gpu.launch_func {{.*}} @attention_f32_kernel_0::@attention_f32_kernel
+// F32:       gpu.binary @attention_f32_kernel  [#gpu.object<#nvvm.target<O = 3, chip = "sm_90"{{.*}}bin = "\7FELF

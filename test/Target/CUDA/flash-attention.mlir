@@ -4,47 +4,68 @@
 
 // rlx.attention becomes the fused kernel op with the default score scale
 // 1/sqrt(64) made explicit; bufferized, the op writes into a fresh buffer,
-// which the kernel fills: a block per 8 query rows of each (batch, head)
-// (ceil(17 / 8) * 2 * 3 blocks), 256 threads, the query rows and the key
-// and value tiles (the key rows padded by one column) in shared memory.
+// which one of two kernels fills, chosen by the host from the buffers'
+// alignment.
 
 // FORM-LABEL: func.func @causal
 // FORM:         %[[INIT:.*]] = tensor.empty() : tensor<2x3x17x64xf32>
 // FORM:         %[[O:.*]] = rlx_cuda.flash_attention ins(%arg0, %arg1, %arg2 : tensor<2x3x17x64xf32>, tensor<2x3x40x64xf32>, tensor<2x3x40x64xf32>) outs(%[[INIT]] : tensor<2x3x17x64xf32>) {head_dim = 64 : i64, mask_kind = #rlx.mask<causal>, num_heads = 3 : i64, score_scale = 1.250000e-01 : f32} -> tensor<2x3x17x64xf32>
 // FORM:         return %[[O]]
 
+// Aligned f32 takes the tensor-core kernel on TF32 parts: m16n8k8, f32
+// tiles of 32 keys padded by 4 columns, each operand split into its TF32
+// rounding and the rounding of the rest (the bitcast gives the rounded
+// value back as f32), three products per step for f32 accuracy.
+// Otherwise a block per 8 query rows of each (batch, head)
+// (ceil(17 / 8) * 2 * 3 blocks), 256 threads, the query rows and the key
+// and value tiles (the key rows padded by one column) in shared memory.
 // LOWER-LABEL: func.func @causal
 // LOWER-SAME:    (%[[Q:.*]]: memref<2x3x17x64xf32>, %[[K:.*]]: memref<2x3x40x64xf32>, %[[V:.*]]: memref<2x3x40x64xf32>)
 // LOWER:         %[[OUT:.*]] = memref.alloc()
-// LOWER:         %[[BLOCKS:.*]] = arith.maxsi
-// LOWER:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[BLOCKS]], {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}) workgroup(%[[QT:.*]] : memref<8x64xf32, #gpu.address_space<workgroup>>, %[[KT:.*]] : memref<32x65xf32, #gpu.address_space<workgroup>>, %[[VT:.*]] : memref<32x64xf32, #gpu.address_space<workgroup>>)
-// LOWER:           memref.load %[[Q]]
-// LOWER:           memref.store {{.*}}, %[[QT]]
-// LOWER:           scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32)
-// LOWER:             gpu.barrier
-// LOWER:             memref.load %[[K]]
-// LOWER:             memref.load %[[V]]
-// LOWER:             gpu.barrier
-// LOWER:             arith.cmpi sle
-// LOWER:             gpu.shuffle  xor
-// LOWER:             math.exp
-// LOWER:             gpu.shuffle  idx
-// LOWER:           memref.store {{.*}}, %[[OUT]]
+// LOWER-COUNT-4: memref.extract_aligned_pointer_as_index
+// LOWER:         scf.if
+// LOWER:           gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128{{.*}}) workgroup({{.*}} : memref<32x68xf32, #gpu.address_space<workgroup>>, {{.*}} : memref<32x68xf32, #gpu.address_space<workgroup>>)
+// LOWER:             %[[BIG:.*]] = nvvm.convert.float.to.tf32 %[[X:.*]] {rnd = #nvvm.fp_rnd_mode<rna>}
+// LOWER:             %[[ROUNDED:.*]] = arith.bitcast %[[BIG]] : i32 to f32
+// LOWER:             %[[REST:.*]] = arith.subf %[[X]], %[[ROUNDED]]
+// LOWER:             nvvm.convert.float.to.tf32 %[[REST]]
+// LOWER:             nvvm.mma.sync {{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 8>
+// LOWER-NEXT:        llvm.extractvalue
+// LOWER-COUNT-3:     llvm.extractvalue
+// LOWER-NEXT:        nvvm.mma.sync
+// LOWER-COUNT-4:     llvm.extractvalue
+// LOWER-NEXT:        nvvm.mma.sync
+// LOWER:         } else {
+// LOWER:           %[[BLOCKS:.*]] = arith.maxsi
+// LOWER:           gpu.launch blocks({{.*}}) in ({{.*}} = %[[BLOCKS]], {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}) workgroup(%[[QT:.*]] : memref<8x64xf32, #gpu.address_space<workgroup>>, %[[KT:.*]] : memref<32x65xf32, #gpu.address_space<workgroup>>, %[[VT:.*]] : memref<32x64xf32, #gpu.address_space<workgroup>>)
+// LOWER:             memref.load %[[Q]]
+// LOWER:             memref.store {{.*}}, %[[QT]]
+// LOWER:             scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32)
+// LOWER:               gpu.barrier
+// LOWER:               memref.load %[[K]]
+// LOWER:               memref.load %[[V]]
+// LOWER:               gpu.barrier
+// LOWER:               arith.cmpi sle
+// LOWER:               gpu.shuffle  xor
+// LOWER:               math.exp
+// LOWER:               gpu.shuffle  idx
+// LOWER:             memref.store {{.*}}, %[[OUT]]
 // LOWER-NOT:     rlx_cuda.flash_attention
 // LOWER:         return %[[OUT]]
-// Under allow-tf32 f32 takes the tensor-core kernel when the buffers are
-// aligned: m16n8k8 on operands rounded to TF32, f32 tiles of 32 keys padded
-// by 4 columns, the scores' quad lanes reading their own keys' value rows.
+// Under allow-tf32 the operands are rounded once: one product per step.
 // TF32-LABEL: func.func @causal
 // TF32-COUNT-4: memref.extract_aligned_pointer_as_index
 // TF32:         scf.if
 // TF32:           gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128{{.*}}) workgroup({{.*}} : memref<32x68xf32, #gpu.address_space<workgroup>>, {{.*}} : memref<32x68xf32, #gpu.address_space<workgroup>>)
+// TF32-NOT:         arith.bitcast
 // TF32:             nvvm.convert.float.to.tf32 {{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
 // TF32:             vector.load %arg1{{.*}} {alignment = 16 : i64} : memref<2x3x40x64xf32>, vector<4xf32>
 // TF32:             nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 8>
+// TF32-NOT:         arith.bitcast
 // TF32:             math.exp2
 // TF32:             nvvm.mma.sync {{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 8>
 // TF32-NOT:         nvgpu.ldmatrix
+// TF32-NOT:         arith.bitcast
 // TF32:             vector.store {{.*}} {alignment = 8 : i64} : memref<2x3x17x64xf32>, vector<2xf32>
 // TF32:         } else {
 // TF32:           gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}})

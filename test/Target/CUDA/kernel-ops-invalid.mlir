@@ -57,7 +57,7 @@ func.func @result_on_buffers(%q: memref<1x1x4x8xf32>) {
 // -----
 
 func.func @matmul_bias_shapes(%x: tensor<4x5xf32>, %w: tensor<6x3xf32>, %b: tensor<3xf32>, %i: tensor<4x3xf32>) -> tensor<4x3xf32> {
-  // expected-error @+1 {{input 'tensor<4x5xf32>', weight 'tensor<6x3xf32>', bias 'tensor<3xf32>' and init 'tensor<4x3xf32>' do not form [.., M, K] x [K, N] + [N] -> [.., M, N]}}
+  // expected-error @+1 {{input 'tensor<4x5xf32>', weight 'tensor<6x3xf32>', bias 'tensor<3xf32>', init 'tensor<4x3xf32>' do not form [.., M, K] x [K, N] with [N] -> [.., M, N]}}
   %o = rlx_cuda.matmul_bias ins(%x, %w, %b : tensor<4x5xf32>, tensor<6x3xf32>, tensor<3xf32>) outs(%i : tensor<4x3xf32>) -> tensor<4x3xf32>
   return %o : tensor<4x3xf32>
 }
@@ -100,4 +100,36 @@ func.func @norm_backward_dy_shape(%x: tensor<4x96xf32>, %g: tensor<96xf32>, %dy:
   // expected-error @+1 {{'rlx_cuda.norm_backward_input' op dy 'tensor<4x95xf32>' does not have the shape of input 'tensor<4x96xf32>'}}
   %0 = rlx_cuda.norm_backward_input ins(%x, %g, %dy : tensor<4x96xf32>, tensor<96xf32>, tensor<4x95xf32>) outs(%init : tensor<4x96xf32>) {eps = 1.0e-5 : f32} -> tensor<4x96xf32>
   return %0 : tensor<4x96xf32>
+}
+
+// -----
+
+func.func @gelu_aux_shapes(%x: tensor<4x5xf32>, %w: tensor<5x8xf32>, %b: tensor<8xf32>, %i: tensor<4x8xf32>, %a: tensor<3x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{input 'tensor<4x5xf32>', weight 'tensor<5x8xf32>', bias 'tensor<8xf32>', init 'tensor<4x8xf32>', aux_init 'tensor<3x8xf32>' do not form [.., M, K] x [K, N] with [N] -> [.., M, N]}}
+  %o:2 = rlx_cuda.matmul_bias_gelu_aux ins(%x, %w, %b : tensor<4x5xf32>, tensor<5x8xf32>, tensor<8xf32>) outs(%i, %a : tensor<4x8xf32>, tensor<3x8xf32>) -> tensor<4x8xf32>, tensor<3x8xf32>
+  return %o#0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @gelu_aux_results(%x: tensor<4x5xf32>, %w: tensor<5x8xf32>, %b: tensor<8xf32>, %i: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{on tensors returns one result of each init's type}}
+  %o = rlx_cuda.matmul_bias_gelu_aux ins(%x, %w, %b : tensor<4x5xf32>, tensor<5x8xf32>, tensor<8xf32>) outs(%i, %i : tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %o : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @dgelu_bias_gradient(%dy: memref<4x3xf32>, %w: memref<3x8xf32>, %h: memref<4x8xf32>, %i: memref<4x8xf32>, %g: memref<1x8xf32>) {
+  // expected-error @+1 {{expects input, pre_activation, init of rank 2 or 3, weight of rank 2 and bias_grad_init of rank 1}}
+  rlx_cuda.matmul_dgelu ins(%dy, %w, %h : memref<4x3xf32>, memref<3x8xf32>, memref<4x8xf32>) outs(%i, %g : memref<4x8xf32>, memref<1x8xf32>)
+  return
+}
+
+// -----
+
+func.func @dgelu_types(%dy: memref<4x3xf32>, %w: memref<3x8xf32>, %h: memref<4x8xf16>, %i: memref<4x8xf32>, %g: memref<8xf32>) {
+  // expected-error @+1 {{pre_activation has element type 'f16', input 'f32'}}
+  rlx_cuda.matmul_dgelu ins(%dy, %w, %h : memref<4x3xf32>, memref<3x8xf32>, memref<4x8xf16>) outs(%i, %g : memref<4x8xf32>, memref<8xf32>)
+  return
 }

@@ -98,3 +98,70 @@ func.func @second(%x: tensor<4x5xf32>, %w: tensor<5x3xf32>, %b: tensor<3xf32>)
   %2 = rlx.activation relu %1 : tensor<4x3xf32>
   return %2 : tensor<4x3xf32>
 }
+
+// -----
+
+// A tanh-GELU layer and its gradient, as rlx-autodiff writes them: the
+// forward GEMM also returns the pre-activation (GELU_AUX_BIAS, code 3),
+// which the backward GEMM producing the layer output's cotangent reads to
+// apply GELU's derivative and sum the bias gradient (DGELU_BGRAD, code 4);
+// the reduce over the rows is replaced by that sum (reshaped for
+// keep_dim). Both calls take the auxiliary buffer last.
+
+// FORM-LABEL: func.func @gelu_training
+// FORM:         %[[FWD:.*]]:2 = rlx_cuda.matmul_bias_gelu_aux ins(%arg0, %arg1, %arg2 : tensor<64x128xf32>, tensor<128x256xf32>, tensor<256xf32>) outs(%{{.*}}, %{{.*}} : tensor<64x256xf32>, tensor<64x256xf32>) -> tensor<64x256xf32>, tensor<64x256xf32>
+// FORM:         rlx.matmul %[[FWD]]#0, %arg3
+// FORM:         %[[BWD:.*]]:2 = rlx_cuda.matmul_dgelu ins(%arg4, %{{.*}}, %[[FWD]]#1 : tensor<64x32xf32>, tensor<32x256xf32>, tensor<64x256xf32>) outs(%{{.*}}, %{{.*}} : tensor<64x256xf32>, tensor<256xf32>) -> tensor<64x256xf32>, tensor<256xf32>
+// FORM:         %[[KEEP:.*]] = rlx.reshape %[[BWD]]#1 new_shape = [1, 256]
+// FORM-NOT:     rlx.activation
+// FORM-NOT:     rlx.reduce
+// FORM:         return {{.*}}, %[[BWD]]#0, %[[KEEP]]
+// LOWER-LABEL: func.func @gelu_training
+// LOWER:         %[[AUX:.*]] = arith.constant 3 : i32
+// LOWER:         call @rlx_cuda_matmul_bias_aux_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[AUX]], %{{.*}})
+// LOWER:         %[[DGELU:.*]] = arith.constant 4 : i32
+// LOWER:         call @rlx_cuda_matmul_bias_aux_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[DGELU]], %{{.*}})
+// LOWER-NOT:     linalg.generic
+func.func @gelu_training(%x: tensor<64x128xf32>, %w: tensor<128x256xf32>,
+                         %b: tensor<256xf32>, %w2: tensor<256x32xf32>,
+                         %dz: tensor<64x32xf32>)
+    -> (tensor<64x32xf32>, tensor<64x256xf32>, tensor<1x256xf32>) {
+  %0 = rlx.matmul %x, %w : tensor<64x128xf32>, tensor<128x256xf32>
+  %1 = rlx.binary add %0, %b : tensor<64x256xf32>, tensor<256xf32>
+  %2 = rlx.activation gelu_approx %1 : tensor<64x256xf32>
+  %3 = rlx.matmul %2, %w2 : tensor<64x256xf32>, tensor<256x32xf32>
+  %4 = rlx.transpose %w2 perm = [1, 0] : tensor<256x32xf32>
+  %5 = rlx.matmul %dz, %4 : tensor<64x32xf32>, tensor<32x256xf32>
+  %6 = rlx.activation_backward gelu_approx %1, %5 : tensor<64x256xf32>, tensor<64x256xf32>
+  %7 = rlx.reduce sum %6 axes = [0] keep_dim : tensor<64x256xf32>
+  return %3, %6, %7 : tensor<64x32xf32>, tensor<64x256xf32>, tensor<1x256xf32>
+}
+
+// -----
+
+// Not formed: exact gelu's derivative, and a layer whose columns are not
+// a static multiple of 8 (the pre-activation then comes from the bias
+// epilogue and gelu runs as a kernel after it). The activations' backward
+// ops no kernel takes become primitives here.
+
+// LOWER-LABEL: func.func @gelu_training_not_fused
+// FORM-LABEL: func.func @gelu_training_not_fused
+// FORM-NOT:     rlx_cuda.matmul_dgelu
+// FORM:         %[[PRE:.*]] = rlx_cuda.matmul_bias ins(%arg3, %arg4, %arg5 : {{.*}}) outs(%{{.*}} : tensor<4x7xf32>) -> tensor<4x7xf32>
+// FORM:         rlx.activation gelu_approx %[[PRE]]
+// FORM-NOT:     rlx_cuda.matmul_bias_gelu_aux
+// FORM-NOT:     rlx_cuda.matmul_dgelu
+// FORM-NOT:     rlx.activation_backward
+// FORM:         return
+func.func @gelu_training_not_fused(%h: tensor<4x8xf32>, %dy: tensor<4x3xf32>,
+                                   %w: tensor<3x8xf32>, %x: tensor<4x5xf32>,
+                                   %w1: tensor<5x7xf32>, %b: tensor<7xf32>)
+    -> (tensor<4x8xf32>, tensor<4x7xf32>, tensor<4x7xf32>) {
+  %0 = rlx.matmul %dy, %w : tensor<4x3xf32>, tensor<3x8xf32>
+  %1 = rlx.activation_backward gelu %h, %0 : tensor<4x8xf32>, tensor<4x8xf32>
+  %2 = rlx.matmul %x, %w1 : tensor<4x5xf32>, tensor<5x7xf32>
+  %3 = rlx.binary add %2, %b : tensor<4x7xf32>, tensor<7xf32>
+  %4 = rlx.activation gelu_approx %3 : tensor<4x7xf32>
+  %5 = rlx.activation_backward gelu_approx %3, %4 : tensor<4x7xf32>, tensor<4x7xf32>
+  return %1, %4, %5 : tensor<4x8xf32>, tensor<4x7xf32>, tensor<4x7xf32>
+}

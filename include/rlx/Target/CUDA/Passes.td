@@ -33,6 +33,22 @@ def RLXCUDAFormKernels : Pass<"rlx-cuda-form-kernels", "ModuleOp"> {
       gelu_approx, becomes one `rlx_cuda.matmul_bias` (a cuBLASLt GEMM with
       the bias and activation as its epilogue). Exact `gelu` (erf) has no
       cuBLASLt epilogue and stays a separate kernel after the bias GEMM.
+      When the bias add also has other users (a gradient's
+      `rlx.activation_backward`) beside one gelu_approx and the layer has a
+      static multiple of 8 columns, the three become an
+      `rlx_cuda.matmul_bias_gelu_aux`, which also returns the
+      pre-activation;
+    - an `rlx.activation_backward gelu_approx` whose `dy` is an
+      `rlx.matmul` used only there (same types and ranks, a static multiple
+      of 8 columns) becomes an `rlx_cuda.matmul_dgelu`, and an `rlx.reduce
+      sum` of its result over every row (the bias gradient) becomes that
+      op's second result (reshaped for `keep_dim`);
+    - last-axis `rlx.softmax`, `rlx.layer_norm`, `rlx.rms_norm` and
+      `rlx.layer_norm_backward_input` become the row kernel ops.
+
+    The layer norm's and the activations' backward ops that no kernel took
+    are decomposed into primitives here (the CUDA unfuse policy leaves them
+    for this pass).
   }];
   let dependentDialects = ["::mlir::rlx::cuda::RLXCUDADialect",
                            "::mlir::tensor::TensorDialect"];
@@ -68,7 +84,10 @@ def RLXCUDALowerKernels : Pass<"rlx-cuda-lower-kernels", "ModuleOp"> {
     Each `rlx_cuda.matmul_bias` becomes a call of the CUDA runtime's
     `rlx_cuda_matmul_bias_<type>` (device buffers, strided descriptors),
     which runs `cublasLtMatmul` with the `BIAS`, `RELU_BIAS` or `GELU_BIAS`
-    epilogue on the graph's stream.
+    epilogue on the graph's stream; `rlx_cuda.matmul_bias_gelu_aux` and
+    `rlx_cuda.matmul_dgelu` become calls of `rlx_cuda_matmul_bias_aux_<type>`
+    with the `GELU_AUX_BIAS` and `DGELU_BGRAD` epilogues and their
+    auxiliary buffer.
   }];
   let options = [
     Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",

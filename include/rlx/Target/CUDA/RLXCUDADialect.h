@@ -22,15 +22,16 @@
 
 namespace mlir::rlx::cuda::detail {
 /// The memory effects of a kernel op: none on tensors; on buffers, reads of
-/// every operand but `init`, which is written.
+/// every operand but the `inits`, which are written.
 void getKernelOpEffects(
-    Operation *op, OpOperand &init,
+    Operation *op, MutableOperandRange inits,
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects);
 /// Replaces a kernel op on tensors by the same op on their buffers, without
-/// results, writing init's buffer.
+/// results, writing the buffers of its `inits`.
 LogicalResult
-bufferizeKernelOp(Operation *op, OpOperand &init, RewriterBase &rewriter,
+bufferizeKernelOp(Operation *op, MutableOperandRange inits,
+                  RewriterBase &rewriter,
                   const bufferization::BufferizationOptions &options,
                   bufferization::BufferizationState &state);
 } // namespace mlir::rlx::cuda::detail

@@ -39,10 +39,12 @@ def RLXCUDA_Dialect : Dialect {
 def RLXCUDA_TensorOrBuffer
     : AnyTypeOf<[AnyRankedTensor, AnyMemRef], "ranked tensor or memref">;
 
-// A dedicated kernel: destination style (the result is written into `init`,
-// the last operand), pure on tensors, reading its inputs and writing `init`
-// on buffers, bufferized like linalg ops.
-class RLXCUDA_KernelOp<string mnemonic> : Op<RLXCUDA_Dialect, mnemonic, [
+// A dedicated kernel: destination style (each result is written into an
+// init operand: `init`, then `numInits - 1` more right after it, the last
+// operands but optional ones), pure on tensors, reading its inputs and
+// writing its inits on buffers, bufferized like linalg ops.
+class RLXCUDA_KernelOp<string mnemonic, int numInits = 1>
+    : Op<RLXCUDA_Dialect, mnemonic, [
     DeclareOpInterfaceMethods<DestinationStyleOpInterface>,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     DeclareOpInterfaceMethods<BufferizableOpInterface,
@@ -52,37 +54,38 @@ class RLXCUDA_KernelOp<string mnemonic> : Op<RLXCUDA_Dialect, mnemonic, [
   let hasVerifier = 1;
   let extraClassDefinition = [{
     ::mlir::MutableOperandRange $cppClass::getDpsInitsMutable() {
-      return getInitMutable();
+      return ::mlir::MutableOperandRange(
+          getOperation(), getInitMutable().getOperandNumber(), }] # numInits # [{);
     }
     void $cppClass::getEffects(
         ::llvm::SmallVectorImpl<::mlir::SideEffects::EffectInstance<
             ::mlir::MemoryEffects::Effect>> &effects) {
-      detail::getKernelOpEffects(*this, getInitMutable(), effects);
+      detail::getKernelOpEffects(*this, getDpsInitsMutable(), effects);
     }
     bool $cppClass::bufferizesToMemoryRead(
         ::mlir::OpOperand &operand,
         const ::mlir::bufferization::AnalysisState &) {
-      // Every element of init is overwritten without being read.
-      return &operand != &getInitMutable();
+      // Every element of the inits is overwritten without being read.
+      return !isDpsInit(&operand);
     }
     bool $cppClass::bufferizesToMemoryWrite(
         ::mlir::OpOperand &operand,
         const ::mlir::bufferization::AnalysisState &) {
-      return &operand == &getInitMutable();
+      return isDpsInit(&operand);
     }
     ::mlir::bufferization::AliasingValueList $cppClass::getAliasingValues(
         ::mlir::OpOperand &operand,
         const ::mlir::bufferization::AnalysisState &) {
-      if (&operand != &getInitMutable() || getNumResults() == 0)
+      if (!isDpsInit(&operand) || getNumResults() == 0)
         return {};
-      return {{getResult()[0],
+      return {{getTiedOpResult(&operand),
                ::mlir::bufferization::BufferRelation::Equivalent}};
     }
     ::llvm::LogicalResult $cppClass::bufferize(
         ::mlir::RewriterBase &rewriter,
         const ::mlir::bufferization::BufferizationOptions &options,
         ::mlir::bufferization::BufferizationState &state) {
-      return detail::bufferizeKernelOp(*this, getInitMutable(), rewriter,
+      return detail::bufferizeKernelOp(*this, getDpsInitsMutable(), rewriter,
                                        options, state);
     }
   }];
@@ -172,6 +175,63 @@ def RLXCUDA_MatmulBiasOp : RLXCUDA_KernelOp<"matmul_bias"> {
     `ins` `(` $input `,` $weight `,` $bias `:` type($input) `,`
     type($weight) `,` type($bias) `)` `outs` `(` $init `:` type($init) `)`
     attr-dict (`->` type($result)^)?
+  }];
+}
+
+def RLXCUDA_MatmulBiasGeluAuxOp
+    : RLXCUDA_KernelOp<"matmul_bias_gelu_aux", /*numInits=*/2> {
+  let summary = "GEMM, bias and tanh GELU, keeping the pre-activation "
+                "(cuBLASLt GELU_AUX_BIAS)";
+  let description = [{
+    `aux_init = input * weight + bias` and `init = gelu_approx(aux_init)`
+    (the tanh form), with the shapes and types of `rlx_cuda.matmul_bias`
+    (`init` and `aux_init` both `[M, N]` or `[B, M, N]`). This is a linear
+    layer whose pre-activation a gradient needs again (the
+    `rlx.activation_backward gelu_approx` of `rlx-autodiff`): one cuBLASLt
+    call with the `GELU_AUX_BIAS` epilogue writes both, where the GEMM with
+    the bias epilogue would write the pre-activation and a second kernel
+    read it back to apply GELU. On tensors it returns (`init`,
+    `aux_init`); on buffers it has no results.
+  }];
+  let arguments = (ins RLXCUDA_TensorOrBuffer:$input,
+                       RLXCUDA_TensorOrBuffer:$weight,
+                       RLXCUDA_TensorOrBuffer:$bias,
+                       RLXCUDA_TensorOrBuffer:$init,
+                       RLXCUDA_TensorOrBuffer:$auxInit);
+  let assemblyFormat = [{
+    `ins` `(` $input `,` $weight `,` $bias `:` type($input) `,`
+    type($weight) `,` type($bias) `)` `outs` `(` $init `,` $auxInit `:`
+    type($init) `,` type($auxInit) `)` attr-dict (`->` type($result)^)?
+  }];
+}
+
+def RLXCUDA_MatmulDgeluOp : RLXCUDA_KernelOp<"matmul_dgelu", /*numInits=*/2> {
+  let summary = "GEMM times tanh GELU's derivative, and the bias gradient "
+                "(cuBLASLt DGELU_BGRAD)";
+  let description = [{
+    `init = gelu_approx'(pre_activation) * (input * weight)` elementwise,
+    and `bias_grad_init[n]` the sum of `init[.., n]` over every row:
+    `input` `[M, K]` or `[B, M, K]`, `weight` `[K, N]`, `pre_activation`
+    and `init` `[M, N]` or `[B, M, N]`, `bias_grad_init` `[N]`, one element
+    type (f32, f16 or bf16). In a gradient, `input * weight` is the
+    cotangent of a tanh-GELU layer's output (the next layer's input
+    gradient), `init` that of its pre-activation and `bias_grad_init` the
+    gradient of its bias: what `rlx.matmul`, `rlx.activation_backward
+    gelu_approx` and the `rlx.reduce sum` over the rows compute, in one
+    cuBLASLt call with the `DGELU_BGRAD` epilogue. The rows of all batches
+    must lie one after another (the runtime reports otherwise). On tensors
+    it returns (`init`, `bias_grad_init`); on buffers it has no results.
+  }];
+  let arguments = (ins RLXCUDA_TensorOrBuffer:$input,
+                       RLXCUDA_TensorOrBuffer:$weight,
+                       RLXCUDA_TensorOrBuffer:$preActivation,
+                       RLXCUDA_TensorOrBuffer:$init,
+                       RLXCUDA_TensorOrBuffer:$biasGradInit);
+  let assemblyFormat = [{
+    `ins` `(` $input `,` $weight `,` $preActivation `:` type($input) `,`
+    type($weight) `,` type($preActivation) `)` `outs` `(` $init `,`
+    $biasGradInit `:` type($init) `,` type($biasGradInit) `)` attr-dict
+    (`->` type($result)^)?
   }];
 }
 
