@@ -46,15 +46,15 @@ def graph_copy():
             f"  return %x : {t}\n}}")
 
 
-def graph_softmax():
-    t = t2(N, N)
+def graph_softmax(rows=N, cols=N):
+    t = t2(rows, cols)
     return (f"func.func @softmax(%x: {t} {{rlx.input = \"x\"}}) -> {t} {{\n"
             f"  %0 = rlx.softmax %x {{axis = -1 : i64}} : {t}\n"
             f"  return %0 : {t}\n}}")
 
 
-def graph_norm(op):
-    t, v = t2(N, N), f"tensor<{N}xf32>"
+def graph_norm(op, rows=N, cols=N):
+    t, v = t2(rows, cols), f"tensor<{cols}xf32>"
     return (f"func.func @{op}(%x: {t} {{rlx.input = \"x\"}}, "
             f"%g: {v} {{rlx.param = \"g\"}}, %b: {v} {{rlx.param = \"b\"}}) -> {t} {{\n"
             f"  %0 = rlx.{op} %x, %g, %b {{axis = -1 : i64, eps = 1.0e-5 : f32}}"
@@ -103,6 +103,11 @@ def cases():
         "softmax [8192, 8192] f32": (graph_softmax(), 2 * elems * f32, None),
         "layer_norm [8192, 8192] f32": (graph_norm("layer_norm"), 2 * elems * f32, None),
         "rms_norm [8192, 8192] f32": (graph_norm("rms_norm"), 2 * elems * f32, None),
+        # The same bytes in other row widths (rows up to 65536 long).
+        "softmax [65536, 1024] f32": (graph_softmax(65536, 1024), 2 * elems * f32, None),
+        "softmax [1024, 65536] f32": (graph_softmax(1024, 65536), 2 * elems * f32, None),
+        "layer_norm [65536, 1024] f32": (graph_norm("layer_norm", 65536, 1024), 2 * elems * f32, None),
+        "layer_norm [1024, 65536] f32": (graph_norm("layer_norm", 1024, 65536), 2 * elems * f32, None),
         "add [8192, 8192] f32": (graph_binary("add", "f32"), 3 * elems * f32, None),
         "mul [8192, 8192] f16": (graph_binary("mul", "f16"), 3 * elems * 2, None),
         "bias + gelu [8192, 8192] f32": (graph_bias_gelu(), 2 * elems * f32, None),
@@ -193,17 +198,19 @@ def torch_case(name, runs):
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.backends.cudnn.allow_tf32 = tf32
     dev = "cuda"
-    x = torch.rand(N, N, device=dev)
-    g, b = torch.rand(N, device=dev), torch.rand(N, device=dev)
+    shape = re.match(r"\w+ \[(\d+), (\d+)\]", name)
+    rows, cols = (int(shape.group(1)), int(shape.group(2))) if shape else (N, N)
+    x = torch.rand(rows, cols, device=dev)
+    g, b = torch.rand(cols, device=dev), torch.rand(cols, device=dev)
     with torch.no_grad():
         if name.startswith("copy"):
             return time_torch(lambda: x.clone(), runs)
         if name.startswith("softmax"):
             return time_torch(lambda: torch.softmax(x, -1), runs)
         if name.startswith("layer_norm"):
-            return time_torch(lambda: F.layer_norm(x, (N,), g, b), runs)
+            return time_torch(lambda: F.layer_norm(x, (cols,), g, b), runs)
         if name.startswith("rms_norm"):
-            return time_torch(lambda: F.rms_norm(x, (N,), g) + b, runs)
+            return time_torch(lambda: F.rms_norm(x, (cols,), g) + b, runs)
         if name.startswith("add"):
             y = torch.rand(N, N, device=dev)
             return time_torch(lambda: x + y, runs)

@@ -13,7 +13,9 @@
 // folding one running state each (a maximum and a sum against it; Welford's
 // count, mean and squared deviations; a sum of squares), the block combines the
 // states, and a second sweep over the row, mostly from the L2 cache, writes the
-// result.
+// result. Rows of a static length of at most 8 groups of 16 bytes per thread
+// (8192 f32) stay in registers between the two sweeps instead: the row is
+// read from memory once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +42,9 @@ namespace {
 
 constexpr int64_t kRowThreads = 256;
 constexpr int64_t kRowWarps = kRowThreads / kWarpThreads;
+/// The most groups of elements (16 bytes each, or one element) a thread
+/// keeps in registers between the sweeps.
+constexpr int64_t kMaxCachedGroups = 8;
 
 /// Whether `op` (on `input`, along `axis`) is a row kernel's: the last
 /// axis, a supported element type, directly in a function body.
@@ -56,6 +61,14 @@ bool isLastAxisRowOp(Operation *op, Value input, int64_t axis) {
 struct RowMath {
   /// Element `column` of the kernel's row of an input-shaped buffer, as f32.
   using RowLoader = std::function<Value(Value buffer, Value column)>;
+  /// An element a thread keeps in registers, and whether it lies in the row
+  /// (null: always).
+  struct CachedElement {
+    Value x, inRow;
+  };
+  /// The maximum (`isMax`) or sum of one f32 over the block, in every
+  /// thread.
+  using BlockReduce = function_ref<Value(Value, bool isMax)>;
 
   virtual ~RowMath() = default;
   /// Called in the kernel, before the first sweep, with the loader of the
@@ -73,7 +86,26 @@ struct RowMath {
   /// The output element at `column` from its input `x`.
   virtual Value result(KernelBuilder &k, ArrayRef<Value> finished, Value x,
                        Value column) = 0;
+  /// With the whole row in registers (`elements`, this thread's): the
+  /// block's combined state computed in passes over them, where that is
+  /// cheaper than folding them one by one; std::nullopt to fold.
+  virtual std::optional<SmallVector<Value>>
+  combineCached(KernelBuilder &k, ArrayRef<CachedElement> elements,
+                Value rowLength, BlockReduce reduce) {
+    return std::nullopt;
+  }
 };
+
+/// The sum of `term(x)` over a thread's cached elements in the row.
+Value sumInRow(KernelBuilder &k, ArrayRef<RowMath::CachedElement> elements,
+               function_ref<Value(Value)> term) {
+  Value sum = k.f32(0);
+  for (const RowMath::CachedElement &e : elements) {
+    Value t = term(e.x);
+    sum = k.add(sum, e.inRow ? k.select(e.inRow, t, k.f32(0)) : t);
+  }
+  return sum;
+}
 
 /// Online softmax: (maximum, sum of exp(x - maximum)).
 struct SoftmaxMath : RowMath {
@@ -106,6 +138,23 @@ struct SoftmaxMath : RowMath {
                Value) override {
     return k.div(math::ExpOp::create(k.b, k.loc, k.sub(x, finished[0])),
                  finished[1]);
+  }
+  /// The maximum, then the sum of exponentials against it: one exponential
+  /// per element where the online fold takes two.
+  std::optional<SmallVector<Value>>
+  combineCached(KernelBuilder &k, ArrayRef<CachedElement> elements, Value,
+                BlockReduce reduce) override {
+    Value max = k.f32(-std::numeric_limits<double>::infinity());
+    for (const CachedElement &e : elements) {
+      Value next = arith::MaximumFOp::create(k.b, k.loc, max, e.x);
+      max = e.inRow ? k.select(e.inRow, next, max) : next;
+    }
+    max = reduce(max, /*isMax=*/true);
+    Value pivot = k.pivotOfMax(max);
+    Value sum = sumInRow(k, elements, [&](Value x) -> Value {
+      return math::ExpOp::create(k.b, k.loc, k.sub(x, pivot));
+    });
+    return SmallVector<Value>{max, reduce(sum, /*isMax=*/false)};
   }
 };
 
@@ -173,6 +222,23 @@ struct NormMath : RowMath {
     if (rms)
       return {k.f32(0), inverse};
     return {state[1], inverse};
+  }
+  /// Layer norm: the mean, then the squared deviations from it (two exact
+  /// passes over registers, no division per element as in Welford's fold).
+  std::optional<SmallVector<Value>>
+  combineCached(KernelBuilder &k, ArrayRef<CachedElement> elements,
+                Value rowLength, BlockReduce reduce) override {
+    if (rms)
+      return std::nullopt;
+    Value n = lengthAsF32(k, rowLength);
+    Value mean = k.div(reduce(sumInRow(k, elements, [](Value x) { return x; }),
+                              /*isMax=*/false),
+                       n);
+    Value m2 = sumInRow(k, elements, [&](Value x) {
+      Value d = k.sub(x, mean);
+      return k.mul(d, d);
+    });
+    return SmallVector<Value>{n, mean, reduce(m2, /*isMax=*/false)};
   }
   Value result(KernelBuilder &k, ArrayRef<Value> finished, Value x,
                Value column) override {
@@ -296,14 +362,50 @@ SmallVector<Value> blockCombine(KernelBuilder &k, RowMath &math,
   return total;
 }
 
+/// The maximum (`isMax`) or sum of `x` over the block, in every thread,
+/// through `partials` (one column of it), which it leaves free to reuse:
+/// a barrier after the reads keeps the next reduction's writes from
+/// overtaking them.
+Value blockReduce(KernelBuilder &k, Value x, bool isMax, Value partials,
+                  Value warp, Value lane) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  x = k.warpReduce(x, isMax);
+  auto leader = scf::IfOp::create(
+      b, loc, k.cmp(arith::CmpIPredicate::eq, lane, k.index(0)),
+      /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(leader.thenBlock());
+    memref::StoreOp::create(b, loc, x, partials, ValueRange{warp, k.index(0)});
+  }
+  gpu::BarrierOp::create(b, loc);
+  Value total;
+  for (int64_t w = 0; w < kRowWarps; ++w) {
+    Value partial = memref::LoadOp::create(b, loc, partials,
+                                           ValueRange{k.index(w), k.index(0)});
+    total = !total ? partial
+            : isMax
+                ? arith::MaximumFOp::create(b, loc, total, partial).getResult()
+                : k.add(total, partial);
+  }
+  gpu::BarrierOp::create(b, loc);
+  return total;
+}
+
 /// The kernel of a row op on buffers: a block of 256 threads per row of
 /// `input` (its leading dims flattened), writing `out`. With `width` > 1
 /// each thread reads and writes `width` consecutive elements at a time (16
 /// bytes): the row length is a multiple of `width` and the buffers are
-/// contiguous and 16-byte aligned.
+/// contiguous and 16-byte aligned. With `cachedGroups` > 0 (a static row
+/// of at most that many groups per thread), the sweeps are unrolled and the
+/// second one takes the elements the first loaded from registers. With
+/// `warpPerRow`, each warp of the block takes a row of its own (8 per
+/// block) and the reductions are warp shuffles only: short rows do not pay
+/// for block barriers.
 void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
-                    Value out, RowMath &math, unsigned stateSize,
-                    int64_t width) {
+                    Value out, RowMath &math, unsigned stateSize, int64_t width,
+                    int64_t cachedGroups, bool warpPerRow) {
   auto type = cast<MemRefType>(input.getType());
   Type elementType = type.getElementType();
   int64_t rank = type.getRank();
@@ -315,24 +417,43 @@ void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
     rows = host.mul(rows, leadingDims.back());
   }
   Value rowLength = memref::DimOp::create(rewriter, loc, input, rank - 1);
+  int64_t rowThreads = warpPerRow ? kWarpThreads : kRowThreads;
+  int64_t rowsPerBlock = kRowThreads / rowThreads;
+  Value blocks = rows;
+  if (warpPerRow)
+    blocks = arith::CeilDivUIOp::create(rewriter, loc, rows,
+                                        host.index(rowsPerBlock));
   OpBuilder::InsertionGuard guard(rewriter);
   auto launch = createGuardedLaunch(
-      rewriter, loc, rows, kRowThreads,
+      rewriter, loc, blocks, kRowThreads,
       workgroupBufferType(rewriter.getContext(),
                           {kRowWarps, static_cast<int64_t>(stateSize)},
                           rewriter.getF32Type()));
   Value partials = launch.getWorkgroupAttributions()[0];
   KernelBuilder k{rewriter, loc};
   OpBuilder &b = rewriter;
-  Value block = launch.getBlockIds().x;
+  Value warp = k.div(launch.getThreadIds().x, k.index(kWarpThreads));
+  Value lane = k.rem(launch.getThreadIds().x, k.index(kWarpThreads));
+  // This thread's row and its index among the row's threads.
+  Value row = launch.getBlockIds().x;
   Value thread = launch.getThreadIds().x;
-  SmallVector<Value> leading = delinearize(b, loc, block, leadingDims);
+  if (warpPerRow) {
+    row = k.add(k.mul(row, k.index(rowsPerBlock)), warp);
+    thread = lane;
+    // No barrier follows: the warps of the last block past the rows
+    // simply stop.
+    auto inRows =
+        scf::IfOp::create(b, loc, k.cmp(arith::CmpIPredicate::ult, row, rows),
+                          /*withElseRegion=*/false);
+    b.setInsertionPointToStart(inRows.thenBlock());
+  }
+  SmallVector<Value> leading = delinearize(b, loc, row, leadingDims);
   auto indices = [&](Value column) {
     SmallVector<Value> result(leading);
     result.push_back(column);
     return result;
   };
-  Value threads = k.index(kRowThreads);
+  Value threads = k.index(rowThreads);
   Value groups = k.div(rowLength, k.index(width));
   auto vectorType = VectorType::get({width}, elementType);
   // The `width` elements of group `g` as f32, and their first column.
@@ -358,6 +479,89 @@ void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
       },
       rowLength);
 
+  // The block's (or with `warpPerRow` the warp's) combined state, and one
+  // value reduced likewise, in every thread of the row.
+  auto combineRow = [&](SmallVector<Value> state) {
+    if (warpPerRow)
+      return k.xorReduce(state, KernelBuilder::kWarpOffsets,
+                         [&](ArrayRef<Value> x, ArrayRef<Value> y) {
+                           return math.combine(k, x, y);
+                         });
+    return blockCombine(k, math, state, partials, warp, lane);
+  };
+  auto reduce = [&](Value x, bool isMax) {
+    if (warpPerRow)
+      return k.warpReduce(x, isMax);
+    return blockReduce(k, x, isMax, partials, warp, lane);
+  };
+  // The results of the `width` elements of a group, stored at `column`.
+  auto storeResults = [&](ArrayRef<Value> finished, ArrayRef<Value> elements,
+                          Value column) {
+    SmallVector<Value> results;
+    for (auto [i, x] : llvm::enumerate(elements)) {
+      Value y = math.result(k, finished, x, k.add(column, k.index(i)));
+      if (!elementType.isF32())
+        y = arith::TruncFOp::create(b, loc, elementType, y);
+      results.push_back(y);
+    }
+    if (width == 1) {
+      memref::StoreOp::create(b, loc, results[0], out, indices(column));
+      return;
+    }
+    auto store = vector::StoreOp::create(
+        b, loc, vector::FromElementsOp::create(b, loc, vectorType, results),
+        out, indices(column));
+    store.setAlignment(16);
+  };
+
+  if (cachedGroups > 0) {
+    // Group `g` of this thread is `thread + g * rowThreads`; only the last
+    // may lie past the row (then a clamped, in-bounds group is read and
+    // neither folded nor stored).
+    int64_t staticGroups = type.getShape().back() / width;
+    SmallVector<std::tuple<SmallVector<Value>, Value, Value>> cached;
+    SmallVector<RowMath::CachedElement> elementsInRow;
+    for (int64_t g = 0; g < cachedGroups; ++g) {
+      Value group = k.add(thread, k.index(g * rowThreads));
+      Value inRange;
+      if ((g + 1) * rowThreads > staticGroups) {
+        inRange = k.cmp(arith::CmpIPredicate::ult, group, groups);
+        group = k.minIndex(group, k.index(staticGroups - 1));
+      }
+      auto [elements, column] = loadGroup(group);
+      cached.emplace_back(elements, column, inRange);
+      for (Value x : elements)
+        elementsInRow.push_back({x, inRange});
+    }
+    std::optional<SmallVector<Value>> combined =
+        math.combineCached(k, elementsInRow, rowLength, reduce);
+    if (!combined) {
+      SmallVector<Value> state = math.initial(k);
+      for (auto &[elements, column, inRange] : cached) {
+        SmallVector<Value> folded = state;
+        for (auto [i, x] : llvm::enumerate(elements))
+          folded = math.fold(k, folded, x, k.add(column, k.index(i)));
+        for (size_t i = 0, e = state.size(); i < e; ++i)
+          state[i] =
+              inRange ? k.select(inRange, folded[i], state[i]) : folded[i];
+      }
+      combined = combineRow(state);
+    }
+    SmallVector<Value> finished = math.finish(k, *combined, rowLength);
+    for (auto &[elements, column, inRange] : cached) {
+      if (!inRange) {
+        storeResults(finished, elements, column);
+        continue;
+      }
+      OpBuilder::InsertionGuard storeGuard(b);
+      auto guarded =
+          scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(guarded.thenBlock());
+      storeResults(finished, elements, column);
+    }
+    return;
+  }
+
   // Sweep 1: each thread folds its elements.
   auto sweep =
       scf::ForOp::create(b, loc, thread, groups, threads, math.initial(k));
@@ -370,33 +574,42 @@ void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
       state = math.fold(k, state, x, k.add(column, k.index(i)));
     scf::YieldOp::create(b, loc, state);
   }
-  Value warp = k.div(thread, k.index(kWarpThreads));
-  Value lane = k.rem(thread, k.index(kWarpThreads));
-  SmallVector<Value> finished =
-      math.finish(k,
-                  blockCombine(k, math, SmallVector<Value>(sweep.getResults()),
-                               partials, warp, lane),
-                  rowLength);
+  SmallVector<Value> finished = math.finish(
+      k, combineRow(SmallVector<Value>(sweep.getResults())), rowLength);
 
   // Sweep 2: the results.
   auto write = scf::ForOp::create(b, loc, thread, groups, threads);
   b.setInsertionPointToStart(write.getBody());
   auto [elements, column] = loadGroup(write.getInductionVar());
-  SmallVector<Value> results;
-  for (auto [i, x] : llvm::enumerate(elements)) {
-    Value y = math.result(k, finished, x, k.add(column, k.index(i)));
-    if (!elementType.isF32())
-      y = arith::TruncFOp::create(b, loc, elementType, y);
-    results.push_back(y);
-  }
-  if (width == 1) {
-    memref::StoreOp::create(b, loc, results[0], out, indices(column));
+  storeResults(finished, elements, column);
+}
+
+/// Groups per thread when a static row of `input` fits kMaxCachedGroups
+/// groups of `width` elements in each of `rowThreads` threads, else 0 (two
+/// sweeps over memory).
+int64_t cachedGroupsOf(Value input, int64_t width, int64_t rowThreads) {
+  int64_t rowLength = cast<MemRefType>(input.getType()).getShape().back();
+  if (ShapedType::isDynamic(rowLength) || rowLength == 0)
+    return 0;
+  int64_t perThread =
+      llvm::divideCeil(llvm::divideCeil(rowLength, width), rowThreads);
+  return perThread <= kMaxCachedGroups ? perThread : 0;
+}
+
+/// The row kernel of `width` for `input`: a warp per row when a warp can
+/// keep a whole row in registers (up to 1024 f32 at 16 bytes per access),
+/// else a block per row.
+void buildRowKernelFor(RewriterBase &rewriter, Location loc, Value input,
+                       Value out, RowMath &math, unsigned stateSize,
+                       int64_t width) {
+  if (int64_t groups = cachedGroupsOf(input, width, kWarpThreads)) {
+    buildRowKernel(rewriter, loc, input, out, math, stateSize, width, groups,
+                   /*warpPerRow=*/true);
     return;
   }
-  auto store = vector::StoreOp::create(
-      b, loc, vector::FromElementsOp::create(b, loc, vectorType, results), out,
-      indices(column));
-  store.setAlignment(16);
+  buildRowKernel(rewriter, loc, input, out, math, stateSize, width,
+                 cachedGroupsOf(input, width, kRowThreads),
+                 /*warpPerRow=*/false);
 }
 
 /// Elements per 16-byte access when the row kernel of `input` and `out`
@@ -419,7 +632,7 @@ void buildRowKernels(RewriterBase &rewriter, Location loc, Value input,
                      Value out, RowMath &math, unsigned stateSize) {
   int64_t width = vectorWidth(input, out);
   if (width == 1) {
-    buildRowKernel(rewriter, loc, input, out, math, stateSize, 1);
+    buildRowKernelFor(rewriter, loc, input, out, math, stateSize, 1);
     return;
   }
   auto choice = scf::IfOp::create(
@@ -427,9 +640,9 @@ void buildRowKernels(RewriterBase &rewriter, Location loc, Value input,
       /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(choice.thenBlock());
-  buildRowKernel(rewriter, loc, input, out, math, stateSize, width);
+  buildRowKernelFor(rewriter, loc, input, out, math, stateSize, width);
   rewriter.setInsertionPointToStart(choice.elseBlock());
-  buildRowKernel(rewriter, loc, input, out, math, stateSize, 1);
+  buildRowKernelFor(rewriter, loc, input, out, math, stateSize, 1);
 }
 
 } // namespace

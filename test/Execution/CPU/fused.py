@@ -562,4 +562,48 @@ for dtype in (np.float32, np.float64):
         check.close(f"dot_general {ls}x{rs} c={lc}x{rc} b={lb}x{rb} "
                     f"{np.dtype(dtype)}", outs[0], want, rtol, atol)
 
+# --------------------------------------------------------------------------
+# A tanh-GELU layer with its pre-activation's cotangent and bias gradient,
+# as rlx-autodiff writes them (on the CUDA target: the GELU_AUX_BIAS and
+# DGELU_BGRAD cuBLASLt epilogues). Ranks 2 and 3, f32 and f16; the oracle in
+# float64 from the same inputs, the derivative by torch.autograd. f16: the
+# CPU rounds the pre-activation to f16 before GELU and the GPU after the
+# epilogue's f32 math, so both hold a few f16 units (rtol/atol 1e-2).
+for dtype, lead in ((np.float32, (10,)), (np.float32, (2, 5)),
+                    (np.float16, (10,))):
+    k, n, p = 24, 16, 8
+    x = check.uniform(lead + (k,), dtype)
+    w = check.uniform((k, n), dtype, -0.5, 0.5)
+    b = check.uniform((n,), dtype)
+    dz = check.uniform(lead + (p,), dtype)
+    wt = check.uniform((p, n), dtype, -0.5, 0.5)
+    rows = tt(lead + (n,), dtype)
+    axes = ", ".join(str(a) for a in range(len(lead)))
+    body = [f"%h = rlx.matmul %x, %w : {T(x)}, {T(w)}",
+            f"%hb = rlx.binary add %h, %b : {rows}, {T(b)}",
+            f"%a = rlx.activation gelu_approx %hb : {rows}",
+            f"%g = rlx.matmul %dz, %wt : {T(dz)}, {T(wt)}",
+            f"%d = rlx.activation_backward gelu_approx %hb, %g : {rows}, {rows}",
+            f"%bg = rlx.reduce sum %d axes = [{axes}] : {rows}"]
+    results = [("%a", rows), ("%d", rows), ("%bg", tt((n,), dtype))]
+    args = [("x", x), ("w", w), ("b", b), ("dz", dz), ("wt", wt)]
+    f16 = dtype == np.float16
+    outs = check.run(graph(args, body, results), dict(args),
+                     gpu_tolerance=(1e-2, 1e-2) if f16 else None)
+    outs = outs or [None] * 3
+    h = (f64(x) @ f64(w) + f64(b)).requires_grad_()
+    a = F.gelu(h, approximate="tanh")
+    g = f64(dz) @ f64(wt)
+    (d,) = torch.autograd.grad(a, h, g)
+    bg = d.sum(dim=tuple(range(len(lead))))
+    rtol, atol = (1e-2, 1e-2) if f16 else dot_tol(dtype, k)
+    label = f"gelu_approx layer gradient {lead} {np.dtype(dtype)}"
+    check.close(f"{label} activation", outs[0], a.detach().numpy().astype(dtype),
+                rtol, atol)
+    check.close(f"{label} pre-activation cotangent", outs[1],
+                d.numpy().astype(dtype), rtol, atol)
+    rows_summed = int(np.prod(lead))
+    check.close(f"{label} bias gradient", outs[2], bg.numpy().astype(dtype),
+                rtol, atol * math.sqrt(rows_summed))
+
 check.finish()

@@ -5,28 +5,29 @@
 // one launch each, a block of 256 threads per row of the flattened leading
 // dims (3 * 5 rows), the eight warps' partial states in shared memory (2
 // values for softmax, 3 for Welford, 1 for a sum of squares), two sweeps
-// over the row. Rows of 1000 f32 are read and written 4 elements (16 bytes)
+// over the row. Rows of 9000 f32 are read and written 4 elements (16 bytes)
 // at a time when the buffers are 16-byte aligned (checked on the host), one
-// at a time otherwise.
+// at a time otherwise; they are longer than the 8 groups per thread kept in
+// registers, so the second sweep reads the row again.
 
 // FORM-LABEL: func.func @rows
-// FORM:         rlx_cuda.softmax ins(%arg0 : tensor<3x5x1000xf32>) outs(%{{.*}} : tensor<3x5x1000xf32>) -> tensor<3x5x1000xf32>
-// FORM:         rlx_cuda.norm ins(%arg0, %arg1, %arg2 : {{.*}}) outs(%{{.*}}) {eps = 9.99999974E-6 : f32} -> tensor<3x5x1000xf32>
-// FORM:         rlx_cuda.norm ins(%arg0, %arg1, %arg2 : {{.*}}) outs(%{{.*}}) {eps = 9.99999974E-6 : f32, rms} -> tensor<3x5x1000xf32>
+// FORM:         rlx_cuda.softmax ins(%arg0 : tensor<3x5x9000xf32>) outs(%{{.*}} : tensor<3x5x9000xf32>) -> tensor<3x5x9000xf32>
+// FORM:         rlx_cuda.norm ins(%arg0, %arg1, %arg2 : {{.*}}) outs(%{{.*}}) {eps = 9.99999974E-6 : f32} -> tensor<3x5x9000xf32>
+// FORM:         rlx_cuda.norm ins(%arg0, %arg1, %arg2 : {{.*}}) outs(%{{.*}}) {eps = 9.99999974E-6 : f32, rms} -> tensor<3x5x9000xf32>
 
 // LOWER-LABEL: func.func @rows
 // LOWER-COUNT-2: memref.extract_aligned_pointer_as_index
 // LOWER:         scf.if
 // LOWER:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[ROWS:.*]], {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}) workgroup({{.*}} : memref<8x2xf32, #gpu.address_space<workgroup>>)
 // LOWER:           scf.for {{.*}} iter_args({{.*}}) -> (f32, f32)
-// LOWER:             vector.load %arg0{{.*}} {alignment = 16 : i64} : memref<3x5x1000xf32>, vector<4xf32>
+// LOWER:             vector.load %arg0{{.*}} {alignment = 16 : i64} : memref<3x5x9000xf32>, vector<4xf32>
 // LOWER:             arith.maximumf
 // LOWER:             math.exp
 // LOWER:           gpu.shuffle  xor
 // LOWER:           gpu.barrier
 // LOWER:           scf.for
 // LOWER:             arith.divf
-// LOWER:             vector.store {{.*}} {alignment = 16 : i64} : memref<3x5x1000xf32>, vector<4xf32>
+// LOWER:             vector.store {{.*}} {alignment = 16 : i64} : memref<3x5x9000xf32>, vector<4xf32>
 // LOWER:         } else {
 // LOWER:         gpu.launch
 // LOWER:             memref.load %arg0
@@ -38,16 +39,71 @@
 // LOWER:           scf.for {{.*}} iter_args({{.*}}) -> (f32)
 // LOWER:           math.rsqrt
 // LOWER-NOT:     linalg.
-func.func @rows(%x: tensor<3x5x1000xf32>, %g: tensor<1000xf32>,
-                %b: tensor<1000xf32>)
-    -> (tensor<3x5x1000xf32>, tensor<3x5x1000xf32>, tensor<3x5x1000xf32>) {
-  %0 = rlx.softmax %x {axis = -1 : i64} : tensor<3x5x1000xf32>
+func.func @rows(%x: tensor<3x5x9000xf32>, %g: tensor<9000xf32>,
+                %b: tensor<9000xf32>)
+    -> (tensor<3x5x9000xf32>, tensor<3x5x9000xf32>, tensor<3x5x9000xf32>) {
+  %0 = rlx.softmax %x {axis = -1 : i64} : tensor<3x5x9000xf32>
   %1 = rlx.layer_norm %x, %g, %b {axis = 2 : i64, eps = 1.0e-05 : f32}
-      : tensor<3x5x1000xf32>, tensor<1000xf32>, tensor<1000xf32>
+      : tensor<3x5x9000xf32>, tensor<9000xf32>, tensor<9000xf32>
   %2 = rlx.rms_norm %x, %g, %b {axis = -1 : i64, eps = 1.0e-05 : f32}
-      : tensor<3x5x1000xf32>, tensor<1000xf32>, tensor<1000xf32>
+      : tensor<3x5x9000xf32>, tensor<9000xf32>, tensor<9000xf32>
   return %0, %1, %2
-      : tensor<3x5x1000xf32>, tensor<3x5x1000xf32>, tensor<3x5x1000xf32>
+      : tensor<3x5x9000xf32>, tensor<3x5x9000xf32>, tensor<3x5x9000xf32>
+}
+
+// -----
+
+// Rows of 1000 f32 kept in registers. 16-byte aligned: 250 groups of 4,
+// at most 8 per lane of a warp, so each warp takes a row (8 rows per block
+// of 256 threads, ceil(15 / 8) blocks), its reductions warp shuffles only,
+// without barriers. Unaligned: 1000 single elements, 4 per thread of a
+// block per row. Either way the sweeps are unrolled, the row is loaded
+// once, and a thread stores its results only for groups inside the row.
+// From registers, softmax takes the row's maximum, then its sum of
+// exponentials (one exponential per element instead of the online fold's
+// two), and layer norm its mean, then its squared deviations (no division
+// per element): two reductions each.
+
+// LOWER-LABEL: func.func @cached_rows
+// LOWER:         scf.if
+// LOWER:           arith.ceildivui %{{.*}}, %c8
+// LOWER:           gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}})
+// LOWER-NOT:         scf.for
+// LOWER-NOT:         gpu.barrier
+// LOWER-COUNT-8:     vector.load %arg0[%{{.*}}, %{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<3x5x1000xf32>, vector<4xf32>
+// LOWER-NOT:         gpu.barrier
+// LOWER:             arith.maximumf
+// LOWER-NOT:         gpu.barrier
+// LOWER:             gpu.shuffle  xor
+// LOWER-NOT:         gpu.barrier
+// LOWER:             math.exp
+// LOWER-NOT:         gpu.barrier
+// LOWER:             scf.if
+// LOWER:               math.exp
+// LOWER:               arith.divf
+// LOWER:               vector.store {{.*}} {alignment = 16 : i64} : memref<3x5x1000xf32>, vector<4xf32>
+// LOWER:         } else {
+// LOWER:           gpu.launch
+// LOWER-NOT:         scf.for
+// LOWER-COUNT-4:     memref.load %arg0
+// LOWER:             gpu.barrier
+// LOWER-NOT:         memref.load %arg0
+// LOWER:             memref.store
+// LOWER:         gpu.launch {{.*}} workgroup({{.*}} : memref<8x3xf32, #gpu.address_space<workgroup>>)
+// LOWER:           vector.load %arg0
+// LOWER-NOT:       arith.divf
+// LOWER:           gpu.shuffle  xor
+// LOWER:           arith.divf
+// LOWER-NOT:       arith.divf
+// LOWER:           gpu.shuffle  xor
+// LOWER:           math.rsqrt
+func.func @cached_rows(%x: tensor<3x5x1000xf32>, %g: tensor<1000xf32>,
+                       %b: tensor<1000xf32>)
+    -> (tensor<3x5x1000xf32>, tensor<3x5x1000xf32>) {
+  %0 = rlx.softmax %x {axis = -1 : i64} : tensor<3x5x1000xf32>
+  %1 = rlx.layer_norm %x, %g, %b {axis = -1 : i64, eps = 1.0e-05 : f32}
+      : tensor<3x5x1000xf32>, tensor<1000xf32>, tensor<1000xf32>
+  return %0, %1 : tensor<3x5x1000xf32>, tensor<3x5x1000xf32>
 }
 
 // -----
@@ -71,7 +127,8 @@ func.func @generic(%x: tensor<4x8xf32>, %y: tensor<4x8xf64>)
 
 // The layer norm's input gradient along the last axis is a row kernel too:
 // one sweep folds Welford's state of x with sum(g dy) and the shifted
-// sum(g dy (x - x[0])) (5 values per warp), the second writes dx. Along
+// sum(g dy (x - x[0])), the second writes dx (rows of 96: a warp per row,
+// 24 groups of 4 kept in registers, reduced by shuffles alone). Along
 // another axis, and for gamma, the backward ops become primitives.
 
 // FORM-LABEL: func.func @norm_backward
@@ -83,13 +140,15 @@ func.func @generic(%x: tensor<4x8xf32>, %y: tensor<4x8xf64>)
 // LOWER-LABEL: func.func @norm_backward
 // LOWER:         gpu.launch {{.*}} workgroup({{.*}} : memref<8x5xf32, #gpu.address_space<workgroup>>)
 // LOWER:           scf.if {{.*}} -> (f32)
-// LOWER:           scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32)
-// LOWER:             vector.load %arg0{{.*}} {alignment = 16 : i64} : memref<4x96xf32>, vector<4xf32>
-// LOWER:             memref.load %arg1
-// LOWER:             memref.load %arg2
-// LOWER:           gpu.barrier
+// LOWER-NOT:       scf.for
+// LOWER:           vector.load %arg0{{.*}} {alignment = 16 : i64} : memref<4x96xf32>, vector<4xf32>
+// LOWER:           memref.load %arg1
+// LOWER:           memref.load %arg2
+// LOWER-NOT:       gpu.barrier
+// LOWER:           gpu.shuffle  xor
+// LOWER-NOT:       gpu.barrier
 // LOWER:           math.rsqrt
-// LOWER:           scf.for
+// LOWER:           scf.if
 // LOWER:             vector.store {{.*}} {alignment = 16 : i64} : memref<4x96xf32>, vector<4xf32>
 func.func @norm_backward(%x: tensor<4x96xf32>, %g: tensor<96xf32>, %dy: tensor<4x96xf32>) -> (tensor<4x96xf32>, tensor<96xf32>) {
   %dx = rlx.layer_norm_backward_input %x, %g, %dy {axis = -1 : i64, eps = 1.0e-5 : f32} : tensor<4x96xf32>, tensor<96xf32>, tensor<4x96xf32>
