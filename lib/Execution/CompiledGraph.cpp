@@ -129,10 +129,14 @@ CompiledGraph::checkOutputs(llvm::ArrayRef<HostTensor> outputs) const {
   return llvm::Error::success();
 }
 
-std::vector<HostTensor> CompiledGraph::allocateOutputs() const {
+llvm::Expected<std::vector<HostTensor>> CompiledGraph::allocateOutputs() const {
   std::vector<HostTensor> outputs;
-  for (const TensorSpec &spec : signature.results)
-    outputs.emplace_back(spec.dtype, spec.shape);
+  for (const TensorSpec &spec : signature.results) {
+    llvm::Expected<HostTensor> output = spec.allocate();
+    if (!output)
+      return output.takeError();
+    outputs.push_back(std::move(*output));
+  }
   return outputs;
 }
 
@@ -149,8 +153,10 @@ CompiledGraph::describe(llvm::ArrayRef<HostTensor> arguments,
 
 llvm::Expected<std::vector<HostTensor>>
 CompiledGraph::run(llvm::ArrayRef<HostTensor> arguments) const {
-  std::vector<HostTensor> outputs = allocateOutputs();
-  if (llvm::Error error = run(arguments, outputs))
+  llvm::Expected<std::vector<HostTensor>> outputs = allocateOutputs();
+  if (!outputs)
+    return outputs.takeError();
+  if (llvm::Error error = run(arguments, *outputs))
     return std::move(error);
   return outputs;
 }
