@@ -7,6 +7,8 @@ PACKAGES=(
   # Toolchain: LLVM/MLIR 22, clang-22, CMake, Ninja, ccache.
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22
   cmake ninja-build ccache
+  # Sanitizer and libFuzzer runtimes of clang-22 (scripts/sanitize.sh, fuzz.sh).
+  libclang-rt-22-dev
   # CPU GEMM and solves; OpenMP runtime of compiled graphs.
   libopenblas-dev liblapacke-dev libomp-22-dev
   # Unit tests.

@@ -6,14 +6,100 @@
 //===----------------------------------------------------------------------===//
 
 #include "rlx/Execution/CompiledGraph.h"
+#include "rlx/Runtime/FileIO.h"
+
+#include "llvm/Support/FileSystem.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <numeric>
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <unistd.h>
 
 using namespace rlxrt;
+
+namespace {
+
+#if defined(__x86_64__)
+constexpr uint16_t kHostMachine = EM_X86_64;
+#elif defined(__aarch64__)
+constexpr uint16_t kHostMachine = EM_AARCH64;
+#else
+#error "unknown host architecture: name its ELF machine here"
+#endif
+
+/// Reads `size` bytes at `offset`; false if the file has fewer.
+bool readAt(int fd, uint64_t offset, void *out, size_t size) {
+  auto *bytes = static_cast<char *>(out);
+  while (size > 0) {
+    ssize_t n = ::pread(fd, bytes, size, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    bytes += n;
+    offset += n;
+    size -= n;
+  }
+  return true;
+}
+
+/// Checks that `path` is a whole ELF shared library for this host before
+/// dlopen maps it: the loader maps each segment's file range and a range
+/// past the end of a truncated file faults (SIGBUS) on first touch.
+llvm::Error checkSharedLibrary(const std::string &path) {
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError("cannot load '" + path + "': " + why);
+  };
+  uint64_t fileSize = 0;
+  std::string reason;
+  detail::UniqueFd fd = detail::openRegularFile(path, fileSize, reason);
+  if (!fd)
+    return fail(reason);
+  Elf64_Ehdr header;
+  if (!readAt(fd.get(), 0, &header, sizeof(header)) ||
+      std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
+    return fail("not an ELF shared library (no ELF header)");
+  if (header.e_ident[EI_CLASS] != ELFCLASS64 ||
+      header.e_ident[EI_DATA] != ELFDATA2LSB ||
+      header.e_machine != kHostMachine)
+    return fail("an ELF file for another machine than this one");
+  if (header.e_type != ET_DYN)
+    return fail("an ELF file but not a shared library");
+  // Compared without overflow: every field comes from the file.
+  auto fits = [&](uint64_t offset, uint64_t count, uint64_t entrySize) {
+    uint64_t bytes;
+    return !__builtin_mul_overflow(count, entrySize, &bytes) &&
+           offset <= fileSize && bytes <= fileSize - offset;
+  };
+  if (header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phnum == 0 ||
+      !fits(header.e_phoff, header.e_phnum, sizeof(Elf64_Phdr)))
+    return fail("truncated or malformed: its program headers are not within "
+                "the file's " +
+                llvm::Twine(fileSize) + " bytes");
+  if (header.e_shnum != 0 &&
+      !fits(header.e_shoff, header.e_shnum, header.e_shentsize))
+    return fail("truncated: its section headers end past the file's " +
+                llvm::Twine(fileSize) + " bytes");
+  for (unsigned i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment;
+    if (!readAt(fd.get(), header.e_phoff + uint64_t(i) * sizeof(Elf64_Phdr),
+                &segment, sizeof(segment)))
+      return fail("truncated program headers");
+    if (segment.p_filesz != 0 && !fits(segment.p_offset, segment.p_filesz, 1))
+      return fail("truncated: segment " + llvm::Twine(i) + " spans bytes " +
+                  llvm::Twine(segment.p_offset) + " to " +
+                  llvm::Twine(segment.p_offset + segment.p_filesz) +
+                  " but the file has " + llvm::Twine(fileSize));
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
 
 MemRefDescriptors::MemRefDescriptors(
     llvm::ArrayRef<const HostTensor *> tensors) {
@@ -42,10 +128,18 @@ CompiledGraph::CompiledGraph(GraphSignature signature, GraphRunFn run,
 
 llvm::Expected<std::unique_ptr<CompiledGraph>>
 CompiledGraph::load(llvm::StringRef path) {
+  // dlopen searches the library path for a name without a slash, never the
+  // current directory; an absolute path loads exactly the file named.
+  llvm::SmallString<256> absolute(path);
+  if (std::error_code error = llvm::sys::fs::make_absolute(absolute))
+    return llvm::createStringError("cannot load '" + path +
+                                   "': " + error.message());
   std::string pathText = path.str();
+  if (llvm::Error error = checkSharedLibrary(pathText))
+    return error;
   // Never closed: unloading the graph could unload its runtime while the
   // runtime's worker threads still run.
-  void *handle = dlopen(pathText.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void *handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle)
     return llvm::createStringError("cannot load '" + path + "': " + dlerror());
   auto *text =
@@ -129,10 +223,14 @@ CompiledGraph::checkOutputs(llvm::ArrayRef<HostTensor> outputs) const {
   return llvm::Error::success();
 }
 
-std::vector<HostTensor> CompiledGraph::allocateOutputs() const {
+llvm::Expected<std::vector<HostTensor>> CompiledGraph::allocateOutputs() const {
   std::vector<HostTensor> outputs;
-  for (const TensorSpec &spec : signature.results)
-    outputs.emplace_back(spec.dtype, spec.shape);
+  for (const TensorSpec &spec : signature.results) {
+    llvm::Expected<HostTensor> output = spec.allocate();
+    if (!output)
+      return output.takeError();
+    outputs.push_back(std::move(*output));
+  }
   return outputs;
 }
 
@@ -149,8 +247,10 @@ CompiledGraph::describe(llvm::ArrayRef<HostTensor> arguments,
 
 llvm::Expected<std::vector<HostTensor>>
 CompiledGraph::run(llvm::ArrayRef<HostTensor> arguments) const {
-  std::vector<HostTensor> outputs = allocateOutputs();
-  if (llvm::Error error = run(arguments, outputs))
+  llvm::Expected<std::vector<HostTensor>> outputs = allocateOutputs();
+  if (!outputs)
+    return outputs.takeError();
+  if (llvm::Error error = run(arguments, *outputs))
     return std::move(error);
   return outputs;
 }

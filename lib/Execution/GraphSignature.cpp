@@ -37,6 +37,14 @@ llvm::Error TensorSpec::checkMatches(const HostTensor &tensor,
       tensor.describe() + ", the graph expects " + describe());
 }
 
+llvm::Expected<HostTensor> TensorSpec::allocate() const {
+  std::string error;
+  std::optional<HostTensor> tensor = HostTensor::create(dtype, shape, error);
+  if (!tensor)
+    return llvm::createStringError(kindName() + " '" + name + "': " + error);
+  return std::move(*tensor);
+}
+
 std::optional<size_t>
 GraphSignature::findArgumentIndex(llvm::StringRef name) const {
   for (size_t i = 0; i < arguments.size(); ++i)

@@ -11,6 +11,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/YAMLParser.h"
+
 using namespace mlir;
 using namespace rlxrt;
 
@@ -52,6 +55,28 @@ static std::optional<DType> dtypeOf(Type type) {
     }
   }
   return std::nullopt;
+}
+
+/// Names travel in the signature's text form (docs/abi.md): one line per
+/// tensor, fields separated by spaces, the whole NUL-terminated. A name
+/// holding a space, a line break, another control character or NUL would
+/// change the fields or lines of the library's signature, so such names are
+/// rejected here, when the graph is compiled, rather than escaped.
+static llvm::Error checkSignatureName(llvm::StringRef name,
+                                      const llvm::Twine &what) {
+  if (name.empty())
+    return llvm::createStringError(what + " has an empty name");
+  for (char c : name) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte <= 0x20 || byte == 0x7f)
+      return llvm::createStringError(
+          what + " has the name '" + llvm::yaml::escape(name) +
+          "', which holds a space or control character (byte 0x" +
+          llvm::utohexstr(byte, /*LowerCase=*/true, /*Width=*/2) +
+          "); names of graph leaves and results must be printable "
+          "characters without spaces");
+  }
+  return llvm::Error::success();
 }
 
 static llvm::Expected<TensorSpec> makeSpec(Type type, std::string name,
@@ -109,6 +134,8 @@ GraphSignature::fromModule(ModuleOp module, llvm::StringRef entry) {
 
   GraphSignature sig;
   sig.name = fn.getName().str();
+  if (llvm::Error error = checkSignatureName(sig.name, "the graph function"))
+    return std::move(error);
   for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
     std::string name = "arg" + std::to_string(i);
     TensorSpec::Kind kind = TensorSpec::Kind::Unnamed;
@@ -121,6 +148,9 @@ GraphSignature::fromModule(ModuleOp module, llvm::StringRef entry) {
       name = attr.getValue().str();
       kind = TensorSpec::Kind::Param;
     }
+    if (llvm::Error error = checkSignatureName(
+            name, "argument " + llvm::Twine(i) + " of @" + sig.name))
+      return std::move(error);
     llvm::Expected<TensorSpec> spec =
         makeSpec(fn.getArgumentTypes()[i], name, kind);
     if (!spec)
@@ -134,8 +164,13 @@ GraphSignature::fromModule(ModuleOp module, llvm::StringRef entry) {
       return spec.takeError();
     // Read here: lowering drops the attribute (rlx-export-graph-functions).
     if (auto param = fn.getResultAttrOfType<StringAttr>(
-            i, rlx::RLXDialect::kParamAttrName))
+            i, rlx::RLXDialect::kParamAttrName)) {
+      if (llvm::Error error = checkSignatureName(
+              param.getValue(),
+              "the rlx.param of result " + llvm::Twine(i) + " of @" + sig.name))
+        return std::move(error);
       spec->param = param.getValue().str();
+    }
     sig.results.push_back(std::move(*spec));
   }
   fn.walk([&](rlx::MatMulOp op) {

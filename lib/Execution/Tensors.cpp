@@ -9,13 +9,18 @@
 
 #include "llvm/Support/Format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
 using namespace rlxrt;
 
-HostTensor rlxrt::randomTensor(const TensorSpec &spec, uint64_t streamSeed) {
-  HostTensor tensor(spec.dtype, spec.shape);
+llvm::Expected<HostTensor> rlxrt::randomTensor(const TensorSpec &spec,
+                                               uint64_t streamSeed) {
+  llvm::Expected<HostTensor> allocated = spec.allocate();
+  if (!allocated)
+    return allocated.takeError();
+  HostTensor &tensor = *allocated;
   std::mt19937_64 rng(streamSeed);
   std::uniform_real_distribution<double> real(-1.0, 1.0);
   std::uniform_int_distribution<int> integer(0, 7);
@@ -41,20 +46,68 @@ HostTensor rlxrt::randomTensor(const TensorSpec &spec, uint64_t streamSeed) {
       break;
     }
   }
-  return tensor;
+  return allocated;
 }
 
-HostTensor rlxrt::randomArgument(const GraphSignature &signature, size_t index,
-                                 uint64_t seed) {
+llvm::Expected<HostTensor>
+rlxrt::randomArgument(const GraphSignature &signature, size_t index,
+                      uint64_t seed) {
   return randomTensor(signature.arguments[index], seed * 1000003 + index);
 }
+
+llvm::Error rlxrt::checkTolerances(double rtol, double atol) {
+  // NaN compares false with everything, so a NaN tolerance would let every
+  // difference through; a negative one would fail equal values.
+  for (auto [name, value] :
+       {std::pair<const char *, double>{"rtol", rtol}, {"atol", atol}})
+    if (!std::isfinite(value) || value < 0) {
+      std::string text;
+      llvm::raw_string_ostream(text) << llvm::format("%g", value);
+      return llvm::createStringError(
+          llvm::Twine(name) + " must be a finite number >= 0, got " + text);
+    }
+  return llvm::Error::success();
+}
+
+namespace {
+
+/// Whether `got` matches `want` within `atol + rtol * |want|`; NaN matches
+/// only NaN and an infinity only the same infinity (a tolerance scaled by
+/// |inf| would accept anything). Updates the largest errors.
+bool matches(double got, double want, double rtol, double atol,
+             Comparison &result) {
+  double diff;
+  bool ok;
+  if (std::isnan(got) || std::isnan(want)) {
+    ok = std::isnan(got) && std::isnan(want);
+    diff = ok ? 0 : INFINITY;
+  } else if (std::isinf(got) || std::isinf(want)) {
+    ok = got == want;
+    diff = ok ? 0 : INFINITY;
+  } else {
+    diff = std::fabs(got - want);
+    ok = diff <= atol + rtol * std::fabs(want);
+  }
+  result.maxAbsError = std::max(result.maxAbsError, diff);
+  if (want != 0 && !std::isinf(want))
+    result.maxRelError = std::max(result.maxRelError, diff / std::fabs(want));
+  return ok;
+}
+
+} // namespace
 
 llvm::Expected<Comparison> rlxrt::compareTensors(const HostTensor &output,
                                                  llvm::StringRef outputName,
                                                  const HostTensor &reference,
                                                  llvm::StringRef referenceName,
                                                  double rtol, double atol) {
-  if (reference.shape() != output.shape())
+  if (llvm::Error error = checkTolerances(rtol, atol))
+    return std::move(error);
+  // NumPy has no bf16, so a bf16 output is checked against f32 values.
+  bool sameDType =
+      reference.dtype() == output.dtype() ||
+      (output.dtype() == DType::BF16 && reference.dtype() == DType::F32);
+  if (reference.shape() != output.shape() || !sameDType)
     return llvm::createStringError("reference '" + referenceName + "' is " +
                                    reference.describe() + ", " + outputName +
                                    " is " + output.describe());
@@ -62,17 +115,15 @@ llvm::Expected<Comparison> rlxrt::compareTensors(const HostTensor &output,
   result.rtol = rtol;
   result.atol = atol;
   result.elements = output.numElements();
+  bool complex = output.dtype() == DType::C64;
   for (int64_t k = 0; k < result.elements; ++k) {
-    double a = output.getAsDouble(k), b = reference.getAsDouble(k);
-    double diff = std::fabs(a - b);
-    if (std::isnan(a) != std::isnan(b))
-      diff = INFINITY;
-    else if (std::isnan(a))
-      diff = 0;
-    result.maxAbsError = std::max(result.maxAbsError, diff);
-    if (b != 0)
-      result.maxRelError = std::max(result.maxRelError, diff / std::fabs(b));
-    if (diff > atol + rtol * std::fabs(b))
+    bool ok = matches(output.getAsDouble(k), reference.getAsDouble(k), rtol,
+                      atol, result);
+    // Complex numbers: the imaginary parts must match as well.
+    if (complex)
+      ok &= matches(output.dataAs<float>()[2 * k + 1],
+                    reference.dataAs<float>()[2 * k + 1], rtol, atol, result);
+    if (!ok)
       ++result.mismatches;
   }
   return result;

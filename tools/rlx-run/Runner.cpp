@@ -130,7 +130,7 @@ gatherArguments(const GraphSignature &signature,
     if (llvm::is_contained(batched, name)) {
       batchedArguments.push_back(exitOnError(makeBatchedArgument(
           signature, name, std::move(tensor), steps, path)));
-      provided[name] = HostTensor(spec->dtype, spec->shape);
+      provided[name] = exitOnError(spec->allocate());
       continue;
     }
     exitOnError(spec->checkMatches(tensor, "'" + path + "'"));
@@ -161,14 +161,14 @@ gatherArguments(const GraphSignature &signature,
       continue;
     }
     if (steps > 0 && isOptimizerState(signature, i)) {
-      arguments.emplace_back(spec.dtype, spec.shape);
+      arguments.push_back(exitOnError(spec.allocate()));
       continue;
     }
     if (!randomInputs)
       fatal("no data for " + spec.kindName() + " '" + spec.name + "' (" +
             spec.describe() + "): pass --input " + spec.name +
             "=FILE.npy, --params FILE.safetensors or --random-inputs");
-    arguments.push_back(randomArgument(signature, i, seed));
+    arguments.push_back(exitOnError(randomArgument(signature, i, seed)));
   }
   return arguments;
 }
@@ -236,6 +236,9 @@ bool reportOutputs(const GraphSignature &signature,
     std::string index = name.rfind("output_", 0) == 0 ? name.substr(7) : name;
     char *end = nullptr;
     unsigned long i = std::strtoul(index.c_str(), &end, 10);
+    if (outputs.empty())
+      fatal("--check names '" + name + "', but @" + signature.name +
+            " has no outputs");
     if (index.empty() || *end || i >= outputs.size())
       fatal("--check names '" + name + "', but @" + signature.name +
             " has outputs output_0 .. output_" +
@@ -258,7 +261,7 @@ void writeParams(const GraphSignature &signature,
   for (auto [spec, tensor] : llvm::zip_equal(signature.arguments, arguments)) {
     if (spec.kind != TensorSpec::Kind::Param)
       continue;
-    HostTensor copy(tensor.dtype(), tensor.shape());
+    HostTensor copy = exitOnError(spec.allocate());
     std::memcpy(copy.data(), tensor.data(), tensor.sizeInBytes());
     params.emplace(spec.name, std::move(copy));
   }
@@ -309,10 +312,14 @@ int rlxrun::runGraph(const CompiledGraph &graph,
   if (steps > 0 && benchRuns > 0)
     fatal("--steps and --bench exclude each other: --bench times repeated "
           "runs of the same arguments");
+  // Before anything runs: a NaN tolerance would pass every comparison.
+  if (!checks.empty())
+    if (llvm::Error error = checkTolerances(relTolerance, absTolerance))
+      fatal("--" + llvm::toString(std::move(error)));
   std::vector<BatchedArgument> batchedArguments;
   std::vector<HostTensor> arguments =
       gatherArguments(signature, batchedArguments);
-  std::vector<HostTensor> outputs = graph.allocateOutputs();
+  std::vector<HostTensor> outputs = exitOnError(graph.allocateOutputs());
   if (steps > 0) {
     trainSteps(graph, arguments, outputs, std::move(batchedArguments));
     return reportOutputs(signature, outputs) ? 0 : 1;

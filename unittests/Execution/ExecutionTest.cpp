@@ -130,8 +130,8 @@ TEST_F(ExecutionTest, CompileAndRunOnCPU) {
   EXPECT_EQ(graph->getSignature().argumentNames(), "x, w, b");
   expectMlpOutputs(take(graph->run(arguments)));
 
-  BenchResult bench = take(
-      graph->bench(arguments, graph->allocateOutputs(), BenchOptions{1, 5}));
+  BenchResult bench = take(graph->bench(
+      arguments, take(graph->allocateOutputs()), BenchOptions{1, 5}));
   EXPECT_EQ(bench.runs, 5u);
   EXPECT_LE(bench.minMs, bench.medianMs);
   EXPECT_LE(bench.medianMs, bench.p90Ms);
@@ -178,7 +178,8 @@ TEST_F(ExecutionTest, ProfiledGraphCountsEachOp) {
   auto graph = take(cpu().compile(*module, "mlp", options));
   ASSERT_TRUE(graph);
   ASSERT_TRUE(graph->isProfiled());
-  take(graph->bench(arguments, graph->allocateOutputs(), BenchOptions{2, 3}));
+  take(graph->bench(arguments, take(graph->allocateOutputs()),
+                    BenchOptions{2, 3}));
   std::vector<OpTime> times = graph->readProfile();
   ASSERT_FALSE(times.empty());
   for (const OpTime &time : times)
@@ -241,7 +242,7 @@ TEST_F(ExecutionTest, StepsFeedParametersBack) {
   stepArguments.push_back(HostTensor(DType::F32, {3}));
   stepArguments.push_back(tensorOf({3}, {1, 2, 3}));
   stepArguments.push_back(HostTensor(DType::F32, {}));
-  std::vector<HostTensor> outputs = graph->allocateOutputs();
+  std::vector<HostTensor> outputs = take(graph->allocateOutputs());
   StepResult result =
       take(runSteps(*graph, stepArguments, outputs, stepOptions));
   EXPECT_EQ(result.steps, 3u);
@@ -311,9 +312,9 @@ TEST(ExecutionTensorsTest, RandomArgumentsAreSeededPerArgument) {
       {"a", TensorSpec::Kind::Input, DType::F32, {64}});
   signature.arguments.push_back(
       {"i", TensorSpec::Kind::Input, DType::I32, {64}});
-  HostTensor a = randomArgument(signature, 0, 7);
-  HostTensor again = randomTensor(signature.arguments[0], 7 * 1000003);
-  HostTensor i = randomArgument(signature, 1, 7);
+  HostTensor a = take(randomArgument(signature, 0, 7));
+  HostTensor again = take(randomTensor(signature.arguments[0], 7 * 1000003));
+  HostTensor i = take(randomArgument(signature, 1, 7));
   for (int64_t k = 0; k < 64; ++k) {
     EXPECT_EQ(a.getAsDouble(k), again.getAsDouble(k));
     EXPECT_GE(a.getAsDouble(k), -1.0);
@@ -339,6 +340,60 @@ TEST(ExecutionTensorsTest, CompareWithinTolerances) {
                                         "r.npy", 0, 0)
                              .takeError()),
             "reference 'r.npy' is [1] f32, output_0 is [3] f32");
+}
+
+TEST(ExecutionTensorsTest, NonFiniteReferencesMatchOnlyThemselves) {
+  HostTensor ref = tensorOf({4}, {INFINITY, -INFINITY, NAN, 1});
+  // An infinite reference scales the tolerance to infinity; it must still
+  // take only the same infinity, and NaN only NaN.
+  Comparison same =
+      take(compareTensors(tensorOf({4}, {INFINITY, -INFINITY, NAN, 1}), "y",
+                          ref, "r.npy", 1e-5, 1e-6));
+  EXPECT_TRUE(same.ok());
+  Comparison finite = take(compareTensors(tensorOf({4}, {1, -1, 0, 1}), "y",
+                                          ref, "r.npy", 1e-5, 1e-6));
+  EXPECT_EQ(finite.mismatches, 3);
+  Comparison swapped =
+      take(compareTensors(tensorOf({4}, {-INFINITY, INFINITY, INFINITY, NAN}),
+                          "y", ref, "r.npy", 1e-5, 1e-6));
+  EXPECT_EQ(swapped.mismatches, 4);
+}
+
+TEST(ExecutionTensorsTest, InvalidTolerancesAreErrors) {
+  HostTensor t = tensorOf({1}, {1});
+  EXPECT_EQ(errorMessage(checkTolerances(NAN, 0)),
+            "rtol must be a finite number >= 0, got nan");
+  EXPECT_EQ(errorMessage(checkTolerances(0, -1)),
+            "atol must be a finite number >= 0, got -1");
+  EXPECT_EQ(errorMessage(checkTolerances(0, INFINITY)),
+            "atol must be a finite number >= 0, got inf");
+  EXPECT_EQ(
+      errorMessage(compareTensors(t, "y", t, "r.npy", NAN, 0).takeError()),
+      "rtol must be a finite number >= 0, got nan");
+}
+
+TEST(ExecutionTensorsTest, ReferenceDTypeMustMatch) {
+  HostTensor out = tensorOf({2}, {1, 2});
+  HostTensor ref(DType::F64, {2});
+  EXPECT_EQ(
+      errorMessage(
+          compareTensors(out, "output_0", ref, "r.npy", 0, 0).takeError()),
+      "reference 'r.npy' is [2] f64, output_0 is [2] f32");
+}
+
+TEST(ExecutionTensorsTest, ComplexOutputsCompareBothParts) {
+  HostTensor out(DType::C64, {2}), ref(DType::C64, {2});
+  for (float *t : {out.dataAs<float>(), ref.dataAs<float>()}) {
+    t[0] = 1; // 1 + 2i, 3 + 4i
+    t[1] = 2;
+    t[2] = 3;
+    t[3] = 4;
+  }
+  EXPECT_TRUE(take(compareTensors(out, "y", ref, "r.npy", 0, 0)).ok());
+  ref.dataAs<float>()[3] = 5; // Only an imaginary part differs.
+  Comparison result = take(compareTensors(out, "y", ref, "r.npy", 0, 0));
+  EXPECT_EQ(result.mismatches, 1);
+  EXPECT_EQ(result.maxAbsError, 1);
 }
 
 } // namespace

@@ -15,6 +15,15 @@ extern "C" void _mlir_memref_to_llvm_free(void *block);
 
 namespace {
 
+TEST(BufferPool, AllocationFailureEndsTheProcessWithItsSize) {
+  // Compiled code has no error path for a null buffer: the pool stops the
+  // process with a message instead of returning one.
+  EXPECT_EXIT(_mlir_memref_to_llvm_alloc(SIZE_MAX - 8),
+              ::testing::ExitedWithCode(1),
+              "the compiled graph cannot allocate a temporary buffer of "
+              "18446744073709551607 bytes");
+}
+
 TEST(BufferPool, ReusesAFreedBlockOfTheSameSize) {
   void *a = _mlir_memref_to_llvm_alloc(1 << 20);
   ASSERT_NE(a, nullptr);

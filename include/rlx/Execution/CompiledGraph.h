@@ -63,8 +63,9 @@ public:
   /// Fails unless `arguments` match the signature in count, dtypes and
   /// shapes; the message names the first tensor that does not.
   llvm::Error checkArguments(llvm::ArrayRef<HostTensor> arguments) const;
-  /// Zero-initialised tensors of the output dtypes and shapes.
-  std::vector<HostTensor> allocateOutputs() const;
+  /// Zero-initialised tensors of the output dtypes and shapes; an error
+  /// naming the output that cannot be allocated.
+  llvm::Expected<std::vector<HostTensor>> allocateOutputs() const;
 
   /// Runs once with `arguments` in signature order.
   llvm::Expected<std::vector<HostTensor>>

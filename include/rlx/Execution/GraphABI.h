@@ -14,6 +14,7 @@
 #define RLX_EXECUTION_GRAPHABI_H
 
 #include "rlx/Runtime/HostTensor.h"
+#include "rlx/Runtime/ProfileTimers.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -51,9 +52,11 @@ using BufferResetPeakFn = void (*)();
 /// total time into `*totalMs`) and `void rlx_rt_profile_reset(void)`, and,
 /// where timing is off until asked for, `void rlx_rt_profile_enable(int32_t
 /// on)`.
-using ProfileReadFn = int64_t (*)(int64_t id, double *totalMs);
-using ProfileResetFn = void (*)();
-using ProfileEnableFn = void (*)(int32_t on);
+/// The types of the runtime's own declarations, so that calls through
+/// these pointers have exactly the type of the function they reach.
+using ProfileReadFn = decltype(&rlx_rt_profile_read);
+using ProfileResetFn = decltype(&rlx_rt_profile_reset);
+using ProfileEnableFn = decltype(&rlx_rt_profile_enable);
 
 inline constexpr llvm::StringLiteral kGraphRunSymbol = "rlx_graph_run";
 inline constexpr llvm::StringLiteral kGraphBenchSymbol = "rlx_graph_bench";

@@ -49,6 +49,10 @@ struct TensorSpec {
   /// expected and the actual type, and `source` (`'x.npy'`) when given.
   llvm::Error checkMatches(const HostTensor &tensor,
                            llvm::StringRef source = {}) const;
+  /// A zeroed tensor of this dtype and shape, or an error naming the tensor
+  /// when its size overflows or the memory is not available (a graph's
+  /// static shapes may ask for more than the machine has).
+  llvm::Expected<HostTensor> allocate() const;
 };
 
 /// What a runner needs to know of a graph function: its leaves, in argument

@@ -16,17 +16,20 @@ namespace rlxrt {
 
 /// A tensor of `spec`'s dtype and shape filled from a mt19937_64 stream
 /// seeded with `streamSeed`: floats (and both parts of complex numbers)
-/// uniform in [-1, 1), integers in [0, 8), booleans 0 or 1.
-HostTensor randomTensor(const TensorSpec &spec, uint64_t streamSeed);
+/// uniform in [-1, 1), integers in [0, 8), booleans 0 or 1. An error names
+/// the tensor when it cannot be allocated.
+llvm::Expected<HostTensor> randomTensor(const TensorSpec &spec,
+                                        uint64_t streamSeed);
 
 /// The random data of argument `index` of `signature` for run seed `seed`
 /// (stream `seed * 1000003 + index`), so a graph's arguments are independent
 /// and reproducible from one seed.
-HostTensor randomArgument(const GraphSignature &signature, size_t index,
-                          uint64_t seed);
+llvm::Expected<HostTensor> randomArgument(const GraphSignature &signature,
+                                          size_t index, uint64_t seed);
 
-/// How far an output is from a reference, elementwise as doubles
-/// (complex numbers: their real parts). NaN matches NaN only.
+/// How far an output is from a reference, elementwise as doubles (complex
+/// numbers: the real and the imaginary part each). NaN matches only NaN at
+/// the same position, and an infinity only the same infinity.
 struct Comparison {
   double maxAbsError = 0;
   /// Over the elements whose reference is not zero.
@@ -40,8 +43,12 @@ struct Comparison {
   bool ok() const { return mismatches == 0; }
 };
 
+/// An error unless `rtol` and `atol` are finite and non-negative.
+llvm::Error checkTolerances(double rtol, double atol);
+
 /// Compares `output` with `reference` within `atol + rtol * |reference|`.
-/// Fails, naming both, if their shapes differ.
+/// Fails, naming both, if their shapes or dtypes differ (a bf16 output takes
+/// an f32 reference: NumPy has no bf16) or a tolerance is invalid.
 llvm::Expected<Comparison> compareTensors(const HostTensor &output,
                                           llvm::StringRef outputName,
                                           const HostTensor &reference,

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rlxrt {
@@ -34,11 +35,29 @@ size_t dtypeSize(DType dtype);
 const char *dtypeName(DType dtype);
 std::optional<DType> parseDTypeName(const std::string &name);
 
+/// The number of elements of `shape`, or std::nullopt when a dim is
+/// negative or the product of its non-zero dims overflows int64_t (so the
+/// row-major strides of the shape fit too).
+std::optional<int64_t> checkedNumElements(const std::vector<int64_t> &shape);
+/// The bytes of a `dtype` tensor of `shape`, under the same conditions and
+/// std::nullopt when the byte count overflows int64_t.
+std::optional<int64_t> checkedSizeInBytes(DType dtype,
+                                          const std::vector<int64_t> &shape);
+
 /// A dense row-major tensor in 64-byte aligned host memory.
 class HostTensor {
 public:
   HostTensor() = default;
+  /// A zeroed tensor. Aborts with a message when the size overflows or the
+  /// memory is not available: for shapes the program chose; sizes that come
+  /// from files or graphs go through create().
   HostTensor(DType dtype, std::vector<int64_t> shape);
+
+  /// A zeroed tensor, or std::nullopt with `error` saying why (the size
+  /// overflows, or that many bytes cannot be allocated). The caller prefixes
+  /// the tensor's name.
+  static std::optional<HostTensor>
+  create(DType dtype, std::vector<int64_t> shape, std::string &error);
 
   DType dtype() const { return elementType; }
   const std::vector<int64_t> &shape() const { return dims; }
@@ -72,16 +91,30 @@ private:
 std::string formatDims(const std::vector<int64_t> &dims);
 
 /// Reads a NumPy .npy file (format 1.0-3.0, C order). On failure returns
-/// std::nullopt and sets `error` (missing file, bad magic, unsupported
-/// dtype, Fortran order, truncated data, trailing bytes).
+/// std::nullopt and sets `error` (missing file, bad magic, malformed header
+/// or shape, unsupported dtype, Fortran order, overflowing sizes, truncated
+/// data, trailing bytes).
 std::optional<HostTensor> readNpy(const std::string &path, std::string &error);
+/// The same for the bytes of a .npy file already in memory; `path` names it
+/// in errors. The header is validated before anything is allocated, and the
+/// tensor is never larger than `bytes`.
+std::optional<HostTensor> parseNpy(std::string_view bytes,
+                                   const std::string &path, std::string &error);
 /// Writes a .npy (format 1.0). bf16 has no NumPy dtype: it is refused.
 bool writeNpy(const std::string &path, const HostTensor &tensor,
               std::string &error);
 
-/// Reads every tensor of a .safetensors file by name.
+/// Reads every tensor of a .safetensors file by name. The header must be a
+/// JSON object without duplicate names, and the tensors' data_offsets must
+/// tile the data section exactly: no overlap, gap or trailing byte.
 std::optional<std::map<std::string, HostTensor>>
 readSafetensors(const std::string &path, std::string &error);
+/// The same for the bytes of a .safetensors file already in memory; `path`
+/// names it in errors. Everything is validated before anything is
+/// allocated.
+std::optional<std::map<std::string, HostTensor>>
+parseSafetensors(std::string_view bytes, const std::string &path,
+                 std::string &error);
 /// Writes tensors to a .safetensors file.
 bool writeSafetensors(const std::string &path,
                       const std::map<std::string, HostTensor> &tensors,

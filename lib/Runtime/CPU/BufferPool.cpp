@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
@@ -75,9 +76,22 @@ extern "C" void *_mlir_memref_to_llvm_alloc(size_t size) {
       return block;
     }
   }
-  auto *raw = static_cast<char *>(std::malloc(size + kHeaderBytes));
-  if (!raw)
-    return nullptr;
+  // The compiled code has no error path: it would write through a null
+  // buffer. Stop the process with the reason instead (the graph's static
+  // shapes asked for more memory than there is).
+  char *raw = size > SIZE_MAX - kHeaderBytes
+                  ? nullptr
+                  : static_cast<char *>(std::malloc(size + kHeaderBytes));
+  if (!raw) {
+    std::fprintf(stderr,
+                 "error: the compiled graph cannot allocate a temporary "
+                 "buffer of %zu bytes (%.1f GiB): out of memory\n",
+                 size, static_cast<double>(size) / (1u << 30));
+    std::fflush(stderr);
+    // _Exit: the graph's other threads may still run; exit handlers and
+    // static destructors must not run under them.
+    std::_Exit(1);
+  }
   *reinterpret_cast<size_t *>(raw) = size;
   countAllocated(size);
   return raw + kHeaderBytes;

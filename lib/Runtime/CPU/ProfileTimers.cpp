@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "rlx/Runtime/ProfileTimers.h"
+
 #include <chrono>
 #include <cstdint>
 #include <vector>
@@ -52,8 +54,6 @@ void rlx_rt_profile_end(int64_t id) {
   ++t.calls;
 }
 
-/// The number of times timer `id` ran since the last reset; its total time
-/// in milliseconds goes to `*totalMs`.
 int64_t rlx_rt_profile_read(int64_t id, double *totalMs) {
   const Timer &t = timer(id);
   *totalMs = t.totalMs;

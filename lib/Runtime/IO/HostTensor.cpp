@@ -6,10 +6,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "rlx/Runtime/HostTensor.h"
-#include "FileIO.h"
+#include "rlx/Runtime/FileIO.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -131,22 +133,79 @@ std::string rlxrt::formatDims(const std::vector<int64_t> &dims) {
   return os.str();
 }
 
+std::optional<int64_t>
+rlxrt::checkedNumElements(const std::vector<int64_t> &shape) {
+  int64_t nonZero = 1;
+  bool empty = false;
+  for (int64_t dim : shape) {
+    if (dim < 0)
+      return std::nullopt;
+    if (dim == 0) {
+      empty = true;
+      continue;
+    }
+    if (__builtin_mul_overflow(nonZero, dim, &nonZero))
+      return std::nullopt;
+  }
+  return empty ? 0 : nonZero;
+}
+
+std::optional<int64_t>
+rlxrt::checkedSizeInBytes(DType dtype, const std::vector<int64_t> &shape) {
+  std::optional<int64_t> elements = checkedNumElements(shape);
+  int64_t bytes;
+  if (!elements ||
+      __builtin_mul_overflow(*elements, static_cast<int64_t>(dtypeSize(dtype)),
+                             &bytes))
+    return std::nullopt;
+  return bytes;
+}
+
 void HostTensor::FreeDeleter::operator()(void *p) const { std::free(p); }
 
-HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
-    : elementType(dtype), dims(std::move(shape)) {
-  size_t bytes = sizeInBytes();
+std::optional<HostTensor> HostTensor::create(DType dtype,
+                                             std::vector<int64_t> shape,
+                                             std::string &error) {
+  std::optional<int64_t> bytes = checkedSizeInBytes(dtype, shape);
   // aligned_alloc needs a multiple of the alignment; never ask for 0 bytes.
-  size_t rounded = ((bytes + 63) / 64) * 64;
-  storage.reset(std::aligned_alloc(64, rounded ? rounded : 64));
-  std::memset(storage.get(), 0, rounded ? rounded : 64);
+  // The rounding may not overflow either.
+  if (!bytes || *bytes > INT64_MAX - 63) {
+    error = formatDims(shape) + " " + dtypeName(dtype) +
+            " has more elements or bytes than a 64-bit size holds";
+    return std::nullopt;
+  }
+  size_t rounded =
+      std::max<size_t>(64, (static_cast<size_t>(*bytes) + 63) / 64 * 64);
+  void *storage = std::aligned_alloc(64, rounded);
+  if (!storage) {
+    error = "cannot allocate " + std::to_string(*bytes) + " bytes for " +
+            formatDims(shape) + " " + dtypeName(dtype) + ": " +
+            std::strerror(ENOMEM);
+    return std::nullopt;
+  }
+  std::memset(storage, 0, rounded);
+  HostTensor tensor;
+  tensor.elementType = dtype;
+  tensor.dims = std::move(shape);
+  tensor.storage.reset(storage);
+  return tensor;
+}
+
+HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape) {
+  std::string error;
+  std::optional<HostTensor> created = create(dtype, std::move(shape), error);
+  if (!created) {
+    // No error channel in a constructor: stop with the reason rather than
+    // write through a null pointer.
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    std::abort();
+  }
+  *this = std::move(*created);
 }
 
 int64_t HostTensor::numElements() const {
-  int64_t count = 1;
-  for (int64_t dim : dims)
-    count *= dim;
-  return count;
+  // Every tensor was made by create(), whose shape passed this check.
+  return checkedNumElements(dims).value_or(0);
 }
 
 std::string HostTensor::describe() const {
@@ -225,33 +284,51 @@ void HostTensor::setFromDouble(int64_t i, double value) {
   }
 }
 
-std::optional<std::string> rlxrt::detail::readWholeFile(const std::string &path,
-                                                        std::string &error) {
+detail::UniqueFd::~UniqueFd() {
+  if (fd >= 0)
+    ::close(fd);
+}
+
+detail::UniqueFd rlxrt::detail::openRegularFile(const std::string &path,
+                                                uint64_t &size,
+                                                std::string &reason) {
   // POSIX calls rather than a stream: a stream opens a directory and then
   // throws from its first read; here every failure is a message.
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) {
+    reason = std::strerror(errno);
+    return fd;
+  }
+  struct stat info;
+  if (::fstat(fd.get(), &info) != 0)
+    reason = std::strerror(errno);
+  else if (S_ISDIR(info.st_mode))
+    reason = "it is a directory, not a file";
+  else if (!S_ISREG(info.st_mode))
+    reason = "it is not a regular file";
+  else {
+    size = static_cast<uint64_t>(info.st_size);
+    return fd;
+  }
+  return UniqueFd();
+}
+
+std::optional<std::string> rlxrt::detail::readWholeFile(const std::string &path,
+                                                        std::string &error) {
   auto fail = [&](const std::string &what) {
     error = "cannot read '" + path + "': " + what;
     return std::nullopt;
   };
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return fail(std::strerror(errno));
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::close(fd); }
-  } closer{fd};
-  struct stat info;
-  if (::fstat(fd, &info) != 0)
-    return fail(std::strerror(errno));
-  if (S_ISDIR(info.st_mode))
-    return fail("it is a directory, not a file");
-  if (!S_ISREG(info.st_mode))
-    return fail("it is not a regular file");
+  uint64_t size = 0;
+  std::string reason;
+  UniqueFd fd = openRegularFile(path, size, reason);
+  if (!fd)
+    return fail(reason);
   std::string bytes;
-  bytes.resize(static_cast<size_t>(info.st_size));
+  bytes.resize(static_cast<size_t>(size));
   size_t done = 0;
   while (done < bytes.size()) {
-    ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+    ssize_t n = ::read(fd.get(), bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0)

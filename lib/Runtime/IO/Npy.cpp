@@ -5,12 +5,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FileIO.h"
+#include "rlx/Runtime/FileIO.h"
 #include "rlx/Runtime/HostTensor.h"
 
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 using namespace rlxrt;
 
@@ -31,56 +33,136 @@ constexpr NpyDType kNpyDTypes[] = {
     {"<b1", DType::Bool}, {"<c8", DType::C64},
 };
 
-/// Value of `'key': <value>` in the header dict, up to the next top-level
-/// comma (tuples kept whole).
-bool headerField(const std::string &header, const std::string &key,
-                 std::string &value) {
-  size_t pos = header.find("'" + key + "'");
-  if (pos == std::string::npos)
-    return false;
-  pos = header.find(':', pos);
-  if (pos == std::string::npos)
-    return false;
-  ++pos;
-  int depth = 0;
-  size_t end = pos;
-  for (; end < header.size(); ++end) {
-    char c = header[end];
-    if (c == '(')
-      ++depth;
-    else if (c == ')')
-      --depth;
-    else if ((c == ',' || c == '}') && depth == 0)
-      break;
-  }
-  value = header.substr(pos, end - pos);
-  // Trim spaces and quotes.
-  size_t first = value.find_first_not_of(" '\"");
-  size_t last = value.find_last_not_of(" '\"");
-  value =
-      first == std::string::npos ? "" : value.substr(first, last - first + 1);
-  return true;
-}
+/// The most dims a shape may have (NumPy's own limit).
+constexpr size_t kMaxRank = 64;
 
-bool parseShape(const std::string &text, std::vector<int64_t> &shape) {
-  // "(2, 3)", "(5,)" or "()".
-  if (text.size() < 2 || text.front() != '(' || text.back() != ')')
-    return false;
-  std::string body = text.substr(1, text.size() - 2);
-  std::stringstream ss(body);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    size_t first = item.find_first_not_of(' ');
-    if (first == std::string::npos)
-      continue;
-    char *end = nullptr;
-    long long dim = std::strtoll(item.c_str() + first, &end, 10);
-    if (end == item.c_str() + first || dim < 0)
-      return false;
-    shape.push_back(dim);
+/// The header dict of a .npy file, a Python literal such as
+/// `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`: exactly
+/// these three keys, each once, and nothing else. Parsed strictly rather
+/// than searched for keys, so that no text of one field is read as another.
+class NpyHeaderParser : detail::TextCursor {
+public:
+  explicit NpyHeaderParser(std::string_view text) : TextCursor{text} {}
+
+  /// False with `error` set when the header is not such a dict.
+  bool parse(std::string &descr, bool &fortranOrder,
+             std::vector<int64_t> &shape, std::string &error) {
+    bool seenDescr = false, seenFortran = false, seenShape = false;
+    if (!consume('{'))
+      return fail("the header is not a Python dict", error);
+    while (!consume('}')) {
+      std::string key;
+      if (!parseString(key) || !consume(':'))
+        return fail("malformed header dict near byte " + std::to_string(pos),
+                    error);
+      bool *seen = key == "descr"           ? &seenDescr
+                   : key == "fortran_order" ? &seenFortran
+                   : key == "shape"         ? &seenShape
+                                            : nullptr;
+      if (!seen)
+        return fail("unexpected key '" + key + "' in the header", error);
+      if (*seen)
+        return fail("key '" + key + "' appears twice in the header", error);
+      *seen = true;
+      if (key == "descr" && !parseString(descr))
+        return fail("descr is not a string", error);
+      if (key == "fortran_order" && !parseBool(fortranOrder))
+        return fail("fortran_order is neither True nor False", error);
+      if (key == "shape" && !parseShape(shape, error))
+        return false;
+      if (!consume(',')) {
+        if (!consume('}'))
+          return fail("malformed header dict near byte " + std::to_string(pos),
+                      error);
+        break;
+      }
+    }
+    skipSpace();
+    if (pos != text.size())
+      return fail("unexpected text after the header dict", error);
+    if (!seenDescr || !seenFortran || !seenShape)
+      return fail("header lacks descr, fortran_order or shape", error);
+    return true;
   }
-  return true;
-}
+
+private:
+  static bool fail(const std::string &why, std::string &error) {
+    error = why;
+    return false;
+  }
+
+  /// A quoted string without escapes (descr values and keys have none).
+  bool parseString(std::string &out) {
+    skipSpace();
+    if (pos >= text.size() || (text[pos] != '\'' && text[pos] != '"'))
+      return false;
+    char quote = text[pos];
+    size_t end = text.find(quote, pos + 1);
+    if (end == std::string_view::npos)
+      return false;
+    out.assign(text.substr(pos + 1, end - pos - 1));
+    if (out.find('\\') != std::string::npos)
+      return false;
+    pos = end + 1;
+    return true;
+  }
+
+  bool parseBool(bool &value) {
+    skipSpace();
+    for (bool candidate : {true, false}) {
+      std::string_view word = candidate ? "True" : "False";
+      if (text.substr(pos, word.size()) == word) {
+        pos += word.size();
+        value = candidate;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /// A tuple of non-negative decimal integers: `()`, `(5,)`, `(2, 3)`.
+  bool parseShape(std::vector<int64_t> &shape, std::string &error) {
+    skipSpace();
+    size_t start = pos;
+    auto malformed = [&](const char *why) {
+      size_t close = text.find(')', start);
+      std::string_view shown = text.substr(
+          start, close == std::string_view::npos ? std::string_view::npos
+                                                 : close - start + 1);
+      error = "malformed shape '" + std::string(shown) + "': " + why;
+      return false;
+    };
+    if (!consume('('))
+      return malformed("not a tuple");
+    bool trailingComma = false;
+    while (!consume(')')) {
+      skipSpace();
+      if (pos >= text.size() ||
+          !std::isdigit(static_cast<unsigned char>(text[pos])))
+        return malformed("a dim is not a non-negative integer");
+      int64_t dim = 0;
+      while (pos < text.size() &&
+             std::isdigit(static_cast<unsigned char>(text[pos]))) {
+        if (__builtin_mul_overflow(dim, 10, &dim) ||
+            __builtin_add_overflow(dim, text[pos] - '0', &dim))
+          return malformed("a dim exceeds the int64 range");
+        ++pos;
+      }
+      if (shape.size() == kMaxRank)
+        return malformed("more than 64 dims");
+      shape.push_back(dim);
+      trailingComma = consume(',');
+      if (!trailingComma) {
+        if (!consume(')'))
+          return malformed("expected ',' or ')' after a dim");
+        break;
+      }
+    }
+    if (shape.size() == 1 && !trailingComma)
+      return malformed("a one-dim tuple needs a trailing comma");
+    return true;
+  }
+};
 
 } // namespace
 
@@ -89,12 +171,17 @@ std::optional<HostTensor> rlxrt::readNpy(const std::string &path,
   std::optional<std::string> contents = detail::readWholeFile(path, error);
   if (!contents)
     return std::nullopt;
-  const std::string &bytes = *contents;
+  return parseNpy(*contents, path, error);
+}
+
+std::optional<HostTensor> rlxrt::parseNpy(std::string_view bytes,
+                                          const std::string &path,
+                                          std::string &error) {
   auto fail = [&](const std::string &why) -> std::optional<HostTensor> {
     error = "'" + path + "' is not a valid .npy file: " + why;
     return std::nullopt;
   };
-  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0)
+  if (bytes.size() < 10 || bytes.substr(0, 6) != "\x93NUMPY")
     return fail("missing the \\x93NUMPY magic");
   unsigned major = static_cast<unsigned char>(bytes[6]);
   size_t headerLen, headerStart;
@@ -112,16 +199,18 @@ std::optional<HostTensor> rlxrt::readNpy(const std::string &path,
   } else {
     return fail("unsupported format version " + std::to_string(major));
   }
-  if (bytes.size() < headerStart + headerLen)
-    return fail("truncated header");
-  std::string header = bytes.substr(headerStart, headerLen);
+  // Compared without adding: the length is 32 bits read from the file.
+  if (headerLen > bytes.size() - headerStart)
+    return fail("header length " + std::to_string(headerLen) +
+                " exceeds the file size");
+  std::string_view header = bytes.substr(headerStart, headerLen);
 
-  std::string descr, fortran, shapeText;
-  if (!headerField(header, "descr", descr) ||
-      !headerField(header, "fortran_order", fortran) ||
-      !headerField(header, "shape", shapeText))
-    return fail("header lacks descr, fortran_order or shape");
-  if (fortran != "False")
+  std::string descr, headerError;
+  bool fortranOrder = false;
+  std::vector<int64_t> shape;
+  if (!NpyHeaderParser(header).parse(descr, fortranOrder, shape, headerError))
+    return fail(headerError);
+  if (fortranOrder)
     return fail("Fortran-order arrays are not supported (save with "
                 "np.ascontiguousarray)");
   std::optional<DType> dtype;
@@ -130,22 +219,29 @@ std::optional<HostTensor> rlxrt::readNpy(const std::string &path,
       dtype = entry.dtype;
   if (!dtype)
     return fail("unsupported dtype '" + descr + "'");
-  std::vector<int64_t> shape;
-  if (!parseShape(shapeText, shape))
-    return fail("malformed shape '" + shapeText + "'");
 
-  HostTensor tensor(*dtype, shape);
+  // Every size is checked against the file before the tensor is allocated,
+  // so a header cannot request more memory than the file holds.
+  std::string shapeText = formatDims(shape) + " " + dtypeName(*dtype);
+  std::optional<int64_t> expected = checkedSizeInBytes(*dtype, shape);
+  if (!expected)
+    return fail("the size of " + shapeText + " overflows a 64-bit byte count");
   size_t dataStart = headerStart + headerLen;
-  size_t expected = tensor.sizeInBytes();
   size_t available = bytes.size() - dataStart;
-  if (available < expected)
-    return fail("truncated data: " + tensor.describe() + " needs " +
-                std::to_string(expected) + " bytes, the file has " +
+  if (available < static_cast<uint64_t>(*expected))
+    return fail("truncated data: " + shapeText + " needs " +
+                std::to_string(*expected) + " bytes, the file has " +
                 std::to_string(available));
-  if (available > expected)
-    return fail(std::to_string(available - expected) +
-                " unexpected bytes after the data of " + tensor.describe());
-  std::memcpy(tensor.data(), bytes.data() + dataStart, expected);
+  if (available > static_cast<uint64_t>(*expected))
+    return fail(std::to_string(available - *expected) +
+                " unexpected bytes after the data of " + shapeText);
+  std::string allocError;
+  std::optional<HostTensor> tensor =
+      HostTensor::create(*dtype, std::move(shape), allocError);
+  if (!tensor)
+    return fail(allocError);
+  if (*expected)
+    std::memcpy(tensor->data(), bytes.data() + dataStart, *expected);
   return tensor;
 }
 

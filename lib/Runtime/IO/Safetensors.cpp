@@ -12,13 +12,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FileIO.h"
+#include "rlx/Runtime/FileIO.h"
 #include "rlx/Runtime/HostTensor.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <string_view>
 
 using namespace rlxrt;
 
@@ -39,7 +42,8 @@ constexpr SafetensorsDType kDTypes[] = {
 /// A JSON value of the header: enough of JSON for safetensors headers.
 struct Json {
   enum Kind { Null, Bool, Number, String, Array, Object } kind = Null;
-  double number = 0;
+  bool boolean = false;
+  /// A string's value, or a number's token as written.
   std::string text;
   std::vector<Json> items;
   std::vector<std::pair<std::string, Json>> members;
@@ -52,9 +56,9 @@ struct Json {
   }
 };
 
-class JsonParser {
+class JsonParser : detail::TextCursor {
 public:
-  explicit JsonParser(const std::string &text) : text(text) {}
+  explicit JsonParser(std::string_view text) : TextCursor{text} {}
 
   bool parse(Json &value, std::string &error) {
     if (!parseValue(value, 0) || (skipSpace(), pos != text.size())) {
@@ -65,21 +69,6 @@ public:
   }
 
 private:
-  void skipSpace() {
-    while (pos < text.size() &&
-           std::isspace(static_cast<unsigned char>(text[pos])))
-      ++pos;
-  }
-
-  bool consume(char c) {
-    skipSpace();
-    if (pos < text.size() && text[pos] == c) {
-      ++pos;
-      return true;
-    }
-    return false;
-  }
-
   bool parseString(std::string &out) {
     if (!consume('"'))
       return false;
@@ -96,10 +85,41 @@ private:
         case 't':
           out.push_back('\t');
           break;
-        case 'u':
-          // Names are ASCII in practice; keep escapes verbatim otherwise.
-          out += "\\u";
+        case 'r':
+          out.push_back('\r');
           break;
+        case 'b':
+          out.push_back('\b');
+          break;
+        case 'f':
+          out.push_back('\f');
+          break;
+        case 'u': {
+          // Four hex digits; the code point is stored as UTF-8 (a
+          // surrogate half as its own three bytes, as names need no more).
+          if (text.size() - pos < 4)
+            return false;
+          unsigned code = 0;
+          for (int i = 0; i < 4; ++i) {
+            char h = text[pos++];
+            if (!std::isxdigit(static_cast<unsigned char>(h)))
+              return false;
+            code = code * 16 + (std::isdigit(static_cast<unsigned char>(h))
+                                    ? h - '0'
+                                    : (h | 0x20) - 'a' + 10);
+          }
+          if (code < 0x80) {
+            out.push_back(static_cast<char>(code));
+          } else if (code < 0x800) {
+            out.push_back(static_cast<char>(0xc0 | (code >> 6)));
+            out.push_back(static_cast<char>(0x80 | (code & 0x3f)));
+          } else {
+            out.push_back(static_cast<char>(0xe0 | (code >> 12)));
+            out.push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3f)));
+            out.push_back(static_cast<char>(0x80 | (code & 0x3f)));
+          }
+          break;
+        }
         default:
           out.push_back(e);
           break;
@@ -150,36 +170,75 @@ private:
       value.kind = Json::String;
       return parseString(value.text);
     }
-    for (const char *word : {"true", "false", "null"}) {
-      size_t len = std::strlen(word);
-      if (text.compare(pos, len, word) == 0) {
-        pos += len;
+    for (std::string_view word : {"true", "false", "null"}) {
+      if (text.substr(pos, word.size()) == word) {
+        pos += word.size();
         value.kind = word[0] == 'n' ? Json::Null : Json::Bool;
-        value.number = word[0] == 't';
+        value.boolean = word[0] == 't';
         return true;
       }
     }
-    const char *begin = text.c_str() + pos;
-    char *end = nullptr;
-    value.number = std::strtod(begin, &end);
-    if (end == begin)
-      return false;
-    value.kind = Json::Number;
-    pos += end - begin;
-    return true;
+    return parseNumber(value);
   }
 
-  const std::string &text;
-  size_t pos = 0;
+  /// JSON's number grammar, kept as text: -?(0|[1-9][0-9]*)(.[0-9]+)?
+  /// ([eE][+-]?[0-9]+)?. Not strtod, which also takes "inf", "nan" and hex.
+  bool parseNumber(Json &value) {
+    size_t begin = pos;
+    auto digits = [&] {
+      size_t first = pos;
+      while (pos < text.size() &&
+             std::isdigit(static_cast<unsigned char>(text[pos])))
+        ++pos;
+      return pos > first;
+    };
+    if (pos < text.size() && text[pos] == '-')
+      ++pos;
+    if (pos < text.size() && text[pos] == '0')
+      ++pos;
+    else if (!digits())
+      return false;
+    if (pos < text.size() && text[pos] == '.' && (++pos, !digits()))
+      return false;
+    if (pos < text.size() && (text[pos] == 'e' || text[pos] == 'E')) {
+      ++pos;
+      if (pos < text.size() && (text[pos] == '+' || text[pos] == '-'))
+        ++pos;
+      if (!digits())
+        return false;
+    }
+    value.kind = Json::Number;
+    value.text.assign(text.substr(begin, pos - begin));
+    return true;
+  }
 };
 
+/// A non-negative integer written in decimal digits only that fits int64.
 bool asIndex(const Json &value, int64_t &out) {
-  if (value.kind != Json::Number || value.number < 0 ||
-      value.number != static_cast<double>(static_cast<int64_t>(value.number)))
+  if (value.kind != Json::Number || value.text.empty())
     return false;
-  out = static_cast<int64_t>(value.number);
+  out = 0;
+  for (char c : value.text)
+    if (!std::isdigit(static_cast<unsigned char>(c)) ||
+        __builtin_mul_overflow(out, 10, &out) ||
+        __builtin_add_overflow(out, c - '0', &out))
+      return false;
   return true;
 }
+
+/// The most a header may hold; larger ones are not headers of real files
+/// (the reference implementation has the same cap).
+constexpr uint64_t kMaxHeaderBytes = 100 << 20;
+/// The most dims a tensor may have.
+constexpr size_t kMaxRank = 64;
+
+/// One tensor of the header, validated but not yet read.
+struct TensorEntry {
+  const std::string *name;
+  DType dtype;
+  std::vector<int64_t> shape;
+  int64_t begin, end;
+};
 
 } // namespace
 
@@ -188,7 +247,12 @@ rlxrt::readSafetensors(const std::string &path, std::string &error) {
   std::optional<std::string> contents = detail::readWholeFile(path, error);
   if (!contents)
     return std::nullopt;
-  const std::string &bytes = *contents;
+  return parseSafetensors(*contents, path, error);
+}
+
+std::optional<std::map<std::string, HostTensor>>
+rlxrt::parseSafetensors(std::string_view bytes, const std::string &path,
+                        std::string &error) {
   auto fail = [&](const std::string &why)
       -> std::optional<std::map<std::string, HostTensor>> {
     error = "'" + path + "' is not a valid .safetensors file: " + why;
@@ -202,20 +266,32 @@ rlxrt::readSafetensors(const std::string &path, std::string &error) {
   if (headerLen > bytes.size() - 8)
     return fail("header length " + std::to_string(headerLen) +
                 " exceeds the file size");
-  std::string headerText = bytes.substr(8, headerLen);
+  if (headerLen > kMaxHeaderBytes)
+    return fail("header length " + std::to_string(headerLen) +
+                " exceeds the limit of " + std::to_string(kMaxHeaderBytes) +
+                " bytes");
   Json header;
   std::string parseError;
-  if (!JsonParser(headerText).parse(header, parseError))
+  if (!JsonParser(bytes.substr(8, headerLen)).parse(header, parseError))
     return fail(parseError);
   if (header.kind != Json::Object)
     return fail("the header is not a JSON object");
 
-  size_t dataStart = 8 + headerLen;
-  size_t dataSize = bytes.size() - dataStart;
-  std::map<std::string, HostTensor> tensors;
+  // Every entry is validated, and the offsets checked to tile the data
+  // section, before any tensor is allocated: each tensor is then no larger
+  // than the file.
+  uint64_t dataStart = 8 + headerLen;
+  uint64_t dataSize = bytes.size() - dataStart;
+  std::vector<TensorEntry> entries;
+  std::set<std::string_view> names;
   for (const auto &[name, entry] : header.members) {
-    if (name == "__metadata__")
+    if (!names.insert(name).second)
+      return fail("tensor '" + name + "' appears twice in the header");
+    if (name == "__metadata__") {
+      if (entry.kind != Json::Object)
+        return fail("__metadata__ is not a JSON object");
       continue;
+    }
     const Json *dtypeJson = entry.get("dtype");
     const Json *shapeJson = entry.get("shape");
     const Json *offsetsJson = entry.get("data_offsets");
@@ -225,6 +301,7 @@ rlxrt::readSafetensors(const std::string &path, std::string &error) {
         offsetsJson->items.size() != 2)
       return fail("tensor '" + name +
                   "' lacks a valid dtype, shape or data_offsets");
+    TensorEntry tensor{&name, DType::F32, {}, 0, 0};
     std::optional<DType> dtype;
     for (const SafetensorsDType &candidate : kDTypes)
       if (dtypeJson->text == candidate.name)
@@ -232,30 +309,83 @@ rlxrt::readSafetensors(const std::string &path, std::string &error) {
     if (!dtype)
       return fail("tensor '" + name + "' has unsupported dtype '" +
                   dtypeJson->text + "'");
-    std::vector<int64_t> shape;
+    tensor.dtype = *dtype;
+    if (shapeJson->items.size() > kMaxRank)
+      return fail("tensor '" + name + "' has more than " +
+                  std::to_string(kMaxRank) + " dims");
     for (const Json &dim : shapeJson->items) {
       int64_t size;
       if (!asIndex(dim, size))
-        return fail("tensor '" + name + "' has a malformed shape");
-      shape.push_back(size);
+        return fail("tensor '" + name +
+                    "' has a malformed shape (a dim is "
+                    "not a non-negative integer in the int64 range)");
+      tensor.shape.push_back(size);
     }
-    int64_t begin, end;
-    if (!asIndex(offsetsJson->items[0], begin) ||
-        !asIndex(offsetsJson->items[1], end) || end < begin)
+    std::string described =
+        formatDims(tensor.shape) + " " + dtypeName(tensor.dtype);
+    std::optional<int64_t> size =
+        checkedSizeInBytes(tensor.dtype, tensor.shape);
+    if (!size)
+      return fail("the size of tensor '" + name + "' (" + described +
+                  ") overflows a 64-bit byte count");
+    if (!asIndex(offsetsJson->items[0], tensor.begin) ||
+        !asIndex(offsetsJson->items[1], tensor.end) ||
+        tensor.end < tensor.begin)
       return fail("tensor '" + name + "' has malformed data_offsets");
-    HostTensor tensor(*dtype, shape);
-    if (static_cast<size_t>(end - begin) != tensor.sizeInBytes())
-      return fail("tensor '" + name + "' (" + tensor.describe() + ") needs " +
-                  std::to_string(tensor.sizeInBytes()) +
-                  " bytes but its data_offsets span " +
-                  std::to_string(end - begin));
-    if (static_cast<size_t>(end) > dataSize)
+    if (tensor.end - tensor.begin != *size)
+      return fail("tensor '" + name + "' (" + described + ") needs " +
+                  std::to_string(*size) + " bytes but its data_offsets span " +
+                  std::to_string(tensor.end - tensor.begin));
+    if (static_cast<uint64_t>(tensor.end) > dataSize)
       return fail("truncated data: tensor '" + name + "' ends at byte " +
-                  std::to_string(end) + " of the data section, which has " +
+                  std::to_string(tensor.end) +
+                  " of the data section, which has " +
                   std::to_string(dataSize));
-    std::memcpy(tensor.data(), bytes.data() + dataStart + begin,
-                tensor.sizeInBytes());
-    tensors.emplace(name, std::move(tensor));
+    entries.push_back(std::move(tensor));
+  }
+
+  // In offset order the tensors must follow each other from byte 0 to the
+  // end of the file: an overlap would alias two tensors, a gap or trailing
+  // bytes hide data no tensor names.
+  std::vector<const TensorEntry *> byOffset;
+  for (const TensorEntry &entry : entries)
+    byOffset.push_back(&entry);
+  std::sort(byOffset.begin(), byOffset.end(),
+            [](const TensorEntry *a, const TensorEntry *b) {
+              return a->begin != b->begin ? a->begin < b->begin
+                                          : a->end < b->end;
+            });
+  int64_t covered = 0;
+  const TensorEntry *previous = nullptr;
+  for (const TensorEntry *entry : byOffset) {
+    if (entry->begin < covered)
+      return fail("the data of tensors '" + *previous->name + "' and '" +
+                  *entry->name + "' overlap (bytes " +
+                  std::to_string(entry->begin) + " to " +
+                  std::to_string(covered) + ")");
+    if (entry->begin > covered)
+      return fail("bytes " + std::to_string(covered) + " to " +
+                  std::to_string(entry->begin) +
+                  " of the data section belong to no tensor (before tensor '" +
+                  *entry->name + "')");
+    covered = entry->end;
+    previous = entry;
+  }
+  if (static_cast<uint64_t>(covered) != dataSize)
+    return fail(std::to_string(dataSize - covered) +
+                " bytes after the last tensor's data belong to no tensor");
+
+  std::map<std::string, HostTensor> tensors;
+  for (TensorEntry &entry : entries) {
+    std::string allocError;
+    std::optional<HostTensor> tensor =
+        HostTensor::create(entry.dtype, std::move(entry.shape), allocError);
+    if (!tensor)
+      return fail("tensor '" + *entry.name + "': " + allocError);
+    if (entry.end > entry.begin)
+      std::memcpy(tensor->data(), bytes.data() + dataStart + entry.begin,
+                  entry.end - entry.begin);
+    tensors.emplace(*entry.name, std::move(*tensor));
   }
   return tensors;
 }
@@ -272,8 +402,18 @@ bool rlxrt::writeSafetensors(const std::string &path,
     for (const SafetensorsDType &candidate : kDTypes)
       if (candidate.dtype == tensor.dtype())
         dtype = candidate.name;
-    header << (first ? "" : ",") << '"' << name << "\":{\"dtype\":\"" << dtype
-           << "\",\"shape\":[";
+    header << (first ? "" : ",") << '"';
+    // Escaped as JSON, so any name reads back as itself.
+    for (char c : name) {
+      if (c == '"' || c == '\\')
+        header << '\\' << c;
+      else if (static_cast<unsigned char>(c) < 0x20)
+        header << "\\u00" << "0123456789abcdef"[c >> 4]
+               << "0123456789abcdef"[c & 15];
+      else
+        header << c;
+    }
+    header << "\":{\"dtype\":\"" << dtype << "\",\"shape\":[";
     for (size_t i = 0; i < tensor.shape().size(); ++i)
       header << (i ? "," : "") << tensor.shape()[i];
     header << "],\"data_offsets\":[" << offset << ','

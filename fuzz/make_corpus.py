@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the loader fuzz targets.
+
+make_corpus.py DIR writes DIR/npy/* and DIR/safetensors/*: valid files of
+every dtype the loaders take, rank 0 to 3, empty tensors, several tensors
+and metadata, so that mutations start from inputs that reach the data
+checks. Plain Python (no NumPy), so the corpus needs nothing installed.
+"""
+
+import json
+import os
+import struct
+import sys
+
+NPY_DTYPES = {"<f4": 4, "<f8": 8, "<f2": 2, "|i1": 1, "<i2": 2, "<i4": 4,
+              "<i8": 8, "|u1": 1, "<u4": 4, "|b1": 1, "<c8": 8}
+ST_DTYPES = {"F32": 4, "F64": 8, "F16": 2, "BF16": 2, "I8": 1, "I16": 2,
+             "I32": 4, "I64": 8, "U8": 1, "U32": 4, "BOOL": 1, "C64": 8}
+SHAPES = [(), (3,), (2, 3), (1, 2, 2), (0,), (2, 0, 3)]
+
+
+def count(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def npy(descr, shape, version=1):
+    dims = "".join(f"{d}, " if len(shape) > 1 else f"{d}," for d in shape)
+    header = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': ({dims.rstrip(' ')}), }}"
+    prefix = 10 if version == 1 else 12
+    header += " " * ((64 - (prefix + len(header) + 1) % 64) % 64) + "\n"
+    size = struct.pack("<H", len(header)) if version == 1 else struct.pack(
+        "<I", len(header))
+    data = bytes((i * 37) & 0xFF for i in range(count(shape) *
+                                                  NPY_DTYPES[descr]))
+    return b"\x93NUMPY" + bytes([version, 0]) + size + header.encode() + data
+
+
+def safetensors(tensors, metadata=None):
+    header, data = {}, b""
+    if metadata is not None:
+        header["__metadata__"] = metadata
+    for name, dtype, shape in tensors:
+        size = count(shape) * ST_DTYPES[dtype]
+        header[name] = {"dtype": dtype, "shape": list(shape),
+                        "data_offsets": [len(data), len(data) + size]}
+        data += bytes((i * 11) & 0xFF for i in range(size))
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    return struct.pack("<Q", len(text)) + text + data
+
+
+def main():
+    root = sys.argv[1]
+    files = {}
+    for descr in NPY_DTYPES:
+        for shape in SHAPES:
+            name = descr.strip("<|") + "_" + "x".join(map(str, shape))
+            files[f"npy/{name}.npy"] = npy(descr, shape)
+    files["npy/v2.npy"] = npy("<f4", (2, 2), version=2)
+    files["npy/v3.npy"] = npy("<i8", (4,), version=3)
+    for dtype in ST_DTYPES:
+        for shape in SHAPES:
+            name = dtype.lower() + "_" + "x".join(map(str, shape))
+            files[f"safetensors/{name}.safetensors"] = safetensors(
+                [("t", dtype, shape)])
+    files["safetensors/several.safetensors"] = safetensors(
+        [("a.weight", "F32", (2, 3)), ("a.bias", "F32", (3,)),
+         ("step", "I64", ()), ("mask", "BOOL", (4,))])
+    files["safetensors/metadata.safetensors"] = safetensors(
+        [("w", "F16", (2, 2))], {"format": "pt", "note": "a\"b\u00e9"})
+    files["safetensors/empty.safetensors"] = safetensors([])
+    for path, data in files.items():
+        full = os.path.join(root, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()

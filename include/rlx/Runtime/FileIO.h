@@ -1,0 +1,71 @@
+//===- FileIO.h - file reads and text scanning for the loaders --*- C++ -*-===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RLX_RUNTIME_FILEIO_H
+#define RLX_RUNTIME_FILEIO_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rlxrt {
+namespace detail {
+
+/// A file descriptor, closed when this goes away.
+class UniqueFd {
+public:
+  explicit UniqueFd(int fd = -1) : fd(fd) {}
+  UniqueFd(UniqueFd &&other) : fd(other.fd) { other.fd = -1; }
+  UniqueFd(const UniqueFd &) = delete;
+  UniqueFd &operator=(const UniqueFd &) = delete;
+  ~UniqueFd();
+  int get() const { return fd; }
+  explicit operator bool() const { return fd >= 0; }
+
+private:
+  int fd;
+};
+
+/// Opens `path` for reading if it is a regular file (a directory or a
+/// device such as /dev/zero is refused: reading one throws or never ends)
+/// and sets `size` to its size; else an invalid descriptor and `reason`,
+/// the system's or ours, without the file name.
+UniqueFd openRegularFile(const std::string &path, uint64_t &size,
+                         std::string &reason);
+
+/// The bytes of `path`, or std::nullopt with `error` naming the file and
+/// the system's reason.
+std::optional<std::string> readWholeFile(const std::string &path,
+                                         std::string &error);
+
+/// A position in the text of a header, for the loaders' parsers: the JSON
+/// of .safetensors and the Python dict of .npy skip the same whitespace.
+struct TextCursor {
+  std::string_view text;
+  size_t pos = 0;
+
+  void skipSpace() {
+    while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\n' ||
+                                 text[pos] == '\t' || text[pos] == '\r'))
+      ++pos;
+  }
+  /// Skips whitespace, then `c` if it comes next.
+  bool consume(char c) {
+    skipSpace();
+    if (pos < text.size() && text[pos] == c) {
+      ++pos;
+      return true;
+    }
+    return false;
+  }
+};
+
+} // namespace detail
+} // namespace rlxrt
+
+#endif // RLX_RUNTIME_FILEIO_H

@@ -1,0 +1,112 @@
+//===- HostTensorTest.cpp - host tensors and the file loaders -------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rlx/Runtime/HostTensor.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+
+using namespace rlxrt;
+
+namespace {
+
+constexpr int64_t kBig = int64_t(1) << 32;
+
+TEST(HostTensor, CheckedSizesOverflowToNothing) {
+  EXPECT_EQ(checkedNumElements({2, 3}), 6);
+  EXPECT_EQ(checkedNumElements({}), 1);
+  EXPECT_EQ(checkedNumElements({-1, 3}), std::nullopt);
+  EXPECT_EQ(checkedNumElements({kBig, kBig}), std::nullopt);
+  // An empty tensor has no elements, but its strides must still fit.
+  EXPECT_EQ(checkedNumElements({0, kBig}), 0);
+  EXPECT_EQ(checkedNumElements({kBig, 0, kBig}), std::nullopt);
+  EXPECT_EQ(checkedSizeInBytes(DType::F64, {2, 3}), 48);
+  EXPECT_EQ(checkedSizeInBytes(DType::F64, {kBig, kBig / 8}), std::nullopt);
+}
+
+TEST(HostTensor, CreateReportsWhatCannotBeAllocated) {
+  std::string error;
+  EXPECT_FALSE(HostTensor::create(DType::F32, {kBig, kBig}, error));
+  EXPECT_EQ(error, "[4294967296, 4294967296] f32 has more elements or bytes "
+                   "than a 64-bit size holds");
+  // 2^60 bytes: no machine has them.
+  EXPECT_FALSE(HostTensor::create(DType::F32, {int64_t(1) << 58}, error));
+  EXPECT_EQ(error.rfind("cannot allocate 1152921504606846976 bytes for "
+                        "[288230376151711744] f32",
+                        0),
+            0u);
+  std::optional<HostTensor> zeros =
+      HostTensor::create(DType::I32, {2, 2}, error);
+  ASSERT_TRUE(zeros);
+  for (int64_t i = 0; i < 4; ++i)
+    EXPECT_EQ(zeros->getAsDouble(i), 0);
+}
+
+std::string fileBytes(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(HostTensor, NpyRoundTripsThroughParse) {
+  HostTensor tensor(DType::I64, {2, 1, 3});
+  for (int64_t i = 0; i < 6; ++i)
+    tensor.setFromDouble(i, i - 3);
+  std::string path = ::testing::TempDir() + "round.npy", error;
+  ASSERT_TRUE(writeNpy(path, tensor, error)) << error;
+  std::optional<HostTensor> back = parseNpy(fileBytes(path), path, error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->describe(), "[2, 1, 3] i64");
+  for (int64_t i = 0; i < 6; ++i)
+    EXPECT_EQ(back->getAsDouble(i), i - 3);
+  std::remove(path.c_str());
+}
+
+TEST(HostTensor, SafetensorsNamesAreEscaped) {
+  // A name JSON must escape reads back as itself.
+  std::map<std::string, HostTensor> tensors;
+  tensors.emplace("a\"b\\c\nd", HostTensor(DType::F32, {2}));
+  tensors.emplace("plain", HostTensor(DType::BF16, {0}));
+  std::string path = ::testing::TempDir() + "names.safetensors", error;
+  ASSERT_TRUE(writeSafetensors(path, tensors, error)) << error;
+  auto back = parseSafetensors(fileBytes(path), path, error);
+  ASSERT_TRUE(back) << error;
+  ASSERT_EQ(back->size(), 2u);
+  EXPECT_EQ(back->begin()->first, "a\"b\\c\nd");
+  EXPECT_EQ(back->at("plain").describe(), "[0] bf16");
+  std::remove(path.c_str());
+}
+
+TEST(HostTensor, TruncatedInputsNeverReadPastTheirEnd) {
+  // Every prefix of a valid file is rejected with a message, never read
+  // beyond (ASan builds check the bounds).
+  HostTensor tensor(DType::F32, {3});
+  std::map<std::string, HostTensor> one;
+  one.emplace("w", HostTensor(DType::F32, {3}));
+  std::string npy = ::testing::TempDir() + "t.npy";
+  std::string st = ::testing::TempDir() + "t.safetensors", error;
+  ASSERT_TRUE(writeNpy(npy, tensor, error));
+  ASSERT_TRUE(writeSafetensors(st, one, error));
+  std::string npyBytes = fileBytes(npy), stBytes = fileBytes(st);
+  for (size_t n = 0; n < npyBytes.size(); ++n) {
+    std::string prefix = npyBytes.substr(0, n);
+    EXPECT_FALSE(parseNpy(prefix, "t.npy", error)) << n;
+    EXPECT_NE(error.find("'t.npy'"), std::string::npos) << error;
+  }
+  for (size_t n = 0; n < stBytes.size(); ++n) {
+    std::string prefix = stBytes.substr(0, n);
+    EXPECT_FALSE(parseSafetensors(prefix, "t.safetensors", error)) << n;
+    EXPECT_NE(error.find("'t.safetensors'"), std::string::npos) << error;
+  }
+  std::remove(npy.c_str());
+  std::remove(st.c_str());
+}
+
+} // namespace
