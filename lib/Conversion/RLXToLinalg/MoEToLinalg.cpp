@@ -16,8 +16,7 @@
 // specifies) starting from the bias, then requantizes in f64, where the
 // product `acc * mult` is rounded once before `math.roundeven`.
 //
-// The GGUF ops (rlx.dequant_grouped_matmul, rlx.dequant_moe_weights) have
-// no lowering here and are reported as not lowerable.
+// The quantized-weight ops and rlx.q_conv2d are in DequantToLinalg.cpp.
 //
 //===----------------------------------------------------------------------===//
 

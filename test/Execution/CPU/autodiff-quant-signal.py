@@ -14,8 +14,10 @@ in f32. Complex ops are checked inside real-valued losses (real inputs cast
 to complex), as users call them; torch.autograd on complex tensors is the
 oracle (PyTorch's conjugate-Wirtinger convention).
 
-dequant_matmul, dequant_grouped_matmul and q_conv2d do not run on the CPU
-yet; their rules are checked as IR in test/Transforms/Autodiff/.
+dequant_matmul, dequant_grouped_matmul and q_conv2d run on the CPU (their
+forward is checked by test/Execution/CPU/dequant.py), but have no numeric
+gradient cases here yet; their rules are checked as IR in
+test/Transforms/Autodiff/.
 """
 
 import math
