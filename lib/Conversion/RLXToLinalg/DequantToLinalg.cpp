@@ -15,10 +15,12 @@
 // (e.g. `(d * scale) * q - dmin * min` for the K-quants), so a decoded value
 // is bit-identical to a reference dequantizer that follows the document.
 //
-// rlx.dequant_matmul decodes the whole weight into an f32 [K, N] tensor with
-// one parallel generic and multiplies with rlx.matmul (so the product goes
-// through the same BLAS path as any f32 matmul). A blocked kernel that
-// decodes one tile at a time next to the GEMM is not implemented yet.
+// rlx.dequant_matmul decodes the whole weight into an f32 tensor with one
+// parallel generic and multiplies with rlx.matmul (so the product goes
+// through the same BLAS path as any f32 matmul). GGUF bytes hold W's
+// columns, so they are decoded as W^T [N, K], reading and writing along
+// memory, and the GEMM reads that transposed. A blocked kernel that decodes
+// one tile at a time next to the GEMM is not implemented yet.
 //
 // rlx.dequant_grouped_matmul decodes inside its (m, k, n) contraction, like
 // rlx.grouped_matmul reads its weight: an expert stack is E times larger
@@ -399,7 +401,8 @@ Value buildFromIndices(
       .getResult(0);
 }
 
-/// rlx.dequant_matmul -> the decoded f32 weight [K, N], then rlx.matmul.
+/// rlx.dequant_matmul -> the decoded f32 weight (GGUF: its transpose [N, K]),
+/// then rlx.matmul.
 struct DequantMatMulLowering : OpConversionPattern<DequantMatMulOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -431,20 +434,33 @@ struct DequantMatMulLowering : OpConversionPattern<DequantMatMulOp> {
         n = arith::MulIOp::create(
             rewriter, loc, n, arith::ConstantIndexOp::create(rewriter, loc, 2));
     }
-    auto weightType = RankedTensorType::get(
-        {cast<RankedTensorType>(x.getType()).getDimSize(1),
-         resultType.getDimSize(1)},
-        rewriter.getF32Type());
+    int64_t staticK = cast<RankedTensorType>(x.getType()).getDimSize(1);
+    int64_t staticN = resultType.getDimSize(1);
+    // GGUF bytes hold W's columns (rows of K elements): decode W^T [N, K]
+    // so that reads and writes both run along the bytes, and let the
+    // matmul read it transposed. The other formats are stored as [K, N].
+    bool columns = ggufBlock(w.scheme).has_value();
+    SmallVector<int64_t> weightShape = {staticK, staticN};
+    if (columns)
+      std::swap(weightShape[0], weightShape[1]);
+    auto weightType = RankedTensorType::get(weightShape, rewriter.getF32Type());
+    Value kSize = ShapedType::isDynamic(staticK) ? k : Value();
+    SmallVector<Value> dims =
+        columns ? SmallVector<Value>{n, kSize} : SmallVector<Value>{kSize, n};
     SmallVector<Value> sizes;
-    if (weightType.isDynamicDim(0))
-      sizes.push_back(k);
-    if (n)
-      sizes.push_back(n);
+    for (Value size : dims)
+      if (size)
+        sizes.push_back(size);
     Value weight =
         buildFromIndices(rewriter, loc, weightType, sizes,
-                         [&](OpBuilder &b, Location l, ValueRange kn) {
-                           return decodeWeight(b, l, w, kn[0], kn[1]);
+                         [&](OpBuilder &b, Location l, ValueRange idx) {
+                           return columns
+                                      ? decodeWeight(b, l, w, idx[1], idx[0])
+                                      : decodeWeight(b, l, w, idx[0], idx[1]);
                          });
+    if (columns)
+      weight = TransposeOp::create(rewriter, loc, weight,
+                                   rewriter.getDenseI64ArrayAttr({1, 0}));
     rewriter.replaceOpWithNewOp<MatMulOp>(op, resultType, x, weight);
     return success();
   }

@@ -1,14 +1,16 @@
 // RUN: rlx-opt %s --convert-rlx-to-linalg --split-input-file | FileCheck %s
 
-// The weight is decoded by one parallel generic over [K, N] that reads the
-// packed bytes (here the f16 scale of a Q4_0 block), then multiplied by a
-// linalg.matmul; no per-element constants.
+// A GGUF weight is decoded by one parallel generic over W^T [N, K] (along
+// the packed bytes; here the f16 scale of a Q4_0 block is read), then
+// multiplied by a linalg.matmul reading it transposed; no per-element
+// constants.
 // CHECK-LABEL: func.func @dequant_matmul_q4_0
 // CHECK-SAME: (%[[X:.*]]: tensor<3x64xf32>, %[[W:.*]]: tensor<72xi8>)
-// CHECK: %[[D:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} outs(%{{.*}} : tensor<64x2xf32>)
+// CHECK: %[[D:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} outs(%{{.*}} : tensor<2x64xf32>)
 // CHECK: tensor.extract %[[W]]
 // CHECK: arith.bitcast %{{.*}} : i16 to f16
-// CHECK: linalg.matmul ins(%[[X]], %[[D]] : tensor<3x64xf32>, tensor<64x2xf32>)
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[D]] : tensor<2x64xf32>)
+// CHECK: linalg.matmul ins(%[[X]], %[[T]] : tensor<3x64xf32>, tensor<64x2xf32>)
 func.func @dequant_matmul_q4_0(%x: tensor<3x64xf32>, %w: tensor<72xui8>) -> tensor<3x2xf32> {
   %0 = rlx.dequant_matmul gguf_q4_0 %x, %w : tensor<3x64xf32>, tensor<72xui8>
   return %0 : tensor<3x2xf32>
@@ -16,9 +18,10 @@ func.func @dequant_matmul_q4_0(%x: tensor<3x64xf32>, %w: tensor<72xui8>) -> tens
 
 // -----
 
-// FP8 codes are decoded from their bits, not through an f8 extension.
+// FP8 codes are decoded from their bits, not through an f8 extension; the
+// [K, N] formats are decoded in their own order.
 // CHECK-LABEL: func.func @dequant_matmul_fp8
-// CHECK: linalg.generic
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<4x3xf32>)
 // CHECK: %[[C:.*]] = tensor.extract %{{.*}} : tensor<4x3xf8E4M3FN>
 // CHECK: arith.bitcast %[[C]] : f8E4M3FN to i8
 // CHECK-NOT: arith.extf
