@@ -14,7 +14,9 @@ bit (NaN equal to NaN). FP8 decodes every one of the 256 codes, infinities
 and NaNs included, through a 1 x 1 x N product.
 
 The products are compared with a float64 NumPy product elementwise against
-1e-5 * (|x| @ |W|), the f32 rounding of a sum of K terms.
+1e-5 * (|x| @ |W|), the f32 rounding of a sum of K terms. An expert id
+outside [0, E) in dequant_grouped_matmul gives a zero row (as in
+rlx.grouped_matmul).
 
 q_conv2d: acc = bias + sum (x - x_zp) * (w - w_zp) in integers (wrapping
 i32), out = saturate_i8(round_half_even(acc * mult) + out_zp) in float64;
@@ -121,7 +123,8 @@ def dequant_blocks(scheme, blocks):
     n = blocks.shape[0]
     y = np.zeros((n, GGUF[scheme][0]), F32)
     if scheme == "gguf_q4_0":
-        return f32s(nibbles32(blocks[:, 2:18]) - 8) * f16_field(blocks, 0)[:, None]
+        d = f16_field(blocks, 0)[:, None]
+        return f32s(nibbles32(blocks[:, 2:18]) - 8) * d
     if scheme == "gguf_q4_1":
         d, m = f16_field(blocks, 0)[:, None], f16_field(blocks, 2)[:, None]
         return f32s(nibbles32(blocks[:, 4:20])) * d + m
@@ -133,7 +136,8 @@ def dequant_blocks(scheme, blocks):
         q = nibbles32(blocks[:, 8:24]) | (high_bits32(blocks[:, 4:8]) << 4)
         return f32s(q) * d + m
     if scheme == "gguf_q8_0":
-        return f32s(blocks[:, 2:34].view(np.int8)) * f16_field(blocks, 0)[:, None]
+        d = f16_field(blocks, 0)[:, None]
+        return f32s(blocks[:, 2:34].view(np.int8)) * d
     if scheme == "gguf_q8_k":
         d = np.ascontiguousarray(blocks[:, 0:4]).view("<f4").astype(F32)
         return f32s(blocks[:, 4:260].view(np.int8)) * d  # d is [count, 1]
@@ -184,10 +188,10 @@ def dequant_blocks(scheme, blocks):
             if five:
                 lo = lo + np.where(qh & u1, 16, 0)
                 hi = hi + np.where(qh & u2, 16, 0)
-            y[:, 64 * g:64 * g + 32] = ((d * f32s(s1))[:, None] * f32s(lo) -
-                                        (dmin * f32s(m1))[:, None])
-            y[:, 64 * g + 32:64 * g + 64] = (
-                (d * f32s(s2))[:, None] * f32s(hi) - (dmin * f32s(m2))[:, None])
+            for half, (sc, mn, q) in enumerate(((s1, m1, lo), (s2, m2, hi))):
+                dl, ml = d * f32s(sc), dmin * f32s(mn)
+                y[:, 64 * g + 32 * half:64 * g + 32 * half + 32] = (
+                    dl[:, None] * f32s(q) - ml[:, None])
             u1, u2 = u1 << 2, u2 << 2
         return y
     if scheme == "gguf_q6_k":
@@ -202,10 +206,11 @@ def dequant_blocks(scheme, blocks):
             s_ = sc[:, 8 * half:8 * half + 8]
             for l in range(32):
                 is_ = l // 16
-                q1 = ((l_[:, l] & 0xF) | (((h_[:, l] >> 0) & 3) << 4)) - 32
-                q2 = ((l_[:, l + 32] & 0xF) | (((h_[:, l] >> 2) & 3) << 4)) - 32
-                q3 = ((l_[:, l] >> 4) | (((h_[:, l] >> 4) & 3) << 4)) - 32
-                q4 = ((l_[:, l + 32] >> 4) | (((h_[:, l] >> 6) & 3) << 4)) - 32
+                a, b, h = l_[:, l], l_[:, l + 32], h_[:, l]
+                q1 = ((a & 0xF) | (((h >> 0) & 3) << 4)) - 32
+                q2 = ((b & 0xF) | (((h >> 2) & 3) << 4)) - 32
+                q3 = ((a >> 4) | (((h >> 4) & 3) << 4)) - 32
+                q4 = ((b >> 4) | (((h >> 6) & 3) << 4)) - 32
                 for quarter, q in enumerate((q1, q2, q3, q4)):
                     y[:, base + l + 32 * quarter] = (
                         d * s_[:, is_ + 2 * quarter]) * f32s(q)
@@ -292,7 +297,8 @@ def run_dequant_matmul(scheme, x, w_q, side, block_size=None, const_w=None):
         n = w_q.size // (x.shape[1] // GGUF[scheme][0] * GGUF[scheme][1])
     ot = tensor_type((x.shape[0], n), F32)
     mlir = (f"func.func @main({', '.join(args)}) -> {ot} {{\n{body}"
-            f"  %0 = rlx.dequant_matmul {scheme}{bs} %x, %w{tail} : {xt}, {wt}\n"
+            f"  %0 = rlx.dequant_matmul {scheme}{bs} %x, %w{tail} : "
+            f"{xt}, {wt}\n"
             f"  return %0 : {ot}\n}}")
     outs = check.run(mlir, inputs)
     return outs[0] if outs else None
@@ -332,8 +338,12 @@ for scheme, (elements, _) in GGUF.items():
         k = elements * blocks_per_row
         packed, values = gguf_weight(scheme, k, n, experts)
         x = check.uniform((m, k), F32)
-        idx = check.integers((m,), np.int64 if m % 2 else np.int32, 0,
-                             experts)
+        # The 17-row case also draws ids -1 and E, which give zero rows.
+        low, high = (-1, experts + 1) if m == 17 else (0, experts)
+        idx = check.integers((m,), np.int64 if m % 2 else np.int32, low,
+                             high)
+        valid = (idx >= 0) & (idx < experts)
+        safe = np.where(valid, idx, 0)
         xt, pt, it = (tensor_type(v.shape, v.dtype) for v in (x, packed, idx))
         ot = tensor_type((m, n), F32)
         mlir = (f"func.func @main(%x: {xt} {{rlx.input = \"x\"}}, "
@@ -344,10 +354,10 @@ for scheme, (elements, _) in GGUF.items():
                 f"  return %0 : {ot}\n}}")
         outs = check.run(mlir, {"x": x, "w": packed, "i": idx})
         got = outs[0] if outs else None
-        want = np.stack([x[r].astype(np.float64) @ values[idx[r]]
-                         for r in range(m)])
+        want = np.stack([x[r].astype(np.float64) @ values[safe[r]]
+                         for r in range(m)]) * valid[:, None]
         bound = 1e-5 * np.stack([np.abs(x[r]).astype(np.float64) @
-                                 np.abs(values[idx[r]]) for r in range(m)])
+                                 np.abs(values[safe[r]]) for r in range(m)])
         err = None if got is None else (
             np.abs(got - want) / (bound + 1e-30)).astype(F32)
         check.close(f"dequant_grouped_matmul {scheme} M={m} K={k} N={n} "
@@ -460,9 +470,10 @@ def qconv_reference(x, w, bias, stride, padding, dilation, groups, x_zp,
         g = co // og
         for i in range(kh):
             for j in range(kw):
+                h0, w0 = i * dilation[0], j * dilation[1]
                 win = xp[:, g * cg:(g + 1) * cg,
-                         i * dilation[0]:i * dilation[0] + stride[0] * ho:stride[0],
-                         j * dilation[1]:j * dilation[1] + stride[1] * wo:stride[1]]
+                         h0:h0 + stride[0] * ho:stride[0],
+                         w0:w0 + stride[1] * wo:stride[1]]
                 acc[:, co] += np.einsum("nchw,c->nhw", win, wc[co, :, i, j])
     acc = ((acc + 2**31) % 2**32) - 2**31  # the i32 accumulator wraps
     scaled = acc.astype(np.float64) * np.float64(F32(mult))
