@@ -16,19 +16,17 @@
 // specifies) starting from the bias, then requantizes in f64, where the
 // product `acc * mult` is rounded once before `math.roundeven`.
 //
-// The GGUF ops (rlx.dequant_grouped_matmul, rlx.dequant_moe_weights) have
-// no lowering here and are reported as not lowerable.
+// The quantized-weight ops and rlx.q_conv2d are in DequantToLinalg.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
+#include "QuantLowering.h"
 #include "rlx/Conversion/RLXToLinalg/RLXToLinalg.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -92,40 +90,19 @@ struct GroupedMatMulLowering : OpConversionPattern<GroupedMatMulOp> {
             rewriter, loc, TypeRange{accResultType}, ValueRange{input, idx},
             ValueRange{init}, maps, contractionIterators(),
             [&](OpBuilder &b, Location l, ValueRange args) {
-              Value expert =
-                  arith::IndexCastOp::create(b, l, b.getIndexType(), args[1]);
-              // Unsigned: a negative id is huge, so out of range too.
-              Value inRange = arith::CmpIOp::create(
-                  b, l, arith::CmpIPredicate::ult, expert, experts);
-              Value zeroIndex = arith::ConstantIndexOp::create(b, l, 0);
-              Value safe =
-                  arith::SelectOp::create(b, l, inRange, expert, zeroIndex);
-              SmallVector<Value> coords = {safe,
-                                           linalg::IndexOp::create(b, l, 1),
-                                           linalg::IndexOp::create(b, l, 2)};
-              auto product = [&](OpBuilder &pb, Location pl) -> Value {
-                Value w = tensor::ExtractOp::create(pb, pl, weight, coords);
-                return arith::MulFOp::create(pb, pl,
-                                             extendTo(pb, pl, accType, args[0]),
-                                             extendTo(pb, pl, accType, w));
-              };
-              Value zero = floatConstant(b, l, accType, 0.0);
-              Value term;
-              if (mayBeEmpty) {
-                // No expert 0 to read in place of an out-of-range id.
-                term = scf::IfOp::create(
-                           b, l, inRange,
-                           [&](OpBuilder &tb, Location tl) {
-                             scf::YieldOp::create(tb, tl, product(tb, tl));
-                           },
-                           [&](OpBuilder &eb, Location el) {
-                             scf::YieldOp::create(eb, el, zero);
-                           })
-                           .getResult(0);
-              } else {
-                term =
-                    arith::SelectOp::create(b, l, inRange, product(b, l), zero);
-              }
+              // linalg.index must stay in the generic's body, not in an
+              // scf.if of buildExpertTerm.
+              Value kIndex = linalg::IndexOp::create(b, l, 1);
+              Value nIndex = linalg::IndexOp::create(b, l, 2);
+              Value term = buildExpertTerm(
+                  b, l, args[1], experts, mayBeEmpty, accType,
+                  [&](OpBuilder &pb, Location pl, Value expert) -> Value {
+                    Value w = tensor::ExtractOp::create(
+                        pb, pl, weight, ValueRange{expert, kIndex, nIndex});
+                    return arith::MulFOp::create(
+                        pb, pl, extendTo(pb, pl, accType, args[0]),
+                        extendTo(pb, pl, accType, w));
+                  });
               linalg::YieldOp::create(
                   b, l, arith::AddFOp::create(b, l, args[2], term).getResult());
             })
@@ -195,27 +172,13 @@ struct QMatMulLowering : OpConversionPattern<QMatMulOp> {
             })
             .getResult(0);
 
-    Type f64 = rewriter.getF64Type();
     double mult = static_cast<double>(op.getMult().convertToFloat());
     // I64Attr getters return uint64_t; the zero point is signed.
-    double outZp = static_cast<double>(static_cast<int64_t>(op.getOutZp()));
+    int64_t outZp = static_cast<int64_t>(op.getOutZp());
     Value result = buildBroadcastElementwise(
         rewriter, loc, resultType, acc,
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          Value wide = arith::SIToFPOp::create(b, l, f64, args[0]);
-          Value scaled =
-              arith::MulFOp::create(b, l, wide, floatConstant(b, l, f64, mult));
-          // Both terms are integers below 2^53, so the sum is exact.
-          Value shifted = arith::AddFOp::create(
-              b, l, math::RoundEvenOp::create(b, l, scaled),
-              floatConstant(b, l, f64, outZp));
-          Value clamped = arith::MinimumFOp::create(
-              b, l,
-              arith::MaximumFOp::create(b, l, shifted,
-                                        floatConstant(b, l, f64, -128.0)),
-              floatConstant(b, l, f64, 127.0));
-          return arith::FPToSIOp::create(b, l, resultType.getElementType(),
-                                         clamped);
+          return buildRequantizeToI8(b, l, args[0], mult, outZp);
         });
     rewriter.replaceOp(op, result);
     return success();

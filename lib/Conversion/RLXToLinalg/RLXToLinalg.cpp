@@ -62,6 +62,7 @@ void rlx::populateRLXToLinalgPatterns(const TypeConverter &converter,
   populateSampleToLinalgPatterns(converter, patterns);
   populateFftToLinalgPatterns(converter, patterns);
   populateMoEToLinalgPatterns(converter, patterns);
+  populateDequantToLinalgPatterns(converter, patterns);
   populateSSMToLinalgPatterns(converter, patterns);
 }
 

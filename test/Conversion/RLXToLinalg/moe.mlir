@@ -12,11 +12,11 @@
 // CHECK: %[[E:.*]] = arith.constant 4 : index
 // CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[MK]], #[[M]], #[[MN]]], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[X]], %[[I]] : tensor<6x16xf32>, tensor<6xi32>) outs(%[[Z]] : tensor<6x32xf32>)
 // CHECK: ^bb0(%[[A:.*]]: f32, %[[ID:.*]]: i32, %[[ACC:.*]]: f32):
+// CHECK: %[[K:.*]] = linalg.index 1 : index
+// CHECK: %[[N:.*]] = linalg.index 2 : index
 // CHECK: %[[IX:.*]] = arith.index_cast %[[ID]] : i32 to index
 // CHECK: %[[OK:.*]] = arith.cmpi ult, %[[IX]], %[[E]] : index
 // CHECK: %[[SAFE:.*]] = arith.select %[[OK]], %[[IX]], %{{.*}} : index
-// CHECK: %[[K:.*]] = linalg.index 1 : index
-// CHECK: %[[N:.*]] = linalg.index 2 : index
 // CHECK: %[[WV:.*]] = tensor.extract %[[W]][%[[SAFE]], %[[K]], %[[N]]] : tensor<4x16x32xf32>
 // CHECK: %[[P:.*]] = arith.mulf %[[A]], %[[WV]] : f32
 // CHECK: %[[T:.*]] = arith.select %[[OK]], %[[P]], %{{.*}} : f32

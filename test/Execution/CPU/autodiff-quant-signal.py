@@ -14,8 +14,10 @@ in f32. Complex ops are checked inside real-valued losses (real inputs cast
 to complex), as users call them; torch.autograd on complex tensors is the
 oracle (PyTorch's conjugate-Wirtinger convention).
 
-dequant_matmul, dequant_grouped_matmul and q_conv2d do not run on the CPU
-yet; their rules are checked as IR in test/Transforms/Autodiff/.
+dequant_matmul (int8_block with a zero point: x, scale and zero point),
+dequant_grouped_matmul (a constant Q8_0 stack, whose values the test
+decodes itself: the input) and q_conv2d (between quantize and dequantize,
+straight-through like q_matmul: the input) are checked numerically too.
 """
 
 import math
@@ -306,6 +308,91 @@ case("q_matmul quantized weight",
          "%d = rlx.dequantize %y scales = [0.1] zero_points = [1] "
          ": tensor<3x4xi8>"] + from_f32(F, (3, 4), "d"),
      (3, 4), q_matmul_both, ["x", "wf"], smooth=False, n=8, tol=F32_INSIDE)
+
+
+# --------------------------------------------------------------------------
+# dequant_matmul int8_block with a zero point: bilinear in x and the scale,
+# linear in the zero point (W = (q - zp) * scale, blocks of 4 along K)
+def dequant_int8(x, w, s, z):
+    rows = torch.arange(8) // 4
+    return x @ ((w.to(x.dtype) - z[rows]) * s[rows])
+
+
+case("dequant_matmul int8_block",
+     [("x", "param", uniform((3, 8))),
+      ("w", "index", lambda dtype: check.integers((8, 5), np.int8, -128,
+                                                  128)),
+      ("s", "param", uniform((2, 5), 0.01, 0.1)),
+      ("z", "param", uniform((2, 5), -4.0, 4.0))],
+     lambda F, t: to_f32(F, t, (3, 8), "x", "x32") +
+     to_f32(F, t, (2, 5), "s", "s32") + to_f32(F, t, (2, 5), "z", "z32") + [
+         "%y = rlx.dequant_matmul int8_block block_size = 4 %x32, %w "
+         "scale %s32 : tensor<2x5xf32> zero_point %z32 : tensor<2x5xf32> "
+         ": tensor<3x8xf32>, tensor<8x5xi8>"] + from_f32(F, (3, 5), "y"),
+     (3, 5), dequant_int8, ["x", "s", "z"], n=8, tol=F32_INSIDE)
+
+
+# dequant_grouped_matmul on a constant Q8_0 stack (2 experts of 3 rows of
+# 32): the input's gradient through the decoded weights
+def q8_0_stack(experts, rows, rng):
+    """Packed Q8_0 bytes and their values [experts, 32, rows]."""
+    d = rng.uniform(0.005, 0.02, experts * rows).astype(np.float16)
+    q = rng.integers(-128, 128, (experts * rows, 32)).astype(np.int8)
+    packed = np.concatenate([d.view(np.uint8).reshape(-1, 2),
+                             q.view(np.uint8)], axis=1).reshape(-1)
+    values = q.astype(np.float32) * d.astype(np.float32)[:, None]
+    return packed, values.reshape(experts, rows, 32).transpose(0, 2, 1)
+
+
+Q8_PACKED, Q8_VALUES = q8_0_stack(2, 3, np.random.default_rng(12))
+Q8_HEX = "0x" + Q8_PACKED.tobytes().hex().upper()
+case("dequant_grouped_matmul gguf_q8_0",
+     [("x", "param", uniform((4, 32))),
+      ("idx", "index", lambda dtype: check.integers((4,), np.int64, 0, 2))],
+     lambda F, t: [f"%p = rlx.constant dense<\"{Q8_HEX}\"> : "
+                   f"tensor<{Q8_PACKED.size}xui8>"] +
+     to_f32(F, t, (4, 32), "x", "x32") + [
+         "%y = rlx.dequant_grouped_matmul gguf_q8_0 %x32, %p, %idx : "
+         f"tensor<4x32xf32>, tensor<{Q8_PACKED.size}xui8>, tensor<4xi64> -> "
+         "tensor<4x3xf32>"] + from_f32(F, (4, 3), "y"),
+     (4, 3), lambda x, idx: (x[:, :, None] * torch.tensor(
+         Q8_VALUES, dtype=x.dtype)[idx.long()]).sum(1),
+     ["x"], n=32, tol=F32_INSIDE)
+
+
+# q_conv2d between quantize and dequantize, like q_matmul above
+def q_conv2d_fn(x, w, bias):
+    xf = x.float().double()
+    z = xf / QX + QZ
+    k = torch.clamp(torch.round(z), -128, 127)
+    inside = ((z >= -128.5) & (z <= 127.5)).to(x.dtype)
+    xi = ste(k, z * inside) - QZ
+    acc = torch.nn.functional.conv2d(xi, w.double() - QW, padding=1) + \
+        bias.double()[None, :, None, None]
+    v = acc * float(np.float32(0.01)) - 3
+    o = ste(torch.clamp(torch.round(v), -128, 127),
+            v * ((v >= -128.5) & (v <= 127.5)).to(x.dtype))
+    return ((o + 3) * float(np.float32(0.05))).float().to(x.dtype)
+
+
+case("q_conv2d",
+     [("x", "param", uniform((1, 2, 4, 4), -2.0, 2.0)),
+      ("w", "index", lambda dtype: check.integers((3, 2, 3, 3), np.int8, -20,
+                                                  20)),
+      ("bias", "index", lambda dtype: check.integers((3,), np.int32, -300,
+                                                     300))],
+     lambda F, t: to_f32(F, t, (1, 2, 4, 4), "x", "x32") + [
+         f"%q = rlx.quantize %x32 scales = [{QX}] zero_points = [{QZ}] "
+         ": tensor<1x2x4x4xf32>",
+         "%y = rlx.q_conv2d %q, %w, %bias {kernel_size = array<i64: 3, 3>, "
+         "stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, "
+         "dilation = array<i64: 1, 1>, groups = 1 : i64, "
+         f"x_zp = {QZ} : i64, w_zp = {QW} : i64, out_zp = -3 : i64, "
+         "mult = 0.01 : f32} : tensor<1x2x4x4xi8>, tensor<3x2x3x3xi8>, "
+         "tensor<3xi32>",
+         "%d = rlx.dequantize %y scales = [0.05] zero_points = [-3] "
+         ": tensor<1x3x4x4xi8>"] + from_f32(F, (1, 3, 4, 4), "d"),
+     (1, 3, 4, 4), q_conv2d_fn, ["x"], smooth=False, n=18, tol=F32_INSIDE)
 
 
 # --------------------------------------------------------------------------

@@ -58,6 +58,10 @@ void populateSampleToLinalgPatterns(const TypeConverter &converter,
 /// rlx.grouped_matmul and rlx.q_matmul.
 void populateMoEToLinalgPatterns(const TypeConverter &converter,
                                  RewritePatternSet &patterns);
+/// rlx.dequant_matmul, rlx.dequant_grouped_matmul, rlx.dequant_moe_weights
+/// and rlx.q_conv2d.
+void populateDequantToLinalgPatterns(const TypeConverter &converter,
+                                     RewritePatternSet &patterns);
 /// rlx.selective_scan and rlx.gated_delta_net to an scf.for over time.
 void populateSSMToLinalgPatterns(const TypeConverter &converter,
                                  RewritePatternSet &patterns);
