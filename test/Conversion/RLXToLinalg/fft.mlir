@@ -173,18 +173,3 @@ func.func @log_mel(%s: tensor<10x16xf32>, %f: tensor<4x5xf32>, %dy: tensor<10x4x
   %1 = rlx.log_mel_backward %s, %f, %dy : tensor<10x16xf32>, tensor<4x5xf32>, tensor<10x4xf32>
   return %0, %1 : tensor<10x4xf32>, tensor<10x16xf32>
 }
-
-// -----
-
-// A long transform's twiddle table costs the same IR as a short one's:
-// nothing is materialised per element (a constant of 1000003 values took
-// seconds and hundreds of megabytes).
-// CHECK-LABEL: func.func @fft_long_dft
-// CHECK-NOT: dense<[
-// CHECK: math.cos
-// CHECK-NOT: dense<[
-// CHECK: return
-func.func @fft_long_dft(%z: tensor<1x1000003xcomplex<f32>>) -> tensor<1x1000003xcomplex<f32>> {
-  %0 = rlx.fft %z : tensor<1x1000003xcomplex<f32>>
-  return %0 : tensor<1x1000003xcomplex<f32>>
-}
