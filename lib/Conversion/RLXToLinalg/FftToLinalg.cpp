@@ -190,39 +190,57 @@ static Value joinPlanes(OpBuilder &b, Location loc, Planes planes,
                     1.0);
 }
 
-/// A rank-1 constant of `values` in `type`.
-static Value vectorConstant(OpBuilder &b, Location loc, Type type,
-                            ArrayRef<double> values) {
-  auto tensorType =
-      RankedTensorType::get({static_cast<int64_t>(values.size())}, type);
-  SmallVector<Attribute> attrs;
-  for (double value : values)
-    attrs.push_back(b.getFloatAttr(type, value));
-  return arith::ConstantOp::create(b, loc,
-                                   DenseElementsAttr::get(tensorType, attrs));
-}
-
 /// cos and sign * sin of 2 pi m / n for m in [0, count), in f64 and then
 /// rounded to `type` once. Multiples of pi / 2 are exact (std::cos(pi / 2)
 /// is 6e-17, not 0), so that length-2 and length-4 transforms are exact.
+/// The table is computed by a generic over m, not materialised as a
+/// constant, so that compile time and memory do not grow with n.
 static std::pair<Value, Value> twiddleTable(OpBuilder &b, Location loc,
                                             Type type, int64_t n, int64_t count,
                                             double sign) {
-  SmallVector<double> cosines, sines;
-  for (int64_t m = 0; m < count; ++m) {
-    static constexpr double quadrantCos[] = {1.0, 0.0, -1.0, 0.0};
-    static constexpr double quadrantSin[] = {0.0, 1.0, 0.0, -1.0};
-    if ((4 * m) % n == 0) {
-      cosines.push_back(quadrantCos[4 * m / n]);
-      sines.push_back(sign * quadrantSin[4 * m / n]);
-      continue;
-    }
-    double angle = 2.0 * M_PI * static_cast<double>(m) / n;
-    cosines.push_back(std::cos(angle));
-    sines.push_back(sign * std::sin(angle));
-  }
-  return {vectorConstant(b, loc, type, cosines),
-          vectorConstant(b, loc, type, sines)};
+  Type f64 = b.getF64Type(), i64 = b.getI64Type();
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(count)};
+  SmallVector<Value> table = buildParallel(
+      b, loc, sizes, {type, type}, {}, {},
+      [&](OpBuilder &nb, Location nl, ValueRange) {
+        auto i64Const = [&](int64_t v) {
+          return arith::ConstantIntOp::create(nb, nl, i64, v);
+        };
+        auto f64Const = [&](double v) { return floatConstant(nb, nl, f64, v); };
+        auto equals = [&](Value a, int64_t v) {
+          return arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, a,
+                                       i64Const(v));
+        };
+        auto select = [&](Value cond, Value t, Value f) -> Value {
+          return arith::SelectOp::create(nb, nl, cond, t, f);
+        };
+        Value m = arith::IndexCastOp::create(
+            nb, nl, i64, linalg::IndexOp::create(nb, nl, 0));
+        // 4 m / n is the quadrant when 4 m is a multiple of n.
+        Value fourM = arith::MulIOp::create(nb, nl, m, i64Const(4));
+        Value onAxis =
+            equals(arith::RemSIOp::create(nb, nl, fourM, i64Const(n)), 0);
+        Value quadrant = arith::DivSIOp::create(nb, nl, fourM, i64Const(n));
+        Value angle = arith::DivFOp::create(
+            nb, nl,
+            arith::MulFOp::create(nb, nl, f64Const(2.0 * M_PI),
+                                  arith::SIToFPOp::create(nb, nl, f64, m)),
+            f64Const(static_cast<double>(n)));
+        Value one = f64Const(1.0), minusOne = f64Const(-1.0),
+              zero = f64Const(0.0);
+        Value axisCos = select(equals(quadrant, 0), one,
+                               select(equals(quadrant, 2), minusOne, zero));
+        Value axisSin = select(equals(quadrant, 1), one,
+                               select(equals(quadrant, 3), minusOne, zero));
+        Value cosine =
+            select(onAxis, axisCos, math::CosOp::create(nb, nl, angle));
+        Value sine = arith::MulFOp::create(
+            nb, nl, select(onAxis, axisSin, math::SinOp::create(nb, nl, angle)),
+            f64Const(sign));
+        return SmallVector<Value>{truncateTo(nb, nl, type, cosine),
+                                  truncateTo(nb, nl, type, sine)};
+      });
+  return {table[0], table[1]};
 }
 
 /// (a_re + i a_im) * (w_re + i w_im).

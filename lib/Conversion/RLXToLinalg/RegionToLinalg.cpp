@@ -16,6 +16,7 @@
 #include "LoweringUtils.h"
 #include "rlx/Conversion/RLXToLinalg/RLXToLinalg.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 #include "rlx/Dialect/RLX/IR/ScalarOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -73,6 +74,33 @@ static Value emitElementBody(OpBuilder &b, Block &body, ValueRange args) {
   return scalars.lookup(yield.getValues().front());
 }
 
+/// Builds the broadcast elementwise `body` over `inputs` into `resultType`.
+/// The verifier accepts a dynamic result dim where the inputs broadcast to
+/// a static size, but the loop nest takes a dynamic extent only from a
+/// dynamic input dim: such dims are built at their static size and the
+/// result is cast to `resultType`.
+static Value buildRegionResult(OpBuilder &b, Location loc,
+                               RankedTensorType resultType, ValueRange inputs,
+                               Block &body) {
+  SmallVector<int64_t> shape;
+  for (Value input : inputs)
+    shape = broadcastShapesOrDynamic(
+        shape, cast<RankedTensorType>(input.getType()).getShape());
+  SmallVector<int64_t> refined(resultType.getShape());
+  if (shape.size() == refined.size())
+    for (auto [dim, known] : llvm::zip_equal(refined, shape))
+      if (ShapedType::isDynamic(dim))
+        dim = known;
+  auto buildType = resultType.clone(refined);
+  Value result = buildBroadcastElementwise(
+      b, loc, buildType, inputs, [&](OpBuilder &nb, Location, ValueRange args) {
+        return emitElementBody(nb, body, args);
+      });
+  if (buildType != resultType)
+    result = tensor::CastOp::create(b, loc, resultType, result);
+  return result;
+}
+
 namespace {
 
 struct ElementwiseRegionLowering : OpConversionPattern<ElementwiseRegionOp> {
@@ -93,13 +121,8 @@ struct ElementwiseRegionLowering : OpConversionPattern<ElementwiseRegionOp> {
       inputs[*prologue] =
           buildUpsampleNearest2x(rewriter, loc, inputs[*prologue]);
     }
-    Block &body = op.getBody().front();
-    Value result =
-        buildBroadcastElementwise(rewriter, loc, resultType, inputs,
-                                  [&](OpBuilder &b, Location, ValueRange args) {
-                                    return emitElementBody(b, body, args);
-                                  });
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, buildRegionResult(rewriter, loc, resultType, inputs,
+                                             op.getBody().front()));
     return success();
   }
 };
@@ -117,11 +140,8 @@ struct BatchElementwiseRegionLowering
          llvm::zip_equal(adaptor.getInputs(), op.getResults())) {
       auto resultType = cast<RankedTensorType>(
           getTypeConverter()->convertType(result.getType()));
-      results.push_back(buildBroadcastElementwise(
-          rewriter, op.getLoc(), resultType, input,
-          [&](OpBuilder &b, Location, ValueRange args) {
-            return emitElementBody(b, body, args);
-          }));
+      results.push_back(
+          buildRegionResult(rewriter, op.getLoc(), resultType, input, body));
     }
     rewriter.replaceOp(op, results);
     return success();

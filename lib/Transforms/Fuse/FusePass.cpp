@@ -147,13 +147,35 @@ struct FuseLora : FusionPattern<BinaryOp> {
           continue;
         auto lowRank = cast<RankedTensorType>(up.getType());
         if (cast<ShapedType>(splat.getType()).getNumElements() != 1 ||
-            !isa<FloatType>(splat.getElementType()) ||
-            lowRank != add.getType() || base.getLhs().getType().getRank() != 2)
+            !isa<FloatType>(splat.getElementType()))
           return nearMiss(add, rewriter, "rlx.lora_matmul",
-                          "the scale is not a one-element float constant or "
-                          "x is not [m, k]");
-        scale = rewriter.getF32FloatAttr(
-            splat.getSplatValue<APFloat>().convertToDouble());
+                          "the scale is not a one-element float constant");
+        // rlx.lora_matmul is [m, k] @ [k, n] + ([m, k] @ [k, r]) @ [r, n]:
+        // batched (higher-rank) weights or adapters, or a sum that
+        // broadcasts, are plain matmuls and stay unfused.
+        auto rankOf = [](Value v) {
+          return cast<RankedTensorType>(v.getType()).getRank();
+        };
+        if (llvm::any_of(ValueRange{base.getLhs(), base.getRhs(), down.getRhs(),
+                                    up.getRhs()},
+                         [&](Value v) { return rankOf(v) != 2; }) ||
+            lowRank != add.getType() || base.getType() != add.getType())
+          return nearMiss(add, rewriter, "rlx.lora_matmul",
+                          "x, w, a and b are not all rank 2 ([m, k], [k, n], "
+                          "[k, r], [r, n]) or the sum broadcasts");
+        // rlx.lora_matmul holds its scale as an f32 attribute: an f64
+        // graph's scale that f32 cannot represent exactly (0.1 would become
+        // 0.100000001490116) stays an f64 multiply, unfused.
+        APFloat value = splat.getSplatValue<APFloat>();
+        APFloat single = value;
+        bool inexact = false;
+        single.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                       &inexact);
+        if (inexact)
+          return nearMiss(add, rewriter, "rlx.lora_matmul",
+                          "the scale is not exact in f32, the precision of "
+                          "the fused op's scale attribute");
+        scale = rewriter.getF32FloatAttr(single.convertToFloat());
         rewriter.replaceOpWithNewOp<LoraMatMulOp>(add, base.getLhs(),
                                                   base.getRhs(), down.getRhs(),
                                                   up.getRhs(), scale);

@@ -217,12 +217,7 @@ FailureOr<Value> cumsumBackward(PrimitiveBuilder &p, CumsumBackwardOp op) {
   // The adjoint of a prefix sum is the suffix sum: reverse along the axis
   // (a gather of n-1 .. 0), scan with the same exclusivity, reverse back.
   // Summing in the suffix order keeps it exact, unlike total - prefix.
-  SmallVector<int64_t> reversed(n);
-  for (int64_t i = 0; i < n; ++i)
-    reversed[i] = n - 1 - i;
-  auto indexType = RankedTensorType::get({n}, p.b.getI64Type());
-  Value indices = ConstantOp::create(
-      p.b, p.loc, DenseElementsAttr::get(indexType, ArrayRef(reversed)));
+  Value indices = p.iota({n}, n, /*offset=*/n - 1, /*step=*/-1);
   Value flipped = GatherOp::create(p.b, p.loc, op.getDy(), indices,
                                    static_cast<uint64_t>(axis));
   Value scanned = CumsumOp::create(

@@ -22,7 +22,8 @@ func.func @complex_helpers(%z: tensor<4x8xcomplex<f32>>) -> (tensor<4x8xf32>, te
 // A power-of-two length (N = 4 in the real-block layout): the re and im
 // halves are read into planes, gathered in bit-reversed order, then one generic
 // per radix-2 stage (log2(4) = 2) reads its pair and the stage's twiddle
-// table (exp(-i pi m / stride), m < stride); the halves are put back
+// table (exp(-i pi m / stride), m < stride, computed by a generic over m);
+// the halves are put back
 // unscaled (norm = backward).
 // CHECK-LABEL: func.func @fft_radix2
 // CHECK-SAME: (%[[X:.*]]: tensor<3x8xf32>)
@@ -36,17 +37,16 @@ func.func @complex_helpers(%z: tensor<4x8xcomplex<f32>>) -> (tensor<4x8xf32>, te
 // CHECK: arith.shrui
 // CHECK: tensor.extract %[[P]]#0
 // CHECK: tensor.extract %[[P]]#1
-// CHECK: %[[TC0:.*]] = arith.constant dense<1.000000e+00> : tensor<1xf32>
+// CHECK: %[[T0:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel"]} outs(%{{.*}}, %{{.*}} : tensor<1xf32>, tensor<1xf32>)
 // CHECK: %[[S0:.*]]:2 = linalg.generic
 // CHECK: tensor.extract %[[REV]]#0
-// CHECK: tensor.extract %[[TC0]]
+// CHECK: tensor.extract %[[T0]]#0
 // CHECK: arith.select
-// CHECK: %[[TC1:.*]] = arith.constant dense<[1.000000e+00, 0.000000e+00]> : tensor<2xf32>
-// CHECK: %[[TS1:.*]] = arith.constant dense<[-0.000000e+00, -1.000000e+00]> : tensor<2xf32>
+// CHECK: %[[T1:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel"]} outs(%{{.*}}, %{{.*}} : tensor<2xf32>, tensor<2xf32>)
 // CHECK: %[[S1:.*]]:2 = linalg.generic
 // CHECK: tensor.extract %[[S0]]#0
-// CHECK: tensor.extract %[[TC1]]
-// CHECK: tensor.extract %[[TS1]]
+// CHECK: tensor.extract %[[T1]]#0
+// CHECK: tensor.extract %[[T1]]#1
 // CHECK-NOT: linalg.generic
 // CHECK: %[[OUT:.*]] = tensor.insert_slice %[[S1]]#0 into %{{.*}}[0, 0] [3, 4] [1, 1]
 // CHECK: %[[OUT2:.*]] = tensor.insert_slice %[[S1]]#1 into %[[OUT]][0, 4] [3, 4] [1, 1]
@@ -68,16 +68,23 @@ func.func @fft_radix2(%x: tensor<3x8xf32>) -> tensor<3x8xf32> {
 // CHECK: %[[P:.*]]:2 = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x5xcomplex<f32>>) outs(%{{.*}}, %{{.*}} : tensor<2x5xf32>, tensor<2x5xf32>)
 // CHECK: complex.re
 // CHECK: complex.im
-// CHECK: %[[COS:.*]] = arith.constant dense<[1.000000e+00, 3.090170e-01, -8.090170e-01, -8.090170e-01, 3.090170e-01]> : tensor<5xf32>
-// CHECK: %[[SIN:.*]] = arith.constant dense<[0.000000e+00, 0.95105654, 0.587785244, -0.587785244, -0.95105654]> : tensor<5xf32>
+// The table cos / sin(2 pi m / 5) is computed by a generic over m in f64
+// (exact on the axes), not a constant of one value per element.
+// CHECK: %[[TW:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel"]} outs(%{{.*}}, %{{.*}} : tensor<5xf32>, tensor<5xf32>)
+// CHECK: linalg.index 0
+// CHECK: arith.remsi
+// CHECK: math.cos %{{.*}} : f64
+// CHECK: math.sin %{{.*}} : f64
+// CHECK: arith.truncf
+// CHECK: arith.truncf
 // CHECK: %[[D:.*]]:2 = linalg.generic {indexing_maps = [#[[IN]], #[[IN]], #[[OUT]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction"]}
 // CHECK-SAME: ins(%[[P]]#0, %[[P]]#1 :
 // CHECK: %[[K:.*]] = linalg.index 1
 // CHECK: %[[N:.*]] = linalg.index 2
 // CHECK: %[[KN:.*]] = arith.muli %[[K]], %[[N]]
 // CHECK: %[[M:.*]] = arith.remui %[[KN]], %c5
-// CHECK: tensor.extract %[[COS]][%[[M]]]
-// CHECK: tensor.extract %[[SIN]][%[[M]]]
+// CHECK: tensor.extract %[[TW]]#0[%[[M]]]
+// CHECK: tensor.extract %[[TW]]#1[%[[M]]]
 // CHECK: %[[SCALE:.*]] = arith.constant 0.44721359 : f32
 // CHECK: linalg.generic {{.*}} ins(%[[D]]#0, %[[D]]#1 :
 // CHECK: arith.mulf %{{.*}}, %[[SCALE]]

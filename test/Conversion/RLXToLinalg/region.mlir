@@ -132,3 +132,22 @@ func.func @constant_unsigned(%a: tensor<8xui8>) -> tensor<8xui8> {
   }
   return %y : tensor<8xui8>
 }
+
+// -----
+
+// A dynamic result dim over static inputs (the verifier accepts the dims as
+// compatible): the generic is built at the inputs' static size and cast to
+// the result type, not over a missing extent.
+// CHECK-LABEL: func.func @region_dynamic_result
+// CHECK: %[[Y:.*]] = linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK: %[[C:.*]] = tensor.cast %[[Y]] : tensor<4x8xf32> to tensor<?x8xf32>
+// CHECK: return %[[C]]
+func.func @region_dynamic_result(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<?x8xf32> {
+  %y = rlx.elementwise_region(%x, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<?x8xf32> body {
+  ^bb0(%xe: tensor<f32>, %be: tensor<f32>):
+    %a = rlx.binary add %xe, %be : tensor<f32>, tensor<f32>
+    rlx.yield %a : tensor<f32>
+  }
+  return %y : tensor<?x8xf32>
+}

@@ -422,3 +422,17 @@ func.func @where_not_folded(%a: tensor<4xf32>, %b: tensor<4xf32>, %s: tensor<f32
   %1 = rlx.where %t, %s, %b : tensor<4xi1>, tensor<f32>, tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// 2^32 x 2^32 x 2 elements overflow int64 (the count wrapped to 0 and the
+// sum folded to `dense<>`): folders check the count and leave such an op.
+// CHECK-LABEL: func.func @element_count_overflows
+// CHECK: %[[A:.*]] = rlx.constant dense<1.000000e+00> : tensor<4294967296x4294967296x2xf32>
+// CHECK: %[[B:.*]] = rlx.binary add %[[A]], %[[A]]
+// CHECK: return %[[B]]
+func.func @element_count_overflows() -> tensor<4294967296x4294967296x2xf32> {
+  %a = rlx.constant dense<1.0> : tensor<4294967296x4294967296x2xf32>
+  %b = rlx.binary add %a, %a : tensor<4294967296x4294967296x2xf32>, tensor<4294967296x4294967296x2xf32>
+  return %b : tensor<4294967296x4294967296x2xf32>
+}

@@ -202,3 +202,14 @@ func.func @shape_constants_not_folded(%x: tensor<2x3xf32>)
     }
   }
 #-}
+
+// -----
+
+// A shape fold whose result's element count overflows int64 is not done.
+// CHECK-LABEL: func.func @transpose_element_count_overflows
+// CHECK: rlx.transpose
+func.func @transpose_element_count_overflows() -> tensor<2x4294967296x4294967296xf32> {
+  %a = rlx.constant dense<1.0> : tensor<4294967296x4294967296x2xf32>
+  %b = rlx.transpose %a perm = [2, 0, 1] : tensor<4294967296x4294967296x2xf32>
+  return %b : tensor<2x4294967296x4294967296xf32>
+}

@@ -100,6 +100,22 @@ want = np.exp(x.astype(np.float64)).astype(np.float32)
 check.close("activation exp into subnormals", outs[0] if outs else None, want,
             0.0, 2.0 ** -149)
 
+# f32 atan across the whole range, within 2 ulp of the float64 result
+# rounded to f32: the reduction boundaries tan(pi/8) and tan(3 pi/8),
+# subnormals and signed zeros (atan(x) = x there, sign kept), huge values
+# and +-inf (+-pi/2), NaN, and random values spread over every exponent.
+edges = np.array([0.0, -0.0, 1e-45, -1e-45, 1e-40, 1.1754944e-38, 1e-20,
+                  1e-4, 0.41421354, 0.41421357, 0.5, 1.0, -1.0, 2.4142134,
+                  2.4142137, 10.0, 1e4, 1e10, 3.4e38, -3.4e38, np.inf,
+                  -np.inf, np.nan], np.float32)
+spread = (check.uniform((4000,), np.float64, -1, 1) *
+          10.0 ** check.uniform((4000,), np.float64, -45, 38)).astype(np.float32)
+x = np.concatenate([edges, spread, check.uniform((1000,), np.float32, -4, 4)])
+outs = check.run(activation_graph(x.shape, np.float32, ["atan"]), {"x": x, "p": x})
+want = np.arctan(x.astype(np.float64)).astype(np.float32)
+check.within_ulp("activation atan f32 over the whole range",
+                 outs[0] if outs else None, want, 2)
+
 # relu, neg and abs on signed integers.
 for dtype in (np.int32, np.int64, np.int8):
     shape = (4, 6)

@@ -70,17 +70,33 @@ for dtype in [np.float32, np.float64]:
 check_solve(np.float16, 4, (2,))
 check_solve(np.float16, 3, (), 2)
 
-# A zero in the top-left corner: without a row swap the first pivot is 0.
-a = np.array([[0, 2, 1], [3, 1, 0], [1, 0, 4]], np.float64)
-b = check.uniform((3,), np.float64)
 t3, tm = tensor_type((3,), np.float64), tensor_type((3, 3), np.float64)
-out = check.run(f"""
+
+
+def solve3(a, b):
+    """rlx.dense_solve of a 3x3 f64 system."""
+    return check.run(f"""
 func.func @g(%a: {tm} {{rlx.input = "a"}}, %b: {t3} {{rlx.input = "b"}})
     -> {t3} {{
   %x = rlx.dense_solve %a, %b : {tm}, {t3}
   return %x : {t3}
 }}""", {"a": a, "b": b})
+
+# A zero in the top-left corner: without a row swap the first pivot is 0.
+a = np.array([[0, 2, 1], [3, 1, 0], [1, 0, 4]], np.float64)
+b = check.uniform((3,), np.float64)
+out = solve3(a, b)
 check.close("dense_solve zero leading pivot", out and out[0],
             np.linalg.solve(a, b), 1e-12, 1e-12)
+
+# A singular A (its second column is zero, so a pivot is exactly 0) is
+# not reported, as the op documents: elimination divides by the zero pivot
+# and the result holds inf or NaN.
+a = np.array([[1, 0, 2], [3, 0, 4], [5, 0, 6]], np.float64)
+out = solve3(a, b)
+got = out[0] if out else None
+not_finite = got is not None and not np.isfinite(got).all()
+check.close("dense_solve singular A gives inf or NaN",
+            np.array(not_finite), np.array(True), 0, 0)
 
 check.finish()

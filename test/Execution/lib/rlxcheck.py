@@ -240,6 +240,33 @@ class Checker:
             print(f"FAIL {what}: max abs err {diff.max():.3g} "
                   f"(rtol {rtol}, atol {atol})")
 
+    def within_ulp(self, what, got, want, max_ulp):
+        """Records whether the f32 `got` is within `max_ulp` units in the last
+        place of `want` (the exact value rounded to f32), NaN where `want` is
+        NaN, and with `want`'s sign on zeros and infinities."""
+        want = np.asarray(want, np.float32)
+        if got is None or got.shape != want.shape or got.dtype != want.dtype:
+            return self.close(what, got, want, 0, 0)
+
+        def ordered(v):
+            # The bit patterns as integers that count ulps across zero.
+            i = v.view(np.int32).astype(np.int64)
+            return np.where(i < 0, -(i & 0x7FFFFFFF), i)
+
+        nan = np.isnan(want)
+        ulps = np.abs(ordered(got) - ordered(want))
+        ulps[nan] = 0
+        bad = (np.isnan(got) != nan) | (ulps > max_ulp) | \
+            (np.signbit(got) != np.signbit(want)) & ~nan
+        if not bad.any():
+            self.passed += 1
+            return
+        self.failed += 1
+        j = int(np.argmax(bad))
+        print(f"FAIL {what}: {int(bad.sum())} outside {max_ulp} ulp, e.g. "
+              f"got {got.flat[j]!r} want {want.flat[j]!r} "
+              f"({int(ulps.flat[j])} ulp)")
+
     def finish(self):
         print(f"{self.passed} passed, {self.failed} failed")
         sys.exit(1 if self.failed or not self.passed else 0)

@@ -120,7 +120,8 @@ func.func @custom(%x: tensor<4xf32> {rlx.param = "x"}) -> tensor<4xf32> {
 // IM2COL: %[[R:.*]] = rlx.reshape %arg1 new_shape = [1, 3, 3, 2, 4] : tensor<9x8xf32>
 // IM2COL: %[[T:.*]] = rlx.transpose %[[R]] perm = [0, 3, 4, 1, 2]
 // IM2COL: %[[P:.*]] = rlx.reshape %[[T]] new_shape = [-1, 4, 3, 3]
-// IM2COL: %[[ID:.*]] = rlx.constant dense<{{.*}}> : tensor<4x1x2x2xf32>
+// IM2COL: %[[IDB:.*]] = rlx.compare eq %{{.*}}, %{{.*}} : tensor<4x1x1x1xi64>, tensor<1x1x2x2xi64>
+// IM2COL: %[[ID:.*]] = rlx.cast %[[IDB]] : tensor<4x1x2x2xi1> to f32
 // IM2COL: %[[X:.*]] = rlx.conv_transpose2d %[[P]], %[[ID]] kernel_size = [2, 2], stride = [1, 1], padding = [0, 0], dilation = [1, 1], output_padding = [0, 0], groups = 1
 // IM2COL: %[[DX:.*]] = rlx.reshape %[[X]] new_shape = [1, 2, 4, 4]
 // IM2COL: return %{{.*}}, %[[DX]]

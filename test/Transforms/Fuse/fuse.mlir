@@ -106,6 +106,58 @@ func.func @lora(%x: tensor<4x8xf32>, %w: tensor<8x6xf32>, %a: tensor<8x2xf32>, %
 
 // -----
 
+// An f64 graph's scale keeps its precision: rlx.lora_matmul holds an f32
+// scale, and 0.1 is not exact in f32 (0.100000001490116), so the graph
+// stays unfused; 0.25 is exact and fuses.
+// CHECK-LABEL: func.func @lora_f64
+// CHECK-NOT: rlx.lora_matmul
+// CHECK: rlx.binary mul
+func.func @lora_f64(%x: tensor<4x8xf64>, %w: tensor<8x6xf64>, %a: tensor<8x2xf64>, %b: tensor<2x6xf64>) -> tensor<4x6xf64> {
+  %s = rlx.constant dense<0.1> : tensor<f64>
+  %0 = rlx.matmul %x, %w : tensor<4x8xf64>, tensor<8x6xf64>
+  %1 = rlx.matmul %x, %a : tensor<4x8xf64>, tensor<8x2xf64>
+  %2 = rlx.matmul %1, %b : tensor<4x2xf64>, tensor<2x6xf64>
+  %3 = rlx.binary mul %2, %s : tensor<4x6xf64>, tensor<f64>
+  // expected-remark @+1 {{not fused into rlx.lora_matmul: the scale is not exact in f32, the precision of the fused op's scale attribute}}
+  %4 = rlx.binary add %0, %3 : tensor<4x6xf64>, tensor<4x6xf64>
+  return %4 : tensor<4x6xf64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @lora_f64_exact_scale
+// CHECK-NEXT: %[[F:.*]] = rlx.lora_matmul %arg0, %arg1, %arg2, %arg3 scale = 2.500000e-01 :
+// CHECK-NEXT: return %[[F]]
+func.func @lora_f64_exact_scale(%x: tensor<4x8xf64>, %w: tensor<8x6xf64>, %a: tensor<8x2xf64>, %b: tensor<2x6xf64>) -> tensor<4x6xf64> {
+  %s = rlx.constant dense<0.25> : tensor<f64>
+  %0 = rlx.matmul %x, %w : tensor<4x8xf64>, tensor<8x6xf64>
+  %1 = rlx.matmul %x, %a : tensor<4x8xf64>, tensor<8x2xf64>
+  %2 = rlx.matmul %1, %b : tensor<4x2xf64>, tensor<2x6xf64>
+  %3 = rlx.binary mul %2, %s : tensor<4x6xf64>, tensor<f64>
+  %4 = rlx.binary add %0, %3 : tensor<4x6xf64>, tensor<4x6xf64>
+  return %4 : tensor<4x6xf64>
+}
+
+// -----
+
+// Batched (rank-3) adapters make a valid graph of batched matmuls whose sum
+// broadcasts the base product; rlx.lora_matmul takes rank-2 operands only,
+// so it stays unfused.
+// CHECK-LABEL: func.func @lora_batched_adapters
+// CHECK-NOT: rlx.lora_matmul
+func.func @lora_batched_adapters(%x: tensor<4x8xf32>, %w: tensor<8x6xf32>, %a: tensor<3x8x2xf32>, %b: tensor<3x2x6xf32>) -> tensor<3x4x6xf32> {
+  %s = rlx.constant dense<0.25> : tensor<f32>
+  %0 = rlx.matmul %x, %w : tensor<4x8xf32>, tensor<8x6xf32>
+  %1 = rlx.matmul %x, %a : tensor<4x8xf32>, tensor<3x8x2xf32>
+  %2 = rlx.matmul %1, %b : tensor<3x4x2xf32>, tensor<3x2x6xf32>
+  %3 = rlx.binary mul %2, %s : tensor<3x4x6xf32>, tensor<f32>
+  // expected-remark @+1 {{not fused into rlx.lora_matmul: x, w, a and b are not all rank 2 ([m, k], [k, n], [k, r], [r, n]) or the sum broadcasts}}
+  %4 = rlx.binary add %0, %3 : tensor<4x6xf32>, tensor<3x4x6xf32>
+  return %4 : tensor<3x4x6xf32>
+}
+
+// -----
+
 // The low-rank path reads another input: not a LoRA matmul.
 // CHECK-LABEL: func.func @lora_other_input
 // CHECK-NOT: rlx.lora_matmul

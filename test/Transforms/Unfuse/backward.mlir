@@ -184,9 +184,14 @@ func.func @rope(%dy: tensor<2x16x512xf32>, %c: tensor<16x32xf32>, %s: tensor<16x
 
 // -----
 
-// Cumsum backward: reverse, scan with the same exclusivity, reverse.
+// Cumsum backward: reverse, scan with the same exclusivity, reverse. The
+// reversed index 4, 3, .., 0 is computed (a running sum of -1 plus 4), not
+// a constant of one value per element.
 // CHECK-LABEL: func.func @cumsum
-// CHECK: %[[REV:.*]] = rlx.constant dense<[4, 3, 2, 1, 0]> : tensor<5xi64>
+// CHECK-DAG: %[[LAST:.*]] = rlx.constant dense<4> : tensor<i64>
+// CHECK-DAG: %[[STEP:.*]] = rlx.constant dense<-1> : tensor<5xi64>
+// CHECK: %[[DOWN:.*]] = rlx.cumsum %[[STEP]] {axis = 0 : i64, exclusive} : tensor<5xi64>
+// CHECK: %[[REV:.*]] = rlx.binary add %[[DOWN]], %[[LAST]]
 // CHECK: %[[F:.*]] = rlx.gather %arg0, %[[REV]] axis = 1
 // CHECK: %[[S:.*]] = rlx.cumsum %[[F]] {axis = 1 : i64, exclusive}
 // CHECK: %[[R:.*]] = rlx.gather %[[S]], %[[REV]] axis = 1
@@ -229,9 +234,10 @@ func.func @gather(%dy: tensor<3x2x4x5xf32>, %ids: tensor<2x4xi32>) -> tensor<3x9
 // CHECK-LABEL: func.func @sce
 // CHECK: rlx.softmax_cross_entropy_backward
 // ALL-LABEL: func.func @sce
-// ALL: %[[IOTA:.*]] = rlx.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]> : tensor<10xi64>
-// ALL: %[[L:.*]] = rlx.cast %arg1 : tensor<4xi32> to i64
-// ALL: %[[LC:.*]] = rlx.reshape %[[L]] new_shape = [-1, 1]
+// ALL-DAG: %[[ONES:.*]] = rlx.constant dense<1> : tensor<10xi64>
+// ALL-DAG: %[[L:.*]] = rlx.cast %arg1 : tensor<4xi32> to i64
+// ALL-DAG: %[[LC:.*]] = rlx.reshape %[[L]] new_shape = [-1, 1]
+// ALL: %[[IOTA:.*]] = rlx.cumsum %[[ONES]] {axis = 0 : i64, exclusive} : tensor<10xi64>
 // ALL: %[[EQ:.*]] = rlx.compare eq %[[IOTA]], %[[LC]]
 // ALL: %[[OH:.*]] = rlx.cast %[[EQ]] : tensor<4x10xi1> to f32
 // ALL: %[[P:.*]] = rlx.softmax %arg0 {axis = 1 : i64}
@@ -258,11 +264,13 @@ func.func @complex(%z: tensor<4x8xcomplex<f32>>, %g: tensor<4x8xf32>) -> tensor<
 // -----
 
 // dQ with a causal mask and a soft cap: the probabilities are recomputed,
-// the mask is an additive 0 / -inf constant, and dS goes through the cap's
-// 1 - tanh^2 and the default scale 1/sqrt(4).
+// the mask compares key and query positions computed in IR (no Sq x Sk
+// constant) and selects -inf, and dS goes through the cap's 1 - tanh^2 and
+// the default scale 1/sqrt(4).
 // CHECK-LABEL: func.func @attention_query
 // CHECK-DAG: %[[ONE:.*]] = rlx.constant dense<1.000000e+00> : tensor<f32>
-// CHECK-DAG: %[[MASK:.*]] = rlx.constant dense<{{\[\[\[\[}}0.000000e+00, 0xFF800000, 0xFF800000], [0.000000e+00, 0.000000e+00, 0xFF800000], [0.000000e+00, 0.000000e+00, 0.000000e+00]]]]> : tensor<1x1x3x3xf32>
+// CHECK-DAG: %[[NINF:.*]] = rlx.constant dense<0xFF800000> : tensor<f32>
+// CHECK-DAG: %[[ONES:.*]] = rlx.constant dense<1> : tensor<3xi64>
 // CHECK-DAG: %[[CAP:.*]] = rlx.constant dense<5.000000e+00> : tensor<f32>
 // CHECK-DAG: %[[SCALE:.*]] = rlx.constant dense<5.000000e-01> : tensor<f32>
 // CHECK: %[[KT:.*]] = rlx.transpose %arg1 perm = [0, 1, 3, 2]
@@ -271,7 +279,12 @@ func.func @complex(%z: tensor<4x8xcomplex<f32>>, %g: tensor<4x8xf32>) -> tensor<
 // CHECK: %[[SC:.*]] = rlx.binary div %[[S]], %[[CAP]]
 // CHECK: %[[TH:.*]] = rlx.activation tanh %[[SC]]
 // CHECK: %[[CAPPED:.*]] = rlx.binary mul %[[TH]], %[[CAP]]
-// CHECK: %[[MASKED:.*]] = rlx.binary add %[[CAPPED]], %[[MASK]]
+// CHECK: %[[KEYS:.*]] = rlx.cumsum %[[ONES]] {axis = 0 : i64, exclusive}
+// CHECK: %[[KEYROW:.*]] = rlx.reshape %[[KEYS]] new_shape = [1, 3]
+// CHECK: %[[QUERIES:.*]] = rlx.cumsum %[[ONES]] {axis = 0 : i64, exclusive}
+// CHECK: %[[QUERYCOL:.*]] = rlx.reshape %[[QUERIES]] new_shape = [3, 1]
+// CHECK: %[[VISIBLE:.*]] = rlx.compare le %[[KEYROW]], %[[QUERYCOL]]
+// CHECK: %[[MASKED:.*]] = rlx.where %[[VISIBLE]], %[[CAPPED]], %[[NINF]]
 // CHECK: %[[P:.*]] = rlx.softmax %[[MASKED]] {axis = 3 : i64}
 // CHECK: %[[VT:.*]] = rlx.transpose %arg2 perm = [0, 1, 3, 2]
 // CHECK: %[[DP:.*]] = rlx.matmul %arg3, %[[VT]]
@@ -382,9 +395,8 @@ func.func @conv_weight(%x: tensor<2x4x9x9xf32>, %dy: tensor<2x6x4x4xf32>) -> ten
 // first tap equal to the maximum gets dy, col2im through conv_transpose2d
 // with an identity kernel.
 // CHECK-LABEL: func.func @max_pool
-// CHECK-DAG: %[[ID:.*]] = rlx.constant dense<{{.*}}> : tensor<4x1x2x2xf32>
 // CHECK-DAG: %[[NTAPS:.*]] = rlx.constant dense<4> : tensor<i64>
-// CHECK-DAG: %[[TAP:.*]] = rlx.constant dense<[0, 1, 2, 3]> : tensor<4xi64>
+// CHECK-DAG: %[[ONESI:.*]] = rlx.constant dense<1> : tensor<4xi64>
 // CHECK-DAG: %[[NINF:.*]] = rlx.constant dense<0xFF800000> : tensor<f32>
 // CHECK-DAG: %[[ONES:.*]] = rlx.constant dense<1.000000e+00> : tensor<1x1x4x4xf32>
 // CHECK: %[[PL:.*]] = rlx.reshape %arg0 new_shape = [-1, 1, 4, 4]
@@ -394,6 +406,7 @@ func.func @conv_weight(%x: tensor<2x4x9x9xf32>, %dy: tensor<2x6x4x4xf32>) -> ten
 // CHECK: %[[INSIDE:.*]] = rlx.compare ne %[[IN]]
 // CHECK: %[[WM:.*]] = rlx.where %[[INSIDE]], %[[W]], %[[NINF]]
 // CHECK: %[[MAX:.*]] = rlx.reduce max %[[WM]] axes = [2] keep_dim
+// CHECK: %[[TAP:.*]] = rlx.cumsum %[[ONESI]] {axis = 0 : i64, exclusive}
 // CHECK: %[[EQ:.*]] = rlx.compare eq %[[WM]], %[[MAX]]
 // CHECK: %[[CAND:.*]] = rlx.where %[[EQ]], %[[TAP]], %[[NTAPS]]
 // CHECK: %[[FIRST:.*]] = rlx.reduce min %[[CAND]] axes = [2] keep_dim
@@ -402,6 +415,10 @@ func.func @conv_weight(%x: tensor<2x4x9x9xf32>, %dy: tensor<2x6x4x4xf32>) -> ten
 // CHECK: %[[ROUTED:.*]] = rlx.where %[[SEL]], %[[DY]]
 // CHECK: %[[T:.*]] = rlx.transpose %[[ROUTED]] perm = [0, 2, 1]
 // CHECK: %[[G:.*]] = rlx.reshape %[[T]] new_shape = [-1, 4, 3, 3]
+// CHECK: %[[TAPROW:.*]] = rlx.reshape %{{.*}} new_shape = [4, 1, 1, 1]
+// CHECK: %[[TAPGRID:.*]] = rlx.reshape %{{.*}} new_shape = [1, 1, 2, 2]
+// CHECK: %[[IDB:.*]] = rlx.compare eq %[[TAPROW]], %[[TAPGRID]]
+// CHECK: %[[ID:.*]] = rlx.cast %[[IDB]] : tensor<4x1x2x2xi1> to f32
 // CHECK: %[[DX:.*]] = rlx.conv_transpose2d %[[G]], %[[ID]] kernel_size = [2, 2], stride = [2, 2], padding = [1, 1], dilation = [1, 1], output_padding = [0, 0], groups = 1
 // CHECK: %[[R:.*]] = rlx.reshape %[[DX]] new_shape = [-1, 2, 4, 4]
 // CHECK: return %[[R]]

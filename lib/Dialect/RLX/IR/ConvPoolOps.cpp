@@ -62,9 +62,13 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
   Window window = convWindow(adaptor);
   if (inputType && weightType && inputType.getRank() == 4 &&
       weightType.getRank() == 4 && isWellFormed(window, true, false)) {
-    SmallVector<int64_t, 2> hw = slidingOutputHW(inputType.getShape(), window);
+    FailureOr<SmallVector<int64_t, 2>> hw = inferredOutputHW(
+        location, getOperationName(), inputType.getShape(), window, true,
+        slidingOutputHW(inputType.getShape(), window));
+    if (failed(hw))
+      return failure();
     result = RankedTensorType::get(
-        {inputType.getDimSize(0), weightType.getDimSize(0), hw[0], hw[1]},
+        {inputType.getDimSize(0), weightType.getDimSize(0), (*hw)[0], (*hw)[1]},
         elementType);
   }
   inferred.push_back(result);
@@ -127,8 +131,12 @@ LogicalResult Im2ColOp::inferReturnTypes(MLIRContext *context,
   if (inputType && inputType.getRank() == 4 &&
       isWellFormed(window, true, false)) {
     ArrayRef<int64_t> in = inputType.getShape();
-    SmallVector<int64_t, 2> hw = slidingOutputHW(in, window);
-    shape[0] = mulDims(in[0], mulDims(hw[0], hw[1]));
+    FailureOr<SmallVector<int64_t, 2>> hw =
+        inferredOutputHW(location, getOperationName(), in, window, true,
+                         slidingOutputHW(in, window));
+    if (failed(hw))
+      return failure();
+    shape[0] = mulDims(in[0], mulDims((*hw)[0], (*hw)[1]));
     shape[1] = mulDims(in[1], window.kernel[0] * window.kernel[1]);
   }
   inferred.push_back(RankedTensorType::get(shape, elementType));
@@ -175,11 +183,14 @@ LogicalResult ConvTranspose2dOp::inferReturnTypes(
   if (inputType && weightType && inputType.getRank() == 4 &&
       weightType.getRank() == 4 && isWellFormed(window, true, true) &&
       groups >= 1) {
-    SmallVector<int64_t, 2> hw =
-        transposedOutputHW(inputType.getShape(), window);
+    FailureOr<SmallVector<int64_t, 2>> hw = inferredOutputHW(
+        location, getOperationName(), inputType.getShape(), window, true,
+        transposedOutputHW(inputType.getShape(), window));
+    if (failed(hw))
+      return failure();
     result = RankedTensorType::get({inputType.getDimSize(0),
                                     mulDims(weightType.getDimSize(1), groups),
-                                    hw[0], hw[1]},
+                                    (*hw)[0], (*hw)[1]},
                                    elementType);
   }
   inferred.push_back(result);
@@ -220,14 +231,11 @@ LogicalResult ConvTranspose2dOp::verify() {
   if (failed(verifyKernelMatchesWeight(op, weight, window.kernel)))
     return failure();
   SmallVector<int64_t, 2> hw = transposedOutputHW(input, window);
-  if (llvm::any_of(
-          hw, [](int64_t d) { return !ShapedType::isDynamic(d) && d < 1; }))
-    return emitOpError() << "window does not fit: input " << formatShape(input)
-                         << " with " << describeWindow(window, true)
-                         << ", output_padding "
-                         << formatShape(window.outputPadding)
-                         << " gives output size " << formatShape(hw)
-                         << "; each extent must be >= 1";
+  if (anyEmptyExtent(hw)) {
+    InFlightDiagnostic diag = emitOpError();
+    describeMisfit(diag, "input", input, window, true, hw);
+    return failure();
+  }
   return success();
 }
 
@@ -254,9 +262,13 @@ LogicalResult PoolOp::inferReturnTypes(MLIRContext *context,
   Window window = poolWindow(adaptor);
   if (inputType && inputType.getRank() == 4 &&
       isWellFormed(window, false, false)) {
-    SmallVector<int64_t, 2> hw = slidingOutputHW(inputType.getShape(), window);
+    FailureOr<SmallVector<int64_t, 2>> hw = inferredOutputHW(
+        location, getOperationName(), inputType.getShape(), window, false,
+        slidingOutputHW(inputType.getShape(), window));
+    if (failed(hw))
+      return failure();
     result = RankedTensorType::get(
-        {inputType.getDimSize(0), inputType.getDimSize(1), hw[0], hw[1]},
+        {inputType.getDimSize(0), inputType.getDimSize(1), (*hw)[0], (*hw)[1]},
         elementType);
   }
   inferred.push_back(result);

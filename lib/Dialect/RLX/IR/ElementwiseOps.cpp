@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "rlx/Dialect/RLX/IR/FoldLimits.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 #include "rlx/Dialect/RLX/IR/ScalarOps.h"
@@ -34,16 +35,10 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 // Constant folding helpers
 //===----------------------------------------------------------------------===//
 
-/// Largest result, in elements, that a folder materialises as a new
-/// constant. Larger folds would copy weights into the IR, and folding time
-/// grows with the element count.
-static constexpr int64_t kMaxFoldElements = 1024;
-
 /// True when a result of type `type` is small and static enough to fold.
 static bool isFoldableResult(Type type) {
-  auto tensorType = dyn_cast<RankedTensorType>(type);
-  return tensorType && tensorType.hasStaticShape() &&
-         tensorType.getNumElements() <= kMaxFoldElements;
+  std::optional<int64_t> count = checkedElementCount(type);
+  return count && *count <= kMaxFoldElements;
 }
 
 /// For every element of the static `resultShape`, in row-major order, the

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "rlx/Dialect/RLX/IR/FoldLimits.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 
@@ -25,10 +26,6 @@ void RLXDialect::registerShapeOps() {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// Largest non-splat constant, in elements, that reshape and transpose fold
-/// into a new constant. Larger folds would duplicate weights in the IR.
-static constexpr int64_t kMaxFoldElements = 1024;
-
 /// The constant `attr` when a shape op may fold it into a constant of the
 /// static type `type`: any splat, or at most kMaxFoldElements elements.
 static DenseElementsAttr getFoldableConstant(Attribute attr, Type type) {
@@ -36,7 +33,10 @@ static DenseElementsAttr getFoldableConstant(Attribute attr, Type type) {
   auto tensorType = dyn_cast<RankedTensorType>(type);
   if (!dense || !tensorType || !tensorType.hasStaticShape())
     return nullptr;
-  if (!dense.isSplat() && tensorType.getNumElements() > kMaxFoldElements)
+  // Checked: a splat of any size folds in O(1), so the count is the only
+  // product computed from the type.
+  std::optional<int64_t> count = checkedElementCount(tensorType);
+  if (!count || (!dense.isSplat() && *count > kMaxFoldElements))
     return nullptr;
   return dense;
 }

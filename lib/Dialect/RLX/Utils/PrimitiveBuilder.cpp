@@ -9,18 +9,28 @@
 
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 using namespace mlir;
 using namespace mlir::rlx;
 
-Value PrimitiveBuilder::iota(ArrayRef<int64_t> shape, int64_t n,
-                             int64_t offset) {
-  SmallVector<int64_t> values(n);
-  std::iota(values.begin(), values.end(), offset);
-  auto type = RankedTensorType::get(shape, b.getI64Type());
-  return ConstantOp::create(b, loc,
-                            DenseElementsAttr::get(type, ArrayRef(values)));
+Value PrimitiveBuilder::iota(ArrayRef<int64_t> shape, int64_t n, int64_t offset,
+                             int64_t step) {
+  // Generated in IR, an exclusive running sum of a splat of `step`, rather
+  // than a constant of n values: compile time and memory do not grow with
+  // n (a class count or a sequence length can be large).
+  Type i64 = b.getI64Type();
+  auto splatOf = [&](ArrayRef<int64_t> dims, int64_t value) -> Value {
+    auto type = RankedTensorType::get(dims, i64);
+    return ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, b.getI64IntegerAttr(value)));
+  };
+  Value values = CumsumOp::create(b, loc, splatOf({n}, step),
+                                  static_cast<uint64_t>(0), /*exclusive=*/true);
+  if (offset)
+    values = add(values, splatOf({}, offset));
+  if (shape != ArrayRef<int64_t>(n))
+    values = reshape(values, shape);
+  return values;
 }
 
 Value PrimitiveBuilder::alongAxis(Value vector, int64_t rank, int64_t axis) {
@@ -103,12 +113,10 @@ Value PrimitiveBuilder::col2im(Value taps, int64_t h, int64_t w,
   auto type = llvm::cast<RankedTensorType>(taps.getType());
   Type et = type.getElementType();
   int64_t n = kernel[0] * kernel[1];
-  auto kernelType = RankedTensorType::get({n, 1, kernel[0], kernel[1]}, et);
-  SmallVector<Attribute> values(n * n, b.getFloatAttr(et, 0.0));
-  for (int64_t t = 0; t < n; ++t)
-    values[t * n + t] = b.getFloatAttr(et, 1.0);
-  Value identity =
-      ConstantOp::create(b, loc, DenseElementsAttr::get(kernelType, values));
+  // The identity kernel is computed in IR, not a constant of n * n values.
+  Value identity = cast(compare(CompareKind::Eq, iota({n, 1, 1, 1}, n),
+                                iota({1, 1, kernel[0], kernel[1]}, n)),
+                        et);
   // The output padding that makes the transposed convolution's extent the
   // input's, among those a strided window maps to the same output size.
   auto outputPadding = [&](int64_t in, int64_t out, int i) {
@@ -174,20 +182,16 @@ PrimitiveBuilder::attentionProbabilities(Value q, Value k, Value mask,
   } else if (kind == MaskKind::Causal || kind == MaskKind::SlidingWindow) {
     // Queries align to the end of the keys: query i sits at i + Sk - Sq
     // and sees keys j <= i + Sk - Sq (and >= that minus the window). The
-    // mask is added as a [1, 1, Sq, Sk] constant of 0 / -inf: the CPU
-    // lowering of constant i1 tensors is not reliable for conditions.
-    int64_t reach = kind == MaskKind::SlidingWindow
-                        ? *window
-                        : std::numeric_limits<int64_t>::max();
-    SmallVector<Attribute> values;
-    values.reserve(sq * sk);
-    for (int64_t i = 0; i < sq; ++i)
-      for (int64_t j = 0; j < sk; ++j)
-        values.push_back(b.getFloatAttr(
-            et, j <= i + sk - sq && i + sk - sq - j <= reach ? 0.0 : -inf));
-    auto maskType = RankedTensorType::get({1, 1, sq, sk}, et);
-    scores = add(scores, ConstantOp::create(
-                             b, loc, DenseElementsAttr::get(maskType, values)));
+    // positions are generated in IR and compared, so that compile time and
+    // memory stay independent of Sq * Sk.
+    Value keys = iota({1, sk}, sk);
+    Value last = iota({sq, 1}, sq, sk - sq);
+    Value ninf = scalar(et, -inf);
+    scores = where(compare(CompareKind::Le, keys, last), scores, ninf);
+    if (kind == MaskKind::SlidingWindow) {
+      Value first = iota({sq, 1}, sq, sk - sq - *window);
+      scores = where(compare(CompareKind::Ge, keys, first), scores, ninf);
+    }
   }
   result.probs = SoftmaxOp::create(b, loc, scores, (uint64_t)3);
   return result;

@@ -20,6 +20,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -179,22 +180,56 @@ inline std::string describeWindow(const Window &window, bool hasDilation) {
   return text;
 }
 
+/// True when a static extent of `hw` is below 1: the window does not fit.
+inline bool anyEmptyExtent(ArrayRef<int64_t> hw) {
+  return llvm::any_of(
+      hw, [](int64_t d) { return !ShapedType::isDynamic(d) && d < 1; });
+}
+
+/// The diagnostic of a window sweep whose output extents `hw` are not all
+/// >= 1, after the op's name: `window does not fit: input [...] with
+/// kernel_size ... gives output size [...]; each extent must be >= 1`.
+template <typename DiagT>
+DiagT &describeMisfit(DiagT &diag, StringRef name, ArrayRef<int64_t> nchw,
+                      const Window &window, bool hasDilation,
+                      ArrayRef<int64_t> hw) {
+  diag << "window does not fit: " << name << " " << formatShape(nchw)
+       << " with " << describeWindow(window, hasDilation);
+  if (!window.outputPadding.empty())
+    diag << ", output_padding " << formatShape(window.outputPadding);
+  diag << " gives output size " << formatShape(hw)
+       << "; each extent must be >= 1";
+  return diag;
+}
+
 /// Computes the `[H_out, W_out]` of a window sweep over `nchw` and reports
 /// an error when a static extent is below 1.
 inline FailureOr<SmallVector<int64_t, 2>>
 verifySlidingOutput(Operation *op, StringRef name, ArrayRef<int64_t> nchw,
                     const Window &window, bool hasDilation) {
   SmallVector<int64_t, 2> out = slidingOutputHW(nchw, window);
-  if (llvm::any_of(
-          out, [](int64_t d) { return !ShapedType::isDynamic(d) && d < 1; })) {
-    op->emitOpError() << "window does not fit: " << name << " "
-                      << formatShape(nchw) << " with "
-                      << describeWindow(window, hasDilation)
-                      << " gives output size " << formatShape(out)
-                      << "; each extent must be >= 1";
+  if (anyEmptyExtent(out)) {
+    InFlightDiagnostic diag = op->emitOpError();
+    describeMisfit(diag, name, nchw, window, hasDilation, out);
     return failure();
   }
   return out;
+}
+
+/// The output extents `hw` that type inference of `opName` computed, or
+/// a failure with the verifier's diagnostic (at `location`, when given)
+/// when a window does not fit: a type with negative dims is never built.
+inline FailureOr<SmallVector<int64_t, 2>>
+inferredOutputHW(std::optional<Location> location, StringRef opName,
+                 ArrayRef<int64_t> nchw, const Window &window, bool hasDilation,
+                 SmallVector<int64_t, 2> hw) {
+  if (!anyEmptyExtent(hw))
+    return hw;
+  if (location) {
+    InFlightDiagnostic diag = emitError(*location) << "'" << opName << "' op ";
+    describeMisfit(diag, "input", nchw, window, hasDilation, hw);
+  }
+  return failure();
 }
 
 /// Checks that the weight's trailing dims are the kernel extents.

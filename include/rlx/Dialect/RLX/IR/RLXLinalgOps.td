@@ -101,6 +101,13 @@ def RLX_DenseSolveOp : RLX_PureOp<"dense_solve", [
     (K right-hand sides). The result has the type of `b`. Both operands
     share a floating-point element type.
 
+    A singular `A` is not reported: elimination reaches a zero pivot and
+    divides by it, so the affected entries of the result are inf or NaN
+    (with no error and no diagnostic). A nearly singular `A` gives a
+    finite result whose error grows with its condition number. Callers
+    that may pass singular systems check the result for inf and NaN or
+    regularise `A` (for example `A + eps I`).
+
     Example:
 
     ```mlir
@@ -126,7 +133,8 @@ def RLX_BatchedDenseSolveOp : RLX_PureOp<"batched_dense_solve", [
     `rlx.dense_solve` applied to every batch entry independently:
     `x[i] = A[i]^-1 b[i]`. `A` is `[B, N, N]`; `b` is `[B, N]` or
     `[B, N, K]`. The result has the type of `b`. Both operands share a
-    floating-point element type.
+    floating-point element type. A singular `A[i]` gives inf or NaN in
+    `x[i]` only, unreported, as for `rlx.dense_solve`.
 
     Example:
 

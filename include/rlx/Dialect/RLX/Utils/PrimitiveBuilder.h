@@ -114,9 +114,11 @@ public:
   Value scalar(Type elementType, double value) {
     return splat({}, elementType, value);
   }
-  /// `0, 1, ..., n - 1` (plus `offset`) as an i64 constant of `shape`, whose
-  /// element count is `n`.
-  Value iota(ArrayRef<int64_t> shape, int64_t n, int64_t offset = 0);
+  /// `offset + step * i` for i in `0, 1, ..., n - 1` as an i64 tensor of
+  /// `shape`, whose element count is `n`, computed in IR (no constant of n
+  /// values).
+  Value iota(ArrayRef<int64_t> shape, int64_t n, int64_t offset = 0,
+             int64_t step = 1);
   Value reduce(ReduceKind kind, Value x, ArrayRef<int64_t> axes, bool keepDim) {
     return ReduceOp::create(b, loc, kind, x, axes, keepDim);
   }
