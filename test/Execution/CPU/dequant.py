@@ -300,7 +300,11 @@ def run_dequant_matmul(scheme, x, w_q, side, block_size=None, const_w=None):
             f"  %0 = rlx.dequant_matmul {scheme}{bs} %x, %w{tail} : "
             f"{xt}, {wt}\n"
             f"  return %0 : {ot}\n}}")
-    outs = check.run(mlir, inputs)
+    # The GPU's products sum in another order. Decoded weights with random
+    # scales reach 1e6, so an output that cancels carries an error of about
+    # 1e-7 * sum |x w|, far above 1e-4 of itself; the check above is scaled
+    # that way, the GPU's against the CPU is per element: rtol/atol 1e-3.
+    outs = check.run(mlir, inputs, gpu_tolerance=(1e-3, 1e-3))
     return outs[0] if outs else None
 
 
