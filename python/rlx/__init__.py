@@ -24,7 +24,7 @@ from .safetensors import (bf16_to_f32, f32_to_bf16, read_safetensors,
                           write_safetensors)
 
 __all__ = ["RLXError", "Graph", "TensorInfo", "BenchResult", "compile",
-           "load", "grad", "transform", "targets", "api_version",
+           "emit_shared_library", "load", "grad", "transform", "targets", "api_version",
            "read_safetensors", "write_safetensors"]
 
 # RlxDType in enum order; bf16 is exchanged as float32 (NumPy has no bf16).
@@ -296,13 +296,17 @@ class Graph:
             if os.path.abspath(path) != os.path.abspath(self._library_path):
                 shutil.copyfile(self._library_path, path)
             return path
-        source, args = self._source, self._compile_args
-        options = _Options(**args)
-        encoded = source.encode()
-        _capi.check(_capi.lib().rlxEmitSharedLibraryFromString(
-            encoded, len(encoded), ctypes.byref(options.struct),
-            path.encode()))
-        return path
+        return _emit_text(self._source, self._compile_args, path)
+
+
+def _emit_text(source, args, path):
+    """Writes module text `source` compiled with _Options(**args) as a
+    shared library at `path`."""
+    options = _Options(**args)
+    encoded = source.encode()
+    _capi.check(_capi.lib().rlxEmitSharedLibraryFromString(
+        encoded, len(encoded), ctypes.byref(options.struct), path.encode()))
+    return path
 
 
 def _random(info, rng):
@@ -331,6 +335,16 @@ def _read_source(path_or_text):
     return path_or_text
 
 
+def _compile_args(target, entry, use_blas, profile, runtime_library,
+                  pipeline_options, options):
+    """The keywords of _Options from those of rlx.compile."""
+    text_options = " ".join(filter(None, [pipeline_options or "",
+                                          _pipeline_options(options)]))
+    return dict(target=target, entry=entry, use_blas=use_blas,
+                profile=profile, runtime_library=runtime_library,
+                pipeline_options=text_options or None)
+
+
 def _compile_text(source, args):
     """The Graph of module text `source` compiled with _Options(**args)."""
     options = _Options(**args)
@@ -353,15 +367,25 @@ def compile(path_or_text, target="cpu", params=None, entry=None,
     block_size=128` standing for "allow-tf32 block-size=128" (or give the
     text as `pipeline_options`). Raises RLXError with the diagnostics."""
     source = _read_source(path_or_text)
-    text_options = " ".join(filter(None, [pipeline_options or "",
-                                          _pipeline_options(options)]))
-    args = dict(target=target, entry=entry, use_blas=use_blas,
-                profile=profile, runtime_library=runtime_library,
-                pipeline_options=text_options or None)
+    args = _compile_args(target, entry, use_blas, profile, runtime_library,
+                         pipeline_options, options)
     graph = _compile_text(source, args)
     if params is not None:
         graph.bind(params)
     return graph
+
+
+def emit_shared_library(path_or_text, output_path, target="cpu", entry=None,
+                        use_blas=True, profile=False, runtime_library=None,
+                        pipeline_options=None, **options):
+    """Compiles ahead of time into the shared library `output_path`, without
+    compiling for this process: a library for a target this machine cannot
+    run (cuda without a GPU) is written all the same. Keywords as
+    rlx.compile takes them. Returns `output_path`."""
+    args = _compile_args(target, entry, use_blas, profile, runtime_library,
+                         pipeline_options, options)
+    return _emit_text(_read_source(path_or_text), args,
+                      os.fspath(output_path))
 
 
 def load(path, params=None):

@@ -120,6 +120,20 @@ check(np.array_equal(rlx.load(os.path.join(scratch, "copy.so"),
                               params=params_path)(x=x), y),
       "a loaded graph saves a copy")
 
+emitted = rlx.emit_shared_library(mlir_path, os.path.join(scratch, "e.so"))
+check(np.array_equal(rlx.load(emitted, params=params)(x=x), y),
+      "emit_shared_library without compiling first")
+if "cuda" in rlx.targets():
+    # The CUDA target's library is written without a GPU (it runs where
+    # one is); an error here must be the toolkit's absence, not a crash.
+    try:
+        rlx.emit_shared_library(MLP, os.path.join(scratch, "cuda.so"),
+                                target="cuda")
+        check(os.path.getsize(os.path.join(scratch, "cuda.so")) > 0,
+              "a cuda library written without a GPU")
+    except rlx.RLXError as error:
+        print(f"note: no cuda library here: {error}")
+
 bench = graph.bench(5)
 check(bench.runs == 5 and 0 <= bench.min_ms <= bench.median_ms,
       f"bench {bench}")
