@@ -15,6 +15,21 @@ cmake -S "$src/consumer" -B "$work/consumer" -G Ninja \
 cmake --build "$work/consumer"
 "$work/consumer/rlx-consumer"
 "$work/consumer/rlx-capi-consumer"
+# The installed tools start and run a graph outside the build tree.
+"$work/prefix/bin/rlx-run" "$src/../../examples/mlp.mlir" --random-inputs \
+  --print
+# An ahead-of-time library copied with its runtime into a fresh folder
+# runs there, with the installed runtime gone.
+if [[ -x $work/prefix/bin/rlx-run-aot ]]; then
+  mkdir -p "$work/aot"
+  "$work/prefix/bin/rlx-run" "$src/../../examples/mlp.mlir" \
+    --emit-shared-lib "$work/aot/mlp.so"
+  cp "$work/prefix/lib/librlx_cpu_runtime.so" "$work/aot/"
+  mv "$work/prefix/lib/librlx_cpu_runtime.so" "$work/runtime-moved.so"
+  "$work/prefix/bin/rlx-run-aot" --load "$work/aot/mlp.so" --random-inputs \
+    --print
+  mv "$work/runtime-moved.so" "$work/prefix/lib/librlx_cpu_runtime.so"
+fi
 # The installed Python package finds the installed C API library.
 if [[ -n ${RLX_PYTHON:-} ]]; then
   PYTHONPATH=$work/prefix/python "$RLX_PYTHON" -c '
