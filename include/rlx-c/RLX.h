@@ -134,7 +134,8 @@ RLX_CAPI_EXPORTED const char *rlxGetTargetNames(void);
 typedef struct RlxGraphImpl *RlxGraph;
 
 /* Parses the module in file `path` and compiles it; on success sets
- * `*graph`, which the caller frees with rlxGraphDestroy. */
+ * `*graph`, which the caller frees with rlxGraphDestroy. `options` may be
+ * NULL for the defaults (here and in the functions below). */
 RLX_CAPI_EXPORTED RlxStatus rlxCompileFile(const char *path,
                                            const RlxCompileOptions *options,
                                            RlxGraph *graph);

@@ -165,9 +165,11 @@ static OwningOpRef<ModuleOp> parseModule(CapturingContext &context,
 /// The execution library's options for `options` (defaults when null).
 static CompileOptions toCompileOptions(const RlxCompileOptions *options,
                                        llvm::StringRef targetName) {
-  CompileOptions result;
+  RlxCompileOptions defaults;
+  rlxCompileOptionsInit(&defaults);
   if (!options)
-    return result;
+    options = &defaults;
+  CompileOptions result;
   result.useBlas = options->useBlas != 0;
   result.profile = options->profile != 0;
   if (options->pipelineOptions)

@@ -284,6 +284,14 @@ int main(int argc, char **argv) {
   checkSignature(graph);
   runAndCheck(graph, w, b, "string, caller buffers");
 
+  /* NULL options are the defaults: the runtime beside the library. */
+  RlxGraph defaults = NULL;
+  CHECK_OK(rlxCompileString(kGraph, strlen(kGraph), NULL, &defaults));
+  if (defaults) {
+    runAndCheck(defaults, w, b, "string, NULL options");
+    rlxGraphDestroy(defaults);
+  }
+
   /* Parameters bound from buffers, the input passed. */
   CHECK(!rlxGraphIsBound(graph, 1));
   CHECK_OK(rlxGraphBind(graph, "w", w, sizeof(w)));
