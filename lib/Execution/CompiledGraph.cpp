@@ -101,14 +101,34 @@ llvm::Error checkSharedLibrary(const std::string &path) {
 
 } // namespace
 
+static std::vector<const void *>
+tensorData(llvm::ArrayRef<const HostTensor *> tensors) {
+  std::vector<const void *> data;
+  for (const HostTensor *tensor : tensors)
+    data.push_back(tensor->data());
+  return data;
+}
+
+static std::vector<const std::vector<int64_t> *>
+tensorShapes(llvm::ArrayRef<const HostTensor *> tensors) {
+  std::vector<const std::vector<int64_t> *> shapes;
+  for (const HostTensor *tensor : tensors)
+    shapes.push_back(&tensor->shape());
+  return shapes;
+}
+
+MemRefDescriptors::MemRefDescriptors(llvm::ArrayRef<const HostTensor *> tensors)
+    : MemRefDescriptors(tensorData(tensors), tensorShapes(tensors)) {}
+
 MemRefDescriptors::MemRefDescriptors(
-    llvm::ArrayRef<const HostTensor *> tensors) {
-  for (const HostTensor *tensor : tensors) {
-    const std::vector<int64_t> &shape = tensor->shape();
+    llvm::ArrayRef<const void *> data,
+    llvm::ArrayRef<const std::vector<int64_t> *> shapes) {
+  for (auto [buffer, shapePtr] : llvm::zip_equal(data, shapes)) {
+    const std::vector<int64_t> &shape = *shapePtr;
     std::vector<int64_t> desc(3 + 2 * shape.size());
     // The graph writes outputs through the same kind of descriptor it reads
     // arguments from; constness is the caller's contract, not the ABI's.
-    desc[0] = desc[1] = reinterpret_cast<int64_t>(tensor->data());
+    desc[0] = desc[1] = reinterpret_cast<int64_t>(buffer);
     desc[2] = 0;
     int64_t stride = 1;
     for (size_t d = shape.size(); d-- > 0;) {
@@ -276,6 +296,57 @@ CompiledGraph::bench(llvm::ArrayRef<HostTensor> arguments,
     return std::move(error);
   // Described once, so the timed region is the call alone.
   MemRefDescriptors descriptors = describe(arguments, outputs);
+  return benchDescriptors(descriptors, options);
+}
+
+llvm::Error CompiledGraph::checkBufferCounts(size_t numArguments,
+                                             size_t numOutputs) const {
+  if (numArguments != signature.arguments.size())
+    return llvm::createStringError("@" + signature.name + " takes " +
+                                   std::to_string(signature.arguments.size()) +
+                                   " arguments (" + signature.argumentNames() +
+                                   "), got " + std::to_string(numArguments));
+  if (numOutputs != signature.results.size())
+    return llvm::createStringError(
+        "@" + signature.name + " has " +
+        std::to_string(signature.results.size()) + " outputs, got " +
+        std::to_string(numOutputs) + " output buffers");
+  return llvm::Error::success();
+}
+
+MemRefDescriptors
+CompiledGraph::describeBuffers(llvm::ArrayRef<const void *> arguments,
+                               llvm::ArrayRef<void *> outputs) const {
+  std::vector<const void *> data(arguments.begin(), arguments.end());
+  data.insert(data.end(), outputs.begin(), outputs.end());
+  std::vector<const std::vector<int64_t> *> shapes;
+  for (const TensorSpec &spec : signature.arguments)
+    shapes.push_back(&spec.shape);
+  for (const TensorSpec &spec : signature.results)
+    shapes.push_back(&spec.shape);
+  return MemRefDescriptors(data, shapes);
+}
+
+llvm::Error CompiledGraph::runBuffers(llvm::ArrayRef<const void *> arguments,
+                                      llvm::ArrayRef<void *> outputs) const {
+  if (llvm::Error error = checkBufferCounts(arguments.size(), outputs.size()))
+    return error;
+  runFn(describeBuffers(arguments, outputs).get());
+  return llvm::Error::success();
+}
+
+llvm::Expected<BenchResult>
+CompiledGraph::benchBuffers(llvm::ArrayRef<const void *> arguments,
+                            llvm::ArrayRef<void *> outputs,
+                            const BenchOptions &options) const {
+  if (llvm::Error error = checkBufferCounts(arguments.size(), outputs.size()))
+    return std::move(error);
+  MemRefDescriptors descriptors = describeBuffers(arguments, outputs);
+  return benchDescriptors(descriptors, options);
+}
+
+BenchResult CompiledGraph::benchDescriptors(MemRefDescriptors &descriptors,
+                                            const BenchOptions &options) const {
   unsigned timedRuns = std::max(1u, options.timedRuns);
   std::vector<double> times;
   if (benchFn) {

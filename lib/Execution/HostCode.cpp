@@ -108,7 +108,9 @@ static llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
     return llvm::createStringError(
         "no C compiler driver (cc or clang) on PATH to link the library");
   std::string runtimeDir(llvm::sys::path::parent_path(runtimeLib));
-  std::string rpath = "-Wl,-rpath," + runtimeDir;
+  // The library's own folder first, so a copy moved with its runtime runs
+  // anywhere; then the runtime it was compiled against.
+  std::string rpath = "-Wl,-rpath,$ORIGIN:" + runtimeDir;
   std::string libDir = "-L" + runtimeDir;
   std::string runtimeName = "-l:" + llvm::sys::path::filename(runtimeLib).str();
   llvm::SmallVector<llvm::StringRef> args = {

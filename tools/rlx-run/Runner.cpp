@@ -11,6 +11,7 @@
 #include "rlx/Execution/TrainingSteps.h"
 #include "rlx/Runtime/HostTensor.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
@@ -32,8 +33,9 @@ cl::OptionCategory rlxrun::runCategory("rlx-run options");
 
 static cl::list<std::string>
     inputs("input",
-           cl::desc("NAME=FILE.npy: feed graph input or parameter "
-                    "NAME from a .npy file"),
+           cl::desc("NAME=FILE.npy or NAME=FILE.safetensors:TENSOR: feed "
+                    "graph input or parameter NAME from a .npy file or one "
+                    "tensor of a .safetensors file"),
            cl::cat(rlxrun::runCategory));
 static cl::opt<std::string>
     paramsFile("params", cl::desc("Parameters from a .safetensors file"),
@@ -48,7 +50,9 @@ static cl::opt<uint64_t> seed("seed", cl::desc("Seed of --random-inputs"),
 static cl::opt<std::string> outputDir(
     "output",
     cl::desc("Write each output to DIR/output_<i>.npy (with --steps: the "
-             "last step's, and every parameter to DIR/params.safetensors)"),
+             "last step's, and every parameter to DIR/params.safetensors); "
+             "a path ending in .safetensors gets every output, as "
+             "output_<i>, in that one file (the only way to write bf16)"),
     cl::cat(rlxrun::runCategory));
 cl::opt<unsigned> rlxrun::steps(
     "steps",
@@ -111,6 +115,27 @@ std::pair<std::string, std::string> splitAssignment(const std::string &arg,
   return {arg.substr(0, eq), arg.substr(eq + 1)};
 }
 
+/// The tensor of an --input path: FILE.npy, or FILE.safetensors:TENSOR.
+HostTensor readInput(const std::string &path) {
+  std::string error;
+  static constexpr llvm::StringLiteral kSafetensors = ".safetensors:";
+  size_t split = path.rfind(kSafetensors.data());
+  if (split == std::string::npos)
+    return valueOrExit(readNpy(path, error), error);
+  std::string file = path.substr(0, split + kSafetensors.size() - 1);
+  std::string name = path.substr(split + kSafetensors.size());
+  auto tensors = valueOrExit(readSafetensors(file, error), error);
+  auto it = tensors.find(name);
+  if (it == tensors.end()) {
+    std::vector<std::string> names;
+    for (const auto &entry : tensors)
+      names.push_back(entry.first);
+    fatal("'" + file + "' has no tensor '" + name +
+          "' (it has: " + llvm::join(names, ", ") + ")");
+  }
+  return std::move(it->second);
+}
+
 /// Every argument's tensor: --input files, then --params, then (with
 /// --steps) zeros for optimizer state, then random data. The --batched inputs
 /// go to `batchedArguments`; their arguments get zeros until runSteps fills in
@@ -126,7 +151,7 @@ gatherArguments(const GraphSignature &signature,
     if (!spec)
       fatal("--input names '" + name + "', which is not an argument of @" +
             signature.name + " (arguments: " + signature.argumentNames() + ")");
-    HostTensor tensor = valueOrExit(readNpy(path, error), error);
+    HostTensor tensor = readInput(path);
     if (llvm::is_contained(batched, name)) {
       batchedArguments.push_back(exitOnError(makeBatchedArgument(
           signature, name, std::move(tensor), steps, path)));
@@ -214,15 +239,34 @@ void printSummary(const std::string &name, const HostTensor &tensor) {
   llvm::outs() << "\n";
 }
 
+bool isSafetensorsOutput() {
+  return llvm::StringRef(outputDir).ends_with(".safetensors");
+}
+
+/// --output FILE.safetensors: every output in one file.
+void writeOutputFile(const std::vector<HostTensor> &outputs) {
+  std::map<std::string, HostTensor> named;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    HostTensor copy(outputs[i].dtype(), outputs[i].shape());
+    std::memcpy(copy.data(), outputs[i].data(), outputs[i].sizeInBytes());
+    named.emplace("output_" + std::to_string(i), std::move(copy));
+  }
+  std::string error;
+  if (!writeSafetensors(outputDir, named, error))
+    fatal(error);
+}
+
 /// Prints, writes and checks the outputs; false if a --check failed.
 bool reportOutputs(const GraphSignature &signature,
                    const std::vector<HostTensor> &outputs) {
   std::string error;
+  if (isSafetensorsOutput())
+    writeOutputFile(outputs);
   for (size_t i = 0; i < outputs.size(); ++i) {
     std::string name = "output_" + std::to_string(i);
     if (printOutputs)
       printSummary(name, outputs[i]);
-    if (!outputDir.empty()) {
+    if (!outputDir.empty() && !isSafetensorsOutput()) {
       llvm::sys::fs::create_directories(outputDir);
       llvm::SmallString<256> path(outputDir.getValue());
       llvm::sys::path::append(path, name + ".npy");
@@ -309,6 +353,9 @@ int rlxrun::runGraph(const CompiledGraph &graph,
   const GraphSignature &signature = graph.getSignature();
   if (!batched.empty() && steps == 0)
     fatal("--batched gives one slice per step; it needs --steps N");
+  if (steps > 0 && isSafetensorsOutput())
+    fatal("--steps writes the outputs and the parameters into a folder: "
+          "give --output DIR, not a .safetensors file");
   if (steps > 0 && benchRuns > 0)
     fatal("--steps and --bench exclude each other: --bench times repeated "
           "runs of the same arguments");

@@ -74,12 +74,26 @@ public:
   llvm::Error run(llvm::ArrayRef<HostTensor> arguments,
                   llvm::MutableArrayRef<HostTensor> outputs) const;
 
+  /// Fails unless there are as many buffers as arguments and as outputs.
+  llvm::Error checkBufferCounts(size_t numArguments, size_t numOutputs) const;
+  /// Runs once on dense row-major buffers the caller owns, `arguments` in
+  /// signature order, each of its spec's dtype and shape (which a raw
+  /// pointer cannot show, so only the counts are checked).
+  llvm::Error runBuffers(llvm::ArrayRef<const void *> arguments,
+                         llvm::ArrayRef<void *> outputs) const;
+
   /// Runs `options.warmUpRuns` times, then times `options.timedRuns` runs
   /// (at least one), writing into `outputs`. The profile timers, if any,
   /// count the timed runs only.
   llvm::Expected<BenchResult> bench(llvm::ArrayRef<HostTensor> arguments,
                                     llvm::MutableArrayRef<HostTensor> outputs,
                                     const BenchOptions &options) const;
+
+  /// bench on caller-owned buffers, as runBuffers takes them.
+  llvm::Expected<BenchResult>
+  benchBuffers(llvm::ArrayRef<const void *> arguments,
+               llvm::ArrayRef<void *> outputs,
+               const BenchOptions &options) const;
 
   /// A target's own timing of runs (GraphABI.h); without one, bench times
   /// each rlx_graph_run call on the host's clock.
@@ -119,6 +133,10 @@ private:
   llvm::Error checkOutputs(llvm::ArrayRef<HostTensor> outputs) const;
   MemRefDescriptors describe(llvm::ArrayRef<HostTensor> arguments,
                              llvm::ArrayRef<HostTensor> outputs) const;
+  MemRefDescriptors describeBuffers(llvm::ArrayRef<const void *> arguments,
+                                    llvm::ArrayRef<void *> outputs) const;
+  BenchResult benchDescriptors(MemRefDescriptors &descriptors,
+                               const BenchOptions &options) const;
 
   GraphSignature signature;
   GraphRunFn runFn;

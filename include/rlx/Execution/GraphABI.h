@@ -83,6 +83,10 @@ public:
   /// Describes `tensors` in order. The graph reads and writes their memory
   /// through the descriptors; the tensors must outlive every call.
   explicit MemRefDescriptors(llvm::ArrayRef<const HostTensor *> tensors);
+  /// Describes dense row-major buffers at `data` of shapes `shapes`, in
+  /// order: memory a caller owns, such as the C API's.
+  MemRefDescriptors(llvm::ArrayRef<const void *> data,
+                    llvm::ArrayRef<const std::vector<int64_t> *> shapes);
 
   void **get() { return pointers.data(); }
 

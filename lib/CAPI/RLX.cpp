@@ -1,0 +1,585 @@
+//===- RLX.cpp - the C API over the execution library ---------------------===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every entry point turns llvm::Error and MLIR diagnostics into an RlxStatus
+// holding the message; none lets a failure reach the host as an abort or an
+// exception.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rlx-c/RLX.h"
+
+#include "rlx/Execution/ExecutionTarget.h"
+#include "rlx/InitRLX.h"
+#include "rlx/Runtime/HostTensor.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <cstring>
+#include <mutex>
+
+#include <dlfcn.h>
+
+using namespace mlir;
+using namespace rlxrt;
+
+struct RlxStatusImpl {
+  std::string message;
+};
+
+struct RlxGraphImpl {
+  std::unique_ptr<CompiledGraph> graph;
+  /// Shapes and names in the form RlxTensorSpec points into.
+  std::vector<RlxTensorSpec> arguments;
+  std::vector<RlxTensorSpec> results;
+  std::vector<std::string> resultNames;
+  /// Data bound to arguments (rlxGraphBind), empty where none is.
+  std::vector<HostTensor> bound;
+  std::vector<bool> isBound;
+};
+
+// The enum values of RlxDType are DType's, so a cast converts them.
+static_assert(RLX_DTYPE_F32 == static_cast<int>(DType::F32) &&
+                  RLX_DTYPE_BF16 == static_cast<int>(DType::BF16) &&
+                  RLX_DTYPE_U32 == static_cast<int>(DType::U32) &&
+                  RLX_DTYPE_C64 == static_cast<int>(DType::C64),
+              "RlxDType must mirror rlxrt::DType");
+
+static RlxStatus makeStatus(const llvm::Twine &message) {
+  return new RlxStatusImpl{message.str()};
+}
+
+static RlxStatus makeStatus(llvm::Error error) {
+  if (!error)
+    return nullptr;
+  return makeStatus(llvm::toString(std::move(error)));
+}
+
+/// Registers the dialects' passes and the targets once per process: the
+/// library may be loaded by a host that registered nothing itself.
+static void initializeOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    rlx::registerAllPasses();
+    rlx::registerAllExecutionTargets();
+  });
+}
+
+/// The folder this library was loaded from, where the build and an
+/// installation put the targets' runtime libraries too.
+static std::string libraryFolder() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&rlxGetAPIVersion), &info) ||
+      !info.dli_fname)
+    return {};
+  return std::string(llvm::sys::path::parent_path(info.dli_fname));
+}
+
+/// An MLIR context with every dialect, whose diagnostics go into a string
+/// instead of stderr, so a failure's status carries them.
+namespace {
+class CapturingContext {
+public:
+  CapturingContext()
+      : context(makeRegistry()), stream(diagnostics),
+        handler(sourceMgr, &context, stream) {
+    // The message names the failure and its location; a dump of the whole
+    // failing op in generic form would bury it.
+    context.printOpOnDiagnostic(false);
+  }
+
+  MLIRContext &get() { return context; }
+  llvm::SourceMgr &getSourceMgr() { return sourceMgr; }
+
+  /// `error`'s message followed by the diagnostics reported so far.
+  RlxStatus fail(llvm::Error error) {
+    std::string message = llvm::toString(std::move(error));
+    return makeStatus(withDiagnostics(message));
+  }
+  std::string withDiagnostics(llvm::StringRef message) {
+    llvm::StringRef details = llvm::StringRef(diagnostics).rtrim();
+    if (details.empty())
+      return message.str();
+    return (message + "\n" + details).str();
+  }
+
+private:
+  static DialectRegistry makeRegistry() {
+    DialectRegistry registry;
+    rlx::registerAllDialects(registry);
+    return registry;
+  }
+
+  MLIRContext context;
+  llvm::SourceMgr sourceMgr;
+  std::string diagnostics;
+  llvm::raw_string_ostream stream;
+  SourceMgrDiagnosticHandler handler;
+};
+} // namespace
+
+/// Parses the module of file `path` or of `source` (when `path` is null).
+static OwningOpRef<ModuleOp> parseModule(CapturingContext &context,
+                                         const char *path, const char *source,
+                                         size_t length, std::string &error) {
+  std::unique_ptr<llvm::MemoryBuffer> buffer;
+  if (path) {
+    if (!llvm::sys::fs::is_regular_file(path)) {
+      error = std::string("no such file '") + path + "'";
+      return nullptr;
+    }
+    auto file = llvm::MemoryBuffer::getFile(path);
+    if (!file) {
+      error = "cannot read '" + std::string(path) +
+              "': " + file.getError().message();
+      return nullptr;
+    }
+    buffer = std::move(*file);
+  } else {
+    buffer = llvm::MemoryBuffer::getMemBufferCopy(
+        llvm::StringRef(source, length), "<string>");
+  }
+  std::string name = path ? path : "<string>";
+  context.getSourceMgr().AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
+      context.getSourceMgr(), ParserConfig(&context.get()));
+  if (!module)
+    error = context.withDiagnostics("cannot parse '" + name + "'");
+  return module;
+}
+
+/// The execution library's options for `options` (defaults when null).
+static CompileOptions toCompileOptions(const RlxCompileOptions *options,
+                                       llvm::StringRef targetName) {
+  RlxCompileOptions defaults;
+  rlxCompileOptionsInit(&defaults);
+  if (!options)
+    options = &defaults;
+  CompileOptions result;
+  result.useBlas = options->useBlas != 0;
+  result.profile = options->profile != 0;
+  if (options->pipelineOptions)
+    result.pipelineOptions = options->pipelineOptions;
+  if (options->runtimeLibrary && *options->runtimeLibrary) {
+    result.runtimeLibrary = options->runtimeLibrary;
+  } else {
+    // The execution library looks beside the host executable's bin/, which
+    // is the interpreter's for a Python host; this library's folder is
+    // where the runtime is.
+    llvm::SmallString<256> path(libraryFolder());
+    llvm::sys::path::append(path, "librlx_" + targetName + "_runtime.so");
+    result.runtimeLibrary = std::string(path);
+  }
+  return result;
+}
+
+static llvm::StringRef targetOf(const RlxCompileOptions *options) {
+  return options && options->target && *options->target ? options->target
+                                                        : "cpu";
+}
+
+static llvm::StringRef entryOf(const RlxCompileOptions *options) {
+  return options && options->entry ? options->entry : "";
+}
+
+static RlxGraph wrapGraph(std::unique_ptr<CompiledGraph> compiled) {
+  auto *graph = new RlxGraphImpl();
+  graph->graph = std::move(compiled);
+  const GraphSignature &signature = graph->graph->getSignature();
+  auto describe = [](const TensorSpec &spec, const char *name) {
+    RlxTensorSpec result;
+    result.name = name;
+    result.kind = static_cast<RlxTensorKind>(spec.kind);
+    result.dtype = static_cast<RlxDType>(spec.dtype);
+    result.rank = spec.shape.size();
+    result.shape = spec.shape.data();
+    result.param = spec.param.c_str();
+    return result;
+  };
+  static_assert(RLX_TENSOR_INPUT == static_cast<int>(TensorSpec::Kind::Input) &&
+                    RLX_TENSOR_OUTPUT ==
+                        static_cast<int>(TensorSpec::Kind::Result),
+                "RlxTensorKind must mirror TensorSpec::Kind");
+  for (const TensorSpec &spec : signature.arguments)
+    graph->arguments.push_back(describe(spec, spec.name.c_str()));
+  for (size_t i = 0; i < signature.results.size(); ++i)
+    graph->resultNames.push_back("output_" + std::to_string(i));
+  for (size_t i = 0; i < signature.results.size(); ++i)
+    graph->results.push_back(
+        describe(signature.results[i], graph->resultNames[i].c_str()));
+  graph->bound.resize(signature.arguments.size());
+  graph->isBound.assign(signature.arguments.size(), false);
+  return graph;
+}
+
+static RlxStatus requireArgument(const void *pointer, const char *what) {
+  if (pointer)
+    return nullptr;
+  return makeStatus(llvm::Twine(what) + " must not be NULL");
+}
+
+/// Where a module comes from: a file or text.
+struct ModuleSource {
+  /// The path, or the text.
+  const char *data;
+  bool fromFile;
+  size_t length = 0;
+};
+
+/// Compiles into `*graph`, or with `outputPath` writes a shared library.
+static RlxStatus compileImpl(ModuleSource source,
+                             const RlxCompileOptions *options,
+                             const char *outputPath, RlxGraph *graph) {
+  if (RlxStatus status = requireArgument(
+          source.data, source.fromFile ? "the path" : "the source"))
+    return status;
+  if (!outputPath)
+    if (RlxStatus status = requireArgument(graph, "the graph result"))
+      return status;
+  initializeOnce();
+  if (graph)
+    *graph = nullptr;
+  llvm::Expected<const ExecutionTarget *> target =
+      lookupExecutionTarget(targetOf(options));
+  if (!target)
+    return makeStatus(target.takeError());
+  CapturingContext context;
+  std::string error;
+  OwningOpRef<ModuleOp> module =
+      source.fromFile
+          ? parseModule(context, source.data, nullptr, 0, error)
+          : parseModule(context, nullptr, source.data, source.length, error);
+  if (!module)
+    return makeStatus(error);
+  CompileOptions compileOptions = toCompileOptions(options, targetOf(options));
+  if (outputPath) {
+    llvm::Expected<GraphSignature> signature = (*target)->emitSharedLibrary(
+        *module, entryOf(options), outputPath, compileOptions);
+    return signature ? nullptr : context.fail(signature.takeError());
+  }
+  llvm::Expected<std::unique_ptr<CompiledGraph>> compiled =
+      (*target)->compile(*module, entryOf(options), compileOptions);
+  if (!compiled)
+    return context.fail(compiled.takeError());
+  *graph = wrapGraph(std::move(*compiled));
+  return nullptr;
+}
+
+int rlxGetAPIVersion(void) { return RLX_C_API_VERSION; }
+
+const char *rlxStatusGetMessage(RlxStatus status) {
+  return status ? status->message.c_str() : "";
+}
+
+void rlxStatusDestroy(RlxStatus status) { delete status; }
+
+size_t rlxDTypeGetSize(RlxDType dtype) {
+  if (dtype < RLX_DTYPE_F32 || dtype > RLX_DTYPE_C64)
+    return 0;
+  return dtypeSize(static_cast<DType>(dtype));
+}
+
+const char *rlxDTypeGetName(RlxDType dtype) {
+  if (dtype < RLX_DTYPE_F32 || dtype > RLX_DTYPE_C64)
+    return "?";
+  return dtypeName(static_cast<DType>(dtype));
+}
+
+void rlxCompileOptionsInit(RlxCompileOptions *options) {
+  if (!options)
+    return;
+  std::memset(options, 0, sizeof(*options));
+  options->target = "cpu";
+  options->useBlas = 1;
+}
+
+const char *rlxGetTargetNames(void) {
+  initializeOnce();
+  static std::string names = llvm::join(getExecutionTargetNames(), ",");
+  return names.c_str();
+}
+
+RlxStatus rlxCompileFile(const char *path, const RlxCompileOptions *options,
+                         RlxGraph *graph) {
+  return compileImpl({path, /*fromFile=*/true}, options, nullptr, graph);
+}
+
+RlxStatus rlxCompileString(const char *source, size_t length,
+                           const RlxCompileOptions *options, RlxGraph *graph) {
+  return compileImpl({source, /*fromFile=*/false, length}, options, nullptr,
+                     graph);
+}
+
+RlxStatus rlxEmitSharedLibraryFromFile(const char *path,
+                                       const RlxCompileOptions *options,
+                                       const char *outputPath) {
+  return compileImpl({path, /*fromFile=*/true}, options, outputPath, nullptr);
+}
+
+RlxStatus rlxEmitSharedLibraryFromString(const char *source, size_t length,
+                                         const RlxCompileOptions *options,
+                                         const char *outputPath) {
+  return compileImpl({source, /*fromFile=*/false, length}, options, outputPath,
+                     nullptr);
+}
+
+RlxStatus rlxGraphLoad(const char *path, RlxGraph *graph) {
+  if (RlxStatus status = requireArgument(path, "the path"))
+    return status;
+  if (RlxStatus status = requireArgument(graph, "the graph result"))
+    return status;
+  *graph = nullptr;
+  if (!llvm::sys::fs::is_regular_file(path))
+    return makeStatus(llvm::Twine("no such file '") + path + "'");
+  llvm::Expected<std::unique_ptr<CompiledGraph>> loaded =
+      CompiledGraph::load(path);
+  if (!loaded)
+    return makeStatus(loaded.takeError());
+  *graph = wrapGraph(std::move(*loaded));
+  return nullptr;
+}
+
+RlxStatus rlxTransformString(const char *source, size_t length,
+                             const char *pipeline, char **result) {
+  if (RlxStatus status = requireArgument(source, "the source"))
+    return status;
+  if (RlxStatus status = requireArgument(pipeline, "the pipeline"))
+    return status;
+  if (RlxStatus status = requireArgument(result, "the result"))
+    return status;
+  *result = nullptr;
+  initializeOnce();
+  CapturingContext context;
+  std::string error;
+  OwningOpRef<ModuleOp> module =
+      parseModule(context, nullptr, source, length, error);
+  if (!module)
+    return makeStatus(error);
+  PassManager pm(&context.get());
+  std::string parseErrors;
+  llvm::raw_string_ostream errorStream(parseErrors);
+  // A pipeline anchored on the module (`builtin.module(...)`) replaces the
+  // pass manager's; parsed into it instead, it would nest and run on the
+  // module's inner modules, of which there are none.
+  llvm::StringRef pipelineText = llvm::StringRef(pipeline).trim();
+  bool parsed = false;
+  if (pipelineText.starts_with("builtin.module(")) {
+    FailureOr<OpPassManager> anchored =
+        parsePassPipeline(pipelineText, errorStream);
+    if (succeeded(anchored)) {
+      static_cast<OpPassManager &>(pm) = std::move(*anchored);
+      parsed = true;
+    }
+  } else {
+    parsed = succeeded(parsePassPipeline(pipelineText, pm, errorStream));
+  }
+  if (!parsed)
+    return makeStatus(context.withDiagnostics(
+        "invalid pass pipeline '" + std::string(pipeline) +
+        "': " + llvm::StringRef(parseErrors).trim().str()));
+  if (failed(pm.run(*module)))
+    return makeStatus(context.withDiagnostics(
+        "pass pipeline '" + std::string(pipeline) + "' failed"));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  *result = strdup(text.c_str());
+  return nullptr;
+}
+
+void rlxStringDestroy(char *string) { free(string); }
+
+void rlxGraphDestroy(RlxGraph graph) { delete graph; }
+
+const char *rlxGraphGetName(RlxGraph graph) {
+  return graph ? graph->graph->getSignature().name.c_str() : "";
+}
+
+size_t rlxGraphGetNumArguments(RlxGraph graph) {
+  return graph ? graph->arguments.size() : 0;
+}
+
+size_t rlxGraphGetNumResults(RlxGraph graph) {
+  return graph ? graph->results.size() : 0;
+}
+
+static RlxStatus getSpec(RlxGraph graph, size_t index,
+                         const std::vector<RlxTensorSpec> &specs,
+                         const char *what, RlxTensorSpec *spec) {
+  if (RlxStatus status = requireArgument(spec, "the spec result"))
+    return status;
+  if (index >= specs.size())
+    return makeStatus(llvm::Twine(what) + " index " + llvm::Twine(index) +
+                      " is out of range: @" + rlxGraphGetName(graph) + " has " +
+                      llvm::Twine(specs.size()));
+  *spec = specs[index];
+  return nullptr;
+}
+
+RlxStatus rlxGraphGetArgument(RlxGraph graph, size_t index,
+                              RlxTensorSpec *spec) {
+  if (RlxStatus status = requireArgument(graph, "the graph"))
+    return status;
+  return getSpec(graph, index, graph->arguments, "argument", spec);
+}
+
+RlxStatus rlxGraphGetResult(RlxGraph graph, size_t index, RlxTensorSpec *spec) {
+  if (RlxStatus status = requireArgument(graph, "the graph"))
+    return status;
+  return getSpec(graph, index, graph->results, "result", spec);
+}
+
+RlxStatus rlxGraphFindArgument(RlxGraph graph, const char *name,
+                               size_t *index) {
+  if (RlxStatus status = requireArgument(graph, "the graph"))
+    return status;
+  if (RlxStatus status = requireArgument(name, "the name"))
+    return status;
+  const GraphSignature &signature = graph->graph->getSignature();
+  std::optional<size_t> found = signature.findArgumentIndex(name);
+  if (!found)
+    return makeStatus(llvm::Twine("'") + name + "' is not an argument of @" +
+                      signature.name +
+                      " (arguments: " + signature.argumentNames() + ")");
+  if (index)
+    *index = *found;
+  return nullptr;
+}
+
+RlxStatus rlxGraphBind(RlxGraph graph, const char *name, const void *data,
+                       size_t size) {
+  size_t index = 0;
+  if (RlxStatus status = rlxGraphFindArgument(graph, name, &index))
+    return status;
+  if (RlxStatus status = requireArgument(data, "the data"))
+    return status;
+  const TensorSpec &spec = graph->graph->getSignature().arguments[index];
+  HostTensor tensor(spec.dtype, spec.shape);
+  if (size != tensor.sizeInBytes())
+    return makeStatus(llvm::Twine("'") + name + "' is " + spec.describe() +
+                      ", " + llvm::Twine(tensor.sizeInBytes()) +
+                      " bytes; got " + llvm::Twine(size) + " bytes");
+  std::memcpy(tensor.data(), data, size);
+  graph->bound[index] = std::move(tensor);
+  graph->isBound[index] = true;
+  return nullptr;
+}
+
+RlxStatus rlxGraphBindSafetensors(RlxGraph graph, const char *path,
+                                  size_t *bound) {
+  if (RlxStatus status = requireArgument(graph, "the graph"))
+    return status;
+  if (RlxStatus status = requireArgument(path, "the path"))
+    return status;
+  std::string error;
+  auto tensors = readSafetensors(path, error);
+  if (!tensors)
+    return makeStatus(error);
+  const GraphSignature &signature = graph->graph->getSignature();
+  // Checked in full before any is bound, so a failure binds nothing.
+  std::vector<std::pair<size_t, HostTensor *>> matches;
+  for (auto &[name, tensor] : *tensors) {
+    std::optional<size_t> index = signature.findArgumentIndex(name);
+    if (!index)
+      continue;
+    if (llvm::Error error = signature.arguments[*index].checkMatches(
+            tensor, "'" + std::string(path) + "'"))
+      return makeStatus(std::move(error));
+    matches.emplace_back(*index, &tensor);
+  }
+  for (auto [index, tensor] : matches) {
+    graph->bound[index] = std::move(*tensor);
+    graph->isBound[index] = true;
+  }
+  if (bound)
+    *bound = matches.size();
+  return nullptr;
+}
+
+int rlxGraphIsBound(RlxGraph graph, size_t index) {
+  return graph && index < graph->isBound.size() && graph->isBound[index];
+}
+
+/// The buffers of a run: the caller's, or the bound data where the caller
+/// passes NULL.
+static RlxStatus gatherBuffers(RlxGraph graph, const void *const *arguments,
+                               size_t numArguments, void *const *outputs,
+                               size_t numOutputs,
+                               std::vector<const void *> &argumentData,
+                               std::vector<void *> &outputData) {
+  if (RlxStatus status = requireArgument(graph, "the graph"))
+    return status;
+  const GraphSignature &signature = graph->graph->getSignature();
+  // Without `arguments` every argument comes bound, whatever the count says.
+  if (llvm::Error error = graph->graph->checkBufferCounts(
+          arguments ? numArguments : signature.arguments.size(), numOutputs))
+    return makeStatus(std::move(error));
+  for (size_t i = 0; i < signature.arguments.size(); ++i) {
+    const void *data = arguments ? arguments[i] : nullptr;
+    if (!data && graph->isBound[i])
+      data = graph->bound[i].data();
+    if (!data) {
+      const TensorSpec &spec = signature.arguments[i];
+      return makeStatus("no data for " + spec.kindName() + " '" + spec.name +
+                        "' (" + spec.describe() +
+                        "): pass a buffer or bind it");
+    }
+    argumentData.push_back(data);
+  }
+  for (size_t i = 0; i < numOutputs; ++i) {
+    if (!outputs || !outputs[i])
+      return makeStatus("no buffer for output_" + llvm::Twine(i) + " (" +
+                        signature.results[i].describe() + ")");
+    outputData.push_back(outputs[i]);
+  }
+  return nullptr;
+}
+
+RlxStatus rlxGraphRun(RlxGraph graph, const void *const *arguments,
+                      size_t numArguments, void *const *outputs,
+                      size_t numOutputs) {
+  std::vector<const void *> argumentData;
+  std::vector<void *> outputData;
+  if (RlxStatus status = gatherBuffers(graph, arguments, numArguments, outputs,
+                                       numOutputs, argumentData, outputData))
+    return status;
+  return makeStatus(graph->graph->runBuffers(argumentData, outputData));
+}
+
+RlxStatus rlxGraphBench(RlxGraph graph, const void *const *arguments,
+                        size_t numArguments, void *const *outputs,
+                        size_t numOutputs, unsigned warmUpRuns,
+                        unsigned timedRuns, RlxBenchResult *result) {
+  if (RlxStatus status = requireArgument(result, "the bench result"))
+    return status;
+  std::vector<const void *> argumentData;
+  std::vector<void *> outputData;
+  if (RlxStatus status = gatherBuffers(graph, arguments, numArguments, outputs,
+                                       numOutputs, argumentData, outputData))
+    return status;
+  llvm::Expected<BenchResult> bench = graph->graph->benchBuffers(
+      argumentData, outputData, BenchOptions{warmUpRuns, timedRuns});
+  if (!bench)
+    return makeStatus(bench.takeError());
+  result->runs = bench->runs;
+  result->medianMs = bench->medianMs;
+  result->p90Ms = bench->p90Ms;
+  result->minMs = bench->minMs;
+  result->totalMs = bench->totalMs;
+  result->peakBytes = bench->peakBytes.value_or(-1);
+  return nullptr;
+}

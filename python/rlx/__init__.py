@@ -1,0 +1,472 @@
+# Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+"""rlx: compile and run rlx graphs from Python.
+
+    import rlx
+    graph = rlx.compile("examples/mlp.mlir", params="mlp.safetensors")
+    y = graph(x=np.ones((8, 64), np.float32))
+
+A pure-Python layer (ctypes and NumPy) over the C API, libRLXCAPI.so
+(docs/c-api.md, docs/python.md).
+"""
+
+import collections
+import ctypes
+import os
+import re
+import shutil
+
+import numpy as np
+
+from . import _capi
+from ._capi import RLXError
+from .safetensors import (bf16_to_f32, f32_to_bf16, read_safetensors,
+                          write_safetensors)
+
+__all__ = ["RLXError", "Graph", "TensorInfo", "BenchResult", "compile",
+           "emit_shared_library", "load", "grad", "transform", "targets", "api_version",
+           "read_safetensors", "write_safetensors"]
+
+# RlxDType in enum order; bf16 is exchanged as float32 (NumPy has no bf16).
+_DTYPE_NAMES = ["f32", "f64", "f16", "bf16", "i8", "i16", "i32", "i64", "u8",
+                "u32", "bool", "c64"]
+_NUMPY_DTYPES = [np.float32, np.float64, np.float16, np.float32, np.int8,
+                 np.int16, np.int32, np.int64, np.uint8, np.uint32, np.bool_,
+                 np.complex64]
+_BF16 = 3
+_KINDS = ["input", "param", "argument", "output"]
+
+TensorInfo = collections.namedtuple("TensorInfo", "name dtype shape kind")
+TensorInfo.__doc__ = ("An argument or result of a graph: its name, rlx dtype "
+                      "name (f32, bf16, ...), shape tuple and kind (input, "
+                      "param, argument or output).")
+
+BenchResult = collections.namedtuple(
+    "BenchResult", "runs median_ms p90_ms min_ms total_ms peak_bytes")
+BenchResult.__doc__ = ("Wall times of Graph.bench's timed runs in "
+                       "milliseconds; peak_bytes is None where the runtime "
+                       "does not count its buffers.")
+
+
+def api_version():
+    """The C API version of the loaded library (RLX_C_API_VERSION)."""
+    return _capi.lib().rlxGetAPIVersion()
+
+
+def targets():
+    """The names of the execution targets the library has (["cpu", ...])."""
+    return _capi.lib().rlxGetTargetNames().decode().split(",")
+
+
+def _looks_like_text(source):
+    # Module text always holds an op or a brace; a path holds neither newline
+    # nor brace.
+    return "\n" in source or "{" in source
+
+
+def _pipeline_options(options):
+    """`allow_tf32=True, block_size=128` -> "allow-tf32 block-size=128"."""
+    parts = []
+    for key, value in options.items():
+        name = key.replace("_", "-")
+        if value is True:
+            parts.append(name)
+        elif value is False:
+            parts.append(f"{name}=false")
+        else:
+            parts.append(f"{name}={value}")
+    return " ".join(parts)
+
+
+class _Options:
+    """The C options struct and the Python strings it points into (kept alive
+    with it)."""
+
+    def __init__(self, target, entry, use_blas, profile, runtime_library,
+                 pipeline_options):
+        self.keep = [s.encode() if s is not None else None
+                     for s in (target, entry, pipeline_options,
+                               runtime_library)]
+        self.struct = _capi.CompileOptions()
+        _capi.lib().rlxCompileOptionsInit(ctypes.byref(self.struct))
+        self.struct.target = self.keep[0]
+        self.struct.entry = self.keep[1]
+        self.struct.pipelineOptions = self.keep[2]
+        self.struct.runtimeLibrary = self.keep[3]
+        self.struct.useBlas = int(bool(use_blas))
+        self.struct.profile = int(bool(profile))
+
+
+class Graph:
+    """A compiled graph: its signature (`inputs`, `params`, `outputs`, lists
+    of TensorInfo), bound parameters, and `graph(**arrays)` to run it."""
+
+    def __init__(self, handle, source=None, compile_args=None):
+        self._handle = ctypes.c_void_p(handle)
+        # What compiled it, for save() and grad(); None for a loaded library.
+        self._source = source
+        self._compile_args = compile_args
+        self._library_path = None
+        self._params = {}
+        lib = _capi.lib()
+        self.name = lib.rlxGraphGetName(self._handle).decode()
+        self.arguments = [self._spec(lib.rlxGraphGetArgument, i)
+                          for i in range(lib.rlxGraphGetNumArguments(
+                              self._handle))]
+        self.results = [self._spec(lib.rlxGraphGetResult, i)
+                        for i in range(lib.rlxGraphGetNumResults(
+                            self._handle))]
+        self._dtype_codes = [self._code(lib.rlxGraphGetArgument, i)
+                             for i in range(len(self.arguments))]
+        self._result_codes = [self._code(lib.rlxGraphGetResult, i)
+                              for i in range(len(self.results))]
+
+    def _spec(self, getter, index):
+        spec = _capi.TensorSpec()
+        _capi.check(getter(self._handle, index, ctypes.byref(spec)))
+        shape = tuple(spec.shape[d] for d in range(spec.rank))
+        return TensorInfo(spec.name.decode(), _DTYPE_NAMES[spec.dtype], shape,
+                          _KINDS[spec.kind])
+
+    def _code(self, getter, index):
+        spec = _capi.TensorSpec()
+        _capi.check(getter(self._handle, index, ctypes.byref(spec)))
+        return spec.dtype
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle and _capi._lib is not None:
+            _capi._lib.rlxGraphDestroy(handle)
+            self._handle = None
+
+    @property
+    def inputs(self):
+        """The arguments marked rlx.input (and unnamed ones), in order."""
+        return [a for a in self.arguments if a.kind != "param"]
+
+    @property
+    def params(self):
+        """The arguments marked rlx.param, in order."""
+        return [a for a in self.arguments if a.kind == "param"]
+
+    @property
+    def outputs(self):
+        """The results, named output_0, output_1, ..."""
+        return list(self.results)
+
+    def __repr__(self):
+        def show(infos):
+            return ", ".join(f"{t.name}: {list(t.shape)} {t.dtype}"
+                             for t in infos)
+        return (f"<rlx.Graph @{self.name} inputs=({show(self.inputs)}) "
+                f"params=({show(self.params)}) "
+                f"outputs=({show(self.outputs)})>")
+
+    def _index(self, name):
+        for i, info in enumerate(self.arguments):
+            if info.name == name:
+                return i
+        names = ", ".join(a.name for a in self.arguments)
+        raise RLXError(f"'{name}' is not an argument of @{self.name} "
+                       f"(arguments: {names})")
+
+    def _convert(self, index, array):
+        """`array` as a contiguous buffer of argument `index`'s dtype and
+        shape; raises RLXError naming the argument otherwise."""
+        info = self.arguments[index]
+        code = self._dtype_codes[index]
+        array = np.asarray(array)
+        if tuple(array.shape) != info.shape:
+            raise RLXError(f"{info.kind} '{info.name}' of @{self.name} is "
+                           f"{list(info.shape)} {info.dtype}, got an array "
+                           f"of shape {list(array.shape)}")
+        target = np.dtype(_NUMPY_DTYPES[code])
+        if not np.can_cast(array.dtype, target, casting="same_kind"):
+            raise RLXError(f"{info.kind} '{info.name}' of @{self.name} is "
+                           f"{info.dtype}; an array of {array.dtype} does "
+                           "not convert to it")
+        array = np.ascontiguousarray(array, dtype=target)
+        if code == _BF16:
+            array = f32_to_bf16(array)
+        return array
+
+    def bind(self, params=None, **arrays):
+        """Binds arguments for every later run: `params` is a .safetensors
+        path (tensors naming no argument are ignored) or a name -> array
+        mapping (each name must be an argument); `arrays` as keywords."""
+        lib = _capi.lib()
+        if isinstance(params, (str, os.PathLike)):
+            count = ctypes.c_size_t()
+            _capi.check(lib.rlxGraphBindSafetensors(
+                self._handle, os.fspath(params).encode(),
+                ctypes.byref(count)))
+            self._params["@file"] = os.fspath(params)
+            return self
+        merged = dict(params or {})
+        merged.update(arrays)
+        for name, value in merged.items():
+            buffer = self._convert(self._index(name), value)
+            _capi.check(lib.rlxGraphBind(
+                self._handle, name.encode(), buffer.ctypes.data,
+                buffer.nbytes))
+            self._params[name] = np.array(value, copy=True)
+        return self
+
+    def _buffers(self, args, arrays, fill_random=False):
+        """Argument pointers (None where bound), the arrays that keep them
+        alive, and output arrays."""
+        lib = _capi.lib()
+        given = {}
+        positional = [i for i in range(len(self.arguments))
+                      if not lib.rlxGraphIsBound(self._handle, i)]
+        if len(args) > len(positional):
+            raise RLXError(f"@{self.name} takes {len(positional)} positional "
+                           f"arrays (its unbound arguments), got {len(args)}")
+        for i, value in zip(positional, args):
+            given[i] = value
+        for name, value in arrays.items():
+            index = self._index(name)
+            if index in given:
+                raise RLXError(f"'{name}' is given twice")
+            given[index] = value
+        keep = []
+        pointers = (ctypes.c_void_p * max(1, len(self.arguments)))()
+        rng = np.random.default_rng(0)
+        for i, info in enumerate(self.arguments):
+            if i in given:
+                buffer = self._convert(i, given[i])
+            elif lib.rlxGraphIsBound(self._handle, i):
+                continue
+            elif fill_random:
+                buffer = self._convert(i, _random(info, rng))
+            else:
+                raise RLXError(
+                    f"no data for {info.kind} '{info.name}' "
+                    f"({list(info.shape)} {info.dtype}) of @{self.name}: "
+                    "pass it by name or bind it")
+            keep.append(buffer)
+            pointers[i] = buffer.ctypes.data
+        outputs = []
+        output_pointers = (ctypes.c_void_p * max(1, len(self.results)))()
+        for i, code in enumerate(self._result_codes):
+            dtype = np.uint16 if code == _BF16 else _NUMPY_DTYPES[code]
+            out = np.empty(self.results[i].shape, dtype=dtype)
+            outputs.append(out)
+            output_pointers[i] = out.ctypes.data
+        return pointers, keep, outputs, output_pointers
+
+    def _finish(self, outputs):
+        outputs = [bf16_to_f32(out) if code == _BF16 else out
+                   for out, code in zip(outputs, self._result_codes)]
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def __call__(self, *args, **arrays):
+        """Runs once. Arrays are given by argument name (or positionally, in
+        the order of the unbound arguments); each must have the argument's
+        shape and a dtype that converts to its own (same kind). Returns one
+        NumPy array for a single-output graph, a tuple otherwise."""
+        pointers, keep, outputs, output_pointers = self._buffers(args, arrays)
+        _capi.check(_capi.lib().rlxGraphRun(
+            self._handle, pointers, len(self.arguments), output_pointers,
+            len(self.results)))
+        del keep
+        return self._finish(outputs)
+
+    def bench(self, n=10, warmup=2, *args, **arrays):
+        """Times `n` runs after `warmup` untimed ones. Arguments neither
+        given nor bound get seeded random data (floats uniform in [-1, 1),
+        integers in [0, 8)). Returns a BenchResult."""
+        pointers, keep, outputs, output_pointers = self._buffers(
+            args, arrays, fill_random=True)
+        result = _capi.BenchResult()
+        _capi.check(_capi.lib().rlxGraphBench(
+            self._handle, pointers, len(self.arguments), output_pointers,
+            len(self.results), warmup, n, ctypes.byref(result)))
+        del keep, outputs
+        return BenchResult(result.runs, result.medianMs, result.p90Ms,
+                           result.minMs, result.totalMs,
+                           None if result.peakBytes < 0 else result.peakBytes)
+
+    def save(self, path):
+        """Writes the graph ahead of time as a shared library that rlx.load
+        (and `rlx-run --load`) runs. Bound parameters are not part of it:
+        bind them again after loading."""
+        path = os.fspath(path)
+        if self._library_path is not None:
+            if os.path.abspath(path) != os.path.abspath(self._library_path):
+                shutil.copyfile(self._library_path, path)
+            return path
+        return _emit_text(self._source, self._compile_args, path)
+
+
+def _emit_text(source, args, path):
+    """Writes module text `source` compiled with _Options(**args) as a
+    shared library at `path`."""
+    options = _Options(**args)
+    encoded = source.encode()
+    _capi.check(_capi.lib().rlxEmitSharedLibraryFromString(
+        encoded, len(encoded), ctypes.byref(options.struct), path.encode()))
+    return path
+
+
+def _random(info, rng):
+    dtype = _NUMPY_DTYPES[_DTYPE_NAMES.index(info.dtype)]
+    if info.dtype in ("f32", "f64", "f16", "bf16"):
+        return rng.uniform(-1, 1, info.shape).astype(dtype)
+    if info.dtype == "c64":
+        return (rng.uniform(-1, 1, info.shape)
+                + 1j * rng.uniform(-1, 1, info.shape)).astype(dtype)
+    if info.dtype == "bool":
+        return rng.integers(0, 2, info.shape).astype(dtype)
+    return rng.integers(0, 8, info.shape).astype(dtype)
+
+
+def _read_source(path_or_text):
+    """Module text of a path or of text."""
+    if isinstance(path_or_text, os.PathLike) or not _looks_like_text(
+            path_or_text):
+        path = os.fspath(path_or_text)
+        try:
+            with open(path) as file:
+                return file.read()
+        except OSError as error:
+            raise RLXError(f"cannot read '{path}': {error.strerror}") \
+                from None
+    return path_or_text
+
+
+def _compile_args(target, entry, use_blas, profile, runtime_library,
+                  pipeline_options, options):
+    """The keywords of _Options from those of rlx.compile."""
+    text_options = " ".join(filter(None, [pipeline_options or "",
+                                          _pipeline_options(options)]))
+    return dict(target=target, entry=entry, use_blas=use_blas,
+                profile=profile, runtime_library=runtime_library,
+                pipeline_options=text_options or None)
+
+
+def _compile_text(source, args):
+    """The Graph of module text `source` compiled with _Options(**args)."""
+    options = _Options(**args)
+    encoded = source.encode()
+    handle = ctypes.c_void_p()
+    _capi.check(_capi.lib().rlxCompileString(
+        encoded, len(encoded), ctypes.byref(options.struct),
+        ctypes.byref(handle)))
+    return Graph(handle.value, source, args)
+
+
+def compile(path_or_text, target="cpu", params=None, entry=None,
+            use_blas=True, profile=False, runtime_library=None,
+            pipeline_options=None, **options):
+    """Compiles a module of rlx graphs (a path or the text) for `target`.
+
+    `entry` picks the graph function (default: the only public one);
+    `params` (a .safetensors path or a name -> array mapping) is bound;
+    other keywords are options of the target's pipeline, `allow_tf32=True,
+    block_size=128` standing for "allow-tf32 block-size=128" (or give the
+    text as `pipeline_options`). Raises RLXError with the diagnostics."""
+    source = _read_source(path_or_text)
+    args = _compile_args(target, entry, use_blas, profile, runtime_library,
+                         pipeline_options, options)
+    graph = _compile_text(source, args)
+    if params is not None:
+        graph.bind(params)
+    return graph
+
+
+def emit_shared_library(path_or_text, output_path, target="cpu", entry=None,
+                        use_blas=True, profile=False, runtime_library=None,
+                        pipeline_options=None, **options):
+    """Compiles ahead of time into the shared library `output_path`, without
+    compiling for this process: a library for a target this machine cannot
+    run (cuda without a GPU) is written all the same. Keywords as
+    rlx.compile takes them. Returns `output_path`."""
+    args = _compile_args(target, entry, use_blas, profile, runtime_library,
+                         pipeline_options, options)
+    return _emit_text(_read_source(path_or_text), args,
+                      os.fspath(output_path))
+
+
+def load(path, params=None):
+    """Loads a shared library written by Graph.save (or rlx-run
+    --emit-shared-lib); binds `params` as Graph.bind does."""
+    path = os.fspath(path)
+    handle = ctypes.c_void_p()
+    _capi.check(_capi.lib().rlxGraphLoad(path.encode(), ctypes.byref(handle)))
+    graph = Graph(handle.value)
+    graph._library_path = path
+    if params is not None:
+        graph.bind(params)
+    return graph
+
+
+def transform(path_or_text, pipeline):
+    """Runs a pass pipeline (rlx-opt's textual form, e.g.
+    "rlx-autodiff{func=f}") on module text and returns the new text."""
+    source = _read_source(path_or_text).encode()
+    result = ctypes.c_void_p()
+    _capi.check(_capi.lib().rlxTransformString(
+        source, len(source), pipeline.encode(), ctypes.byref(result)))
+    try:
+        return ctypes.string_at(result.value).decode()
+    finally:
+        _capi.lib().rlxStringDestroy(result)
+
+
+def _public_functions(text):
+    return re.findall(r"^\s*func\.func\s+@([\w$.-]+)\s*\(", text, re.M)
+
+
+def grad(graph_or_text, wrt=None, func=None, target=None, params=None,
+         **options):
+    """The gradient graph of a loss (docs/autodiff.md): `rlx-autodiff`
+    adds @F_grad, whose results are F's results followed by d loss / d w
+    for each name in `wrt` (default: every rlx.param), where the loss is
+    F's first result (one element).
+
+    `graph_or_text` is a Graph from rlx.compile (its source, entry, target,
+    options and bound parameters carry over) or module text or a path (then
+    `func` names F if the module has several functions). Returns the
+    compiled @F_grad."""
+    if isinstance(graph_or_text, Graph):
+        graph = graph_or_text
+        if graph._source is None:
+            raise RLXError("rlx.grad needs the graph's rlx IR; a graph loaded "
+                           "from a shared library has none")
+        source = graph._source
+        func = func or graph.name
+        args = dict(graph._compile_args)
+        if target is not None:
+            args["target"] = target
+        inherited = {k: v for k, v in graph._params.items() if k != "@file"}
+        params_file = graph._params.get("@file")
+    else:
+        source = _read_source(graph_or_text)
+        args = dict(target=target or "cpu", entry=None, use_blas=True,
+                    profile=False, runtime_library=None,
+                    pipeline_options=None)
+        inherited, params_file = {}, None
+    if func is None:
+        names = _public_functions(source)
+        if len(names) != 1:
+            raise RLXError("rlx.grad: the module has functions "
+                           f"{names}; name the loss function with func=")
+        func = names[0]
+    extra = _pipeline_options(options)
+    if extra:
+        args["pipeline_options"] = " ".join(
+            filter(None, [args.get("pipeline_options"), extra]))
+    pass_options = f"func={func}"
+    if wrt:
+        pass_options += " wrt=" + ",".join(wrt)
+    text = transform(source, f"builtin.module(rlx-autodiff{{{pass_options}}})")
+    args["entry"] = f"{func}_grad"
+    result = _compile_text(text, args)
+    if params_file is not None:
+        result.bind(params_file)
+    if inherited:
+        result.bind(inherited)
+    if params is not None:
+        result.bind(params)
+    return result

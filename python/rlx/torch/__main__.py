@@ -1,0 +1,64 @@
+# Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+"""python3 -m rlx.torch MODULE_FILE:FACTORY -o model.mlir
+                        [--params model.safetensors]
+
+FACTORY is a function of MODULE_FILE returning (module, example_inputs),
+example_inputs a tuple of tensors; the module is put in eval mode."""
+
+import argparse
+import importlib.util
+import os
+import sys
+
+from .._capi import RLXError
+from ..safetensors import write_safetensors
+from ._importer import import_module
+
+
+def _load_factory(spec):
+    path, _, name = spec.rpartition(":")
+    if not path or not name:
+        raise RLXError(f"expected MODULE_FILE:FACTORY, got '{spec}'")
+    if not os.path.isfile(path):
+        raise RLXError(f"no such file '{path}'")
+    module_spec = importlib.util.spec_from_file_location(
+        os.path.splitext(os.path.basename(path))[0], path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    factory = getattr(module, name, None)
+    if not callable(factory):
+        raise RLXError(f"'{path}' has no function '{name}'")
+    return factory
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python3 -m rlx.torch",
+        description="Import a PyTorch module as an rlx graph.")
+    parser.add_argument("factory", metavar="MODULE_FILE:FACTORY",
+                        help="a function returning (module, example_inputs)")
+    parser.add_argument("-o", "--output", required=True,
+                        help="the rlx graph (.mlir)")
+    parser.add_argument("--params", help="the parameters (.safetensors)")
+    args = parser.parse_args(argv)
+    try:
+        module, example_inputs = _load_factory(args.factory)()
+        if not isinstance(example_inputs, (tuple, list)):
+            example_inputs = (example_inputs,)
+        text, params = import_module(module.eval(), *example_inputs)
+        with open(args.output, "w") as file:
+            file.write(text)
+        if args.params:
+            write_safetensors(args.params, params)
+        elif params:
+            print(f"warning: {len(params)} parameters not written (give "
+                  "--params FILE.safetensors)", file=sys.stderr)
+    except RLXError as error:
+        print(f"rlx.torch: error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

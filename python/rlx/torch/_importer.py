@@ -1,0 +1,350 @@
+# Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+"""From a torch.nn.Module to an rlx graph: trace, then translate node by
+node (docs/torch-importer.md)."""
+
+import inspect
+import operator
+import numpy as np
+import torch
+import torch.fx
+import torch.nn as nn
+
+from .._capi import RLXError
+from ._emitter import Emitter, Value, rlx_dtype
+
+# Modules translated as a whole; every other module is traced through.
+_LEAF_MODULES = (
+    nn.Linear, nn.Conv2d, nn.BatchNorm1d, nn.BatchNorm2d, nn.LayerNorm,
+    nn.Embedding, nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d,
+    nn.Flatten, nn.Unflatten, nn.Dropout, nn.Dropout1d, nn.Dropout2d,
+    nn.AlphaDropout, nn.Identity, nn.Softmax, nn.LogSoftmax,
+    nn.MultiheadAttention, nn.ReLU, nn.ReLU6, nn.GELU, nn.SiLU,
+    nn.Sigmoid, nn.Tanh, nn.LeakyReLU, nn.ELU, nn.SELU, nn.CELU,
+    nn.Softplus, nn.Mish, nn.Hardtanh, nn.Hardsigmoid, nn.Hardswish,
+    nn.LogSigmoid, nn.Softsign, nn.Tanhshrink, nn.PReLU)
+
+
+class UnsupportedError(RLXError):
+    """A node the importer has no translation for."""
+
+
+class _Tracer(torch.fx.Tracer):
+    def __init__(self):
+        super().__init__()
+        # Source lines for the unsupported-op message.
+        self.record_stack_traces = True
+
+    def is_leaf_module(self, module, qualified_name):
+        return isinstance(module, _LEAF_MODULES)
+
+
+def _source_line(node):
+    """The innermost frame of the node's recorded stack: the line of the
+    model's code that made it."""
+    trace = getattr(node, "stack_trace", None) or \
+        node.meta.get("stack_trace")
+    if not trace:
+        return "source line unknown (traced with make_fx)"
+    frames = [line.strip() for line in trace.strip().splitlines()
+              if line.strip().startswith("File ")]
+    return frames[0] if frames else trace.strip().splitlines()[0]
+
+
+def _describe_target(node, root):
+    if node.op == "call_module":
+        return f"module {type(root.get_submodule(node.target)).__name__}"
+    if node.op == "call_method":
+        return f"method Tensor.{node.target}"
+    target = node.target
+    name = getattr(target, "__name__", None) or str(target)
+    module = getattr(target, "__module__", None)
+    return f"function {module + '.' if module else ''}{name}"
+
+
+class _Converter:
+    """Translates one traced graph; env maps nodes to Values or Python
+    values (ints, tuples, None)."""
+
+    def __init__(self, graph_module, state, aten):
+        self.gm = graph_module
+        self.state = state  # name -> tensor of parameters and buffers
+        self.aten = aten
+        self.e = Emitter()
+        self.env = {}
+        self.arguments = []  # (Value, attribute, name)
+        self.params = {}
+        self.param_values = {}
+
+    # -- values -------------------------------------------------------
+    def _argument(self, attribute, name, tensor, what):
+        """A new graph argument of `tensor`'s shape and dtype."""
+        dtype = rlx_dtype(tensor.dtype)
+        if dtype is None:
+            raise RLXError(f"{what} '{name}' has dtype {tensor.dtype}, "
+                           "which rlx does not take")
+        value = Value(f"%a{len(self.arguments)}", tuple(tensor.shape), dtype)
+        self.arguments.append((value, attribute, name))
+        return value
+
+    def param(self, name):
+        """The rlx.param argument of state_dict entry `name`."""
+        if name not in self.param_values:
+            tensor = self.state[name].detach()
+            self.param_values[name] = self._argument("rlx.param", name,
+                                                     tensor, "parameter")
+            self.params[name] = tensor.cpu().numpy().copy()
+        return self.param_values[name]
+
+    def input(self, name, example):
+        if not isinstance(example, torch.Tensor):
+            raise RLXError(f"input '{name}' is a {type(example).__name__}; "
+                           "rlx graphs take tensors")
+        return self._argument("rlx.input", name, example, "input")
+
+    def const_tensor(self, tensor):
+        """A tensor computed at trace time, inlined as a constant."""
+        array = tensor.detach().cpu().numpy()
+        dtype = rlx_dtype(tensor.dtype)
+        if dtype is None:
+            raise RLXError(f"a constant of dtype {tensor.dtype}")
+        if array.size > 4096 and not np.all(array == array.reshape(-1)[0]):
+            raise RLXError(f"a constant tensor of shape {list(array.shape)} "
+                           "computed while tracing is too large to inline")
+        return self.e.constant(array, dtype)
+
+    def like(self, scalar, ref):
+        """A scalar operand as a rank-0 constant of `ref`'s dtype."""
+        if isinstance(scalar, Value):
+            return self.e.cast(scalar, ref.dtype) \
+                if scalar.dtype != ref.dtype else scalar
+        if isinstance(scalar, torch.Tensor):
+            return self.e.cast(self.const_tensor(scalar), ref.dtype)
+        return self.e.constant(scalar, ref.dtype)
+
+    def operands(self, a, b):
+        """Two operands of a binary op as Values of one dtype."""
+        if not isinstance(a, Value) and not isinstance(b, Value):
+            raise RLXError("binary op of two constants")
+        if not isinstance(a, Value):
+            return self.like(a, b), b
+        if not isinstance(b, Value):
+            return a, self.like(b, a)
+        if a.dtype != b.dtype:
+            # torch promotes to the float operand's type.
+            if a.dtype.startswith("f"):
+                b = self.e.cast(b, a.dtype)
+            else:
+                a = self.e.cast(a, b.dtype)
+        return a, b
+
+    def binary(self, kind, a, b):
+        a, b = self.operands(a, b)
+        if kind == "div" and not a.dtype.startswith("f"):
+            a, b = self.e.cast(a, "f32"), self.e.cast(b, "f32")
+        return self.e.binary(kind, a, b)
+
+    def scalar(self, value, ref):
+        return self.e.constant(value, ref.dtype)
+
+    # -- translation --------------------------------------------------
+    def load(self, arg):
+        return torch.fx.node.map_arg(arg, lambda n: self.env[n])
+
+    def run(self, input_names, example_inputs, param_names=()):
+        from . import _ops
+        placeholders = [n for n in self.gm.graph.nodes
+                        if n.op == "placeholder"]
+        flat_params = list(param_names)
+        for i, node in enumerate(placeholders):
+            if i < len(flat_params):
+                self.env[node] = self.param(flat_params[i])
+            else:
+                j = i - len(flat_params)
+                self.env[node] = self.input(input_names[j], example_inputs[j])
+        outputs = None
+        for node in self.gm.graph.nodes:
+            if node.op == "placeholder":
+                continue
+            if node.op == "output":
+                outputs = self.load(node.args[0])
+                break
+            try:
+                self.env[node] = self.translate(node, _ops)
+                self.functionalize(node)
+            except UnsupportedError:
+                raise
+            except RLXError as error:
+                raise UnsupportedError(self.where(node) + str(error)) \
+                    from None
+            except (TypeError, ValueError, IndexError) as error:
+                # Arguments a translation does not take (a keyword of a
+                # newer torch, a shape it cannot handle).
+                raise UnsupportedError(
+                    self.where(node) + f"not translated ({error})") from None
+        return outputs
+
+    def functionalize(self, node):
+        """An in-place op (`x.add_(y)`, `x += y`, `relu(x, inplace=True)`,
+        aten's `add_`) was translated as its out-of-place form; later uses
+        of the mutated tensor's node read the new value instead."""
+        name = node.target if isinstance(node.target, str) else \
+            getattr(node.target, "__name__", str(node.target))
+        in_place = (node.op != "get_attr" and
+                    (name.endswith("_") and not name.startswith("_")) or
+                    str(node.target).split(".")[1:2] and
+                    str(node.target).split(".")[1].endswith("_") and
+                    str(node.target).startswith("aten.") or
+                    node.kwargs.get("inplace") is True or
+                    name in ("iadd", "isub", "imul", "itruediv"))
+        if not in_place or node.op == "call_module" or not node.args:
+            return
+        target = node.args[0]
+        if isinstance(target, torch.fx.Node) and \
+                isinstance(self.env.get(target), Value):
+            self.env[target] = self.env[node]
+
+    def where(self, node):
+        return (f"node '{node.name}' ({_describe_target(node, self.gm)}) at "
+                f"{_source_line(node)}: ")
+
+    def translate(self, node, ops):
+        if node.op == "get_attr":
+            attribute = self.gm
+            for part in node.target.split("."):
+                attribute = getattr(attribute, part)
+            if node.target in self.state:
+                return self.param(node.target)
+            if isinstance(attribute, torch.Tensor):
+                return self.const_tensor(attribute)
+            return attribute
+        args = self.load(node.args)
+        kwargs = self.load(node.kwargs)
+        if node.target is not operator.getitem and \
+                _contains((args, kwargs), ops._NoIndices):
+            raise RLXError("uses a result with no rlx translation (the "
+                           "indices of max/min, the statistics of a norm, "
+                           "attention weights)")
+        if node.op == "call_module":
+            module = self.gm.get_submodule(node.target)
+            handler = ops.MODULES.get(type(module))
+            if handler is None:
+                raise UnsupportedError(self.where(node) + "no rlx translation"
+                                       " (see docs/torch-importer.md)")
+            return handler(self, module, node.target, *args, **kwargs)
+        if node.op == "call_method":
+            handler = ops.METHODS.get(node.target)
+            if handler is None:
+                if not _has_value((args, kwargs)):
+                    return getattr(args[0], node.target)(*args[1:], **kwargs)
+                raise UnsupportedError(self.where(node) + "no rlx translation"
+                                       " (see docs/torch-importer.md)")
+            return handler(self, *args, **kwargs)
+        target = node.target
+        handler = ops.FUNCTIONS.get(target)
+        if handler is None and self.aten:
+            handler = ops.ATEN.get(str(target))
+        if handler is None:
+            # Arithmetic on shapes and constants runs now, at import time.
+            if not _has_value((args, kwargs)):
+                result = target(*args, **kwargs)
+                return self.const_tensor(result) \
+                    if isinstance(result, torch.Tensor) else result
+            raise UnsupportedError(self.where(node) + "no rlx translation "
+                                   "(see docs/torch-importer.md)")
+        return handler(self, *args, **kwargs)
+
+
+def _contains(tree, kind):
+    found = []
+    torch.fx.node.map_aggregate(
+        tree, lambda v: found.append(v) if isinstance(v, kind) else v)
+    return bool(found)
+
+
+def _has_value(tree):
+    return _contains(tree, Value)
+
+
+def _forward_names(module, count):
+    parameters = [p for p in inspect.signature(module.forward)
+                  .parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    names = [p.name for p in parameters[:count]]
+    names += [f"input_{i}" for i in range(len(names), count)]
+    return names
+
+
+def _flatten_outputs(outputs):
+    flat = []
+    torch.fx.node.map_aggregate(outputs, flat.append)
+    for value in flat:
+        if not isinstance(value, Value):
+            raise RLXError(f"the module returns a {type(value).__name__}; "
+                           "rlx graph results are tensors")
+    return flat
+
+
+def _trace(module, example_inputs):
+    """(graph module, parameter names of leading placeholders, aten?)."""
+    try:
+        tracer = _Tracer()
+        graph = tracer.trace(module)
+        return torch.fx.GraphModule(tracer.root, graph), (), False
+    except Exception as symbolic_error:  # noqa: BLE001 (any trace failure)
+        # Data-dependent Python control flow (TransformerEncoderLayer's
+        # fast-path checks) defeats symbolic tracing; make_fx runs the code
+        # on real tensors and records the aten ops instead.
+        from torch.fx.experimental.proxy_tensor import make_fx
+        from torch.nn.utils import stateless
+        state = dict(module.named_parameters())
+        state.update(module.named_buffers())
+        names = list(state)
+
+        def call(*flat):
+            return stateless.functional_call(
+                module, dict(zip(names, flat[:len(names)])),
+                tuple(flat[len(names):]))
+        try:
+            with torch.enable_grad():
+                graph_module = make_fx(call)(*[state[n] for n in names],
+                                             *example_inputs)
+        except Exception as error:  # noqa: BLE001
+            raise RLXError(f"cannot trace the module: symbolic tracing "
+                           f"failed ({symbolic_error}) and so did make_fx "
+                           f"({error})") from None
+        return graph_module, names, True
+
+
+def import_module(module, *example_inputs, dynamic=False):
+    """Imports `module` (in eval mode) as an rlx graph for inputs shaped
+    like `example_inputs`. Returns (mlir_text, params): the graph's inputs
+    are named after forward's parameters, and params maps state_dict names
+    to NumPy arrays, to bind with rlx.compile(mlir_text, params=params)."""
+    if dynamic:
+        raise RLXError("dynamic=True: rlx graphs have static shapes, and "
+                       "the importer does not emit dynamic dimensions")
+    if module.training:
+        raise RLXError("the module is in training mode: call .eval() first "
+                       "(batch norm and dropout are imported in eval form)")
+    state = dict(module.named_parameters())
+    state.update(module.named_buffers())
+    graph_module, param_names, aten = _trace(module, example_inputs)
+    converter = _Converter(graph_module, state, aten)
+    with torch.no_grad():
+        outputs = converter.run(_forward_names(module, len(example_inputs)),
+                                example_inputs, param_names)
+    results = _flatten_outputs(outputs)
+    return _print_function(converter, results), converter.params
+
+
+def _print_function(converter, results):
+    arguments = ",\n    ".join(
+        f"{value.name}: {value.type} {{{attribute} = \"{name}\"}}"
+        for value, attribute, name in converter.arguments)
+    types = ", ".join(r.type for r in results)
+    result_types = f"({types})" if len(results) != 1 else types
+    body = "\n".join(converter.e.lines)
+    names = ", ".join(r.name for r in results)
+    return (f"func.func @forward(\n    {arguments})\n    -> {result_types} "
+            f"{{\n{body}\n  return {names} : {types}\n}}\n")

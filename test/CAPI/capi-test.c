@@ -1,0 +1,412 @@
+/*===- capi-test.c - the C API from a C program
+----------------------------===*\
+|*                                                                            *|
+|* Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM      *|
+|* Exceptions. See the LICENSE file for license information.                 *|
+|*                                                                            *|
+|*===----------------------------------------------------------------------===*|
+|*                                                                            *|
+|* capi-test SCRATCH_DIR: compiles a graph from a string and from a file,    *|
+|* reads its signature, binds parameters from buffers and from a            *|
+|* .safetensors file, runs it against outputs computed here, writes and     *|
+|* loads a shared library, benchmarks, transforms a module, and takes every *|
+|* error path, checking each message. Exits 1 on the first failed check.    *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#include "rlx-c/RLX.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int failures = 0;
+
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (0)
+
+/* Succeeds or reports the status's message. */
+#define CHECK_OK(call)                                                         \
+  do {                                                                         \
+    RlxStatus s_ = (call);                                                     \
+    if (s_) {                                                                  \
+      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
+              rlxStatusGetMessage(s_));                                        \
+      rlxStatusDestroy(s_);                                                    \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (0)
+
+/* Fails with a message containing `needle`. */
+static void expectError(RlxStatus status, const char *needle, int line) {
+  if (!status) {
+    fprintf(stderr, "capi-test.c:%d: expected an error with '%s'\n", line,
+            needle);
+    ++failures;
+    return;
+  }
+  if (!strstr(rlxStatusGetMessage(status), needle)) {
+    fprintf(stderr, "capi-test.c:%d: expected '%s' in: %s\n", line, needle,
+            rlxStatusGetMessage(status));
+    ++failures;
+  }
+  rlxStatusDestroy(status);
+}
+#define CHECK_ERROR(call, needle) expectError((call), (needle), __LINE__)
+
+/* y = x @ w + b and relu(y): two outputs, so result order is checked. */
+static const char *kGraph =
+    "func.func @affine(%x: tensor<2x3xf32> {rlx.input = \"x\"},\n"
+    "                  %w: tensor<3x4xf32> {rlx.param = \"w\"},\n"
+    "                  %b: tensor<4xf32> {rlx.param = \"b\"})\n"
+    "    -> (tensor<2x4xf32>, tensor<2x4xf32>) {\n"
+    "  %0 = rlx.matmul %x, %w : tensor<2x3xf32>, tensor<3x4xf32>\n"
+    "  %1 = rlx.binary add %0, %b : tensor<2x4xf32>, tensor<4xf32>\n"
+    "  %2 = rlx.activation relu %1 : tensor<2x4xf32>\n"
+    "  return %1, %2 : tensor<2x4xf32>, tensor<2x4xf32>\n"
+    "}\n";
+
+static float x[6], w[12], b[4];
+
+static void fillData(void) {
+  for (int i = 0; i < 6; ++i)
+    x[i] = (float)(i - 2) * 0.5f;
+  for (int i = 0; i < 12; ++i)
+    w[i] = (float)((i * 7) % 5 - 2) * 0.25f;
+  for (int i = 0; i < 4; ++i)
+    b[i] = (float)i * 0.1f - 0.15f;
+}
+
+/* Runs `graph` with x given and w, b as `params` (NULL entries: bound)
+ * and checks both outputs against the same computation here. */
+static void runAndCheck(RlxGraph graph, const void *wArg, const void *bArg,
+                        const char *what) {
+  float y[8], r[8];
+  memset(y, 0xff, sizeof(y));
+  memset(r, 0xff, sizeof(r));
+  const void *arguments[3] = {x, wArg, bArg};
+  void *outputs[2] = {y, r};
+  RlxStatus status = rlxGraphRun(graph, arguments, 3, outputs, 2);
+  if (status) {
+    fprintf(stderr, "%s: run failed: %s\n", what, rlxStatusGetMessage(status));
+    rlxStatusDestroy(status);
+    ++failures;
+    return;
+  }
+  double maxError = 0;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 4; ++j) {
+      float expected = b[j];
+      for (int k = 0; k < 3; ++k)
+        expected += x[i * 3 + k] * w[k * 4 + j];
+      float relu = expected > 0 ? expected : 0;
+      maxError = fmax(maxError, fabs(y[i * 4 + j] - expected));
+      maxError = fmax(maxError, fabs(r[i * 4 + j] - relu));
+    }
+  printf("%s: max abs error %.3g\n", what, maxError);
+  CHECK(maxError <= 1e-6);
+}
+
+static void checkSignature(RlxGraph graph) {
+  CHECK(strcmp(rlxGraphGetName(graph), "affine") == 0);
+  CHECK(rlxGraphGetNumArguments(graph) == 3);
+  CHECK(rlxGraphGetNumResults(graph) == 2);
+  RlxTensorSpec spec;
+  CHECK_OK(rlxGraphGetArgument(graph, 0, &spec));
+  CHECK(strcmp(spec.name, "x") == 0 && spec.kind == RLX_TENSOR_INPUT);
+  CHECK(spec.dtype == RLX_DTYPE_F32 && spec.rank == 2);
+  CHECK(spec.shape[0] == 2 && spec.shape[1] == 3);
+  CHECK_OK(rlxGraphGetArgument(graph, 1, &spec));
+  CHECK(strcmp(spec.name, "w") == 0 && spec.kind == RLX_TENSOR_PARAM);
+  CHECK(spec.shape[0] == 3 && spec.shape[1] == 4);
+  CHECK_OK(rlxGraphGetArgument(graph, 2, &spec));
+  CHECK(strcmp(spec.name, "b") == 0 && spec.rank == 1 && spec.shape[0] == 4);
+  CHECK_OK(rlxGraphGetResult(graph, 1, &spec));
+  CHECK(strcmp(spec.name, "output_1") == 0 && spec.kind == RLX_TENSOR_OUTPUT);
+  CHECK(spec.rank == 2 && spec.shape[0] == 2 && spec.shape[1] == 4);
+  CHECK(strcmp(spec.param, "") == 0);
+  size_t index = 99;
+  CHECK_OK(rlxGraphFindArgument(graph, "b", &index));
+  CHECK(index == 2);
+}
+
+/* A .safetensors file of w and b: an 8-byte little-endian header length,
+ * the JSON header, then the data. */
+static int writeParams(const char *path) {
+  char header[256];
+  int length = snprintf(
+      header, sizeof(header),
+      "{\"w\":{\"dtype\":\"F32\",\"shape\":[3,4],\"data_offsets\":[0,48]},"
+      "\"b\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[48,64]}}");
+  FILE *file = fopen(path, "wb");
+  if (!file)
+    return 0;
+  unsigned char size[8] = {0};
+  for (int i = 0; i < 8; ++i)
+    size[i] = (unsigned char)(((unsigned long long)length >> (8 * i)) & 0xff);
+  fwrite(size, 1, 8, file);
+  fwrite(header, 1, (size_t)length, file);
+  fwrite(w, sizeof(float), 12, file);
+  fwrite(b, sizeof(float), 4, file);
+  return fclose(file) == 0;
+}
+
+static void writeText(const char *path, const char *text) {
+  FILE *file = fopen(path, "w");
+  if (!file) {
+    fprintf(stderr, "cannot write %s\n", path);
+    exit(1);
+  }
+  fputs(text, file);
+  fclose(file);
+}
+
+static void testErrors(const char *dir, RlxGraph graph) {
+  char path[1024];
+  RlxCompileOptions options;
+  rlxCompileOptionsInit(&options);
+  RlxGraph other = NULL;
+
+  /* The parser's diagnostic, with its location, is in the message. */
+  const char *bad = "func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+                    "  %0 = rlx.nonsense %x : tensor<2xf32>\n"
+                    "  return %0 : tensor<2xf32>\n}\n";
+  CHECK_ERROR(rlxCompileString(bad, strlen(bad), &options, &other),
+              "<string>:2:");
+  CHECK(other == NULL);
+  /* A verifier error: mismatched matmul shapes. */
+  const char *invalid =
+      "func.func @f(%x: tensor<2x3xf32> {rlx.input = \"x\"},\n"
+      "             %w: tensor<4x5xf32> {rlx.param = \"w\"}) "
+      "-> tensor<2x5xf32> {\n"
+      "  %0 = rlx.matmul %x, %w : tensor<2x3xf32>, tensor<4x5xf32>\n"
+      "  return %0 : tensor<2x5xf32>\n}\n";
+  CHECK_ERROR(rlxCompileString(invalid, strlen(invalid), &options, &other),
+              "error:");
+  CHECK_ERROR(rlxCompileFile("/nonexistent/graph.mlir", &options, &other),
+              "no such file '/nonexistent/graph.mlir'");
+  CHECK_ERROR(rlxCompileString(kGraph, strlen(kGraph), &options, NULL),
+              "must not be NULL");
+
+  options.target = "tpu";
+  CHECK_ERROR(rlxCompileString(kGraph, strlen(kGraph), &options, &other),
+              "unknown target 'tpu'");
+  options.target = "cpu";
+  options.entry = "missing";
+  CHECK_ERROR(rlxCompileString(kGraph, strlen(kGraph), &options, &other),
+              "missing");
+  options.entry = NULL;
+  options.pipelineOptions = "no-such-option=3";
+  CHECK_ERROR(rlxCompileString(kGraph, strlen(kGraph), &options, &other),
+              "invalid options 'no-such-option=3'");
+  options.pipelineOptions = NULL;
+  options.runtimeLibrary = "/nonexistent/librlx_cpu_runtime.so";
+  CHECK_ERROR(rlxCompileString(kGraph, strlen(kGraph), &options, &other),
+              "runtime library not found");
+  options.runtimeLibrary = NULL;
+
+  CHECK_ERROR(rlxGraphLoad("/nonexistent/graph.so", &other),
+              "no such file '/nonexistent/graph.so'");
+  snprintf(path, sizeof(path), "%s/not-a-library.so", dir);
+  writeText(path, "not an ELF file\n");
+  CHECK_ERROR(rlxGraphLoad(path, &other), "cannot load");
+  CHECK_ERROR(rlxEmitSharedLibraryFromString(bad, strlen(bad), &options, path),
+              "<string>:2:");
+
+  RlxTensorSpec spec;
+  CHECK_ERROR(rlxGraphGetArgument(graph, 3, &spec),
+              "argument index 3 is out of range");
+  CHECK_ERROR(rlxGraphGetResult(graph, 2, &spec),
+              "result index 2 is out of range");
+  CHECK_ERROR(rlxGraphFindArgument(graph, "z", NULL),
+              "'z' is not an argument of @affine (arguments: x, w, b)");
+  CHECK_ERROR(rlxGraphBind(graph, "z", w, sizeof(w)), "'z' is not an");
+  CHECK_ERROR(rlxGraphBind(graph, "w", w, 4), "got 4 bytes");
+  CHECK_ERROR(rlxGraphBindSafetensors(graph, "/nonexistent.safetensors", NULL),
+              "/nonexistent.safetensors");
+
+  float y[8], r[8];
+  void *outputs[2] = {y, r};
+  /* x is never bound. */
+  CHECK_ERROR(rlxGraphRun(graph, NULL, 0, outputs, 2), "no data for input 'x'");
+  const void *arguments[3] = {x, w, b};
+  CHECK_ERROR(rlxGraphRun(graph, arguments, 2, outputs, 2),
+              "takes 3 arguments");
+  CHECK_ERROR(rlxGraphRun(graph, arguments, 3, outputs, 1), "has 2 outputs");
+  void *missing[2] = {y, NULL};
+  CHECK_ERROR(rlxGraphRun(graph, arguments, 3, missing, 2),
+              "no buffer for output_1");
+
+  char *text = NULL;
+  CHECK_ERROR(rlxTransformString(kGraph, strlen(kGraph), "no-such-pass", &text),
+              "invalid pass pipeline 'no-such-pass'");
+  CHECK(text == NULL);
+  /* A pass that fails reports its diagnostic: no function @missing. */
+  CHECK_ERROR(rlxTransformString(kGraph, strlen(kGraph),
+                                 "rlx-autodiff{func=missing}", &text),
+              "failed");
+  CHECK(rlxStatusGetMessage(NULL)[0] == '\0');
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: capi-test SCRATCH_DIR\n");
+    return 2;
+  }
+  const char *dir = argv[1];
+  mkdir(dir, 0755); /* An existing folder is fine. */
+  char path[1024];
+  fillData();
+
+  CHECK(rlxGetAPIVersion() == RLX_C_API_VERSION);
+  CHECK(strstr(rlxGetTargetNames(), "cpu") != NULL);
+  CHECK(rlxDTypeGetSize(RLX_DTYPE_BF16) == 2);
+  CHECK(rlxDTypeGetSize(RLX_DTYPE_C64) == 8);
+  CHECK(strcmp(rlxDTypeGetName(RLX_DTYPE_I64), "i64") == 0);
+  CHECK(rlxDTypeGetSize((RlxDType)42) == 0);
+
+  RlxCompileOptions options;
+  rlxCompileOptionsInit(&options);
+  CHECK(options.useBlas == 1 && strcmp(options.target, "cpu") == 0);
+
+  /* From a string: buffers for every argument. */
+  RlxGraph graph = NULL;
+  CHECK_OK(rlxCompileString(kGraph, strlen(kGraph), &options, &graph));
+  if (!graph)
+    return 1;
+  checkSignature(graph);
+  runAndCheck(graph, w, b, "string, caller buffers");
+
+  /* NULL options are the defaults: the runtime beside the library. */
+  RlxGraph defaults = NULL;
+  CHECK_OK(rlxCompileString(kGraph, strlen(kGraph), NULL, &defaults));
+  if (defaults) {
+    runAndCheck(defaults, w, b, "string, NULL options");
+    rlxGraphDestroy(defaults);
+  }
+
+  /* Parameters bound from buffers, the input passed. */
+  CHECK(!rlxGraphIsBound(graph, 1));
+  CHECK_OK(rlxGraphBind(graph, "w", w, sizeof(w)));
+  CHECK_OK(rlxGraphBind(graph, "b", b, sizeof(b)));
+  CHECK(rlxGraphIsBound(graph, 1) && rlxGraphIsBound(graph, 2));
+  runAndCheck(graph, NULL, NULL, "string, bound parameters");
+
+  /* Bound data is a copy: changing the caller's buffer after binding does
+   * not change the run. */
+  float saved = w[0];
+  w[0] = 100.0f;
+  {
+    float y[8], r[8];
+    const void *arguments[3] = {x, NULL, NULL};
+    void *outputs[2] = {y, r};
+    CHECK_OK(rlxGraphRun(graph, arguments, 3, outputs, 2));
+    w[0] = saved;
+    float expected = b[0];
+    for (int k = 0; k < 3; ++k)
+      expected += x[k] * w[k * 4];
+    CHECK(fabs(y[0] - expected) <= 1e-6);
+  }
+
+  RlxBenchResult bench;
+  {
+    float y[8], r[8];
+    const void *arguments[3] = {x, NULL, NULL};
+    void *outputs[2] = {y, r};
+    CHECK_OK(rlxGraphBench(graph, arguments, 3, outputs, 2, 1, 5, &bench));
+    CHECK(bench.runs == 5 && bench.minMs >= 0 &&
+          bench.minMs <= bench.medianMs && bench.medianMs <= bench.p90Ms);
+  }
+  testErrors(dir, graph);
+  rlxGraphDestroy(graph);
+
+  /* From a file, parameters from a .safetensors file. */
+  snprintf(path, sizeof(path), "%s/affine.mlir", dir);
+  writeText(path, kGraph);
+  graph = NULL;
+  options.useBlas = 0;
+  CHECK_OK(rlxCompileFile(path, &options, &graph));
+  if (graph) {
+    char params[1024];
+    snprintf(params, sizeof(params), "%s/params.safetensors", dir);
+    CHECK(writeParams(params));
+    size_t bound = 0;
+    CHECK_OK(rlxGraphBindSafetensors(graph, params, &bound));
+    CHECK(bound == 2);
+    runAndCheck(graph, NULL, NULL, "file, .safetensors parameters");
+    rlxGraphDestroy(graph);
+  }
+
+  /* Ahead of time: write a library, load it, run it. */
+  char library[1024];
+  snprintf(library, sizeof(library), "%s/affine.so", dir);
+  CHECK_OK(rlxEmitSharedLibraryFromFile(path, &options, library));
+  graph = NULL;
+  CHECK_OK(rlxGraphLoad(library, &graph));
+  if (graph) {
+    checkSignature(graph);
+    runAndCheck(graph, w, b, "shared library");
+    rlxGraphDestroy(graph);
+  }
+
+  /* A transformation: the gradient of sum(relu(x @ w + b)) by rlx-autodiff,
+   * checked against the derivative computed here. */
+  const char *lossGraph =
+      "func.func @f(%x: tensor<2x3xf32> {rlx.input = \"x\"},\n"
+      "             %w: tensor<3x4xf32> {rlx.param = \"w\"},\n"
+      "             %b: tensor<4xf32> {rlx.param = \"b\"}) -> tensor<f32> {\n"
+      "  %0 = rlx.matmul %x, %w : tensor<2x3xf32>, tensor<3x4xf32>\n"
+      "  %1 = rlx.binary add %0, %b : tensor<2x4xf32>, tensor<4xf32>\n"
+      "  %2 = rlx.activation relu %1 : tensor<2x4xf32>\n"
+      "  %3 = rlx.reduce sum %2 axes = [0, 1] : tensor<2x4xf32>\n"
+      "  return %3 : tensor<f32>\n}\n";
+  char *gradText = NULL;
+  CHECK_OK(rlxTransformString(lossGraph, strlen(lossGraph),
+                              "rlx-autodiff{func=f wrt=b}", &gradText));
+  if (gradText) {
+    options.entry = "f_grad";
+    graph = NULL;
+    CHECK_OK(rlxCompileString(gradText, strlen(gradText), &options, &graph));
+    rlxStringDestroy(gradText);
+    if (graph) {
+      CHECK(rlxGraphGetNumResults(graph) == 2);
+      float loss = 0, db[4];
+      const void *arguments[3] = {x, w, b};
+      void *outputs[2] = {&loss, db};
+      CHECK_OK(rlxGraphRun(graph, arguments, 3, outputs, 2));
+      double expectedLoss = 0, maxError = 0;
+      for (int j = 0; j < 4; ++j) {
+        double grad = 0;
+        for (int i = 0; i < 2; ++i) {
+          double y = b[j];
+          for (int k = 0; k < 3; ++k)
+            y += x[i * 3 + k] * w[k * 4 + j];
+          expectedLoss += y > 0 ? y : 0;
+          grad += y > 0 ? 1 : 0;
+        }
+        maxError = fmax(maxError, fabs(db[j] - grad));
+      }
+      printf("gradient: loss %g (expected %g), max abs error of db %.3g\n",
+             loss, expectedLoss, maxError);
+      CHECK(fabs(loss - expectedLoss) <= 1e-5);
+      CHECK(maxError <= 1e-6);
+      rlxGraphDestroy(graph);
+    }
+  }
+
+  rlxGraphDestroy(NULL);
+  rlxStatusDestroy(NULL);
+  if (failures) {
+    fprintf(stderr, "capi-test: %d checks failed\n", failures);
+    return 1;
+  }
+  printf("capi-test: all checks passed\n");
+  return 0;
+}

@@ -1,0 +1,277 @@
+# Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+"""Imports modules with rlx.torch and compares rlx's outputs with eager
+PyTorch's (eval mode, fresh random inputs, f32): within rtol 1e-5 and
+atol 1e-5 unless a case says otherwise (deep models accumulate rounding in
+a different order)."""
+
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import rlx
+import rlx.torch
+
+torch.manual_seed(0)
+scratch = sys.argv[1]
+os.makedirs(scratch, exist_ok=True)
+failures = []
+
+
+def check(condition, what):
+    print(("ok   " if condition else "FAIL ") + what)
+    if not condition:
+        failures.append(what)
+
+
+def compare(name, module, *inputs, rtol=1e-5, atol=1e-5):
+    module = module.eval()
+    try:
+        text, params = rlx.torch.import_module(module, *inputs)
+        graph = rlx.compile(text, params=params)
+        names = [t.name for t in graph.inputs]
+        got = graph(**{n: i.numpy() for n, i in zip(names, inputs)})
+    except rlx.RLXError as error:
+        check(False, f"{name}: {error}")
+        return
+    with torch.no_grad():
+        expected = module(*inputs)
+    if isinstance(expected, torch.Tensor):
+        expected, got = (expected,), (got,)
+    worst = 0.0
+    ok = len(got) == len(expected)
+    for g, e in zip(got, expected):
+        e = e.numpy()
+        ok &= g.shape == e.shape and np.allclose(g, e, rtol=rtol, atol=atol)
+        if g.shape == e.shape:
+            worst = max(worst, float(np.max(np.abs(g - e), initial=0)))
+    check(ok, f"{name}: max abs err {worst:.2e} (rtol {rtol}, atol {atol})")
+
+
+class Fn(nn.Module):
+    """A module around a function, to import torch functions one by one."""
+
+    def __init__(self, function):
+        super().__init__()
+        self.function = function
+
+    def forward(self, x):
+        return self.function(x)
+
+
+def _add_in_place(x):
+    y = x * 2
+    y += x
+    return y
+
+
+x4 = torch.randn(2, 3, 8, 8)
+x2 = torch.randn(4, 6)
+
+# Every activation, as a module and as a function.
+activations = [nn.ReLU(), nn.ReLU6(), nn.GELU(), nn.GELU("tanh"), nn.SiLU(),
+               nn.Sigmoid(), nn.Tanh(), nn.LeakyReLU(0.2), nn.ELU(0.7),
+               nn.SELU(), nn.CELU(1.3), nn.Softplus(), nn.Softplus(2.0, 5.0),
+               nn.Mish(), nn.Hardtanh(-0.5, 0.7), nn.Hardsigmoid(),
+               nn.Hardswish(), nn.LogSigmoid(), nn.Softsign(),
+               nn.Tanhshrink(), nn.PReLU(6)]
+for module in activations:
+    compare(f"module {module}", module, x2 * 3)
+for name, function in [
+        ("F.relu", F.relu), ("torch.relu", torch.relu), ("F.gelu", F.gelu),
+        ("F.silu", F.silu), ("torch.sigmoid", torch.sigmoid),
+        ("torch.tanh", torch.tanh), ("F.leaky_relu", F.leaky_relu),
+        ("F.elu", F.elu), ("F.softplus", F.softplus), ("F.mish", F.mish),
+        ("F.hardswish", F.hardswish), ("F.relu6", F.relu6),
+        ("torch.exp", torch.exp), ("torch.abs", torch.abs),
+        ("x.clamp", lambda x: x.clamp(-0.5, 0.5)),
+        ("softmax", lambda x: F.softmax(x, dim=-1)),
+        ("log_softmax", lambda x: F.log_softmax(x, dim=1)),
+        ("x.softmax(0)", lambda x: x.softmax(0)),
+        ("add/sub/mul/div", lambda x: (x + 1) * x - x / 2.5),
+        ("rsub and pow", lambda x: 1 - x ** 2),
+        ("mean/sum/max", lambda x: (x.mean(-1), x.sum(0, keepdim=True),
+                                    torch.amax(x, 1), x.max())),
+        ("max(dim)[0]", lambda x: torch.max(x, dim=1)[0]),
+        ("matmul", lambda x: x @ x.t()),
+        ("bmm", lambda x: torch.bmm(x.view(2, 2, 6),
+                                    x.view(2, 6, 2))),
+        ("reshape/view/permute/transpose", lambda x: x.view(2, 2, 6)
+         .permute(2, 0, 1).reshape(6, 4).transpose(0, 1)),
+        ("flatten/unsqueeze/squeeze", lambda x: torch.flatten(
+            x.unsqueeze(0).unsqueeze(-1), 1).squeeze(0)),
+        ("cat/split", lambda x: torch.cat(
+            list(torch.split(x, 4, dim=1))[::-1], dim=1)),
+        ("chunk", lambda x: torch.cat(x.chunk(2, 0)[::-1], 0)),
+        ("getitem slices", lambda x: (x[1:3, ::1], x[:, 2], x[None, -1],
+                                      x[..., :3])),
+        ("masked_fill/where", lambda x: torch.where(
+            x > 0, x, x.masked_fill(x < -0.5, 0.0))),
+        ("in-place add_/relu_", lambda x: x.clone().add_(1).relu_()),
+        ("x += y", _add_in_place),
+]:
+    compare(name, Fn(function), x2)
+
+
+# Shape-sensitive modules.
+compare("nn.Linear", nn.Linear(6, 5), x2)
+compare("nn.Linear 3-d", nn.Linear(6, 5), torch.randn(2, 4, 6))
+compare("nn.Conv2d", nn.Conv2d(3, 4, 3, padding=1), x4)
+compare("nn.Conv2d stride, groups", nn.Conv2d(3, 6, 3, stride=2, groups=3,
+                                              bias=False), x4)
+bn = nn.BatchNorm2d(3)
+bn.running_mean.uniform_(-1, 1)
+bn.running_var.uniform_(0.5, 2)
+bn.weight.data.uniform_(0.5, 1.5)
+bn.bias.data.uniform_(-1, 1)
+compare("nn.BatchNorm2d eval", bn, x4)
+compare("nn.LayerNorm", nn.LayerNorm(6), x2)
+compare("nn.LayerNorm 2 dims", nn.LayerNorm([3, 6]), torch.randn(2, 3, 6))
+compare("nn.Embedding", nn.Embedding(10, 4), torch.randint(0, 10, (2, 5)))
+compare("nn.MaxPool2d", nn.MaxPool2d(2), x4)
+compare("nn.MaxPool2d padded", nn.MaxPool2d(3, 2, 1), x4)
+compare("nn.AvgPool2d", nn.AvgPool2d(2), x4)
+compare("nn.AdaptiveAvgPool2d(1)", nn.AdaptiveAvgPool2d(1), x4)
+compare("nn.AdaptiveAvgPool2d(2)", nn.AdaptiveAvgPool2d((2, 2)), x4)
+compare("nn.Flatten", nn.Flatten(), x4)
+compare("nn.Dropout eval", nn.Dropout(0.5), x2)
+for batch_first in (True, False):
+    mha = nn.MultiheadAttention(8, 2, batch_first=batch_first)
+    seq = torch.randn(2, 5, 8)
+    compare(f"nn.MultiheadAttention batch_first={batch_first}",
+            Fn(lambda q, m=mha: m(q, q, q, need_weights=False)[0]), seq)
+causal = torch.triu(torch.full((5, 5), float("-inf")), 1)
+mha = nn.MultiheadAttention(8, 2, batch_first=True)
+compare("nn.MultiheadAttention with a causal attn_mask",
+        Fn(lambda q: mha(q, q, q, attn_mask=causal, need_weights=False)[0]),
+        torch.randn(2, 5, 8))
+
+# Models.
+mlp = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 32),
+                    nn.GELU(), nn.Dropout(0.1), nn.Linear(32, 4),
+                    nn.LogSoftmax(dim=-1))
+compare("MLP", mlp, torch.randn(8, 16))
+
+
+class SmallCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.conv2 = nn.Conv2d(8, 16, 3, padding=1)
+        self.bn2 = nn.BatchNorm2d(16)
+        self.pool = nn.MaxPool2d(2)
+        self.head = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.pool(F.relu(self.bn1(self.conv1(x))))
+        x = F.relu(self.bn2(self.conv2(x)))
+        x = F.adaptive_avg_pool2d(x, 1)
+        return self.head(torch.flatten(x, 1))
+
+
+cnn = SmallCNN()
+for bn in (cnn.bn1, cnn.bn2):
+    bn.running_mean.uniform_(-0.5, 0.5)
+    bn.running_var.uniform_(0.5, 2)
+compare("small CNN", cnn, torch.randn(2, 3, 16, 16), atol=1e-4)
+
+for norm_first in (False, True):
+    layer = nn.TransformerEncoderLayer(16, 4, 32, dropout=0.1,
+                                       batch_first=True,
+                                       norm_first=norm_first)
+    compare(f"nn.TransformerEncoderLayer norm_first={norm_first} (make_fx)",
+            layer, torch.randn(2, 6, 16), atol=1e-4)
+
+
+class GPT2Block(nn.Module):
+    """Causal self-attention and an MLP in plain PyTorch."""
+
+    def __init__(self, dim=16, heads=4, length=6):
+        super().__init__()
+        self.heads = heads
+        self.ln1 = nn.LayerNorm(dim)
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+        self.ln2 = nn.LayerNorm(dim)
+        self.fc = nn.Linear(dim, 4 * dim)
+        self.out = nn.Linear(4 * dim, dim)
+        self.register_buffer("mask", torch.tril(torch.ones(length, length))
+                             .view(1, 1, length, length))
+
+    def forward(self, x):
+        b, t, c = x.size()
+        q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
+        q = q.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+        k = k.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+        v = v.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.mask[:, :, :t, :t] == 0, float("-inf"))
+        att = F.softmax(att, dim=-1)
+        y = (att @ v).transpose(1, 2).contiguous().view(b, t, c)
+        x = x + self.proj(y)
+        return x + self.out(F.gelu(self.fc(self.ln2(x))))
+
+
+compare("GPT-2-style block", GPT2Block(), torch.randn(2, 6, 16), atol=1e-4)
+
+
+# The unsupported-op error names the node, the op and the source line.
+class Unsupported(nn.Module):
+    def forward(self, x):
+        y = x + 1
+        return torch.cumprod(y, dim=0)  # not translated
+
+
+try:
+    rlx.torch.import_module(Unsupported().eval(), x2)
+    check(False, "unsupported op raises")
+except rlx.torch.UnsupportedError as error:
+    message = str(error)
+    check("node 'cumprod'" in message and "torch.cumprod" in message
+          and "torch-import.py" in message and "in forward" in message,
+          f"unsupported op names node, op and line: {message}")
+
+try:
+    rlx.torch.import_module(nn.Linear(2, 2), torch.randn(1, 2))
+    check(False, "training mode raises")
+except rlx.RLXError as error:
+    check("eval()" in str(error), f"training mode: {error}")
+
+# The command line, its graph through rlx-run's inputs.
+factory = os.path.join(scratch, "factory.py")
+with open(factory, "w") as file:
+    file.write("import torch\n"
+               "def make():\n"
+               "    torch.manual_seed(3)\n"
+               "    m = torch.nn.Sequential(torch.nn.Linear(4, 3), "
+               "torch.nn.Tanh())\n"
+               "    return m, (torch.randn(2, 4),)\n")
+mlir = os.path.join(scratch, "model.mlir")
+safetensors = os.path.join(scratch, "model.safetensors")
+run = subprocess.run([sys.executable, "-m", "rlx.torch", factory + ":make",
+                      "-o", mlir, "--params", safetensors],
+                     capture_output=True, text=True)
+check(run.returncode == 0, f"python3 -m rlx.torch: {run.stderr.strip()}")
+if run.returncode == 0:
+    torch.manual_seed(3)
+    module = nn.Sequential(nn.Linear(4, 3), nn.Tanh()).eval()
+    xin = torch.randn(2, 4)
+    got = rlx.compile(mlir, params=safetensors)(input=xin.numpy())
+    check(np.allclose(got, module(xin).detach().numpy(), rtol=1e-5,
+                      atol=1e-6), "command line output matches eager")
+bad = subprocess.run([sys.executable, "-m", "rlx.torch", "nofile.py:make",
+                      "-o", mlir], capture_output=True, text=True)
+check(bad.returncode == 1 and "no such file 'nofile.py'" in bad.stderr,
+      f"command line error: {bad.stderr.strip()}")
+
+if failures:
+    print(f"{len(failures)} checks failed")
+    sys.exit(1)
+print("all checks passed")
