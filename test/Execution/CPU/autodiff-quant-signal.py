@@ -31,6 +31,10 @@ from autodiffcheck import case, init, run_cases, uniform  # noqa: E402
 
 check = init(sys.argv[1], sys.argv[2])
 F32_INSIDE = {np.float64: 1e-6}
+# f32 inside an f64 graph on products of int8 weights (up to 128) and
+# scales: the f32 rounding of sums of terms up to about 13 reaches 2e-5
+# absolute in rlx's own <v, J t> = <J^T v, t> check.
+F32_PRODUCTS = {np.float64: 5e-5}
 
 
 def ste(value, surrogate):
@@ -329,7 +333,7 @@ case("dequant_matmul int8_block",
          "%y = rlx.dequant_matmul int8_block block_size = 4 %x32, %w "
          "scale %s32 : tensor<2x5xf32> zero_point %z32 : tensor<2x5xf32> "
          ": tensor<3x8xf32>, tensor<8x5xi8>"] + from_f32(F, (3, 5), "y"),
-     (3, 5), dequant_int8, ["x", "s", "z"], n=8, tol=F32_INSIDE)
+     (3, 5), dequant_int8, ["x", "s", "z"], n=8, tol=F32_PRODUCTS)
 
 
 # dequant_grouped_matmul on a constant Q8_0 stack (2 experts of 3 rows of
