@@ -11,7 +11,9 @@ Two halves, because the GPU machine has no LLVM/MLIR:
   bench/cuda_bench.py run OUTDIR [--runs 100]
       on the GPU machine: times each case with rlx-run-aot --bench (median of
       the runs after 3 warm-up runs, CUDA events around each run, the
-      host-device copies outside) and the same computation in PyTorch
+      host-device copies outside; the timed runs replay one captured CUDA
+      graph, and --launches adds a column with every op launched in every
+      run) and the same computation in PyTorch
       (CUDA events, median after warm-up, fp32 matmuls without TF32 as rlx
       computes them), and prints a Markdown table. Cases named "tf32" are
       compiled with --pipeline-options=allow-tf32 and timed in PyTorch with
@@ -258,25 +260,37 @@ def torch_case(name, runs):
     raise ValueError(name)
 
 
-def run(outdir, runs, only):
+def time_rlx(outdir, name, runs, graphs=True):
+    """Median ms of rlx-run-aot --bench: replays of a captured CUDA graph, or
+    with graphs=False every op launched in every run."""
+    lib = os.path.join(outdir, slug(name) + ".so")
+    if not os.path.exists(lib):
+        return None
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(outdir, "lib"),
+               RLX_CUDA_GRAPHS="1" if graphs else "0")
+    proc = subprocess.run(
+        [os.path.join(outdir, "bin", "rlx-run-aot"), "--load", lib,
+         "--random-inputs", "--bench", str(runs)],
+        capture_output=True, text=True, env=env)
+    m = re.search(r"bench: median ([0-9.]+) ms", proc.stdout)
+    if not m:
+        print(f"<!-- {name}: {proc.stderr.strip()[-300:]} -->")
+    return float(m.group(1)) if m else None
+
+
+def run(outdir, runs, only, launches):
     import torch
-    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(outdir, "lib"))
     card = torch.cuda.get_device_name()
     print(f"card: {card}, PyTorch {torch.__version__}\n")
-    print("| case | rlx ms | PyTorch ms | rlx / PyTorch time | rlx throughput |")
-    print("|---|---|---|---|---|")
+    extra = " rlx ms, ops launched |" if launches else ""
+    print(f"| case | rlx ms |{extra} PyTorch ms | rlx / PyTorch time | rlx throughput |")
+    print("|---|---|---|---|---|" + ("---|" if launches else ""))
     for name, (_, bytes_moved, flops) in selected_cases(only).items():
-        lib = os.path.join(outdir, slug(name) + ".so")
-        rlx_ms = None
-        if os.path.exists(lib):
-            proc = subprocess.run(
-                [os.path.join(outdir, "bin", "rlx-run-aot"), "--load", lib,
-                 "--random-inputs", "--bench", str(runs)],
-                capture_output=True, text=True, env=env)
-            m = re.search(r"bench: median ([0-9.]+) ms", proc.stdout)
-            rlx_ms = float(m.group(1)) if m else None
-            if not m:
-                print(f"<!-- {name}: {proc.stderr.strip()[-300:]} -->")
+        rlx_ms = time_rlx(outdir, name, runs)
+        launched = ""
+        if launches:
+            launched_ms = time_rlx(outdir, name, runs, graphs=False)
+            launched = f" {launched_ms:.3f} |" if launched_ms else " failed |"
         torch_ms = torch_case(name, runs)
         if isinstance(torch_ms, tuple):
             torch_ms, config = torch_ms
@@ -288,7 +302,8 @@ def run(outdir, runs, only):
             rate = f"{flops / rlx_ms / 1e9:.2f} TFLOP/s"
         ratio = f"{rlx_ms / torch_ms:.2f}x" if rlx_ms else "failed"
         rlx_text = f"{rlx_ms:.3f}" if rlx_ms else "failed"
-        print(f"| {name} | {rlx_text} | {torch_ms:.3f} | {ratio} | {rate} |", flush=True)
+        print(f"| {name} | {rlx_text} |{launched} {torch_ms:.3f} | {ratio} | {rate} |",
+              flush=True)
 
 
 def main():
@@ -299,11 +314,14 @@ def main():
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--only", metavar="REGEX",
                         help="only the cases whose name matches")
+    parser.add_argument("--launches", action="store_true",
+                        help="also time rlx with every op launched in every "
+                             "run (RLX_CUDA_GRAPHS=0) beside the graph replays")
     args = parser.parse_args()
     if args.mode == "build":
         build(args.outdir, args.build, args.only)
     else:
-        run(args.outdir, args.runs, args.only)
+        run(args.outdir, args.runs, args.only, args.launches)
     return 0
 
 

@@ -107,13 +107,15 @@ run() {
 
   # Cases run a few at a time (each process has its own context on the
   # one GPU); each leaves its exit code in its folder.
-  export aot rtol atol
+  # RLX_GPU_CHECK_ARGS adds arguments to every case's run: "--bench 2"
+  # checks the outputs of replayed CUDA graphs instead of a first run.
+  export aot rtol atol RLX_GPU_CHECK_ARGS
   find "$out/cases" -mindepth 1 -maxdepth 1 -type d -print0 |
     xargs -0 -P "${RLX_GPU_CHECK_JOBS:-4}" -I{} sh -c '
       cd "$1" || exit 0
       [ -f graph.so ] || exit 0
       rc=0
-      timeout 120 "$aot" $(cat args) >run.log 2>&1 || rc=$?
+      timeout 120 "$aot" $(cat args) $RLX_GPU_CHECK_ARGS >run.log 2>&1 || rc=$?
       echo $rc >rc' _ {}
   local case pass=0 fail=0 crash=0 failures=()
   for case in "$out"/cases/*/; do

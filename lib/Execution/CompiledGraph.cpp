@@ -201,13 +201,10 @@ llvm::Error CompiledGraph::bindLibraryProfile() {
         "' has no per-op timers (compile it with --profile; graphs for the "
         "cuda target always have them)");
   std::vector<std::string> labels;
-  for (llvm::StringRef rest = lines; !rest.empty();) {
-    auto [line, tail] = rest.split('\n');
-    labels.push_back(line.str());
-    rest = tail;
-  }
+  std::vector<OpCost> costs;
+  parseProfileLabels(lines, labels, costs);
   llvm::Expected<ProfileTimers> timers = bindProfileTimers(
-      std::move(labels),
+      std::move(labels), std::move(costs),
       [&](llvm::StringRef symbol) { return dlsym(library, symbol.data()); },
       "the runtime of '" + libraryPath + "'");
   if (!timers)

@@ -56,12 +56,22 @@ LogicalResult rlxrt::addGraphEntry(ModuleOp module,
                          LLVM::Linkage::External, kGraphSignatureSymbol,
                          b.getStringAttr(text));
 
-  // const char rlx_graph_profile_labels[] = "label 0\nlabel 1\n...\0";
+  // const char rlx_graph_profile_labels[] =
+  //     "label 0\tBYTES FLOPS\nlabel 1\tBYTES FLOPS\n...\0";
   if (auto labels =
           module->getAttrOfType<ArrayAttr>(mlir::rlx::kProfileLabelsAttrName)) {
+    auto costs =
+        module->getAttrOfType<ArrayAttr>(mlir::rlx::kProfileCostsAttrName);
     std::string lines;
-    for (Attribute label : labels)
-      lines += cast<StringAttr>(label).getValue().str() + "\n";
+    for (auto [id, label] : llvm::enumerate(labels)) {
+      lines += cast<StringAttr>(label).getValue().str();
+      if (costs && id < costs.size())
+        if (auto cost = dyn_cast<DenseI64ArrayAttr>(costs[id]);
+            cost && cost.size() == 2)
+          lines +=
+              "\t" + std::to_string(cost[0]) + " " + std::to_string(cost[1]);
+      lines += "\n";
+    }
     lines.push_back('\0');
     auto linesType =
         LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), lines.size());

@@ -7,6 +7,7 @@
 
 #include "rlx/Execution/GraphSignature.h"
 
+#include "rlx/Dialect/RLX/IR/OpCosts.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -173,11 +174,9 @@ GraphSignature::fromModule(ModuleOp module, llvm::StringRef entry) {
     }
     sig.results.push_back(std::move(*spec));
   }
-  fn.walk([&](rlx::MatMulOp op) {
-    auto result = op.getType();
-    if (result.hasStaticShape())
-      sig.flops += 2.0 * result.getNumElements() *
-                   op.getLhs().getType().getShape().back();
+  fn.walk([&](Operation *op) {
+    if (std::optional<double> flops = rlx::estimateFlops(op))
+      sig.flops += *flops;
   });
   return sig;
 }

@@ -192,17 +192,25 @@ rlxrt::bindModuleProfileTimers(mlir::ModuleOp module,
                                const std::string &runtimeLibrary,
                                llvm::StringRef runtimeName) {
   std::vector<std::string> labels;
+  std::vector<OpCost> costs;
   if (auto attr = module->getAttrOfType<mlir::ArrayAttr>(
           mlir::rlx::kProfileLabelsAttrName))
     for (mlir::Attribute label : attr)
       labels.push_back(mlir::cast<mlir::StringAttr>(label).str());
+  if (auto attr = module->getAttrOfType<mlir::ArrayAttr>(
+          mlir::rlx::kProfileCostsAttrName))
+    for (mlir::Attribute cost : attr) {
+      auto pair = mlir::dyn_cast<mlir::DenseI64ArrayAttr>(cost);
+      costs.push_back(pair && pair.size() == 2 ? OpCost{pair[0], pair[1]}
+                                               : OpCost{});
+    }
   std::string error;
   auto library = llvm::sys::DynamicLibrary::getPermanentLibrary(
       runtimeLibrary.c_str(), &error);
   if (!library.isValid())
     return llvm::createStringError(error);
   return bindProfileTimers(
-      std::move(labels),
+      std::move(labels), std::move(costs),
       [&](llvm::StringRef symbol) {
         return library.getAddressOfSymbol(symbol.data());
       },

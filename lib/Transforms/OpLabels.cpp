@@ -8,12 +8,19 @@
 #include "rlx/Transforms/OpLabels.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/Interfaces/CastInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
 
+#include <limits>
 #include <optional>
 
 using namespace mlir;
@@ -53,6 +60,55 @@ std::string rlx::getOpLabel(Location loc) {
   return label;
 }
 
+/// Every rlx op `loc` names, by the op's own label: what
+/// rlx-tag-op-locations keyed its FLOPs by.
+static void collectOpKeys(Location loc, llvm::StringSet<> &keys) {
+  if (auto named = dyn_cast<NameLoc>(loc)) {
+    if (named.getName().getValue().starts_with("rlx."))
+      keys.insert(getOpLabel(named));
+    collectOpKeys(named.getChildLoc(), keys);
+  } else if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    for (Location inner : fused.getLocations())
+      collectOpKeys(inner, keys);
+  } else if (auto callSite = dyn_cast<CallSiteLoc>(loc)) {
+    collectOpKeys(callSite.getCallee(), keys);
+  }
+}
+
+/// The bytes of a memref type with a static shape, else 0.
+static int64_t staticBytes(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || !memref.hasStaticShape() ||
+      !memref.getElementType().isIntOrFloat())
+    return 0;
+  int64_t bits = memref.getElementTypeBitWidth();
+  int64_t bytes = (bits + 7) / 8;
+  for (int64_t dim : memref.getShape())
+    if (llvm::MulOverflow(bytes, dim, bytes))
+      return 0;
+  return bytes;
+}
+
+/// The value `buffer` casts, through casts that only erase static sizes
+/// (a runtime call takes dynamic memrefs): the buffer whose size is known.
+static Value throughCasts(Value buffer) {
+  while (auto cast = buffer.getDefiningOp<CastOpInterface>()) {
+    if (cast->getNumOperands() != 1 ||
+        !isa<MemRefType>(cast->getOperand(0).getType()))
+      break;
+    buffer = cast->getOperand(0);
+  }
+  return buffer;
+}
+
+namespace {
+/// What the work of one label moves and computes per graph run.
+struct LabelCost {
+  int64_t bytes = 0;
+  llvm::StringSet<> opKeys;
+};
+} // namespace
+
 void rlx::bracketLabelledWork(
     ModuleOp module, llvm::function_ref<bool(Operation *)> isWork,
     llvm::function_ref<void(OpBuilder &, Location, int64_t, StringRef)> begin,
@@ -61,6 +117,7 @@ void rlx::bracketLabelledWork(
   OpBuilder b(ctx);
   llvm::StringMap<int64_t> ids;
   SmallVector<Attribute> labels;
+  SmallVector<LabelCost> costs;
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (!fn.isPublic() || fn.isExternal())
       continue;
@@ -80,8 +137,32 @@ void rlx::bracketLabelledWork(
     }
     for (auto [run, label] : llvm::zip(runs, runLabels)) {
       auto [it, inserted] = ids.insert({label, ids.size()});
-      if (inserted)
+      if (inserted) {
         labels.push_back(StringAttr::get(ctx, label));
+        costs.emplace_back();
+      }
+      LabelCost &cost = costs[it->second];
+      llvm::SetVector<Value> buffers;
+      for (Operation *op = run.first;; op = op->getNextNode()) {
+        if (isWork(op))
+          op->walk([&](Operation *nested) {
+            collectOpKeys(nested->getLoc(), cost.opKeys);
+            // A view's buffer counts where the view is used; a buffer freed
+            // counts where it was used.
+            if (isa<ViewLikeOpInterface>(nested) ||
+                hasEffect<MemoryEffects::Free>(nested))
+              return;
+            for (Value operand : nested->getOperands())
+              if (isa<MemRefType>(operand.getType()))
+                buffers.insert(throughCasts(operand));
+          });
+        if (op == run.second)
+          break;
+      }
+      for (Value buffer : buffers)
+        if (llvm::AddOverflow(cost.bytes, staticBytes(buffer.getType()),
+                              cost.bytes))
+          cost.bytes = std::numeric_limits<int64_t>::max();
       Location loc = run.first->getLoc();
       b.setInsertionPoint(run.first);
       begin(b, loc, it->second, label);
@@ -90,4 +171,16 @@ void rlx::bracketLabelledWork(
     }
   }
   module->setAttr(kProfileLabelsAttrName, ArrayAttr::get(ctx, labels));
+  auto opFlops = module->getAttrOfType<DictionaryAttr>(kOpFlopsAttrName);
+  SmallVector<Attribute> costAttrs;
+  for (LabelCost &cost : costs) {
+    int64_t flops = 0;
+    if (opFlops)
+      for (const auto &key : cost.opKeys)
+        if (auto count = opFlops.getAs<IntegerAttr>(key.getKey()))
+          if (llvm::AddOverflow(flops, count.getInt(), flops))
+            flops = std::numeric_limits<int64_t>::max();
+    costAttrs.push_back(DenseI64ArrayAttr::get(ctx, {cost.bytes, flops}));
+  }
+  module->setAttr(kProfileCostsAttrName, ArrayAttr::get(ctx, costAttrs));
 }

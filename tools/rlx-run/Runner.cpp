@@ -17,6 +17,7 @@
 #include "llvm/Support/Path.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
@@ -72,6 +73,13 @@ static cl::opt<unsigned>
     benchRuns("bench",
               cl::desc("Time N runs after warm-up and print one bench line"),
               cl::init(0), cl::cat(rlxrun::runCategory));
+static cl::opt<bool> cudaGraphs(
+    "cuda-graphs",
+    cl::desc("cuda target: replay warmed-up runs (--bench's timed runs, "
+             "--steps after the first) as one captured CUDA graph; "
+             "--cuda-graphs=false launches every kernel of every run "
+             "(as RLX_CUDA_GRAPHS=0 does)"),
+    cl::init(true), cl::cat(rlxrun::runCategory));
 static cl::list<std::string>
     checks("check",
            cl::desc("NAME=REF.npy: compare output NAME (output_<i> or <i>) "
@@ -351,6 +359,9 @@ void trainSteps(const CompiledGraph &graph, std::vector<HostTensor> &arguments,
 int rlxrun::runGraph(const CompiledGraph &graph,
                      std::optional<double> compileMs) {
   const GraphSignature &signature = graph.getSignature();
+  // The CUDA runtime reads it at each run; other targets ignore it.
+  if (!cudaGraphs)
+    setenv("RLX_CUDA_GRAPHS", "0", /*overwrite=*/1);
   if (!batched.empty() && steps == 0)
     fatal("--batched gives one slice per step; it needs --steps N");
   if (steps > 0 && isSafetensorsOutput())

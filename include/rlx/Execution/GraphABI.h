@@ -45,7 +45,8 @@ using BufferPeakFn = int64_t (*)();
 using BufferResetPeakFn = void (*)();
 
 /// Optional. `const char rlx_graph_profile_labels[]`: the labels of the
-/// graph's per-op timers (or markers), one per line, by id, for graphs
+/// graph's per-op timers (or markers), one per line, by id (each optionally
+/// followed by a tab and `BYTES FLOPS`, its work's cost per run), for graphs
 /// compiled with them (the CPU's `--profile`; always on the cuda target).
 /// Its target's runtime then exports `int64_t rlx_rt_profile_read(int64_t
 /// id, double *totalMs)` (the runs of timer `id` since the last reset, its

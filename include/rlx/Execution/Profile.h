@@ -29,8 +29,17 @@ namespace rlxrt {
 /// work came from and their source position) and the runtime's entry points
 /// that read and clear them. A target fills these in when it compiles with
 /// profiling.
+/// What one run of a timer's work moves and computes (0 where unknown):
+/// the bytes of the buffers it reads and writes, each once, and its FLOPs.
+struct OpCost {
+  int64_t bytes = 0;
+  int64_t flops = 0;
+};
+
 struct ProfileTimers {
   std::vector<std::string> labels;
+  /// By timer id, where the graph records them; may be shorter than labels.
+  std::vector<OpCost> costs;
   /// Returns the calls of timer `id` and stores its total time.
   ProfileReadFn read = nullptr;
   ProfileResetFn reset = nullptr;
@@ -41,11 +50,12 @@ struct ProfileTimers {
 /// error when they are missing; a runtime that times only when asked is
 /// switched on.
 template <typename LookupFn>
-llvm::Expected<ProfileTimers> bindProfileTimers(std::vector<std::string> labels,
-                                                LookupFn lookup,
-                                                llvm::StringRef runtimeName) {
+llvm::Expected<ProfileTimers>
+bindProfileTimers(std::vector<std::string> labels, std::vector<OpCost> costs,
+                  LookupFn lookup, llvm::StringRef runtimeName) {
   ProfileTimers timers;
   timers.labels = std::move(labels);
+  timers.costs = std::move(costs);
   timers.read = reinterpret_cast<ProfileReadFn>(lookup(kProfileReadSymbol));
   timers.reset = reinterpret_cast<ProfileResetFn>(lookup(kProfileResetSymbol));
   if (!timers.read || !timers.reset)
@@ -62,14 +72,21 @@ struct OpTime {
   std::string label;
   double totalMs;
   int64_t calls;
+  OpCost cost;
 };
+
+/// Parses the lines of `rlx_graph_profile_labels` (GraphABI.h): `LABEL` or
+/// `LABEL\tBYTES FLOPS`.
+void parseProfileLabels(llvm::StringRef lines, std::vector<std::string> &labels,
+                        std::vector<OpCost> &costs);
 
 /// Reads every timer, largest total first (ties in timer order).
 std::vector<OpTime> readProfile(const ProfileTimers &timers);
 
 /// Prints a header line and one line per timer: the time per run, its share
-/// of `wallMs` (the wall time of the `runs` profiled runs), and the calls per
-/// run.
+/// of `wallMs` (the wall time of the `runs` profiled runs), the calls per
+/// run and, where the graph records its costs, the GB/s of its buffers and
+/// its TFLOP/s.
 void printProfile(llvm::raw_ostream &os, llvm::ArrayRef<OpTime> times,
                   unsigned runs, double wallMs);
 

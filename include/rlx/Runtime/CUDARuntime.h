@@ -65,8 +65,11 @@ void rlx_cuda_release_cached_memory(void);
 /// copies the arguments described by `hostDescriptors` (one memref
 /// descriptor per line of `signature`, arguments then outputs) to device
 /// buffers, calls `deviceEntry` with descriptors of those buffers on this
-/// thread's graph stream, and copies the outputs back. Aborts naming the
-/// CUDA call on any error.
+/// thread's graph stream, and copies the outputs back. From the second call
+/// of a graph on a thread, the run is a replay of a CUDA graph captured
+/// once, on device buffers kept for that graph (docs/cuda.md, "CUDA
+/// graphs"; RLX_CUDA_GRAPHS=0 turns it off). Aborts naming the CUDA call on
+/// any error.
 void rlx_cuda_graph_run(const char *signature,
                         void (*deviceEntry)(void **descriptors),
                         void **hostDescriptors);
@@ -74,7 +77,8 @@ void rlx_cuda_graph_run(const char *signature,
 /// Like rlx_cuda_graph_run, with the arguments copied once: runs the graph
 /// `warmUpRuns` times, then `timedRuns` times, writing each timed run's
 /// duration (CUDA events around the run on the graph stream) to `runMs`;
-/// the outputs are those of the last run.
+/// the outputs are those of the last run. With at least one warm-up run, the
+/// timed runs replay a CUDA graph captured after the warm-up.
 void rlx_cuda_graph_bench(const char *signature,
                           void (*deviceEntry)(void **descriptors),
                           void **hostDescriptors, int32_t warmUpRuns,

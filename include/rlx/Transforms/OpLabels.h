@@ -30,6 +30,15 @@ namespace rlx {
 inline constexpr llvm::StringLiteral kProfileLabelsAttrName =
     "rlx.profile_labels";
 
+/// The module attribute that gives, by timer id, what one run of a label's
+/// work moves and computes: `[bytes, flops]` (0 where unknown).
+inline constexpr llvm::StringLiteral kProfileCostsAttrName =
+    "rlx.profile_costs";
+
+/// The module attribute rlx-tag-op-locations writes: the FLOPs of each rlx
+/// op that has a count (`estimateFlops`), by the op's own label.
+inline constexpr llvm::StringLiteral kOpFlopsAttrName = "rlx.op_flops";
+
 /// `rlx.matmul+rlx.binary @ layer.mlir:12:8`: the rlx ops `loc` names, in
 /// first-seen order, and its first file position; `(no rlx op)` when it
 /// names none.
@@ -41,7 +50,11 @@ std::string getOpLabel(Location loc);
 /// run preceded by what `begin(b, loc, id, label)` builds and followed by
 /// what `end(b, loc, id)` builds. Ids number the labels in first-seen order;
 /// the labels are stored, by id, in the module attribute
-/// `kProfileLabelsAttrName`.
+/// `kProfileLabelsAttrName`, and their costs in `kProfileCostsAttrName`:
+/// the bytes of the distinct memref operands of each run's work (every
+/// buffer read or written once: the least traffic the work can have;
+/// static shapes only), summed over the label's runs, and the FLOPs of the
+/// rlx ops its work came from (`kOpFlopsAttrName`).
 void bracketLabelledWork(
     ModuleOp module, llvm::function_ref<bool(Operation *)> isWork,
     llvm::function_ref<void(OpBuilder &, Location, int64_t, StringRef)> begin,

@@ -20,6 +20,7 @@
 
 #include "rlx/Runtime/CUDARuntime.h"
 
+#include "DeviceAllocator.h"
 #include "Driver.h"
 #include "GraphStream.h"
 #include "ToolkitLibrary.h"
@@ -41,6 +42,7 @@ namespace {
 struct CublasApi {
   cublasStatus_t (*create)(cublasHandle_t *) = nullptr;
   cublasStatus_t (*setStream)(cublasHandle_t, CUstream) = nullptr;
+  cublasStatus_t (*setWorkspace)(cublasHandle_t, void *, size_t) = nullptr;
   cublasStatus_t (*gemmStridedBatched)(
       cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
       const void *, const void *, cudaDataType, int, long long, const void *,
@@ -57,6 +59,7 @@ const CublasApi &cublas(const char *caller) {
       [](CublasApi &api, auto &bind) {
         bind(api.create, "cublasCreate_v2");
         bind(api.setStream, "cublasSetStream_v2");
+        bind(api.setWorkspace, "cublasSetWorkspace_v2");
         bind(api.gemmStridedBatched, "cublasGemmStridedBatchedEx");
         bind(api.statusString, "cublasGetStatusString");
       });
@@ -68,12 +71,21 @@ void checkBlas(const CublasApi &api, cublasStatus_t status, const char *call,
 }
 
 /// One cuBLAS handle per thread, bound to the thread's graph stream.
+constexpr size_t kCublasWorkspaceBytes = 32u << 20;
+
 cublasHandle_t threadHandle(const Session &cu, const CublasApi &api) {
   thread_local cublasHandle_t handle = nullptr;
   if (!handle) {
     checkBlas(api, api.create(&handle), "cublasCreate", cu.caller());
     checkBlas(api, api.setStream(handle, graphStream(cu)), "cublasSetStream",
               cu.caller());
+    // A workspace of our own, so that no GEMM allocates one while its graph
+    // is captured (GraphRunner.cpp); kept for the thread's life, like the
+    // handle. cuBLAS's documented recommendation for Hopper.
+    void *workspace =
+        allocateDevice(cu, kCublasWorkspaceBytes, graphStream(cu));
+    checkBlas(api, api.setWorkspace(handle, workspace, kCublasWorkspaceBytes),
+              "cublasSetWorkspace", cu.caller());
   }
   return handle;
 }

@@ -66,6 +66,34 @@ private:
   const Session &cu;
 };
 
+/// The memory of a graph being captured: no fences, since every use of its
+/// blocks is a node of the one captured stream, in order.
+class CapturedMemory final : public DeviceMemory {
+public:
+  CapturedMemory(const Session &cu, bool duringCapture)
+      : driver(cu), cu(cu), duringCapture(duringCapture) {}
+  void *allocate(size_t bytes) override { return driver.allocate(bytes); }
+  void release(void *block) override {
+    // The allocator gives its cached blocks back when the device runs out;
+    // during a capture, nodes already captured still use them.
+    if (duringCapture)
+      fatal(cu.caller(), "out of device memory while capturing a CUDA graph "
+                         "(RLX_CUDA_GRAPHS=0 runs without graphs)");
+    driver.release(block);
+  }
+  void *recordFence(void *) override { return nullptr; }
+  void waitFence(void *) override {}
+  void dropFence(void *) override {}
+
+private:
+  DriverMemory driver;
+  const Session &cu;
+  bool duringCapture;
+};
+
+/// The graph memory this thread captures into, if any.
+thread_local GraphMemory *capturing = nullptr;
+
 CachingAllocator &deviceBlocks() {
   // Never destroyed: graphs free buffers from global destructors.
   static auto *allocator = new CachingAllocator;
@@ -82,6 +110,18 @@ std::unordered_set<void *> &hostSharedBlocks() {
 
 void *rlxrt::cuda::allocateDevice(const Session &cu, uint64_t bytes,
                                   CUstream stream) {
+  if (capturing && capturing->stream == stream) {
+    CapturedMemory memory(cu, /*duringCapture=*/true);
+    void *pointer =
+        capturing->blocks.allocate(bytes, cu.device(), stream, memory);
+    if (!pointer && bytes)
+      fatal(cu.caller(), "out of device memory while capturing a CUDA graph: " +
+                             std::to_string(bytes) +
+                             " bytes requested on device " +
+                             std::to_string(cu.device()) +
+                             " (RLX_CUDA_GRAPHS=0 runs without graphs)");
+    return pointer;
+  }
   DriverMemory memory(cu);
   CachingAllocator &blocks = deviceBlocks();
   void *pointer = blocks.allocate(bytes, cu.device(), stream, memory);
@@ -111,6 +151,15 @@ void rlxrt::cuda::freeMemory(const Session &cu, void *pointer,
                              CUstream stream) {
   if (!pointer)
     return;
+  if (capturing && capturing->stream == stream) {
+    CapturedMemory memory(cu, /*duringCapture=*/true);
+    if (capturing->blocks.free(pointer, stream, memory))
+      return;
+    // A buffer from before the capture would need a fence the capture cannot
+    // wait on; compiled graphs free only their own temporaries.
+    fatal(cu.caller(), "a captured graph freed memory it did not allocate "
+                       "(RLX_CUDA_GRAPHS=0 runs without graphs)");
+  }
   DriverMemory memory(cu);
   if (deviceBlocks().free(pointer, stream, memory))
     return;
@@ -123,6 +172,26 @@ void rlxrt::cuda::freeMemory(const Session &cu, void *pointer,
   if (void *fence = memory.recordFence(stream))
     memory.waitFence(fence);
   cu.check(cu->cuMemFreeHost(pointer), "cuMemFreeHost");
+}
+
+void GraphMemory::begin(CUstream captureStream) {
+  stream = captureStream;
+  capturing = this;
+}
+
+void GraphMemory::end() {
+  if (capturing == this)
+    capturing = nullptr;
+  stream = nullptr;
+}
+
+GraphMemory::~GraphMemory() {
+  end();
+  Session cu(__func__, Session::Kind::Release);
+  if (cu.driverShutDown())
+    return;
+  CapturedMemory memory(cu, /*duringCapture=*/false);
+  blocks.releaseCached(memory);
 }
 
 extern "C" void rlx_cuda_release_cached_memory(void) {

@@ -49,6 +49,10 @@ void setCurrentDevice(int device);
 /// (rlx_cuda_op_begin), or null.
 const char *lastOpBegun();
 
+/// Whether `--profile` records an event pair around each rlx op
+/// (rlx_rt_profile_enable).
+bool opProfileEnabled();
+
 /// The driver as one runtime entry point sees it: constructing a Session
 /// loads the driver and makes the primary context of the thread's device
 /// current, exiting with a message naming `caller` when that fails.

@@ -148,6 +148,7 @@ extern "C" void *mgpuModuleLoadJIT(void *data, int optLevel) {
 }
 
 extern "C" void mgpuModuleUnload(void *handle) {
+  noteModuleUnload();
   auto *deferred = static_cast<DeferredModule *>(handle);
   if (deferred->module) {
     Session cu(__func__, Session::Kind::Release);
@@ -260,6 +261,13 @@ extern "C" void mgpuStreamDestroy(CUstream stream) {
 
 extern "C" void mgpuStreamSynchronize(CUstream stream) {
   Session cu(__func__);
+  // While a CUDA graph is captured nothing runs, and the capture keeps the
+  // stream's order: there is nothing to wait for (and waiting would end the
+  // capture). Compiled graphs never read device memory on the host.
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  cu.check(cu->cuStreamIsCapturing(stream, &capture), "cuStreamIsCapturing");
+  if (capture == CU_STREAM_CAPTURE_STATUS_ACTIVE)
+    return;
   cu.check(cu->cuStreamSynchronize(stream), "cuStreamSynchronize");
 }
 

@@ -13,6 +13,9 @@
 // (GraphStream.h) and copy the outputs back. The signature gives every buffer's
 // size, so nothing here depends on the graph.
 //
+// Runs after the first replay a CUDA graph captured from one run
+// (CapturedRun): the whole graph is one launch.
+//
 //===----------------------------------------------------------------------===//
 
 #include "rlx/Runtime/CUDARuntime.h"
@@ -22,10 +25,13 @@
 #include "Driver.h"
 #include "GraphStream.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -104,16 +110,16 @@ const std::vector<BufferSpec> &specsOf(const char *caller,
   return it->second;
 }
 
-/// The graph's buffers on the device for one call: a device descriptor per
-/// host descriptor, same shape, dense.
+/// The graph's buffers on the device: a device descriptor per host
+/// descriptor, same shape, dense.
 class DeviceBuffers {
 public:
   DeviceBuffers(const Session &cu, const std::vector<BufferSpec> &specs,
                 void **hostDescriptors, CUstream stream)
-      : cu(cu), specs(specs), host(hostDescriptors), stream(stream) {
+      : specs(specs), stream(stream) {
     for (size_t i = 0; i < specs.size(); ++i) {
       const BufferSpec &spec = specs[i];
-      auto *hostFields = static_cast<int64_t *>(host[i]);
+      auto *hostFields = static_cast<int64_t *>(hostDescriptors[i]);
       std::vector<int64_t> fields(3 + 2 * spec.rank);
       std::memcpy(fields.data(), hostFields, fields.size() * sizeof(int64_t));
       // A zero-byte buffer still gets a distinct, valid pointer.
@@ -125,18 +131,56 @@ public:
     for (std::vector<int64_t> &fields : deviceFields)
       pointers.push_back(fields.data());
   }
+  DeviceBuffers(const DeviceBuffers &) = delete;
+  DeviceBuffers &operator=(const DeviceBuffers &) = delete;
 
   ~DeviceBuffers() {
+    Session cu(__func__, Session::Kind::Release);
+    if (cu.driverShutDown())
+      return;
     for (std::vector<int64_t> &fields : deviceFields)
       freeMemory(cu, reinterpret_cast<void *>(fields[1]), stream);
   }
 
   void **descriptors() { return pointers.data(); }
 
+  /// Whether `hostDescriptors` have the sizes and strides these buffers were
+  /// made for.
+  bool sameShapes(void **hostDescriptors) const {
+    for (size_t i = 0; i < specs.size(); ++i) {
+      auto *hostFields = static_cast<int64_t *>(hostDescriptors[i]);
+      if (!std::equal(deviceFields[i].begin() + 3, deviceFields[i].end(),
+                      hostFields + 3))
+        return false;
+    }
+    return true;
+  }
+
+  void upload(const Session &cu, void **hostDescriptors) {
+    for (size_t i = 0; i < specs.size(); ++i)
+      if (!specs[i].isOutput && specs[i].bytes)
+        cu.check(cu->cuMemcpyAsync(deviceFields[i][1],
+                                   reinterpret_cast<CUdeviceptr>(
+                                       hostData(hostDescriptors, i)),
+                                   specs[i].bytes, stream),
+                 "cuMemcpyAsync (argument to device)");
+  }
+
+  void download(const Session &cu, void **hostDescriptors) {
+    for (size_t i = 0; i < specs.size(); ++i)
+      if (specs[i].isOutput && specs[i].bytes)
+        cu.check(cu->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(
+                                       hostData(hostDescriptors, i)),
+                                   deviceFields[i][1], specs[i].bytes, stream),
+                 "cuMemcpyAsync (output to host)");
+    cu.check(cu->cuStreamSynchronize(stream), "cuStreamSynchronize");
+  }
+
+private:
   /// Host data of buffer `i`: the aligned pointer plus the offset, which the
   /// ABI gives in elements; the byte size of an element is bytes/elements.
-  char *hostData(size_t i) const {
-    auto *fields = static_cast<int64_t *>(host[i]);
+  char *hostData(void **hostDescriptors, size_t i) const {
+    auto *fields = static_cast<int64_t *>(hostDescriptors[i]);
     size_t elements = 1;
     for (size_t d = 0; d < specs[i].rank; ++d)
       elements *= fields[3 + d];
@@ -144,28 +188,7 @@ public:
     return reinterpret_cast<char *>(fields[1]) + fields[2] * elementBytes;
   }
 
-  void upload() {
-    for (size_t i = 0; i < specs.size(); ++i)
-      if (!specs[i].isOutput && specs[i].bytes)
-        cu.check(cu->cuMemcpyAsync(deviceFields[i][1],
-                                   reinterpret_cast<CUdeviceptr>(hostData(i)),
-                                   specs[i].bytes, stream),
-                 "cuMemcpyAsync (argument to device)");
-  }
-
-  void download() {
-    for (size_t i = 0; i < specs.size(); ++i)
-      if (specs[i].isOutput && specs[i].bytes)
-        cu.check(cu->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(hostData(i)),
-                                   deviceFields[i][1], specs[i].bytes, stream),
-                 "cuMemcpyAsync (output to host)");
-    cu.check(cu->cuStreamSynchronize(stream), "cuStreamSynchronize");
-  }
-
-private:
-  const Session &cu;
   const std::vector<BufferSpec> &specs;
-  void **host;
   CUstream stream;
   std::vector<std::vector<int64_t>> deviceFields;
   std::vector<void *> pointers;
@@ -173,17 +196,155 @@ private:
 
 using DeviceEntry = void (*)(void **);
 
+/// Whether warmed-up runs replay a CUDA graph: unless RLX_CUDA_GRAPHS=0
+/// (rlx-run --cuda-graphs=false); never while --profile records events
+/// around each op, which a replay would not, nor under
+/// CUDA_LAUNCH_BLOCKING=1, whose point is to fault at the launch of the op
+/// named.
+bool replayEnabled() {
+  auto isSet = [](const char *name, const char *value) {
+    const char *setting = std::getenv(name);
+    return setting && std::strcmp(setting, value) == 0;
+  };
+  if (isSet("RLX_CUDA_GRAPHS", "0") || isSet("CUDA_LAUNCH_BLOCKING", "1"))
+    return false;
+  return !opProfileEnabled();
+}
+
+std::atomic<uint64_t> moduleUnloads{0};
+
+/// One run of a graph's device entry captured as a CUDA graph on the thread's
+/// graph stream, replayed with one launch. A graph run is a few dozen
+/// kernels, copies and cuBLAS calls whose host-side cost (a few microseconds
+/// each) exceeds their time on the GPU at small batches; a replay pays it
+/// once. The capture binds the descriptors' device addresses, so replays run
+/// on the same buffers, and the temporaries the entry allocates come from
+/// the capture's own memory.
+class CapturedRun {
+public:
+  CapturedRun(const Session &cu, DeviceEntry entry, void **descriptors,
+              CUstream stream)
+      : stream(stream), unloadsSeen(moduleUnloads.load()) {
+    memory.begin(stream);
+    // Relaxed: the entry's allocations may call cuMemAlloc, which the other
+    // modes forbid on a capturing thread.
+    cu.check(cu->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED),
+             "cuStreamBeginCapture");
+    entry(descriptors);
+    CUgraph graph = nullptr;
+    CUresult ended = cu->cuStreamEndCapture(stream, &graph);
+    memory.end();
+    cu.check(ended, "cuStreamEndCapture");
+    cu.check(cu->cuGraphInstantiate(&exec, graph, 0), "cuGraphInstantiate");
+    cu.check(cu->cuGraphDestroy(graph), "cuGraphDestroy");
+  }
+  CapturedRun(const CapturedRun &) = delete;
+  CapturedRun &operator=(const CapturedRun &) = delete;
+
+  ~CapturedRun() {
+    Session cu(__func__, Session::Kind::Release);
+    if (cu.driverShutDown())
+      return;
+    // The memory goes back to the driver once the last replay is done.
+    cu.check(cu->cuStreamSynchronize(stream), "cuStreamSynchronize");
+    cu.check(cu->cuGraphExecDestroy(exec), "cuGraphExecDestroy");
+  }
+
+  void replay(const Session &cu) {
+    cu.check(cu->cuGraphLaunch(exec, stream), "cuGraphLaunch");
+  }
+
+  /// False once a module was unloaded after the capture.
+  bool valid() const { return unloadsSeen == moduleUnloads.load(); }
+
+private:
+  CUstream stream;
+  uint64_t unloadsSeen;
+  GraphMemory memory;
+  CUgraphExec exec = nullptr;
+};
+
+/// rlx_cuda_graph_run's state for one graph on one thread: its first call
+/// runs eagerly (loading modules, creating library handles, planning GEMMs:
+/// work a capture must not contain); the second captures a run on buffers
+/// kept for the later calls, which only copy and replay.
+struct ReplayedGraph {
+  DeviceEntry entry = nullptr;
+  const char *signature = nullptr;
+  std::unique_ptr<DeviceBuffers> buffers;
+  std::unique_ptr<CapturedRun> run;
+};
+
+/// The graphs a thread replays, most recently used last. Each holds its
+/// buffers and temporaries, so only the last few are kept.
+constexpr size_t kReplayedGraphsPerThread = 4;
+thread_local std::vector<std::unique_ptr<ReplayedGraph>> *replayedGraphs =
+    nullptr;
+
+ReplayedGraph &replayedGraph(DeviceEntry entry, const char *signature) {
+  if (!replayedGraphs)
+    replayedGraphs = new std::vector<std::unique_ptr<ReplayedGraph>>;
+  auto &graphs = *replayedGraphs;
+  // Captures from before a module unload may name its kernels.
+  for (auto &graph : graphs)
+    if (graph->run && !graph->run->valid()) {
+      graph->run.reset();
+      graph->buffers.reset();
+    }
+  auto it = std::find_if(graphs.begin(), graphs.end(), [&](const auto &g) {
+    return g->entry == entry && g->signature == signature;
+  });
+  std::unique_ptr<ReplayedGraph> graph;
+  if (it != graphs.end()) {
+    graph = std::move(*it);
+    graphs.erase(it);
+  } else {
+    graph = std::make_unique<ReplayedGraph>();
+    graph->entry = entry;
+    graph->signature = signature;
+    if (graphs.size() == kReplayedGraphsPerThread)
+      graphs.erase(graphs.begin());
+  }
+  graphs.push_back(std::move(graph));
+  return *graphs.back();
+}
+
 } // namespace
+
+void rlxrt::cuda::noteModuleUnload() { ++moduleUnloads; }
 
 extern "C" void rlx_cuda_graph_run(const char *signature, DeviceEntry entry,
                                    void **hostDescriptors) {
   Session cu(__func__);
   CUstream stream = graphStream(cu);
-  DeviceBuffers buffers(cu, specsOf(__func__, signature), hostDescriptors,
-                        stream);
-  buffers.upload();
-  entry(buffers.descriptors());
-  buffers.download();
+  const std::vector<BufferSpec> &specs = specsOf(__func__, signature);
+  if (!replayEnabled()) {
+    DeviceBuffers buffers(cu, specs, hostDescriptors, stream);
+    buffers.upload(cu, hostDescriptors);
+    entry(buffers.descriptors());
+    buffers.download(cu, hostDescriptors);
+    return;
+  }
+  ReplayedGraph &graph = replayedGraph(entry, signature);
+  if (graph.buffers && !graph.buffers->sameShapes(hostDescriptors)) {
+    graph.run.reset();
+    graph.buffers.reset();
+  }
+  bool firstRun = !graph.buffers;
+  if (firstRun)
+    graph.buffers =
+        std::make_unique<DeviceBuffers>(cu, specs, hostDescriptors, stream);
+  DeviceBuffers &buffers = *graph.buffers;
+  buffers.upload(cu, hostDescriptors);
+  if (firstRun) {
+    entry(buffers.descriptors());
+  } else {
+    if (!graph.run)
+      graph.run = std::make_unique<CapturedRun>(cu, entry,
+                                                buffers.descriptors(), stream);
+    graph.run->replay(cu);
+  }
+  buffers.download(cu, hostDescriptors);
 }
 
 extern "C" void rlx_cuda_graph_bench(const char *signature, DeviceEntry entry,
@@ -193,9 +354,23 @@ extern "C" void rlx_cuda_graph_bench(const char *signature, DeviceEntry entry,
   CUstream stream = graphStream(cu);
   DeviceBuffers buffers(cu, specsOf(__func__, signature), hostDescriptors,
                         stream);
-  buffers.upload();
+  buffers.upload(cu, hostDescriptors);
   for (int32_t i = 0; i < warmUpRuns; ++i)
     entry(buffers.descriptors());
+  // Warmed-up runs replay one capture. A run without warm-up (rlx-run
+  // without --bench) stays eager: it is the one run.
+  std::unique_ptr<CapturedRun> captured;
+  if (warmUpRuns > 0 && replayEnabled()) {
+    captured =
+        std::make_unique<CapturedRun>(cu, entry, buffers.descriptors(), stream);
+    captured->replay(cu); // The first launch of a graph uploads it.
+  }
+  auto run = [&] {
+    if (captured)
+      captured->replay(cu);
+    else
+      entry(buffers.descriptors());
+  };
   // The graph's work runs on this thread's graph stream, so events there
   // bracket all of it.
   CUevent start, stop;
@@ -203,7 +378,7 @@ extern "C" void rlx_cuda_graph_bench(const char *signature, DeviceEntry entry,
   cu.check(cu->cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
   for (int32_t i = 0; i < timedRuns; ++i) {
     cu.check(cu->cuEventRecord(start, stream), "cuEventRecord");
-    entry(buffers.descriptors());
+    run();
     cu.check(cu->cuEventRecord(stop, stream), "cuEventRecord");
     cu.check(cu->cuEventSynchronize(stop), "cuEventSynchronize");
     cu.check(cu->cuEventElapsedTime(&runMs[i], start, stop),
@@ -211,5 +386,5 @@ extern "C" void rlx_cuda_graph_bench(const char *signature, DeviceEntry entry,
   }
   cu.check(cu->cuEventDestroy(start), "cuEventDestroy");
   cu.check(cu->cuEventDestroy(stop), "cuEventDestroy");
-  buffers.download();
+  buffers.download(cu, hostDescriptors);
 }

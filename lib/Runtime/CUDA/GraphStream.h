@@ -27,6 +27,12 @@ CUstream graphStream(const Session &cu);
 /// Whether `stream` is a thread's graph stream (which is never destroyed).
 bool isGraphStream(CUstream stream);
 
+/// Called when a compiled graph's module is unloaded: a CUDA graph captured
+/// before (GraphRunner.cpp) may launch its kernels and is never replayed
+/// again. The library that held it may even be replaced by another at the
+/// same address.
+void noteModuleUnload();
+
 } // namespace rlxrt::cuda
 
 #endif // RLX_LIB_RUNTIME_CUDA_GRAPHSTREAM_H

@@ -100,6 +100,10 @@ OpProfile &opProfile() {
 
 const char *rlxrt::cuda::lastOpBegun() { return lastOpLabel; }
 
+bool rlxrt::cuda::opProfileEnabled() {
+  return opProfile().enabled.load(std::memory_order_relaxed);
+}
+
 extern "C" {
 
 void rlx_cuda_op_begin(int64_t id, const char *label) {

@@ -42,6 +42,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include "llvm/ADT/SetVector.h"
+
 #include <cmath>
 #include <limits>
 
@@ -52,6 +54,84 @@ using namespace mlir::rlx;
 // Forming the kernel op
 //===----------------------------------------------------------------------===//
 
+/// The `[B, S, H * D]` tensor that `heads`, a `[B, H, S, D]` operand of
+/// attention, is split from, when it is `transpose [0, 2, 1, 3]` of
+/// `reshape [B, S, H, D]` of one: the packed layout the kernel reads in place.
+static Value packedSource(Value heads) {
+  auto transpose = heads.getDefiningOp<TransposeOp>();
+  if (!transpose || transpose.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3})
+    return {};
+  auto reshape = transpose.getInput().getDefiningOp<ReshapeOp>();
+  if (!reshape)
+    return {};
+  auto split = cast<RankedTensorType>(reshape.getType());
+  auto source = cast<RankedTensorType>(reshape.getInput().getType());
+  if (!split.hasStaticShape() || !source.hasStaticShape() ||
+      source.getRank() != 3 || source.getDimSize(0) != split.getDimSize(0) ||
+      source.getDimSize(1) != split.getDimSize(1) ||
+      source.getDimSize(2) != split.getDimSize(2) * split.getDimSize(3))
+    return {};
+  return reshape.getInput();
+}
+
+/// Erases the transpose, reshape and narrow chains that split `heads` off
+/// their projections, where nothing else uses them: the conversion to linalg
+/// would make each a copy.
+static void eraseUnusedSplits(RewriterBase &rewriter, ArrayRef<Value> heads) {
+  // Once each: the query, key and value may be one value.
+  for (Value value : llvm::SetVector<Value>(heads.begin(), heads.end())) {
+    while (Operation *producer = value.getDefiningOp()) {
+      if (!isa<TransposeOp, ReshapeOp, NarrowOp>(producer) ||
+          !producer->use_empty())
+        break;
+      value = producer->getOperand(0);
+      rewriter.eraseOp(producer);
+    }
+  }
+}
+
+/// `packed` itself, or, when it is a narrow of the last dim (the query, key
+/// or value columns of a QKV projection), the same slice as a
+/// tensor.extract_slice: a view once bufferized, where the lowering of
+/// rlx.narrow copies.
+static Value asView(RewriterBase &rewriter, Value packed) {
+  auto narrow = packed.getDefiningOp<NarrowOp>();
+  auto type = cast<RankedTensorType>(packed.getType());
+  if (!narrow || static_cast<int64_t>(narrow.getAxis()) != type.getRank() - 1)
+    return packed;
+  SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+  offsets.back() = rewriter.getIndexAttr(narrow.getStart());
+  SmallVector<OpFoldResult> sizes,
+      strides(type.getRank(), rewriter.getIndexAttr(1));
+  for (int64_t dim : type.getShape())
+    sizes.push_back(rewriter.getIndexAttr(dim));
+  return tensor::ExtractSliceOp::create(rewriter, narrow.getLoc(), type,
+                                        narrow.getInput(), offsets, sizes,
+                                        strides);
+}
+
+/// The use of attention's `[B, H, S, D]` result that merges the heads back,
+/// `reshape [B, S, H * D]` of `transpose [0, 2, 1, 3]`, when it is the
+/// result's only use.
+static ReshapeOp mergedHeadsUse(Value result) {
+  if (!result.hasOneUse())
+    return {};
+  auto transpose = dyn_cast<TransposeOp>(*result.getUsers().begin());
+  if (!transpose || transpose.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3} ||
+      !transpose.getResult().hasOneUse())
+    return {};
+  auto reshape = dyn_cast<ReshapeOp>(*transpose.getResult().getUsers().begin());
+  auto heads = cast<RankedTensorType>(transpose.getType());
+  if (!reshape || !heads.hasStaticShape())
+    return {};
+  auto merged = cast<RankedTensorType>(reshape.getType());
+  if (merged.getRank() != 3 || merged.getDimSize(0) != heads.getDimSize(0) ||
+      merged.getDimSize(1) != heads.getDimSize(1) ||
+      merged.getDimSize(2) != heads.getDimSize(2) * heads.getDimSize(3))
+    return {};
+  return reshape;
+}
+
 bool rlx::formFlashAttention(RewriterBase &rewriter, AttentionOp op) {
   auto type = cast<RankedTensorType>(op.getType());
   if (!isa<Float32Type, Float16Type, BFloat16Type>(type.getElementType()) ||
@@ -61,18 +141,53 @@ bool rlx::formFlashAttention(RewriterBase &rewriter, AttentionOp op) {
     return false;
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  Value init = createEmptyLike(rewriter, loc, op.getQuery());
   float scale =
       op.getScoreScale()
           ? op.getScoreScale()->convertToFloat()
           : static_cast<float>(1.0 /
                                std::sqrt(static_cast<double>(op.getHeadDim())));
+  // Heads split off a packed projection (a transposed copy each) are read
+  // from the projection in place: the kernel takes [B, S, H * D] rows at any
+  // row stride, so a narrow of a fused QKV projection is a view.
+  Value query = op.getQuery(), key = op.getKey(), value = op.getValue();
+  Value packedQuery = packedSource(query), packedKey = packedSource(key),
+        packedValue = packedSource(value);
+  bool packed = type.getRank() == 4 && packedQuery && packedKey && packedValue;
+  if (packed) {
+    query = asView(rewriter, packedQuery);
+    key = asView(rewriter, packedKey);
+    value = asView(rewriter, packedValue);
+  }
+  Value init = createEmptyLike(rewriter, loc, query);
   auto fused = cuda::FlashAttentionOp::create(
-      rewriter, loc, TypeRange{type}, op.getQuery(), op.getKey(), op.getValue(),
-      op.getMask(), init, op.getNumHeadsAttr(), op.getHeadDimAttr(),
-      op.getMaskKindAttr(), op.getWindowAttr(), rewriter.getF32FloatAttr(scale),
+      rewriter, loc, TypeRange{init.getType()}, query, key, value, op.getMask(),
+      init, op.getNumHeadsAttr(), op.getHeadDimAttr(), op.getMaskKindAttr(),
+      op.getWindowAttr(), rewriter.getF32FloatAttr(scale),
       op.getAttnLogitSoftcapAttr());
-  rewriter.replaceOp(op, fused.getResult());
+  if (!packed) {
+    rewriter.replaceOp(op, fused.getResult());
+    return true;
+  }
+  SmallVector<Value> splitHeads = {op.getQuery(), op.getKey(), op.getValue()};
+  // The packed result is what merging the heads back gives; other users
+  // get the heads split off it again.
+  if (ReshapeOp merge = mergedHeadsUse(op.getResult())) {
+    Operation *transpose = merge.getInput().getDefiningOp();
+    rewriter.replaceOp(merge, fused.getResult());
+    rewriter.eraseOp(transpose);
+    rewriter.eraseOp(op);
+    eraseUnusedSplits(rewriter, splitHeads);
+    return true;
+  }
+  auto heads = cast<RankedTensorType>(op.getType());
+  SmallVector<int64_t> split = {heads.getDimSize(0), heads.getDimSize(2),
+                                heads.getDimSize(1), heads.getDimSize(3)};
+  Value reshaped = ReshapeOp::create(rewriter, loc, fused->getResult(0),
+                                     rewriter.getDenseI64ArrayAttr(split));
+  Value transposed = TransposeOp::create(
+      rewriter, loc, reshaped, rewriter.getDenseI64ArrayAttr({0, 2, 1, 3}));
+  rewriter.replaceOp(op, transposed);
+  eraseUnusedSplits(rewriter, splitHeads);
   return true;
 }
 
@@ -454,8 +569,9 @@ struct MmaFormat {
 };
 
 /// Whether the tensor-core kernel can run `p`: 16-bit floats with head
-/// dims in steps of 16, or f32 in steps of 8; contiguous rows (the 16-byte
-/// loads need identity layouts; alignment is checked at run time).
+/// dims in steps of 16, or f32 in steps of 8; rows contiguous (innermost
+/// stride 1: the 16-byte loads) at any row stride (views of a packed QKV
+/// projection); the rows' alignment is checked at run time.
 bool fitsTensorCores(const AttentionProblem &p) {
   if (isa<Float16Type, BFloat16Type>(p.elementType)) {
     if (p.headDim % 16 != 0)
@@ -463,9 +579,14 @@ bool fitsTensorCores(const AttentionProblem &p) {
   } else if (!(p.elementType.isF32() && p.headDim % 8 == 0)) {
     return false;
   }
-  for (Value buffer : {p.query, p.key, p.value, p.out})
-    if (!cast<MemRefType>(buffer.getType()).getLayout().isIdentity())
+  for (Value buffer : {p.query, p.key, p.value, p.out}) {
+    auto type = cast<MemRefType>(buffer.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1)
       return false;
+  }
   return true;
 }
 
@@ -864,11 +985,12 @@ void rlx::lowerFlashAttention(RewriterBase &rewriter, cuda::FlashAttentionOp op,
     rewriter.eraseOp(op);
     return;
   }
-  // The tensor-core kernel reads rows with 16-byte loads; buffers that are
-  // not 16-byte aligned (views at odd offsets) take the other kernel.
-  Value aligned = buffersAligned(
-      rewriter, loc, {problem.query, problem.key, problem.value, problem.out},
-      16);
+  // The tensor-core kernel reads rows with 16-byte loads; rows that are not
+  // 16-byte aligned (views at odd offsets or row strides) take the other
+  // kernel.
+  Value aligned =
+      rowsAligned(rewriter, loc,
+                  {problem.query, problem.key, problem.value, problem.out}, 16);
   auto choice = scf::IfOp::create(rewriter, loc, aligned,
                                   /*withElseRegion=*/true);
   {

@@ -58,6 +58,14 @@ Value createEmptyLike(OpBuilder &b, Location loc, Value like);
 Value buffersAligned(OpBuilder &b, Location loc, ArrayRef<Value> buffers,
                      int64_t bytes);
 
+/// Whether every row of every buffer (the innermost dim, whose stride the
+/// caller knows is 1) starts at a multiple of `bytes`: the first element's
+/// address, offset included, and every outer stride in bytes. Views of a
+/// wider buffer (a narrow of a packed projection) pass when their offset and
+/// row stride keep the alignment.
+Value rowsAligned(OpBuilder &b, Location loc, ArrayRef<Value> buffers,
+                  int64_t bytes);
+
 /// Replaces `op` by an rlx_cuda.flash_attention on tensors when the kernel
 /// supports it (f32/f16/bf16, head_dim <= 128, not nested in an rlx
 /// region); returns false, changing nothing, otherwise.

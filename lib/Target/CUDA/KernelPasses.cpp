@@ -132,6 +132,31 @@ Value rlx::buffersAligned(OpBuilder &b, Location loc, ArrayRef<Value> buffers,
   return aligned;
 }
 
+Value rlx::rowsAligned(OpBuilder &b, Location loc, ArrayRef<Value> buffers,
+                       int64_t bytes) {
+  KernelBuilder host{b, loc};
+  Value aligned;
+  auto both = [&](Value ok) {
+    aligned =
+        aligned ? arith::AndIOp::create(b, loc, aligned, ok).getResult() : ok;
+  };
+  Value zero = host.index(0), alignment = host.index(bytes);
+  for (Value buffer : buffers) {
+    auto type = cast<MemRefType>(buffer.getType());
+    Value elementBytes = host.index(type.getElementTypeBitWidth() / 8);
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+    Value first =
+        host.add(address, host.mul(metadata.getOffset(), elementBytes));
+    both(host.cmp(arith::CmpIPredicate::eq, host.rem(first, alignment), zero));
+    for (Value stride : metadata.getStrides().drop_back())
+      both(host.cmp(arith::CmpIPredicate::eq,
+                    host.rem(host.mul(stride, elementBytes), alignment), zero));
+  }
+  return aligned;
+}
+
 namespace {
 
 struct RLXCUDAFormKernelsPass
@@ -173,10 +198,10 @@ struct RLXCUDAFormKernelsPass
     // backward ops for the kernels above; those they did not take (other
     // axes, f64, other activations) and the gamma gradients become
     // primitives as on the CPU.
-    UnfusePolicy leftovers{"cuda-kernel-leftovers",
-                           "",
-                           {Decomposition::LayerNormBackward,
-                            Decomposition::ActivationBackward}};
+    UnfusePolicy leftovers{
+        "cuda-kernel-leftovers",
+        "",
+        {Decomposition::LayerNormBackward, Decomposition::ActivationBackward}};
     RewritePatternSet patterns(&getContext());
     populateUnfusePatterns(patterns, leftovers);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

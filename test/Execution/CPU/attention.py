@@ -246,6 +246,67 @@ attention_case("tf32 head dim 8 rank3 custom", "tf32", (2, 40, 24),
 attention_case("rank3 bias softcap", np.float16, (2, 3, 8), (2, 4, 8), 2, 4,
                "bias", softcap=0.9, mask=check.uniform((2, 2, 3, 4), np.float16))
 
+
+def split_heads_case(dtype, batch, seq, heads, head_dim, kind, merge=True,
+                     lead=0):
+    """Attention on heads split off one packed QKV projection `x` of
+    [B, S, lead + 3 H D] (narrow, reshape [B, S, H, D], transpose [0, 2, 1,
+    3]), its result merged back to [B, S, H D] (`merge`) or returned as
+    heads. On the cuda target the kernel reads the narrows in place, at the
+    projection's row stride; `lead` columns put the views at offsets that
+    16-byte accesses cannot take."""
+    tf32 = dtype == "tf32"
+    if tf32:
+        dtype = np.float32
+    hd = heads * head_dim
+    width = lead + 3 * hd
+    x = check.uniform((batch, seq, width), dtype)
+    xt = tensor_type((batch, seq, width), dtype)
+    pt = tensor_type((batch, seq, hd), dtype)
+    st = tensor_type((batch, seq, heads, head_dim), dtype)
+    ht = tensor_type((batch, heads, seq, head_dim), dtype)
+    body = []
+    for i, name in enumerate("qkv"):
+        body += [
+            f"  %{name}0 = rlx.narrow %x axis = 2 start = {lead + i * hd} "
+            f"len = {hd} : {xt}",
+            f"  %{name}1 = rlx.reshape %{name}0 new_shape = "
+            f"[{batch}, {seq}, {heads}, {head_dim}] : {pt}",
+            f"  %{name} = rlx.transpose %{name}1 perm = [0, 2, 1, 3] : {st}"]
+    body.append(f"  %a = rlx.attention %q, %k, %v {{num_heads = {heads} : i64, "
+                f"head_dim = {head_dim} : i64, mask_kind = #rlx.mask<{kind}>}}"
+                f" : {ht}, {ht}, {ht}")
+    result, result_type = "%a", ht
+    if merge:
+        body += [f"  %a1 = rlx.transpose %a perm = [0, 2, 1, 3] : {ht}",
+                 f"  %a2 = rlx.reshape %a1 new_shape = [{batch}, {seq}, {hd}]"
+                 f" : {st}"]
+        result, result_type = "%a2", pt
+    mlir = (f"func.func @main(%x: {xt} {{rlx.input = \"x\"}}) -> "
+            f"{result_type} {{\n" + "\n".join(body) +
+            f"\n  return {result} : {result_type}\n}}")
+    outs = check.run(mlir, {"x": x},
+                     gpu_tolerance=GPU_TF32_TOLERANCE if tf32 else None,
+                     cuda_options="allow-tf32" if tf32 else None)
+    q, k, v = (x[..., lead + i * hd:lead + (i + 1) * hd] for i in range(3))
+    want = attention_oracle(q, k, v, heads, head_dim, kind)
+    if not merge:
+        want = want.reshape(batch, seq, heads, head_dim).transpose(0, 2, 1, 3)
+    rtol, atol = TOLERANCE[dtype]
+    label = "f32 (tf32 on the GPU)" if tf32 else np.dtype(dtype)
+    check.close(f"attention split heads B={batch} S={seq} H={heads} "
+                f"D={head_dim} {kind} merge={merge} lead={lead} {label}",
+                outs[0] if outs else None, want.astype(dtype), rtol, atol)
+
+
+# Heads split off a packed projection, as in a transformer layer.
+for dtype in (np.float32, np.float16, "tf32"):
+    split_heads_case(dtype, 2, 70, 2, 64, "none")
+    split_heads_case(dtype, 1, 33, 3, 32, "causal", merge=False)
+split_heads_case(np.float16, 2, 17, 1, 128, "causal")
+split_heads_case(np.float32, 1, 9, 2, 16, "none", lead=1)
+split_heads_case(np.float16, 2, 12, 2, 16, "causal", lead=3)
+
 # --------------------------------------------------------------------------
 # rlx.rope (NeoX): rank 4, 3 and 2 layouts, full and partial rotation.
 

@@ -14,7 +14,11 @@
 // Every timed op is bracketed by begin/end calls of its own timer; the
 // labels name the rlx ops and the source position. The fused op's primitives
 // all carry its name, so they share one timer.
-// CHECK: module attributes {rlx.profile_labels = ["rlx.fused_matmul_bias_act @ profile.mlir:[[L:[0-9]+]]:8", "rlx.activation @ profile.mlir:{{[0-9]+}}:8"]}
+// Tagging records the FLOPs of the ops that have a count (2 * 4 * 16 * 8);
+// each label's cost per run is [bytes of its distinct buffers, FLOPs]: x,
+// w, the matmul's result, b and the biased result (128 + 512 + 256 + 64 +
+// 256 bytes), then the tanh's input and output.
+// CHECK: module attributes {rlx.op_flops = {"rlx.fused_matmul_bias_act @ profile.mlir:[[L:[0-9]+]]:8" = 1024 : i64}, rlx.profile_costs = [array<i64: 1216, 1024>, array<i64: 512, 0>], rlx.profile_labels = ["rlx.fused_matmul_bias_act @ profile.mlir:[[L]]:8", "rlx.activation @ profile.mlir:{{[0-9]+}}:8"]}
 // CHECK-LABEL: func.func @layer(
 // CHECK: %[[ID0:.*]] = arith.constant 0 : i64
 // CHECK-NEXT: call @rlx_rt_profile_begin(%[[ID0]])

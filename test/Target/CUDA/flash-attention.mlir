@@ -139,3 +139,70 @@ func.func @not_fused(%q: tensor<1x1x4x8xf64>, %w: tensor<1x1x4x256xf32>)
       : tensor<1x1x4x256xf32>, tensor<1x1x4x256xf32>, tensor<1x1x4x256xf32>
   return %a, %b : tensor<1x1x4x8xf64>, tensor<1x1x4x256xf32>
 }
+
+// -----
+
+// Heads split off a packed QKV projection (narrow, reshape, transpose
+// [0, 2, 1, 3]) are read from the projection in place: the kernel takes the
+// narrows as slices, [B, S, H * D] views at a row stride of 3 H D (the
+// lowering of rlx.narrow would copy), and its packed result replaces the
+// merge of the heads (transpose back, reshape); the split chains are gone.
+// Bufferized, the views are subviews of the projection, and the tensor-core
+// kernel checks the alignment of their offsets and row strides at run time.
+// FORM-LABEL: func.func @split_heads
+// FORM-SAME:    (%[[QKV:.*]]: tensor<2x16x384xf16>
+// FORM-DAG:     %[[Q:.*]] = tensor.extract_slice %[[QKV]][0, 0, 0] [2, 16, 128] [1, 1, 1]
+// FORM-DAG:     %[[K:.*]] = tensor.extract_slice %[[QKV]][0, 0, 128] [2, 16, 128] [1, 1, 1]
+// FORM-DAG:     %[[V:.*]] = tensor.extract_slice %[[QKV]][0, 0, 256] [2, 16, 128] [1, 1, 1]
+// FORM-NOT:     rlx.narrow
+// FORM:         %[[O:.*]] = rlx_cuda.flash_attention ins(%[[Q]], %[[K]], %[[V]] : tensor<2x16x128xf16>, tensor<2x16x128xf16>, tensor<2x16x128xf16>) outs(%{{.*}} : tensor<2x16x128xf16>) {head_dim = 64 : i64, mask_kind = #rlx.mask<causal>, num_heads = 2 : i64
+// FORM-NOT:     rlx.transpose
+// FORM-NOT:     rlx.reshape
+// FORM:         return %[[O]] : tensor<2x16x128xf16>
+// LOWER-LABEL: func.func @split_heads
+// LOWER-NOT:     memref.copy
+// LOWER-COUNT-3: memref.subview {{.*}} to memref<2x16x128xf16, strided<[6144, 384, 1]{{(, offset: [0-9]+)?}}>>
+// LOWER-NOT:     memref.copy
+// LOWER:         memref.extract_strided_metadata
+// LOWER:         scf.if
+// LOWER:           gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128{{.*}})
+// LOWER:             nvgpu.ldmatrix
+// LOWER:             nvvm.mma.sync {{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
+// LOWER:         } else {
+func.func @split_heads(%qkv: tensor<2x16x384xf16> {rlx.input = "qkv"}) -> tensor<2x16x128xf16> {
+  %q0 = rlx.narrow %qkv axis = 2 start = 0 len = 128 : tensor<2x16x384xf16>
+  %k0 = rlx.narrow %qkv axis = 2 start = 128 len = 128 : tensor<2x16x384xf16>
+  %v0 = rlx.narrow %qkv axis = 2 start = 256 len = 128 : tensor<2x16x384xf16>
+  %q1 = rlx.reshape %q0 new_shape = [2, 16, 2, 64] : tensor<2x16x128xf16>
+  %k1 = rlx.reshape %k0 new_shape = [2, 16, 2, 64] : tensor<2x16x128xf16>
+  %v1 = rlx.reshape %v0 new_shape = [2, 16, 2, 64] : tensor<2x16x128xf16>
+  %q = rlx.transpose %q1 perm = [0, 2, 1, 3] : tensor<2x16x2x64xf16>
+  %k = rlx.transpose %k1 perm = [0, 2, 1, 3] : tensor<2x16x2x64xf16>
+  %v = rlx.transpose %v1 perm = [0, 2, 1, 3] : tensor<2x16x2x64xf16>
+  %a = rlx.attention %q, %k, %v {num_heads = 2 : i64, head_dim = 64 : i64, mask_kind = #rlx.mask<causal>}
+      : tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16>
+  %a1 = rlx.transpose %a perm = [0, 2, 1, 3] : tensor<2x2x16x64xf16>
+  %a2 = rlx.reshape %a1 new_shape = [2, 16, 128] : tensor<2x16x2x64xf16>
+  return %a2 : tensor<2x16x128xf16>
+}
+
+// -----
+
+// The heads' result used as it is: the packed result is split into heads
+// again for that use.
+// FORM-LABEL: func.func @split_heads_result_used
+// FORM:         %[[O:.*]] = rlx_cuda.flash_attention ins({{.*}} : tensor<1x8x64xf32>, tensor<1x8x64xf32>, tensor<1x8x64xf32>) outs(%{{.*}} : tensor<1x8x64xf32>)
+// FORM:         %[[R:.*]] = rlx.reshape %[[O]] new_shape = [1, 8, 2, 32]
+// FORM:         %[[T:.*]] = rlx.transpose %[[R]] perm = [0, 2, 1, 3]
+// FORM:         return %[[T]] : tensor<1x2x8x32xf32>
+func.func @split_heads_result_used(%q0: tensor<1x8x64xf32> {rlx.input = "q"}, %k0: tensor<1x8x64xf32> {rlx.input = "k"}, %v0: tensor<1x8x64xf32> {rlx.input = "v"}) -> tensor<1x2x8x32xf32> {
+  %q1 = rlx.reshape %q0 new_shape = [1, 8, 2, 32] : tensor<1x8x64xf32>
+  %k1 = rlx.reshape %k0 new_shape = [1, 8, 2, 32] : tensor<1x8x64xf32>
+  %v1 = rlx.reshape %v0 new_shape = [1, 8, 2, 32] : tensor<1x8x64xf32>
+  %q = rlx.transpose %q1 perm = [0, 2, 1, 3] : tensor<1x8x2x32xf32>
+  %k = rlx.transpose %k1 perm = [0, 2, 1, 3] : tensor<1x8x2x32xf32>
+  %v = rlx.transpose %v1 perm = [0, 2, 1, 3] : tensor<1x8x2x32xf32>
+  %a = rlx.attention %q, %k, %v {num_heads = 2 : i64, head_dim = 32 : i64, mask_kind = #rlx.mask<none>}
+      : tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>
+  return %a : tensor<1x2x8x32xf32>
+}

@@ -4,7 +4,12 @@
 // call; the tanh kernel; the softmax's row kernels, chosen at run time by
 // alignment) is bracketed by markers naming the op; synchronizations stay
 // outside.
-// CHECK: rlx.profile_labels = ["rlx.matmul @ op-markers.mlir:{{[0-9]+}}:8", "rlx.activation @ op-markers.mlir:{{[0-9]+}}:8", "rlx.softmax @ op-markers.mlir:{{[0-9]+}}:8"]
+// Each label's cost per run, [bytes, FLOPs]: the matmul's x, w and result
+// (8192 + 2048 + 4096 bytes, the cuBLAS call's dynamic casts traced back to
+// their buffers) and 2 * 64 * 16 * 32 FLOPs; the tanh and the softmax read
+// and write 64 x 16 f32 and have no FLOP count.
+// CHECK: rlx.profile_costs = [array<i64: 14336, 65536>, array<i64: 8192, 0>, array<i64: 8192, 0>]
+// CHECK-SAME: rlx.profile_labels = ["rlx.matmul @ op-markers.mlir:{{[0-9]+}}:8", "rlx.activation @ op-markers.mlir:{{[0-9]+}}:8", "rlx.softmax @ op-markers.mlir:{{[0-9]+}}:8"]
 // CHECK-LABEL: func.func @f(
 // CHECK: %[[L0:.*]] = llvm.mlir.addressof @rlx_op_label_0 : !llvm.ptr
 // CHECK: call @rlx_cuda_op_begin(%[[ID0:.*]], %[[L0]]) : (i64, !llvm.ptr) -> ()

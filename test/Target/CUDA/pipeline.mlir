@@ -7,8 +7,8 @@
 // and host code in the LLVM dialect that calls cuBLASLt for the GEMM and
 // its bias (one call, on the graph's stream, without a host wait), then
 // allocates on the device and launches the two remaining kernels on the
-// same stream (the exact GELU, the softmax's row kernel), waiting for it at
-// the end.
+// same stream (the exact GELU, the softmax's row kernel). The host never
+// waits for the stream: the runner that called the graph does.
 
 // CHECK-LABEL: llvm.func @mlp(
 // CHECK:         llvm.call @rlx_cuda_matmul_bias_f32(
@@ -18,9 +18,9 @@
 // CHECK:         gpu.launch_func <%[[STREAM]] : !llvm.ptr> @mlp_kernel::@mlp_kernel
 // CHECK:         gpu.launch_func <%[[STREAM]] : !llvm.ptr> @mlp_kernel_0::@mlp_kernel
 // CHECK-NOT:     gpu.launch_func
-// CHECK:         llvm.call @mgpuMemFree
-// CHECK:         llvm.call @mgpuStreamSynchronize(%[[STREAM]])
-// CHECK:         llvm.call @mgpuStreamDestroy(%[[STREAM]])
+// CHECK:         llvm.call @mgpuMemFree({{.*}}, %[[STREAM]])
+// CHECK-NOT:     llvm.call @mgpuStreamSynchronize
+// CHECK:         llvm.return
 // CHECK-LABEL: llvm.func @_mlir_ciface_mlp(
 // The kernels' math calls (erf) link the toolkit's libdevice.
 // CHECK:       gpu.binary @mlp_kernel  [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80", link = ["{{.*}}libdevice.10.bc"]>, {{.*}}bin = "\7FELF

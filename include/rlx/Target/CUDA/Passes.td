@@ -199,19 +199,29 @@ def RLXCUDALinalgToCuBLAS
                            "::mlir::memref::MemRefDialect"];
 }
 
-def RLXCUDAStreamOrderedCalls
-    : Pass<"rlx-cuda-stream-ordered-calls", "func::FuncOp"> {
-  let summary = "Let runtime calls on device buffers follow the stream";
+def RLXCUDADropHostWaits : Pass<"rlx-cuda-drop-host-waits", "func::FuncOp"> {
+  let summary = "Remove the host's waits for the GPU from compiled graphs";
   let description = [{
-    Runs after `gpu-async-region`, which waits on the host for all
-    preceding GPU work before every call to another function. The CUDA
-    runtime's functions on device buffers (marked `rlx.cuda.device_buffers`,
-    the cuBLAS GEMMs) enqueue their work on the calling thread's graph
-    stream, the stream every `mgpuStreamCreate` of a compiled graph returns
-    in that runtime, so they are ordered after the preceding kernels
-    without the host waiting: the synchronous `gpu.wait` right before such a
-    call is removed. The final wait of the function still synchronizes the
-    stream before it returns.
+    Runs after `gpu-async-region`, which ends every chain of asynchronous
+    GPU work (a kernel, a copy, an allocation) with a synchronous
+    `gpu.wait`: the host waits for the chain before it goes on. In a
+    compiled graph no host code reads device memory, and every chain runs
+    on one stream, the calling thread's graph stream (each
+    `mgpuStreamCreate` returns it in the CUDA runtime; the runtime's cuBLAS
+    calls, marked `rlx.cuda.device_buffers`, enqueue there too), so the
+    stream alone orders each chain after the ones before it. The pass
+    removes every synchronous `gpu.wait`: the host enqueues a whole run
+    without stopping, and the runner that called the graph synchronizes
+    once when it copies the outputs back (`rlx_cuda_graph_run`). A run
+    without host waits is also what a CUDA graph capture needs.
+
+    Before:
+    ```mlir
+    %t0 = gpu.wait async
+    %t1 = gpu.launch_func async [%t0] @k::@k blocks in (...) threads in (...)
+    gpu.wait [%t1]
+    ```
+    After, the last line is gone; the token `%t1` has no user.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
@@ -219,7 +229,7 @@ def RLXCUDAStreamOrderedCalls
 def RLXCUDAOpMarkers : Pass<"rlx-cuda-op-markers", "ModuleOp"> {
   let summary = "Mark the host's work with the rlx op it came from";
   let description = [{
-    Runs on the host side, after `rlx-cuda-stream-ordered-calls`. Each run
+    Runs on the host side, after `rlx-cuda-drop-host-waits`. Each run
     of neighbouring work at the top level of a graph function (kernel
     launches, runtime calls, device allocations, copies and the structured
     control flow around them) that comes from one rlx op (the names
