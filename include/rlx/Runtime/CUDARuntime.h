@@ -61,6 +61,12 @@ float rlx_cuda_time_end(rlx_cuda_timer *timer, void *stream);
 /// driver, after the work that last used it has finished.
 void rlx_cuda_release_cached_memory(void);
 
+/// `graphFlags` of rlx_cuda_graph_run and rlx_cuda_graph_bench: the
+/// graph's host code reads results of the GPU during a run (a loop bound, an
+/// index), so a CUDA graph capture, which runs the host code without them,
+/// cannot stand for a run (rlx-cuda-drop-host-waits marks such graphs).
+enum { RLX_CUDA_GRAPH_READS_ON_HOST = 1 };
+
 /// The host side of a compiled graph's `rlx_graph_run` (docs/abi.md):
 /// copies the arguments described by `hostDescriptors` (one memref
 /// descriptor per line of `signature`, arguments then outputs) to device
@@ -68,21 +74,22 @@ void rlx_cuda_release_cached_memory(void);
 /// thread's graph stream, and copies the outputs back. From the second call
 /// of a graph on a thread, the run is a replay of a CUDA graph captured
 /// once, on device buffers kept for that graph (docs/cuda.md, "CUDA
-/// graphs"; RLX_CUDA_GRAPHS=0 turns it off). Aborts naming the CUDA call on
-/// any error.
+/// graphs"; RLX_CUDA_GRAPHS=0 turns it off), unless `graphFlags` has
+/// RLX_CUDA_GRAPH_READS_ON_HOST. Aborts naming the CUDA call on any error.
 void rlx_cuda_graph_run(const char *signature,
                         void (*deviceEntry)(void **descriptors),
-                        void **hostDescriptors);
+                        void **hostDescriptors, int32_t graphFlags);
 
 /// Like rlx_cuda_graph_run, with the arguments copied once: runs the graph
 /// `warmUpRuns` times, then `timedRuns` times, writing each timed run's
 /// duration (CUDA events around the run on the graph stream) to `runMs`;
 /// the outputs are those of the last run. With at least one warm-up run, the
-/// timed runs replay a CUDA graph captured after the warm-up.
+/// timed runs replay a CUDA graph captured after the warm-up (unless
+/// `graphFlags` has RLX_CUDA_GRAPH_READS_ON_HOST).
 void rlx_cuda_graph_bench(const char *signature,
                           void (*deviceEntry)(void **descriptors),
                           void **hostDescriptors, int32_t warmUpRuns,
-                          int32_t timedRuns, float *runMs);
+                          int32_t timedRuns, float *runMs, int32_t graphFlags);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -261,13 +261,16 @@ extern "C" void mgpuStreamDestroy(CUstream stream) {
 
 extern "C" void mgpuStreamSynchronize(CUstream stream) {
   Session cu(__func__);
-  // While a CUDA graph is captured nothing runs, and the capture keeps the
-  // stream's order: there is nothing to wait for (and waiting would end the
-  // capture). Compiled graphs never read device memory on the host.
+  // Graphs wait on the host only to read the GPU's results, and such graphs
+  // are never captured (RLX_CUDA_GRAPH_READS_ON_HOST): a wait here during a
+  // capture is a graph compiled without that flag, whose capture would run
+  // its host code on values the GPU has not computed.
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
   cu.check(cu->cuStreamIsCapturing(stream, &capture), "cuStreamIsCapturing");
-  if (capture == CU_STREAM_CAPTURE_STATUS_ACTIVE)
-    return;
+  if (capture != CU_STREAM_CAPTURE_STATUS_NONE)
+    fatal(__func__, "a graph waits for the GPU on the host while its run is "
+                    "captured as a CUDA graph (recompile it; "
+                    "RLX_CUDA_GRAPHS=0 runs it without graphs)");
   cu.check(cu->cuStreamSynchronize(stream), "cuStreamSynchronize");
 }
 

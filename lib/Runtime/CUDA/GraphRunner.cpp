@@ -314,11 +314,11 @@ ReplayedGraph &replayedGraph(DeviceEntry entry, const char *signature) {
 void rlxrt::cuda::noteModuleUnload() { ++moduleUnloads; }
 
 extern "C" void rlx_cuda_graph_run(const char *signature, DeviceEntry entry,
-                                   void **hostDescriptors) {
+                                   void **hostDescriptors, int32_t graphFlags) {
   Session cu(__func__);
   CUstream stream = graphStream(cu);
   const std::vector<BufferSpec> &specs = specsOf(__func__, signature);
-  if (!replayEnabled()) {
+  if (!replayEnabled() || (graphFlags & RLX_CUDA_GRAPH_READS_ON_HOST)) {
     DeviceBuffers buffers(cu, specs, hostDescriptors, stream);
     buffers.upload(cu, hostDescriptors);
     entry(buffers.descriptors());
@@ -349,7 +349,8 @@ extern "C" void rlx_cuda_graph_run(const char *signature, DeviceEntry entry,
 
 extern "C" void rlx_cuda_graph_bench(const char *signature, DeviceEntry entry,
                                      void **hostDescriptors, int32_t warmUpRuns,
-                                     int32_t timedRuns, float *runMs) {
+                                     int32_t timedRuns, float *runMs,
+                                     int32_t graphFlags) {
   Session cu(__func__);
   CUstream stream = graphStream(cu);
   DeviceBuffers buffers(cu, specsOf(__func__, signature), hostDescriptors,
@@ -360,7 +361,8 @@ extern "C" void rlx_cuda_graph_bench(const char *signature, DeviceEntry entry,
   // Warmed-up runs replay one capture. A run without warm-up (rlx-run
   // without --bench) stays eager: it is the one run.
   std::unique_ptr<CapturedRun> captured;
-  if (warmUpRuns > 0 && replayEnabled()) {
+  if (warmUpRuns > 0 && replayEnabled() &&
+      !(graphFlags & RLX_CUDA_GRAPH_READS_ON_HOST)) {
     captured =
         std::make_unique<CapturedRun>(cu, entry, buffers.descriptors(), stream);
     captured->replay(cu); // The first launch of a graph uploads it.

@@ -9,6 +9,7 @@
 #include "rlx/Execution/ExecutionTarget.h"
 #include "rlx/Execution/GraphEntry.h"
 #include "rlx/Execution/HostCode.h"
+#include "rlx/Runtime/CUDARuntime.h"
 #include "rlx/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -53,16 +54,22 @@ LogicalResult addCUDAGraphEntries(ModuleOp module,
   Type i32 = IntegerType::get(ctx, 32);
   Type i64 = IntegerType::get(ctx, 64);
   auto runtimeRun = declareFunction(b, module, "rlx_cuda_graph_run", voidType,
-                                    {ptr, ptr, ptr});
-  auto runtimeBench = declareFunction(b, module, "rlx_cuda_graph_bench",
-                                      voidType, {ptr, ptr, ptr, i32, i32, ptr});
+                                    {ptr, ptr, ptr, i32});
+  auto runtimeBench =
+      declareFunction(b, module, "rlx_cuda_graph_bench", voidType,
+                      {ptr, ptr, ptr, i32, i32, ptr, i32});
+  // A graph whose host code reads the GPU's results is never captured.
+  int32_t graphFlags = module->hasAttr(rlx::kCUDAHostReadsAttrName)
+                           ? RLX_CUDA_GRAPH_READS_ON_HOST
+                           : 0;
   auto runtimeAvailable =
       declareFunction(b, module, "rlx_cuda_available", i32, {ptr, i64});
   auto signatureText =
       module.lookupSymbol<LLVM::GlobalOp>(kGraphSignatureSymbol);
   auto deviceEntry = module.lookupSymbol<LLVM::LLVMFuncOp>(kDeviceEntrySymbol);
 
-  // Each wrapper forwards its own arguments after (signature, device entry).
+  // Each wrapper forwards its own arguments after (signature, device entry),
+  // then the graph's flags.
   auto defineForwarder = [&](StringRef name, LLVM::LLVMFuncOp callee,
                              ArrayRef<Type> arguments) {
     b.setInsertionPointToEnd(module.getBody());
@@ -74,6 +81,7 @@ LogicalResult addCUDAGraphEntries(ModuleOp module,
         LLVM::AddressOfOp::create(b, loc, signatureText),
         LLVM::AddressOfOp::create(b, loc, deviceEntry)};
     llvm::append_range(operands, body->getArguments());
+    operands.push_back(LLVM::ConstantOp::create(b, loc, i32, graphFlags));
     LLVM::CallOp::create(b, loc, callee, operands);
     LLVM::ReturnOp::create(b, loc, ValueRange());
   };

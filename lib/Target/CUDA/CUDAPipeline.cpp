@@ -78,7 +78,7 @@ void rlx::buildRLXCUDAPipeline(OpPassManager &pm,
   pm.addPass(createConvertNVGPUToNVVMPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
-  pm.addNestedPass<func::FuncOp>(createRLXCUDADropHostWaits());
+  pm.addPass(createRLXCUDADropHostWaits());
   pm.addPass(createRLXCUDAOpMarkers());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -88,7 +88,9 @@ bool rlx::formMatmulBias(RewriterBase &rewriter, MatMulOp matmul) {
       llvm::count_if(add->getUsers(), isGeluApprox) == 1) {
     auto gelu =
         cast<ActivationOp>(*llvm::find_if(add->getUsers(), isGeluApprox));
-    Location loc = gelu.getLoc();
+    // Every op the GEMM does the work of: its profile label names them all.
+    Location loc =
+        rewriter.getFusedLoc({matmul.getLoc(), add->getLoc(), gelu.getLoc()});
     rewriter.setInsertionPoint(add);
     auto type = cast<RankedTensorType>(product.getType());
     Value init = createEmptyLike(rewriter, loc, product);
@@ -113,7 +115,10 @@ bool rlx::formMatmulBias(RewriterBase &rewriter, MatMulOp matmul) {
       last = act;
     }
 
-  Location loc = last->getLoc();
+  Location loc = rewriter.getFusedLoc(
+      last == add
+          ? ArrayRef<Location>{matmul.getLoc(), add->getLoc()}
+          : ArrayRef<Location>{matmul.getLoc(), add->getLoc(), last->getLoc()});
   rewriter.setInsertionPoint(last);
   auto type = cast<RankedTensorType>(product.getType());
   Value init = createEmptyLike(rewriter, loc, product);
@@ -148,7 +153,10 @@ bool rlx::formMatmulDgelu(RewriterBase &rewriter, ActivationBackwardOp op) {
       break;
     }
 
-  Location loc = op.getLoc();
+  SmallVector<Location> fusedLocs = {matmul.getLoc(), op.getLoc()};
+  if (biasGradient)
+    fusedLocs.push_back(biasGradient.getLoc());
+  Location loc = rewriter.getFusedLoc(fusedLocs);
   rewriter.setInsertionPoint(op);
   auto rowType = RankedTensorType::get({columns}, type.getElementType());
   Value init = createEmptyLike(rewriter, loc, op.getDy());

@@ -66,6 +66,11 @@ class RLXCUDADialect;
 inline constexpr llvm::StringLiteral kDeviceBuffersAttrName =
     "rlx.cuda.device_buffers";
 
+/// Marks a module whose host code reads results of the GPU during a run
+/// (rlx-cuda-drop-host-waits): its runs are never captured as CUDA graphs.
+inline constexpr llvm::StringLiteral kCUDAHostReadsAttrName =
+    "rlx.cuda.host_reads";
+
 struct CUDAPipelineOptions : public PassPipelineOptions<CUDAPipelineOptions> {
   PassOptions::Option<std::string> chip{
       *this, "chip",

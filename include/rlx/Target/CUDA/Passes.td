@@ -199,21 +199,27 @@ def RLXCUDALinalgToCuBLAS
                            "::mlir::memref::MemRefDialect"];
 }
 
-def RLXCUDADropHostWaits : Pass<"rlx-cuda-drop-host-waits", "func::FuncOp"> {
+def RLXCUDADropHostWaits : Pass<"rlx-cuda-drop-host-waits", "ModuleOp"> {
   let summary = "Remove the host's waits for the GPU from compiled graphs";
   let description = [{
     Runs after `gpu-async-region`, which ends every chain of asynchronous
     GPU work (a kernel, a copy, an allocation) with a synchronous
-    `gpu.wait`: the host waits for the chain before it goes on. In a
-    compiled graph no host code reads device memory, and every chain runs
-    on one stream, the calling thread's graph stream (each
-    `mgpuStreamCreate` returns it in the CUDA runtime; the runtime's cuBLAS
-    calls, marked `rlx.cuda.device_buffers`, enqueue there too), so the
-    stream alone orders each chain after the ones before it. The pass
-    removes every synchronous `gpu.wait`: the host enqueues a whole run
-    without stopping, and the runner that called the graph synchronizes
-    once when it copies the outputs back (`rlx_cuda_graph_run`). A run
-    without host waits is also what a CUDA graph capture needs.
+    `gpu.wait`: the host waits for the chain before it goes on. Every chain
+    of a compiled graph runs on one stream, the calling thread's graph
+    stream (each `mgpuStreamCreate` returns it in the CUDA runtime; the
+    runtime's cuBLAS calls, marked `rlx.cuda.device_buffers`, enqueue there
+    too), so the stream alone orders each chain after the ones before it,
+    and the runner that called the graph synchronizes once when it copies
+    the outputs back (`rlx_cuda_graph_run`). The pass removes every
+    synchronous `gpu.wait` except those that end a chain copying into host
+    memory (a `gpu.memcpy` whose destination is not device memory: a scalar
+    the host reads, such as a loop bound or an index computed on the GPU):
+    the host must wait before it reads it.
+
+    A graph that keeps such a wait is marked `rlx.cuda.host_reads` on the
+    module: its host work depends on the GPU's results during a run, so the
+    runtime never captures it as a CUDA graph (a capture runs the host code
+    without the GPU's results). Every other graph's runs can be captured.
 
     Before:
     ```mlir
