@@ -311,8 +311,8 @@ Value GraphBuilder::fusedResidualLayerNorm(Value x, Value residual, Value bias,
 
 Value GraphBuilder::fusedResidualRmsNorm(Value x, Value residual, Value bias,
                                          Value gamma, Value beta, float eps) {
-  return resultOf(create<FusedResidualRmsNormOp>(x, residual, bias, gamma, beta,
-                                                 f32Attr(eps)));
+  return resultOf(createWithOptional<FusedResidualRmsNormOp>(
+      {x, residual, gamma}, x, residual, bias, gamma, beta, f32Attr(eps)));
 }
 
 Value GraphBuilder::fusedSwiGLU(Value x, bool gateFirst) {

@@ -209,6 +209,7 @@ public:
   /// `layer_norm(x + residual (+ bias))`.
   Value fusedResidualLayerNorm(Value x, Value residual, Value bias, Value gamma,
                                Value beta, float eps = 1e-5f);
+  /// `rms_norm(x + residual (+ bias))`; `bias` and `beta` may be null.
   Value fusedResidualRmsNorm(Value x, Value residual, Value bias, Value gamma,
                              Value beta, float eps = 1e-6f);
   /// `silu(gate) * up` of the two halves of the last axis.
