@@ -831,6 +831,12 @@ Value GraphBuilder::gaussianSplatRasterize(Value prep, Value meta,
       i64Attr(settings.maxListEntries)));
 }
 
+Value GraphBuilder::gaussianSplatRenderDecomposed(
+    const SplatScene &scene, const SplatSettings &settings) {
+  return gaussianSplatRasterize(gaussianSplatPrepare(scene, settings),
+                                scene.meta, settings);
+}
+
 SmallVector<Value> GraphBuilder::custom(StringRef name, ValueRange inputs,
                                         TypeRange resultTypes,
                                         DictionaryAttr attrs, bool pure) {

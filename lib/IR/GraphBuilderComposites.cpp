@@ -97,32 +97,96 @@ Value GraphBuilder::power(Value re, Value im, int64_t count) {
              splat({}, element, static_cast<double>(count)));
 }
 
-std::pair<Value, Value> GraphBuilder::rfft(Value x, FftNorm norm) {
+Value GraphBuilder::padLastAxis(Value x, int64_t length) {
   if (failed(checkOperands(!x)))
     return {};
-  FailureOr<RankedTensorType> type = staticTypeOf(x, "rfft");
+  FailureOr<RankedTensorType> type = staticTypeOf(x, "zero padding");
+  if (failed(type))
+    return {};
+  int64_t n = type->getShape().back();
+  if (length == n)
+    return x;
+  if (length < n) {
+    emitBuilderError() << "cannot zero-pad a last axis of " << n
+                       << " to the shorter length " << length;
+    return {};
+  }
+  SmallVector<int64_t> zerosShape(type->getShape());
+  zerosShape.back() = length - n;
+  return concat({x, splat(zerosShape, type->getElementType(), 0.0)},
+                type->getRank() - 1);
+}
+
+Value GraphBuilder::padToPowerOfTwo(Value x) {
+  if (failed(checkOperands(!x)))
+    return {};
+  FailureOr<RankedTensorType> type = staticTypeOf(x, "padToPowerOfTwo");
+  if (failed(type))
+    return {};
+  return padLastAxis(x, llvm::PowerOf2Ceil(type->getShape().back()));
+}
+
+std::pair<Value, Value> GraphBuilder::splitSpectrum(Value spectrum) {
+  if (failed(checkOperands(!spectrum)))
+    return {};
+  FailureOr<RankedTensorType> type = staticTypeOf(spectrum, "splitSpectrum");
+  if (failed(type))
+    return {};
+  int64_t length = type->getShape().back();
+  if (length % 2) {
+    emitBuilderError() << "splitSpectrum needs a real-block spectrum of even "
+                          "length, got "
+                       << *type;
+    return {};
+  }
+  int64_t axis = type->getRank() - 1;
+  return {narrow(spectrum, axis, 0, length / 2),
+          narrow(spectrum, axis, length / 2, length / 2)};
+}
+
+std::pair<Value, Value> GraphBuilder::fftReal(Value x, FftNorm norm) {
+  if (failed(checkOperands(!x)))
+    return {};
+  FailureOr<RankedTensorType> type = staticTypeOf(x, "fftReal");
   if (failed(type))
     return {};
   Type element = type->getElementType();
   if (!element.isF32() && !element.isF64()) {
-    emitBuilderError() << "rfft needs a real f32 or f64 signal, got " << *type;
+    emitBuilderError() << "the real FFT helpers need an f32 or f64 signal, "
+                          "got "
+                       << *type;
     return {};
   }
+  // The real-block layout [re..., im...]: the padded signal, then as many
+  // zero imaginary parts.
+  SmallVector<int64_t> imShape(type->getShape());
+  imShape.back() = llvm::PowerOf2Ceil(imShape.back());
+  Value block = concat({padToPowerOfTwo(x), splat(imShape, element, 0.0)},
+                       type->getRank() - 1);
+  return splitSpectrum(fft(block, /*inverse=*/false, norm));
+}
+
+std::pair<Value, Value> GraphBuilder::rfft(Value x, FftNorm norm) {
+  auto [re, im] = fftReal(x, norm);
+  if (!re)
+    return {};
+  auto type = llvm::cast<RankedTensorType>(re.getType());
+  int64_t axis = type.getRank() - 1;
+  int64_t bins = type.getShape().back() / 2 + 1;
+  return {narrow(re, axis, 0, bins), narrow(im, axis, 0, bins)};
+}
+
+Value GraphBuilder::ifftSpectrum(Value re, Value im, FftNorm norm) {
+  if (failed(checkOperands(!re || !im)))
+    return {};
+  FailureOr<RankedTensorType> type = staticTypeOf(re, "ifftSpectrum");
+  if (failed(type))
+    return {};
   int64_t axis = type->getRank() - 1;
-  int64_t n = type->getShape().back();
-  int64_t m = llvm::PowerOf2Ceil(n);
-  auto zeros = [&](int64_t length) {
-    SmallVector<int64_t> shape(type->getShape());
-    shape.back() = length;
-    return splat(shape, element, 0.0);
-  };
-  // The real-block layout [re..., im...]: the signal zero-padded to m, then
-  // m zero imaginary parts.
-  Value block = m > n ? concat({x, zeros(m - n), zeros(m)}, axis)
-                      : concat({x, zeros(m)}, axis);
-  Value spectrum = fft(block, /*inverse=*/false, norm);
-  int64_t bins = m / 2 + 1;
-  return {narrow(spectrum, axis, 0, bins), narrow(spectrum, axis, m, bins)};
+  Value signal = fft(concat({re, im}, axis), /*inverse=*/true, norm);
+  // The real block; the imaginary one is the caller's to ignore (zero for a
+  // Hermitian spectrum).
+  return splitSpectrum(signal).first;
 }
 
 Value GraphBuilder::irfft(Value re, Value im, int64_t n, FftNorm norm) {
@@ -151,9 +215,71 @@ Value GraphBuilder::irfft(Value re, Value im, int64_t n, FftNorm norm) {
     fullRe = concat({re, gather(re, indices, axis)}, axis);
     fullIm = concat({im, neg(gather(im, indices, axis))}, axis);
   }
-  Value signal = fft(concat({fullRe, fullIm}, axis), /*inverse=*/true, norm);
-  // The real part, truncated to n; the imaginary part is zero.
-  return narrow(signal, axis, 0, n);
+  return narrow(ifftSpectrum(fullRe, fullIm, norm), axis, 0, n);
+}
+
+Value GraphBuilder::fftConv1d(Value a, Value b, int64_t nFft) {
+  if (failed(checkOperands(!a || !b)))
+    return {};
+  FailureOr<RankedTensorType> aType = staticTypeOf(a, "fftConv1d");
+  if (failed(aType))
+    return {};
+  FailureOr<RankedTensorType> bType = staticTypeOf(b, "fftConv1d");
+  if (failed(bType))
+    return {};
+  int64_t length = aType->getShape().back() + bType->getShape().back() - 1;
+  int64_t padded = std::max(nFft, length);
+  auto [aRe, aIm] = rfft(padLastAxis(a, padded));
+  auto [bRe, bIm] = rfft(padLastAxis(b, padded));
+  if (!aRe || !bRe)
+    return {};
+  // The product of the spectra; the inverse with 1/m makes the round trip
+  // exact, so the result is the convolution whatever the transform length.
+  Value re = sub(mul(aRe, bRe), mul(aIm, bIm));
+  Value im = add(mul(aRe, bIm), mul(aIm, bRe));
+  return irfft(re, im, length, FftNorm::Forward);
+}
+
+Value GraphBuilder::fftAxis(Value x, int64_t axis, bool inverse, FftNorm norm) {
+  if (failed(checkOperands(!x)))
+    return {};
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  std::optional<int64_t> normalized =
+      type ? normalizeAxis(axis, type.getRank()) : std::nullopt;
+  if (!normalized) {
+    emitBuilderError() << "fftAxis: axis " << axis << " is out of range for "
+                       << x.getType();
+    return {};
+  }
+  int64_t last = type.getRank() - 1;
+  if (*normalized == last)
+    return fft(x, inverse, norm);
+  SmallVector<int64_t> swap = llvm::to_vector(llvm::seq<int64_t>(0, last + 1));
+  std::swap(swap[*normalized], swap[last]);
+  return transpose(fft(transpose(x, swap), inverse, norm), swap);
+}
+
+Value GraphBuilder::fftn(Value x, ArrayRef<int64_t> axes, bool inverse,
+                         FftNorm norm) {
+  if (failed(checkOperands(!x)))
+    return {};
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> sorted;
+  for (int64_t axis : axes) {
+    std::optional<int64_t> normalized =
+        type ? normalizeAxis(axis, type.getRank()) : std::nullopt;
+    if (!normalized) {
+      emitBuilderError() << "fftn: axis " << axis << " is out of range for "
+                         << x.getType();
+      return {};
+    }
+    sorted.push_back(*normalized);
+  }
+  llvm::sort(sorted);
+  sorted.erase(llvm::unique(sorted), sorted.end());
+  for (int64_t axis : sorted)
+    x = fftAxis(x, axis, inverse, norm);
+  return x;
 }
 
 Value GraphBuilder::stft(Value x, int64_t frameLength, int64_t hop,

@@ -738,6 +738,7 @@ static FailureOr<func::FuncOp> buildEveryOp(GraphBuilder &g) {
                                     GraphBuilder::SplatBackwardSettings()));
   use(g.gaussianSplatRasterize(g.gaussianSplatPrepare(scene, settings),
                                scene.meta, settings));
+  use(g.gaussianSplatRenderDecomposed(scene, settings));
   NamedAttribute order(g.getBuilder().getStringAttr("ordering"),
                        g.getBuilder().getStringAttr("amd"));
   for (Value v : g.custom("sparse_solve", {square, vec}, {vec.getType()},
@@ -899,18 +900,32 @@ TEST_F(GraphBuilderRunTest, RfftMatchesTheDft) {
   ASSERT_TRUE(re && im);
   EXPECT_EQ(re.getType(), RankedTensorType::get({3, 9}, g.f32()));
   Value power = g.psdReal(x);
+  auto [fullRe, fullIm] = g.fftReal(x);
+  // The inverse with 1/m gives back the padded signal.
+  Value roundTrip = g.ifftSpectrum(fullRe, fullIm, FftNorm::Forward);
+  Value padded = g.padToPowerOfTwo(x);
   size_t signal = random({3, 12});
-  auto out = run(g, {re, im, power});
-  ASSERT_EQ(out.size(), 3u);
+  auto out = run(g, {re, im, power, fullRe, fullIm, roundTrip, padded});
+  ASSERT_EQ(out.size(), 7u);
   std::vector<double> expectedRe, expectedIm, expectedPower;
-  for (int64_t row = 0; row < 3; ++row)
-    naiveRealDft(data(signal) + row * 12, 12, 16, 9, expectedRe, expectedIm);
+  std::vector<double> expectedFullRe, expectedFullIm, expectedPadded;
+  for (int64_t row = 0; row < 3; ++row) {
+    const float *x = data(signal) + row * 12;
+    naiveRealDft(x, 12, 16, 9, expectedRe, expectedIm);
+    naiveRealDft(x, 12, 16, 16, expectedFullRe, expectedFullIm);
+    for (int64_t t = 0; t < 16; ++t)
+      expectedPadded.push_back(t < 12 ? x[t] : 0.0);
+  }
   for (size_t i = 0; i < expectedRe.size(); ++i)
     expectedPower.push_back(
         (expectedRe[i] * expectedRe[i] + expectedIm[i] * expectedIm[i]) / 16);
   expectClose(out[0], expectedRe, fftTolerance(16), "re");
   expectClose(out[1], expectedIm, fftTolerance(16), "im");
   expectClose(out[2], expectedPower, 2 * fftTolerance(16), "psdReal");
+  expectClose(out[3], expectedFullRe, fftTolerance(16), "fftReal re");
+  expectClose(out[4], expectedFullIm, fftTolerance(16), "fftReal im");
+  expectClose(out[5], expectedPadded, 2 * fftTolerance(16), "ifftSpectrum");
+  expectClose(out[6], expectedPadded, 0, "padToPowerOfTwo");
 }
 
 TEST_F(GraphBuilderRunTest, IrfftInvertsTheHalfSpectrum) {
@@ -973,6 +988,62 @@ TEST_F(GraphBuilderRunTest, StftAndPsd) {
     expectedPower.push_back((r * r + m * m) / 8);
   }
   expectClose(out[1], expectedPower, 1e-6, "psd");
+}
+
+TEST_F(GraphBuilderRunTest, FftConvolution) {
+  // 5 and 4 taps: 8 outputs, with a transform of 16 (nFft = 10 rounds up).
+  GraphBuilder g(&context, "fft_conv");
+  Value a = g.input("a", {2, 5}, g.f32());
+  Value b = g.input("b", {2, 4}, g.f32());
+  Value conv = g.fftConv1d(a, b, 10);
+  ASSERT_TRUE(conv);
+  EXPECT_EQ(conv.getType(), RankedTensorType::get({2, 8}, g.f32()));
+  size_t aArg = random({2, 5}), bArg = random({2, 4});
+  auto out = run(g, {conv});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> expected(16, 0.0);
+  for (int64_t row = 0; row < 2; ++row)
+    for (int64_t i = 0; i < 5; ++i)
+      for (int64_t j = 0; j < 4; ++j)
+        expected[row * 8 + i + j] +=
+            data(aArg)[row * 5 + i] * data(bArg)[row * 4 + j];
+  expectClose(out[0], expected, 2 * fftTolerance(16), "fftConv1d");
+}
+
+TEST_F(GraphBuilderRunTest, FftnOnComplexTensors) {
+  // |fftn(x)|^2 over both axes of a [4, 8] signal, and the round trip.
+  GraphBuilder g(&context, "fftn");
+  Value x = g.input("x", {4, 8}, g.f32());
+  Value z = g.cast(x, ComplexType::get(g.f32()));
+  Value spectrum = g.fftn(z, {1, 0});
+  Value power = g.complexNormSq(spectrum);
+  Value back = g.complexNormSq(g.ifftn(spectrum, {0, -1}, FftNorm::Forward));
+  Value rows = g.complexNormSq(g.fftAxis(z, 0));
+  size_t signal = random({4, 8});
+  auto out = run(g, {power, back, rows});
+  ASSERT_EQ(out.size(), 3u);
+  const float *v = data(signal);
+  std::vector<double> expected, squares, columns;
+  for (int64_t k0 = 0; k0 < 4; ++k0)
+    for (int64_t k1 = 0; k1 < 8; ++k1) {
+      double re = 0, im = 0, colRe = 0, colIm = 0;
+      for (int64_t t0 = 0; t0 < 4; ++t0) {
+        for (int64_t t1 = 0; t1 < 8; ++t1) {
+          double angle = -2 * M_PI * (k0 * t0 / 4.0 + k1 * t1 / 8.0);
+          re += v[t0 * 8 + t1] * std::cos(angle);
+          im += v[t0 * 8 + t1] * std::sin(angle);
+        }
+        double angle = -2 * M_PI * k0 * t0 / 4.0;
+        colRe += v[t0 * 8 + k1] * std::cos(angle);
+        colIm += v[t0 * 8 + k1] * std::sin(angle);
+      }
+      expected.push_back(re * re + im * im);
+      squares.push_back(v[k0 * 8 + k1] * v[k0 * 8 + k1]);
+      columns.push_back(colRe * colRe + colIm * colIm);
+    }
+  expectClose(out[0], expected, 2 * fftTolerance(32), "|fftn|^2");
+  expectClose(out[1], squares, 2 * fftTolerance(32), "|ifftn(fftn)|^2");
+  expectClose(out[2], columns, 2 * fftTolerance(4), "|fftAxis(0)|^2");
 }
 
 TEST_F(GraphBuilderRunTest, FftFrequencies) {
@@ -1240,7 +1311,8 @@ TEST_F(GraphBuilderTest, CompositeArgumentsAreDiagnosed) {
       [](GraphBuilder &g) { return g.stft(g.input("x", {5}, g.f32()), 6, 1); });
   fails([](GraphBuilder &g) { return g.fftfreq(0); });
   for (const char *message :
-       {"rfft needs a real f32 or f64 signal, got 'tensor<8xi32>'",
+       {"the real FFT helpers need an f32 or f64 signal, got "
+        "'tensor<8xi32>'",
         "irfft of 5 bins gives a signal of length 1 to 8 (2 * (bins - 1)), "
         "got n = 9",
         "stft needs 1 <= frame length <= 5 (the signal length) and hop >= 1, "

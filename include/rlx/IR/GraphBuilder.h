@@ -473,10 +473,20 @@ public:
   /// `g * z`: the Wirtinger gradient of `complexNormSq`.
   Value complexNormSqBackward(Value z, Value g);
 
-  /// The half spectrum of the real f32/f64 `x [..., n]`: the last axis is
-  /// zero-padded to `m`, the next power of two, and the `m / 2 + 1` bins of
-  /// non-negative frequency are returned as `(re, im)`.
+  /// `x` (static shape) with its last axis zero-padded to the next power of
+  /// two (`x` itself when it already has that length).
+  Value padToPowerOfTwo(Value x);
+  /// The `(re, im)` halves of a real-block spectrum `[..., 2 m]`.
+  std::pair<Value, Value> splitSpectrum(Value spectrum);
+  /// The full spectrum `(re, im)`, `m` bins each, of the real f32/f64
+  /// `x [..., n]` zero-padded to `m`, the next power of two; leading axes
+  /// are independent signals.
+  std::pair<Value, Value> fftReal(Value x, FftNorm norm = FftNorm::Backward);
+  /// The half spectrum of the real `x`: the `m / 2 + 1` bins of
+  /// non-negative frequency of `fftReal(x)`.
   std::pair<Value, Value> rfft(Value x, FftNorm norm = FftNorm::Backward);
+  /// The real part of the inverse DFT of the full spectrum `(re, im)`.
+  Value ifftSpectrum(Value re, Value im, FftNorm norm = FftNorm::Backward);
   /// The inverse of `rfft`: the signal of length `n` (at most the transform
   /// length `2 * (bins - 1)`) whose half spectrum is `(re, im)`, the other
   /// half being its complex conjugate (Hermitian symmetry).
@@ -487,6 +497,24 @@ public:
   /// then the `im` block of each frame.
   Value stft(Value x, int64_t frameLength, int64_t hop,
              FftNorm norm = FftNorm::Backward);
+  /// The linear convolution of `a [..., La]` and `b [..., Lb]`, `[..., La +
+  /// Lb - 1]`, by the convolution theorem: both zero-padded to `max(nFft,
+  /// La + Lb - 1)` (then to a power of two), `rfft`, complex product,
+  /// `irfft`. The result is the convolution itself, whatever the padding.
+  Value fftConv1d(Value a, Value b, int64_t nFft = 0);
+  /// The DFT along `axis`: `axis` swapped with the last, `fft`, swapped
+  /// back (meant for complex<f32> tensors; a real-block layout applies to
+  /// the last axis only).
+  Value fftAxis(Value x, int64_t axis, bool inverse = false,
+                FftNorm norm = FftNorm::Backward);
+  /// The N-dimensional DFT (NumPy's `fftn`): `fftAxis` along each of `axes`
+  /// in ascending order; no axes leaves `x` as it is.
+  Value fftn(Value x, ArrayRef<int64_t> axes, bool inverse = false,
+             FftNorm norm = FftNorm::Backward);
+  Value ifftn(Value x, ArrayRef<int64_t> axes,
+              FftNorm norm = FftNorm::Backward) {
+    return fftn(x, axes, /*inverse=*/true, norm);
+  }
   /// Power spectral density `(re^2 + im^2) / N` of a full spectrum of `N`
   /// bins (the last dim).
   Value psd(Value re, Value im);
@@ -630,6 +658,10 @@ public:
   /// Stage 2: RGBA from the prepare buffer (`radiusScale` is not used).
   Value gaussianSplatRasterize(Value prep, Value meta,
                                const SplatSettings &settings);
+  /// The render as its two stages, `gaussianSplatPrepare` then
+  /// `gaussianSplatRasterize`.
+  Value gaussianSplatRenderDecomposed(const SplatScene &scene,
+                                      const SplatSettings &settings);
 
   /// `rlx.custom`: the registered op `name`, whose result types the caller
   /// states. Not `pure`, it is never reordered or erased.
@@ -718,6 +750,8 @@ private:
   FailureOr<RankedTensorType> staticTypeOf(Value x, StringRef helper);
   /// `(re^2 + im^2) / count`.
   Value power(Value re, Value im, int64_t count);
+  /// `x` (static shape) with its last axis zero-padded to `length`.
+  Value padLastAxis(Value x, int64_t length);
   IntegerAttr i64Attr(int64_t value) {
     return builder.getI64IntegerAttr(value);
   }
