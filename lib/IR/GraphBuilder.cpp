@@ -755,7 +755,7 @@ Value GraphBuilder::complexNormSq(Value z) {
 }
 
 Value GraphBuilder::conjugate(Value z) {
-  return resultOf(create<ConjugateOp>(z));
+  return emit({z}, [&](PrimitiveBuilder &p) { return p.conjugate(z); });
 }
 
 Value GraphBuilder::complexNormSqBackward(Value z, Value g) {

@@ -646,7 +646,10 @@ static FailureOr<func::FuncOp> buildEveryOp(GraphBuilder &g) {
 
   // Signal processing and complex numbers.
   Value signal = in("signal", {3, 12}, f32);
-  use(g.fft(in("block", {4, 16}, f32)));
+  Value realBlock = use(g.fft(in("block", {4, 16}, f32)));
+  auto [blockRe, blockIm] = g.splitSpectrum(realBlock);
+  use(blockRe);
+  use(blockIm);
   Value z = in("z", {4, 8}, complex);
   use(g.fft(z, /*inverse=*/true, FftNorm::Ortho));
   Value bits = in("gate4", {4}, g.i1());
@@ -1286,7 +1289,12 @@ TEST_F(GraphBuilderTest, GraphsShareAModule) {
   // The generic form builds any op with the same checks.
   StopGradientOp frozen = second.create<StopGradientOp>(y);
   ASSERT_TRUE(frozen);
-  ASSERT_TRUE(succeeded(second.finish({frozen.getResult()})));
+  // Null values stand for absent optional operands and attributes.
+  FusedSwiGLUOp gated = second.createWithOptional<FusedSwiGLUOp>(
+      {frozen}, frozen, TypeAttr(), UnitAttr());
+  ASSERT_TRUE(gated);
+  EXPECT_EQ(gated.getType(), RankedTensorType::get({2}, second.f32()));
+  ASSERT_TRUE(succeeded(second.finish({gated.getResult()})));
   OwningOpRef<ModuleOp> module = first.takeModule();
   EXPECT_EQ(llvm::range_size(module->getOps<func::FuncOp>()), 2u);
   EXPECT_TRUE(succeeded(verify(*module)));
