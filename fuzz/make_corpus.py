@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of the loader fuzz targets.
 
-make_corpus.py DIR writes DIR/npy/* and DIR/safetensors/*: valid files of
-every dtype the loaders take, rank 0 to 3, empty tensors, several tensors
-and metadata, so that mutations start from inputs that reach the data
+make_corpus.py DIR writes DIR/npy/*, DIR/npz/* and DIR/safetensors/*: valid
+files of every dtype the loaders take, rank 0 to 3, empty tensors, several
+tensors and metadata, archives of one, several or no arrays (with and
+without Zip64 end records), so that mutations start from inputs that reach the data
 checks. Plain Python (no NumPy), so the corpus needs nothing installed.
 """
 
@@ -11,6 +12,7 @@ import json
 import os
 import struct
 import sys
+import zlib
 
 NPY_DTYPES = {"<f4": 4, "<f8": 8, "<f2": 2, "|i1": 1, "<i2": 2, "<i4": 4,
               "<i8": 8, "|u1": 1, "<u4": 4, "|b1": 1, "<c8": 8}
@@ -52,6 +54,31 @@ def safetensors(tensors, metadata=None):
     return struct.pack("<Q", len(text)) + text + data
 
 
+def npz(arrays, zip64=False):
+    """A zip of stored NAME.npy entries, as np.savez writes it."""
+    body, directory = b"", b""
+    for name, data in arrays:
+        name = (name + ".npy").encode()
+        fields = (0, 0, 0, 0x21, zlib.crc32(data), len(data), len(data),
+                  len(name))
+        directory += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20,
+                                 *fields, 0, 0, 0, 0, 0, len(body)) + name
+        body += struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, *fields,
+                            0) + name + data
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(arrays),
+                      len(arrays), len(directory), len(body), 0)
+    if zip64:
+        record = struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0,
+                             len(arrays), len(arrays), len(directory),
+                             len(body))
+        locator = struct.pack("<IIQI", 0x07064B50, 0,
+                              len(body) + len(directory), 1)
+        end = record + locator + struct.pack(
+            "<IHHHHIIH", 0x06054B50, 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF,
+            0xFFFFFFFF, 0)
+    return body + directory + end
+
+
 def main():
     root = sys.argv[1]
     files = {}
@@ -72,6 +99,13 @@ def main():
     files["safetensors/metadata.safetensors"] = safetensors(
         [("w", "F16", (2, 2))], {"format": "pt", "note": "a\"b\u00e9"})
     files["safetensors/empty.safetensors"] = safetensors([])
+    files["npz/one.npz"] = npz([("x", npy("<f4", (2, 3)))])
+    files["npz/several.npz"] = npz(
+        [("a", npy("<f8", (3,))), ("b", npy("<i4", (2, 2))),
+         ("mask", npy("|b1", (4,))), ("empty", npy("<f4", (0,)))])
+    files["npz/zip64.npz"] = npz([("x", npy("<i8", (2,))),
+                                  ("y", npy("<f2", ()))], zip64=True)
+    files["npz/empty.npz"] = npz([])
     for path, data in files.items():
         full = os.path.join(root, path)
         os.makedirs(os.path.dirname(full), exist_ok=True)

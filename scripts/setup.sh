@@ -13,8 +13,9 @@ PACKAGES=(
   libopenblas-dev liblapacke-dev libomp-22-dev
   # Unit tests.
   libgtest-dev
-  # Numeric oracle and CPU peer (in /usr/bin/python3).
-  python3-torch python3-numpy
+  # Numeric oracle and CPU peer (in /usr/bin/python3); torchvision's models
+  # for the PyTorch importer's tests and benchmarks.
+  python3-torch python3-numpy python3-torchvision
 )
 
 missing=()

@@ -15,6 +15,7 @@ import ctypes
 import os
 import re
 import shutil
+import zipfile
 
 import numpy as np
 
@@ -190,11 +191,27 @@ class Graph:
             array = f32_to_bf16(array)
         return array
 
+    def _read_npz(self, path):
+        """The arrays of a .npz archive that name an argument. NumPy reads
+        it (stored or compressed entries); errors name the file."""
+        names = {a.name for a in self.arguments}
+        try:
+            with np.load(path, allow_pickle=False) as archive:
+                return {name: archive[name] for name in archive.files
+                        if name in names}
+        except (OSError, ValueError, zipfile.BadZipFile) as error:
+            raise RLXError(f"cannot read '{path}' as a .npz archive: "
+                           f"{error}") from None
+
     def bind(self, params=None, **arrays):
         """Binds arguments for every later run: `params` is a .safetensors
-        path (tensors naming no argument are ignored) or a name -> array
-        mapping (each name must be an argument); `arrays` as keywords."""
+        or .npz path (tensors naming no argument are ignored) or a name ->
+        array mapping (each name must be an argument); `arrays` as
+        keywords."""
         lib = _capi.lib()
+        if (isinstance(params, (str, os.PathLike))
+                and os.fspath(params).endswith(".npz")):
+            params = self._read_npz(os.fspath(params))
         if isinstance(params, (str, os.PathLike)):
             count = ctypes.c_size_t()
             _capi.check(lib.rlxGraphBindSafetensors(

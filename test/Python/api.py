@@ -83,6 +83,22 @@ from_file = rlx.compile(mlir_path, params=params_path, use_blas=False)
 check(np.allclose(from_file(x=x), y, rtol=1e-5, atol=1e-6),
       "path + .safetensors params")
 
+# Parameters from .npz archives, stored or compressed (NumPy reads them);
+# arrays naming no argument are ignored; a damaged archive raises RLXError.
+for save in (np.savez, np.savez_compressed):
+    npz_path = os.path.join(scratch, f"mlp-{save.__name__}.npz")
+    save(npz_path, unused=np.zeros(2), **params)
+    check(np.array_equal(rlx.compile(mlir_path, params=npz_path)(x=x),
+                         rlx.compile(mlir_path, params=params)(x=x)),
+          f".npz params ({save.__name__})")
+with open(npz_path, "rb") as f:
+    damaged = f.read()[:-30]
+with open(os.path.join(scratch, "damaged.npz"), "wb") as f:
+    f.write(damaged)
+expect_error(lambda: rlx.compile(mlir_path, params=os.path.join(
+    scratch, "damaged.npz")), "damaged.npz' as a .npz archive",
+    "a truncated .npz")
+
 # Bit for bit equal to rlx-run on the same data.
 np.save(os.path.join(scratch, "x.npy"), x)
 out_dir = os.path.join(scratch, "out")

@@ -158,6 +158,13 @@ mlp = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 32),
                     nn.LogSoftmax(dim=-1))
 compare("MLP", mlp, torch.randn(8, 16))
 
+# An MLP with every activation, each after its own Linear layer.
+layers = []
+for module in activations:
+    layers += [nn.Linear(6, 6), module]
+compare("MLP with every activation", nn.Sequential(*layers), x2, atol=1e-4,
+        rtol=1e-4)
+
 
 class SmallCNN(nn.Module):
     def __init__(self):

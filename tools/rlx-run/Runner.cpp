@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <tuple>
 
 using namespace rlxrt;
 using namespace rlxrun;
@@ -34,12 +35,16 @@ cl::OptionCategory rlxrun::runCategory("rlx-run options");
 
 static cl::list<std::string>
     inputs("input",
-           cl::desc("NAME=FILE.npy or NAME=FILE.safetensors:TENSOR: feed "
-                    "graph input or parameter NAME from a .npy file or one "
-                    "tensor of a .safetensors file"),
+           cl::desc("NAME=FILE.npy, NAME=FILE.safetensors:TENSOR or "
+                    "NAME=FILE.npz:ARRAY: feed graph input or parameter NAME "
+                    "from a .npy file or one tensor of a .safetensors or "
+                    ".npz file; FILE.npz (no NAME=): every array of the "
+                    "archive to the argument of its name"),
            cl::cat(rlxrun::runCategory));
 static cl::opt<std::string>
-    paramsFile("params", cl::desc("Parameters from a .safetensors file"),
+    paramsFile("params",
+               cl::desc("Parameters from a .safetensors or .npz file (by "
+                        "name; tensors naming no argument are ignored)"),
                cl::cat(rlxrun::runCategory));
 static cl::opt<bool> randomInputs(
     "random-inputs",
@@ -52,8 +57,9 @@ static cl::opt<std::string> outputDir(
     "output",
     cl::desc("Write each output to DIR/output_<i>.npy (with --steps: the "
              "last step's, and every parameter to DIR/params.safetensors); "
-             "a path ending in .safetensors gets every output, as "
-             "output_<i>, in that one file (the only way to write bf16)"),
+             "a path ending in .safetensors or .npz gets every output, as "
+             "output_<i>, in that one file (.safetensors: the only way to "
+             "write bf16)"),
     cl::cat(rlxrun::runCategory));
 cl::opt<unsigned> rlxrun::steps(
     "steps",
@@ -82,7 +88,8 @@ static cl::opt<bool> cudaGraphs(
     cl::init(true), cl::cat(rlxrun::runCategory));
 static cl::list<std::string>
     checks("check",
-           cl::desc("NAME=REF.npy: compare output NAME (output_<i> or <i>) "
+           cl::desc("NAME=REF.npy (or REF.safetensors:TENSOR, "
+                    "REF.npz:ARRAY): compare output NAME (output_<i> or <i>) "
                     "with a reference; exit 1 on mismatch"),
            cl::cat(rlxrun::runCategory));
 static cl::opt<double> relTolerance("rtol",
@@ -123,16 +130,32 @@ std::pair<std::string, std::string> splitAssignment(const std::string &arg,
   return {arg.substr(0, eq), arg.substr(eq + 1)};
 }
 
-/// The tensor of an --input path: FILE.npy, or FILE.safetensors:TENSOR.
+bool isNpz(llvm::StringRef path) { return path.ends_with(".npz"); }
+
+/// Every tensor of a .safetensors or (by its extension) .npz file.
+std::map<std::string, HostTensor> readTensorFile(const std::string &path) {
+  std::string error;
+  return valueOrExit(
+      isNpz(path) ? readNpz(path, error) : readSafetensors(path, error), error);
+}
+
+/// The tensor of an --input path: FILE.npy, FILE.safetensors:TENSOR or
+/// FILE.npz:ARRAY.
 HostTensor readInput(const std::string &path) {
   std::string error;
-  static constexpr llvm::StringLiteral kSafetensors = ".safetensors:";
-  size_t split = path.rfind(kSafetensors.data());
+  size_t split = std::string::npos, suffix = 0;
+  for (llvm::StringRef archive : {".safetensors:", ".npz:"}) {
+    size_t at = path.rfind(archive.str());
+    if (at != std::string::npos && (split == std::string::npos || at > split)) {
+      split = at;
+      suffix = archive.size();
+    }
+  }
   if (split == std::string::npos)
     return valueOrExit(readNpy(path, error), error);
-  std::string file = path.substr(0, split + kSafetensors.size() - 1);
-  std::string name = path.substr(split + kSafetensors.size());
-  auto tensors = valueOrExit(readSafetensors(file, error), error);
+  std::string file = path.substr(0, split + suffix - 1);
+  std::string name = path.substr(split + suffix);
+  auto tensors = readTensorFile(file);
   auto it = tensors.find(name);
   if (it == tensors.end()) {
     std::vector<std::string> names;
@@ -152,14 +175,30 @@ std::vector<HostTensor>
 gatherArguments(const GraphSignature &signature,
                 std::vector<BatchedArgument> &batchedArguments) {
   std::map<std::string, HostTensor> provided;
-  std::string error;
+  // (argument name, tensor, where it came from) of every --input.
+  std::vector<std::tuple<std::string, HostTensor, std::string>> given;
   for (const std::string &arg : inputs) {
+    if (arg.find('=') == std::string::npos && isNpz(arg)) {
+      for (auto &[name, tensor] : readTensorFile(arg)) {
+        if (!signature.findArgument(name))
+          fatal("'" + arg + "' has an array '" + name +
+                "', which is not an argument of @" + signature.name +
+                " (arguments: " + signature.argumentNames() + ")");
+        given.emplace_back(name, std::move(tensor), arg + ":" + name);
+      }
+      continue;
+    }
     auto [name, path] = splitAssignment(arg, "input");
-    const TensorSpec *spec = signature.findArgument(name);
-    if (!spec)
+    if (!signature.findArgument(name))
       fatal("--input names '" + name + "', which is not an argument of @" +
             signature.name + " (arguments: " + signature.argumentNames() + ")");
-    HostTensor tensor = readInput(path);
+    given.emplace_back(name, readInput(path), path);
+  }
+  for (auto &[name, tensor, path] : given) {
+    const TensorSpec *spec = signature.findArgument(name);
+    if (provided.count(name))
+      fatal("argument '" + name + "' is given twice by --input ('" + path +
+            "' is the second)");
     if (llvm::is_contained(batched, name)) {
       batchedArguments.push_back(exitOnError(makeBatchedArgument(
           signature, name, std::move(tensor), steps, path)));
@@ -176,7 +215,7 @@ gatherArguments(const GraphSignature &signature,
       fatal("--batched names '" + name + "', but no --input " + name +
             "=FILE.npy gives its slices");
   if (!paramsFile.empty()) {
-    auto params = valueOrExit(readSafetensors(paramsFile, error), error);
+    auto params = readTensorFile(paramsFile);
     for (auto &[name, tensor] : params) {
       const TensorSpec *spec = signature.findArgument(name);
       if (!spec || provided.count(name))
@@ -251,7 +290,10 @@ bool isSafetensorsOutput() {
   return llvm::StringRef(outputDir).ends_with(".safetensors");
 }
 
-/// --output FILE.safetensors: every output in one file.
+/// --output names one file rather than a folder.
+bool isOutputFile() { return isSafetensorsOutput() || isNpz(outputDir); }
+
+/// --output FILE.safetensors or FILE.npz: every output in one file.
 void writeOutputFile(const std::vector<HostTensor> &outputs) {
   std::map<std::string, HostTensor> named;
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -260,7 +302,8 @@ void writeOutputFile(const std::vector<HostTensor> &outputs) {
     named.emplace("output_" + std::to_string(i), std::move(copy));
   }
   std::string error;
-  if (!writeSafetensors(outputDir, named, error))
+  if (!(isNpz(outputDir) ? writeNpz(outputDir, named, error)
+                         : writeSafetensors(outputDir, named, error)))
     fatal(error);
 }
 
@@ -268,13 +311,13 @@ void writeOutputFile(const std::vector<HostTensor> &outputs) {
 bool reportOutputs(const GraphSignature &signature,
                    const std::vector<HostTensor> &outputs) {
   std::string error;
-  if (isSafetensorsOutput())
+  if (isOutputFile())
     writeOutputFile(outputs);
   for (size_t i = 0; i < outputs.size(); ++i) {
     std::string name = "output_" + std::to_string(i);
     if (printOutputs)
       printSummary(name, outputs[i]);
-    if (!outputDir.empty() && !isSafetensorsOutput()) {
+    if (!outputDir.empty() && !isOutputFile()) {
       llvm::sys::fs::create_directories(outputDir);
       llvm::SmallString<256> path(outputDir.getValue());
       llvm::sys::path::append(path, name + ".npy");
@@ -295,7 +338,7 @@ bool reportOutputs(const GraphSignature &signature,
       fatal("--check names '" + name + "', but @" + signature.name +
             " has outputs output_0 .. output_" +
             std::to_string(outputs.size() - 1));
-    HostTensor reference = valueOrExit(readNpy(path, error), error);
+    HostTensor reference = readInput(path);
     std::string outputName = "output_" + std::to_string(i);
     Comparison comparison = exitOnError(compareTensors(
         outputs[i], outputName, reference, path, relTolerance, absTolerance));
@@ -364,9 +407,9 @@ int rlxrun::runGraph(const CompiledGraph &graph,
     setenv("RLX_CUDA_GRAPHS", "0", /*overwrite=*/1);
   if (!batched.empty() && steps == 0)
     fatal("--batched gives one slice per step; it needs --steps N");
-  if (steps > 0 && isSafetensorsOutput())
+  if (steps > 0 && isOutputFile())
     fatal("--steps writes the outputs and the parameters into a folder: "
-          "give --output DIR, not a .safetensors file");
+          "give --output DIR, not a .safetensors or .npz file");
   if (steps > 0 && benchRuns > 0)
     fatal("--steps and --bench exclude each other: --bench times repeated "
           "runs of the same arguments");

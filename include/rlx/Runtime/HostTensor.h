@@ -1,5 +1,4 @@
-//===- HostTensor.h - tensors in host memory, .npy and .safetensors -*- C++
-//-*-===//
+//===- HostTensor.h - host tensors, .npy, .npz and .safetensors -*- C++ -*-===//
 //
 // Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 // Exceptions. See the LICENSE file for license information.
@@ -102,6 +101,29 @@ std::optional<HostTensor> parseNpy(std::string_view bytes,
                                    const std::string &path, std::string &error);
 /// Writes a .npy (format 1.0). bf16 has no NumPy dtype: it is refused.
 bool writeNpy(const std::string &path, const HostTensor &tensor,
+              std::string &error);
+
+/// The bytes of a .npy file (format 1.0) before `tensor`'s data: magic,
+/// version, header length and the header dict. bf16 is refused.
+std::optional<std::string> encodeNpyHeader(const HostTensor &tensor,
+                                           std::string &error);
+
+/// Reads every array of a NumPy .npz archive (np.savez) by name, `x` for the
+/// entry `x.npy`. Only stored (uncompressed) entries are read; a deflated
+/// one (np.savez_compressed) is an error naming it. The zip structure (end
+/// records, Zip64, every entry's offsets, sizes, local header and CRC-32,
+/// no shared bytes between entries) is validated before anything is
+/// allocated, and each array is parsed as a .npy file.
+std::optional<std::map<std::string, HostTensor>>
+readNpz(const std::string &path, std::string &error);
+/// The same for the bytes of a .npz file already in memory; `path` names it
+/// in errors.
+std::optional<std::map<std::string, HostTensor>>
+parseNpz(std::string_view bytes, const std::string &path, std::string &error);
+/// Writes tensors as the stored entries NAME.npy of a .npz archive (no
+/// Zip64: at most 4 GiB and 65534 arrays, else an error). bf16 is refused.
+bool writeNpz(const std::string &path,
+              const std::map<std::string, HostTensor> &tensors,
               std::string &error);
 
 /// Reads every tensor of a .safetensors file by name. The header must be a

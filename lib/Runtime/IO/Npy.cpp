@@ -245,8 +245,8 @@ std::optional<HostTensor> rlxrt::parseNpy(std::string_view bytes,
   return tensor;
 }
 
-bool rlxrt::writeNpy(const std::string &path, const HostTensor &tensor,
-                     std::string &error) {
+std::optional<std::string> rlxrt::encodeNpyHeader(const HostTensor &tensor,
+                                                  std::string &error) {
   const char *descr = nullptr;
   for (const NpyDType &entry : kNpyDTypes)
     if (entry.dtype == tensor.dtype() && !descr)
@@ -254,7 +254,7 @@ bool rlxrt::writeNpy(const std::string &path, const HostTensor &tensor,
   if (!descr) {
     error = std::string("cannot write ") + dtypeName(tensor.dtype()) +
             " to .npy (NumPy has no such dtype); use .safetensors";
-    return false;
+    return std::nullopt;
   }
   std::ostringstream dict;
   dict << "{'descr': '" << descr << "', 'fortran_order': False, 'shape': (";
@@ -266,16 +266,24 @@ bool rlxrt::writeNpy(const std::string &path, const HostTensor &tensor,
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header.push_back('\n');
+  uint16_t len = static_cast<uint16_t>(header.size());
+  std::string bytes("\x93NUMPY\x01\x00", 8);
+  bytes.push_back(static_cast<char>(len & 0xff));
+  bytes.push_back(static_cast<char>(len >> 8));
+  return bytes + header;
+}
+
+bool rlxrt::writeNpy(const std::string &path, const HostTensor &tensor,
+                     std::string &error) {
+  std::optional<std::string> header = encodeNpyHeader(tensor, error);
+  if (!header)
+    return false;
   std::ofstream out(path, std::ios::binary);
   if (!out) {
     error = "cannot write '" + path + "': " + std::strerror(errno);
     return false;
   }
-  out.write("\x93NUMPY\x01\x00", 8);
-  uint16_t len = static_cast<uint16_t>(header.size());
-  char lenBytes[2] = {char(len & 0xff), char(len >> 8)};
-  out.write(lenBytes, 2);
-  out.write(header.data(), header.size());
+  out.write(header->data(), header->size());
   out.write(static_cast<const char *>(tensor.data()), tensor.sizeInBytes());
   if (!out) {
     error = "failed writing '" + path + "'";
