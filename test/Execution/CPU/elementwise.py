@@ -187,6 +187,65 @@ for dtype in (np.float32, np.float64):
             check.close(f"binary {kind} {lshape}x{rshape} {np.dtype(dtype)}",
                         outs[i] if outs else None, want, rtol, atol)
 
+# max / min order -0.0 below +0.0 and propagate NaN (rlx.binary's
+# definition, as the constant folder computes it; fold-vs-run.py checks the
+# two agree on same-shape operands): every pair of 0, -0, NaN, 1 and -inf,
+# at sizes below, at and past a vector's width (scalar loops, masked
+# tails), and against a broadcast -0.0 / +0.0 scalar on either side. The
+# result must match bit for bit (any NaN for NaN).
+
+
+def ieee_max_min(kind, a, b):
+    """IEEE 754-2019 maximum / minimum: NaN propagates, -0 < +0."""
+    a, b = np.broadcast_arrays(a, b)
+    want = (np.maximum if kind == "max" else np.minimum)(a, b)
+    zeros = (a == 0) & (b == 0)
+    pick = np.signbit(a) & np.signbit(b) if kind == "max" else \
+        np.signbit(a) | np.signbit(b)
+    want[zeros] = np.where(pick[zeros], -0.0, 0.0)
+    return want
+
+
+def same_bits(got, want):
+    if got is None or got.shape != want.shape:
+        return False
+    nan = np.isnan(want)
+    return bool(np.array_equal(np.isnan(got), nan) and np.array_equal(
+        got[~nan].tobytes(), want[~nan].tobytes()))
+
+
+SPECIAL = [0.0, -0.0, np.nan, 1.0, -np.inf]
+for dtype in (np.float32, np.float64, np.float16):
+    for size in (1, 7, 25, 64):
+        pairs = [(u, v) for u in SPECIAL for v in SPECIAL]
+        a = np.array([pairs[i % 25][0] for i in range(size)], dtype)
+        b = np.array([pairs[i % 25][1] for i in range(size)], dtype)
+        vt, st = tensor_type((size,), dtype), tensor_type((), dtype)
+        cases = [(kind, l, r) for kind in ("max", "min")
+                 for l, r in (("a", "b"), ("a", "s"), ("s", "a"))]
+        types = {"a": vt, "b": vt, "s": st}
+        body = "".join(f"  %{i} = rlx.binary {k} %{l}, %{r} : {types[l]}, "
+                       f"{types[r]}\n" for i, (k, l, r) in enumerate(cases))
+        mlir = (f"func.func @main(%a: {vt} {{rlx.input = \"a\"}}, "
+                f"%b: {vt} {{rlx.input = \"b\"}}, "
+                f"%s: {st} {{rlx.input = \"s\"}}) -> "
+                f"({', '.join([vt] * len(cases))}) {{\n{body}  return "
+                f"{', '.join(f'%{i}' for i in range(len(cases)))} : "
+                f"{', '.join([vt] * len(cases))}\n}}")
+        for scalar in (-0.0, 0.0):
+            values = {"a": a, "b": b, "s": np.array(scalar, dtype)}
+            outs = check.run(mlir, values)
+            for i, (kind, l, r) in enumerate(cases):
+                want = ieee_max_min(kind, values[l], values[r]).astype(dtype)
+                got = outs[i] if outs else None
+                what = (f"binary {kind} signed zeros / NaN %{l}, %{r} "
+                        f"size {size} {np.dtype(dtype)} (s = {scalar})")
+                if same_bits(got, want):
+                    check.passed += 1
+                else:
+                    check.failed += 1
+                    print(f"FAIL {what}: got {got} want {want}")
+
 # Integers: division truncates toward zero; ui8 uses unsigned semantics.
 for dtype in (np.int32, np.int64, np.uint8):
     lshape, rshape = (3, 4), (4,)
