@@ -47,6 +47,24 @@ AffineMap swapLastTwoResults(AffineMap map);
 SmallVector<std::pair<linalg::LinalgOp, Type>>
 collectPlainGemms(Operation *module);
 
+/// Discardable unit attribute of the `linalg.generic` that
+/// rlx.grouped_matmul lowers to (out[m, n] += input[m, k] *
+/// weight[expert_idx[m], k, n], the weight read in the body). On buffers a
+/// target may replace the marked generic by a library call that runs one
+/// GEMM per expert (rlx-linalg-to-blas); elementwise fusion leaves it whole
+/// so that it keeps the form matchGroupedGemm recognizes.
+inline constexpr llvm::StringLiteral kGroupedMatMulAttrName =
+    "rlx.grouped_matmul";
+
+/// The buffers of a marked grouped-matmul generic: input [M, K], weight
+/// [E, K, N], expert_idx [M] (i32 or i64), output [M, N], all of one float
+/// element type (no mixed-precision accumulation).
+struct GroupedGemm {
+  Value input, weight, expertIdx, output;
+  Type elementType;
+};
+std::optional<GroupedGemm> matchGroupedGemm(linalg::LinalgOp op);
+
 /// A memref of `rank` with dynamic sizes, strides and offset: a runtime
 /// function taking it reads the real ones from the descriptor.
 MemRefType getFullyDynamicStridedType(Type elementType, int64_t rank);

@@ -27,10 +27,15 @@ def ConvertRLXToLinalg : Pass<"convert-rlx-to-linalg", "ModuleOp"> {
     writes the trajectory (or its checkpoint rows) with
     `tensor.insert_slice`.
 
-    `rlx.fft` needs a static transform length: powers of two run an
-    unrolled radix-2 FFT (a bit-reversal gather, then one generic per
-    stage), other lengths a DFT contracted against a twiddle table computed
-    in f64. `rlx.log_mel` and `rlx.log_mel_backward` need a static spectrum
+    `rlx.fft` needs a static transform length (a dynamic last axis is
+    reported as not lowerable): powers of two run an unrolled radix-2 FFT
+    (a bit-reversal gather, then one generic per stage), other lengths up
+    to 16 a DFT contracted against a twiddle table, and longer ones
+    Bluestein's FFT in O(N log N) (the chirp-weighted input convolved with
+    the conjugate chirp through radix-2 FFTs of the power-of-two length
+    M >= 2N - 1). Every twiddle and chirp table is computed in f64 by a
+    generic over its index, never stored as a constant, so compile time and
+    memory do not grow with N. `rlx.log_mel` and `rlx.log_mel_backward` need a static spectrum
     last axis; the backward treats the `max - 8` clamp threshold as a
     constant (no gradient through the max).
 

@@ -9,10 +9,12 @@
 // type, whatever the layout: the real-block layout is read at explicit
 // indices (k and N + k), complex<f32> is split elementwise. Power-of-two
 // lengths run an iterative radix-2 FFT (a bit-reversal gather, then log2(N)
-// butterfly stages, unrolled); other lengths a DFT contracted against a twiddle
-// table exp(-2 pi i m / N), m in [0, N), computed in f64 and indexed by n * k
-// mod N so that every twiddle is exact to the table's rounding. The norm scale
-// is applied when the planes are joined back into the input's layout.
+// butterfly stages, unrolled); other lengths up to 16 a DFT contracted against
+// a twiddle table exp(-2 pi i m / N), m in [0, N), computed in f64 and indexed
+// by n * k mod N so that every twiddle is exact to the table's rounding;
+// longer ones Bluestein's FFT, a convolution with a chirp through radix-2
+// FFTs of a power-of-two length (O(N log N)). The norm scale is applied when
+// the planes are joined back into the input's layout.
 //
 // rlx.log_mel is a power generic, a contraction with the filterbank, a log
 // and a whole-tensor max; its backward recomputes that max and propagates
@@ -401,17 +403,138 @@ static Planes radix2Stage(OpBuilder &b, Location loc, Planes x, int64_t stage,
   return {result[0], result[1]};
 }
 
-/// The FFT of the planes: radix-2 for powers of two, else a DFT.
-static Planes buildFft(OpBuilder &b, Location loc, Planes x, int64_t n,
-                       bool inverse) {
-  if (n == 1)
-    return x;
-  if (!llvm::isPowerOf2_64(n))
-    return buildDft(b, loc, x, n, inverse);
+/// The radix-2 FFT of the planes along the last axis, of length `n`, a
+/// power of two.
+static Planes buildRadix2Fft(OpBuilder &b, Location loc, Planes x, int64_t n,
+                             bool inverse) {
   Planes state = bitReverse(b, loc, x, n);
   for (int64_t stage = 0, e = llvm::Log2_64(n); stage < e; ++stage)
     state = radix2Stage(b, loc, state, stage, inverse);
   return state;
+}
+
+/// The chirp w[k] = exp(sign i pi k^2 / n) at `k`, read from the table of
+/// exp(sign 2 pi i m / (2n)), m < 2n, at k^2 mod 2n (exact in index
+/// arithmetic, so the angle's rounding does not grow with k^2).
+static std::pair<Value, Value> readChirp(OpBuilder &b, Location loc,
+                                         std::pair<Value, Value> table, Value k,
+                                         int64_t n) {
+  Value m = arith::RemUIOp::create(b, loc, arith::MulIOp::create(b, loc, k, k),
+                                   indexConstant(b, loc, 2 * n));
+  return {tensor::ExtractOp::create(b, loc, table.first, m),
+          tensor::ExtractOp::create(b, loc, table.second, m)};
+}
+
+/// Bluestein's FFT of any length `n` in O(n log n): with the chirp
+/// w[k] = exp(-+ i pi k^2 / n), n k = (n^2 + k^2 - (k - n)^2) / 2 turns the
+/// DFT into X[k] = w[k] sum_j (x[j] w[j]) conj(w[k - j]), a convolution,
+/// computed circularly at the power-of-two length m >= 2n - 1 by three
+/// radix-2 FFTs: the zero-padded a = x w, the filter h (conj(w[j]) at j and
+/// m - j), and the inverse of their product, scaled by 1/m (exact).
+static Planes buildBluesteinFft(OpBuilder &b, Location loc, Planes x, int64_t n,
+                                bool inverse) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<RankedTensorType>(x.re.getType());
+  Type part = type.getElementType();
+  int64_t rank = type.getRank();
+  int64_t m = static_cast<int64_t>(llvm::PowerOf2Ceil(2 * n - 1));
+  std::pair<Value, Value> chirp =
+      twiddleTable(b, loc, part, 2 * n, 2 * n, inverse ? 1.0 : -1.0);
+  Value zero = floatConstant(b, loc, part, 0.0);
+  Value length = indexConstant(b, loc, n);
+
+  // a[..., j] = x[..., j] w[j] for j < n, 0 up to m.
+  SmallVector<Value> a = buildParallel(
+      b, loc, sizesWithLast(b, loc, x.re, m), {part, part}, {}, {},
+      [&](OpBuilder &nb, Location nl, ValueRange) {
+        Value j = linalg::IndexOp::create(nb, nl, rank - 1);
+        Value inside =
+            arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ult, j, length);
+        Value at = arith::SelectOp::create(nb, nl, inside, j,
+                                           indexConstant(nb, nl, 0));
+        SmallVector<Value> indices = indicesWithLast(nb, nl, rank, at);
+        auto [wRe, wIm] = readChirp(nb, nl, chirp, at, n);
+        auto [re, im] = complexMul(
+            nb, nl, tensor::ExtractOp::create(nb, nl, x.re, indices),
+            tensor::ExtractOp::create(nb, nl, x.im, indices), wRe, wIm);
+        return SmallVector<Value>{
+            arith::SelectOp::create(nb, nl, inside, re, zero),
+            arith::SelectOp::create(nb, nl, inside, im, zero)};
+      });
+
+  // h[j] = conj(w[j]) for j < n and conj(w[m - j]) for j > m - n, else 0:
+  // the chirp is even, so the circular filter reads it at both ends.
+  SmallVector<Value> h = buildParallel(
+      b, loc, {b.getIndexAttr(m)}, {part, part}, {}, {},
+      [&](OpBuilder &nb, Location nl, ValueRange) {
+        Value j = linalg::IndexOp::create(nb, nl, 0);
+        Value low =
+            arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ult, j, length);
+        Value high = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ugt, j,
+                                           indexConstant(nb, nl, m - n));
+        Value mirrored =
+            arith::SubIOp::create(nb, nl, indexConstant(nb, nl, m), j);
+        Value at = arith::SelectOp::create(
+            nb, nl, low, j,
+            arith::SelectOp::create(nb, nl, high, mirrored,
+                                    indexConstant(nb, nl, 0)));
+        Value inside = arith::OrIOp::create(nb, nl, low, high);
+        auto [wRe, wIm] = readChirp(nb, nl, chirp, at, n);
+        return SmallVector<Value>{
+            arith::SelectOp::create(nb, nl, inside, wRe, zero),
+            arith::SelectOp::create(nb, nl, inside,
+                                    arith::NegFOp::create(nb, nl, wIm), zero)};
+      });
+
+  Planes spectrumA = buildRadix2Fft(b, loc, {a[0], a[1]}, m, /*inverse=*/false);
+  Planes spectrumH = buildRadix2Fft(b, loc, {h[0], h[1]}, m, /*inverse=*/false);
+  AffineMap identity = identityMap(ctx, rank);
+  AffineMap lastOnly = projection(ctx, rank, {rank - 1});
+  SmallVector<Value> product = buildParallel(
+      b, loc, tensor::getMixedSizes(b, loc, spectrumA.re), {part, part},
+      {spectrumA.re, spectrumA.im, spectrumH.re, spectrumH.im},
+      {identity, identity, lastOnly, lastOnly},
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        auto [re, im] = complexMul(nb, nl, args[0], args[1], args[2], args[3]);
+        return SmallVector<Value>{re, im};
+      });
+  Planes convolution =
+      buildRadix2Fft(b, loc, {product[0], product[1]}, m, /*inverse=*/true);
+
+  // X[..., k] = w[k] c[..., k] / m for k < n.
+  Value inverseM = floatConstant(b, loc, part, 1.0 / static_cast<double>(m));
+  SmallVector<Value> result = buildParallel(
+      b, loc, sizesWithLast(b, loc, x.re, n), {part, part}, {}, {},
+      [&](OpBuilder &nb, Location nl, ValueRange) {
+        Value k = linalg::IndexOp::create(nb, nl, rank - 1);
+        SmallVector<Value> indices = indicesWithLast(nb, nl, rank, k);
+        auto [wRe, wIm] = readChirp(nb, nl, chirp, k, n);
+        auto [re, im] = complexMul(
+            nb, nl, tensor::ExtractOp::create(nb, nl, convolution.re, indices),
+            tensor::ExtractOp::create(nb, nl, convolution.im, indices), wRe,
+            wIm);
+        return SmallVector<Value>{arith::MulFOp::create(nb, nl, re, inverseM),
+                                  arith::MulFOp::create(nb, nl, im, inverseM)};
+      });
+  return {result[0], result[1]};
+}
+
+/// Lengths up to this one that are not powers of two take the direct DFT
+/// (n^2 products, fewer operations than Bluestein's three FFTs of length
+/// 2n or more), longer ones Bluestein's FFT.
+static constexpr int64_t kMaxDirectDftLength = 16;
+
+/// The FFT of the planes: radix-2 for powers of two, a DFT for other short
+/// lengths, Bluestein's FFT for other long ones.
+static Planes buildFft(OpBuilder &b, Location loc, Planes x, int64_t n,
+                       bool inverse) {
+  if (n == 1)
+    return x;
+  if (llvm::isPowerOf2_64(n))
+    return buildRadix2Fft(b, loc, x, n, inverse);
+  if (n <= kMaxDirectDftLength)
+    return buildDft(b, loc, x, n, inverse);
+  return buildBluesteinFft(b, loc, x, n, inverse);
 }
 
 /// The factor rlx.fft applies after the transform (RLX, not NumPy, norms).

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "rlx/Conversion/GemmCalls.h"
 #include "rlx/Conversion/Passes.h"
 #include "rlx/Dialect/RLX/IR/RLXDialect.h"
 
@@ -56,6 +57,9 @@ struct RLXFuseElementwisePass
           if (!producer || !producer->hasOneUse())
             return false;
           auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
+          // A grouped matmul stays in the form a target's GEMM calls match.
+          if (fused->getOwner()->hasAttr(rlx::kGroupedMatMulAttrName))
+            return false;
           if (consumer &&
               !consumer.getMatchingIndexingMap(fused).isProjectedPermutation())
             return false;

@@ -7,6 +7,8 @@
 
 #include "rlx/Conversion/GemmCalls.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
 using namespace mlir;
 
 AffineMap rlx::swapLastTwoResults(AffineMap map) {
@@ -68,4 +70,49 @@ MemRefType rlx::getFullyDynamicStridedType(Type elementType, int64_t rank) {
   auto layout = StridedLayoutAttr::get(elementType.getContext(),
                                        ShapedType::kDynamic, dynamic);
   return MemRefType::get(dynamic, elementType, layout);
+}
+
+std::optional<rlx::GroupedGemm> rlx::matchGroupedGemm(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || !generic->hasAttr(kGroupedMatMulAttrName) ||
+      !generic.hasPureBufferSemantics() || generic.getNumDpsInputs() != 2 ||
+      generic.getNumDpsInits() != 1)
+    return std::nullopt;
+  MLIRContext *ctx = op->getContext();
+  AffineExpr m = getAffineDimExpr(0, ctx), k = getAffineDimExpr(1, ctx),
+             n = getAffineDimExpr(2, ctx);
+  SmallVector<AffineMap> expected = {AffineMap::get(3, 0, {m, k}, ctx),
+                                     AffineMap::get(3, 0, {m}, ctx),
+                                     AffineMap::get(3, 0, {m, n}, ctx)};
+  if (generic.getIndexingMapsArray() != expected)
+    return std::nullopt;
+  GroupedGemm gemm;
+  gemm.input = generic.getDpsInputs()[0];
+  gemm.expertIdx = generic.getDpsInputs()[1];
+  gemm.output = generic.getDpsInits()[0];
+  gemm.elementType = cast<MemRefType>(gemm.output.getType()).getElementType();
+  if (cast<MemRefType>(gemm.input.getType()).getElementType() !=
+      gemm.elementType)
+    return std::nullopt;
+  // The weight is the one buffer from outside that the body loads, at
+  // [expert, k, n].
+  SmallVector<memref::LoadOp> loads;
+  generic.getRegion().walk([&](memref::LoadOp load) { loads.push_back(load); });
+  if (loads.size() != 1)
+    return std::nullopt;
+  memref::LoadOp load = loads.front();
+  auto weightType = dyn_cast<MemRefType>(load.getMemRef().getType());
+  if (!weightType || weightType.getRank() != 3 ||
+      weightType.getElementType() != gemm.elementType ||
+      generic.getRegion().isAncestor(load.getMemRef().getParentRegion()))
+    return std::nullopt;
+  auto isIndexOf = [](Value value, uint64_t dim) {
+    auto index = value.getDefiningOp<linalg::IndexOp>();
+    return index && index.getDim() == dim;
+  };
+  if (!isIndexOf(load.getIndices()[1], 1) ||
+      !isIndexOf(load.getIndices()[2], 2))
+    return std::nullopt;
+  gemm.weight = load.getMemRef();
+  return gemm;
 }

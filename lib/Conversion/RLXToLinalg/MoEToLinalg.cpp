@@ -7,10 +7,13 @@
 //
 // rlx.grouped_matmul is one `linalg.generic` over (m, k, n) that reads each
 // row's expert weight with tensor.extract: the op does not sort rows by
-// expert, so there are no dense per-expert groups to hand to BLAS without a
-// sort and a scatter, and gathering an [M, K, N] weight copy would cost M
-// times the weight memory. An expert id outside [0, E) gives a zero row
-// (as rlx.gather does) instead of reading out of bounds.
+// expert, so there are no dense per-expert groups to hand to a named
+// matmul, and gathering an [M, K, N] weight copy would cost M times the
+// weight memory. The generic carries kGroupedMatMulAttrName, so that the
+// CPU's rlx-linalg-to-blas can replace it, on buffers, by a runtime call
+// that groups the rows by expert and runs one GEMM per expert. An expert id
+// outside [0, E) gives a zero row (as rlx.gather does) instead of reading
+// out of bounds.
 //
 // rlx.q_matmul accumulates in i32 (wrapping, like the i32 accumulator it
 // specifies) starting from the bias, then requantizes in f64, where the
@@ -22,6 +25,7 @@
 
 #include "LoweringUtils.h"
 #include "QuantLowering.h"
+#include "rlx/Conversion/GemmCalls.h"
 #include "rlx/Conversion/RLXToLinalg/RLXToLinalg.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 
@@ -85,28 +89,28 @@ struct GroupedMatMulLowering : OpConversionPattern<GroupedMatMulOp> {
     SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {m, k}, ctx),
                                    AffineMap::get(3, 0, {m}, ctx),
                                    AffineMap::get(3, 0, {m, n}, ctx)};
-    Value acc =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{accResultType}, ValueRange{input, idx},
-            ValueRange{init}, maps, contractionIterators(),
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              // linalg.index must stay in the generic's body, not in an
-              // scf.if of buildExpertTerm.
-              Value kIndex = linalg::IndexOp::create(b, l, 1);
-              Value nIndex = linalg::IndexOp::create(b, l, 2);
-              Value term = buildExpertTerm(
-                  b, l, args[1], experts, mayBeEmpty, accType,
-                  [&](OpBuilder &pb, Location pl, Value expert) -> Value {
-                    Value w = tensor::ExtractOp::create(
-                        pb, pl, weight, ValueRange{expert, kIndex, nIndex});
-                    return arith::MulFOp::create(
-                        pb, pl, extendTo(pb, pl, accType, args[0]),
-                        extendTo(pb, pl, accType, w));
-                  });
-              linalg::YieldOp::create(
-                  b, l, arith::AddFOp::create(b, l, args[2], term).getResult());
-            })
-            .getResult(0);
+    auto contraction = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{accResultType}, ValueRange{input, idx},
+        ValueRange{init}, maps, contractionIterators(),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          // linalg.index must stay in the generic's body, not in an
+          // scf.if of buildExpertTerm.
+          Value kIndex = linalg::IndexOp::create(b, l, 1);
+          Value nIndex = linalg::IndexOp::create(b, l, 2);
+          Value term = buildExpertTerm(
+              b, l, args[1], experts, mayBeEmpty, accType,
+              [&](OpBuilder &pb, Location pl, Value expert) -> Value {
+                Value w = tensor::ExtractOp::create(
+                    pb, pl, weight, ValueRange{expert, kIndex, nIndex});
+                return arith::MulFOp::create(pb, pl,
+                                             extendTo(pb, pl, accType, args[0]),
+                                             extendTo(pb, pl, accType, w));
+              });
+          linalg::YieldOp::create(
+              b, l, arith::AddFOp::create(b, l, args[2], term).getResult());
+        });
+    contraction->setAttr(kGroupedMatMulAttrName, rewriter.getUnitAttr());
+    Value acc = contraction.getResult(0);
     if (accType != elementType)
       acc = buildBroadcastElementwise(
           rewriter, loc, resultType, acc,

@@ -7,9 +7,10 @@
 //
 // `rlx-linalg-to-blas` replaces linalg matmuls by calls to these functions.
 // Each computes C += A * B on strided memrefs, exactly the semantics of the
-// linalg op it replaces. Operands with a unit stride in either dimension
-// (row-major, or transposed views) go to OpenBLAS; any other layout takes a
-// plain loop (same result).
+// linalg op it replaces (for rlx.grouped_matmul's generic: one such product
+// per expert, on the rows of that expert). Operands with a unit stride in
+// either dimension (row-major, or transposed views) go to OpenBLAS; any other
+// layout takes a plain loop (same result).
 //
 // OpenBLAS is opened here rather than linked, because it picks its kernels
 // once, when it is loaded, from the CPU model it recognises, and a release
@@ -29,6 +30,7 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <optional>
+#include <vector>
 
 using rlxrt::MemRefDescriptor;
 
@@ -166,9 +168,80 @@ void batchMatmul(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 3> *b,
                 c->sizes[2], a->sizes[2]);
 }
 
+/// out[m] += input[m] * weight[expertIdx[m]] for every row m whose expert
+/// id is in [0, E), one GEMM per expert: rows of one expert that form one
+/// contiguous run are multiplied in place; otherwise each expert's rows are
+/// gathered into a packed [rows, K] block, multiplied into a zeroed
+/// [rows, N] block, and added back to their rows of `out`.
+template <typename T, typename I>
+void groupedMatmul(MemRefDescriptor<T, 2> *input,
+                   MemRefDescriptor<T, 3> *weight,
+                   MemRefDescriptor<I, 1> *expertIdx,
+                   MemRefDescriptor<T, 2> *out) {
+  int64_t rows = input->sizes[0], k = input->sizes[1];
+  int64_t experts = weight->sizes[0], n = weight->sizes[2];
+  if (rows == 0 || k == 0 || n == 0 || experts == 0)
+    return;
+  const I *ids = expertIdx->data();
+  int64_t idStride = expertIdx->strides[0];
+  auto expertOf = [&](int64_t row) -> int64_t {
+    int64_t id = static_cast<int64_t>(ids[row * idStride]);
+    return id >= 0 && id < experts ? id : -1;
+  };
+
+  // Each expert's rows, in order, and whether they form one run.
+  std::vector<std::vector<int64_t>> rowsOf(experts);
+  for (int64_t row = 0; row < rows; ++row)
+    if (int64_t expert = expertOf(row); expert >= 0)
+      rowsOf[expert].push_back(row);
+
+  const T *x = input->data();
+  T *c = out->data();
+  std::vector<T> packedInput, packedOut;
+  for (int64_t expert = 0; expert < experts; ++expert) {
+    const std::vector<int64_t> &group = rowsOf[expert];
+    if (group.empty())
+      continue;
+    int64_t count = static_cast<int64_t>(group.size());
+    const T *w = weight->data() + expert * weight->strides[0];
+    if (group.back() - group.front() + 1 == count) {
+      matmul2d<T>(x + group.front() * input->strides[0], input->strides, w,
+                  weight->strides + 1, c + group.front() * out->strides[0],
+                  out->strides, count, n, k);
+      continue;
+    }
+    packedInput.resize(count * k);
+    packedOut.assign(count * n, T(0));
+    for (int64_t r = 0; r < count; ++r)
+      for (int64_t p = 0; p < k; ++p)
+        packedInput[r * k + p] =
+            x[group[r] * input->strides[0] + p * input->strides[1]];
+    const int64_t packedInputStrides[2] = {k, 1};
+    const int64_t packedOutStrides[2] = {n, 1};
+    matmul2d<T>(packedInput.data(), packedInputStrides, w, weight->strides + 1,
+                packedOut.data(), packedOutStrides, count, n, k);
+    for (int64_t r = 0; r < count; ++r)
+      for (int64_t j = 0; j < n; ++j)
+        c[group[r] * out->strides[0] + j * out->strides[1]] +=
+            packedOut[r * n + j];
+  }
+}
+
 } // namespace
 
 extern "C" {
+
+#define RLX_GROUPED_MATMUL(FLOAT, FSUFFIX, INT, ISUFFIX)                       \
+  void _mlir_ciface_rlx_rt_grouped_matmul_##FSUFFIX##_##ISUFFIX(               \
+      MemRefDescriptor<FLOAT, 2> *input, MemRefDescriptor<FLOAT, 3> *weight,   \
+      MemRefDescriptor<INT, 1> *expertIdx, MemRefDescriptor<FLOAT, 2> *out) {  \
+    groupedMatmul(input, weight, expertIdx, out);                              \
+  }
+RLX_GROUPED_MATMUL(float, f32, int32_t, i32)
+RLX_GROUPED_MATMUL(float, f32, int64_t, i64)
+RLX_GROUPED_MATMUL(double, f64, int32_t, i32)
+RLX_GROUPED_MATMUL(double, f64, int64_t, i64)
+#undef RLX_GROUPED_MATMUL
 
 void _mlir_ciface_rlx_rt_matmul_f32(MemRefDescriptor<float, 2> *a,
                                     MemRefDescriptor<float, 2> *b,

@@ -25,15 +25,15 @@ using namespace mlir::rlx;
 
 namespace {
 
-/// Declares (once) `func.func private @name(memref, memref, memref)` with a
-/// C interface.
+/// Declares (once) `func.func private @name(memrefs...)` with a C
+/// interface.
 static func::FuncOp getOrDeclareRuntime(ModuleOp module, StringRef name,
-                                        MemRefType type) {
+                                        TypeRange types) {
   if (auto existing = module.lookupSymbol<func::FuncOp>(name))
     return existing;
   OpBuilder b(module.getBodyRegion());
   auto fn = func::FuncOp::create(b, module.getLoc(), name,
-                                 b.getFunctionType({type, type, type}, {}));
+                                 b.getFunctionType(types, {}));
   fn.setPrivate();
   fn->setAttr("llvm.emit_c_interface", b.getUnitAttr());
   return fn;
@@ -60,6 +60,55 @@ struct RLXLinalgToBLASPass
     });
     for (auto [op, gemm] : gemms)
       rewrite(module, op, gemm);
+    SmallVector<std::pair<linalg::LinalgOp, GroupedGemm>> grouped;
+    module.walk([&](linalg::LinalgOp op) {
+      if (std::optional<GroupedGemm> gemm = matchGroupedGemm(op))
+        grouped.emplace_back(op, *gemm);
+    });
+    for (auto [op, gemm] : grouped)
+      rewriteGrouped(module, op, gemm);
+  }
+
+  /// Whether `op` has at least minFlops iterations (or a dynamic range):
+  /// smaller products run faster as loops than through a call.
+  bool isLargeEnough(linalg::LinalgOp op) const {
+    int64_t work = 1;
+    for (int64_t range : op.getStaticLoopRanges()) {
+      if (ShapedType::isDynamic(range))
+        return true; // Unknown at compile time: assume large.
+      work *= range;
+    }
+    return work >= minFlops;
+  }
+
+  /// A grouped matmul -> `rlx_rt_grouped_matmul_<float>_<index>(input,
+  /// weight, expert_idx, out)`, which adds input[m] * weight[expert_idx[m]]
+  /// to out[m] with one GEMM per expert, as the generic does row by row.
+  void rewriteGrouped(ModuleOp module, linalg::LinalgOp op,
+                      const GroupedGemm &gemm) {
+    std::optional<StringRef> suffix = elementSuffix(gemm.elementType);
+    Type idxType = cast<MemRefType>(gemm.expertIdx.getType()).getElementType();
+    if (!suffix || !isLargeEnough(op) ||
+        !(idxType.isInteger(32) || idxType.isInteger(64)))
+      return;
+    std::string name = (Twine("rlx_rt_grouped_matmul_") + *suffix + "_i" +
+                        Twine(idxType.getIntOrFloatBitWidth()))
+                           .str();
+    SmallVector<Value> operands = {gemm.input, gemm.weight, gemm.expertIdx,
+                                   gemm.output};
+    OpBuilder b(op);
+    SmallVector<Value> args;
+    for (Value operand : operands) {
+      auto type = cast<MemRefType>(operand.getType());
+      args.push_back(memref::CastOp::create(
+          b, op.getLoc(),
+          getFullyDynamicStridedType(type.getElementType(), type.getRank()),
+          operand));
+    }
+    func::FuncOp callee =
+        getOrDeclareRuntime(module, name, ValueRange(args).getTypes());
+    func::CallOp::create(b, op.getLoc(), callee, args);
+    op->erase();
   }
 
   void rewrite(ModuleOp module, linalg::LinalgOp op,
@@ -71,16 +120,7 @@ struct RLXLinalgToBLASPass
     auto outType = cast<MemRefType>(op->getOperand(2).getType());
     SmallVector<Value> operands = op->getOperands();
     // Skip small products: loops beat the call overhead.
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    int64_t work = 1;
-    for (int64_t range : ranges) {
-      if (ShapedType::isDynamic(range)) {
-        work = minFlops; // Unknown at compile time: assume large.
-        break;
-      }
-      work *= range;
-    }
-    if (work < minFlops)
+    if (!isLargeEnough(op))
       return;
 
     int64_t rank = outType.getRank();
@@ -89,7 +129,8 @@ struct RLXLinalgToBLASPass
         (Twine(batched ? "rlx_rt_batch_matmul_" : "rlx_rt_matmul_") + *suffix)
             .str();
     MemRefType argType = getFullyDynamicStridedType(elementType, rank);
-    func::FuncOp callee = getOrDeclareRuntime(module, name, argType);
+    func::FuncOp callee =
+        getOrDeclareRuntime(module, name, SmallVector<Type>(3, argType));
     OpBuilder b(op);
     // An operand read transposed is passed as a transposed view; the runtime
     // hands its unit row stride to BLAS as a transposed matrix.

@@ -180,3 +180,40 @@ func.func @log_mel(%s: tensor<10x16xf32>, %f: tensor<4x5xf32>, %dy: tensor<10x4x
   %1 = rlx.log_mel_backward %s, %f, %dy : tensor<10x16xf32>, tensor<4x5xf32>, tensor<10x4xf32>
   return %0, %1 : tensor<10x4xf32>, tensor<10x16xf32>
 }
+
+// -----
+
+// A length above 16 that is not a power of two (N = 17) takes Bluestein's
+// FFT: the chirp exp(-i pi k^2 / 17) is read from a table of length 2 N = 34
+// (a generic over m in f64, no constant per element) at k^2 mod 34; x times
+// the chirp, zero-padded to M = 64 (the power of two >= 2 N - 1); the filter
+// (the conjugate chirp at j < 17 and at 64 - j for j > 47); radix-2 FFTs of
+// length 64 of both (6 stages each), their product (the filter broadcast
+// over the batch), the inverse radix-2 FFT, and the chirp times the first 17
+// entries scaled by 1/64.
+// CHECK-LABEL: func.func @fft_bluestein
+// CHECK-NOT: dense<[
+// CHECK: %[[CHIRP:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel"]} outs(%{{.*}}, %{{.*}} : tensor<34xf32>, tensor<34xf32>)
+// CHECK: math.cos %{{.*}} : f64
+// CHECK: math.sin %{{.*}} : f64
+// CHECK: %[[A:.*]]:2 = linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<2x64xf32>, tensor<2x64xf32>)
+// CHECK: %[[J:.*]] = linalg.index 1
+// CHECK: arith.cmpi ult, %[[J]], %c17
+// CHECK: arith.muli
+// CHECK: arith.remui %{{.*}}, %c34
+// CHECK: tensor.extract %[[CHIRP]]#0
+// CHECK: %[[H:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel"]} outs(%{{.*}}, %{{.*}} : tensor<64xf32>, tensor<64xf32>)
+// CHECK: arith.cmpi ugt, %{{.*}}, %c47
+// CHECK: arith.negf
+// CHECK-COUNT-6: outs(%{{.*}}, %{{.*}} : tensor<2x64xf32>, tensor<2x64xf32>)
+// CHECK-COUNT-7: outs(%{{.*}}, %{{.*}} : tensor<64xf32>, tensor<64xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x64xf32>, tensor<2x64xf32>, tensor<64xf32>, tensor<64xf32>) outs(%{{.*}}, %{{.*}} : tensor<2x64xf32>, tensor<2x64xf32>)
+// CHECK-COUNT-7: outs(%{{.*}}, %{{.*}} : tensor<2x64xf32>, tensor<2x64xf32>)
+// CHECK: %[[X:.*]]:2 = linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<2x17xf32>, tensor<2x17xf32>)
+// CHECK: arith.remui %{{.*}}, %c34
+// CHECK: arith.mulf %{{.*}}, %cst{{.*}} : f32
+// CHECK: complex.create
+func.func @fft_bluestein(%x: tensor<2x17xcomplex<f32>>) -> tensor<2x17xcomplex<f32>> {
+  %0 = rlx.fft %x : tensor<2x17xcomplex<f32>>
+  return %0 : tensor<2x17xcomplex<f32>>
+}

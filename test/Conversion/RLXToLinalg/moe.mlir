@@ -2,7 +2,8 @@
 
 // Each row reads its expert's weight in the body, over (m, k, n) so that n
 // is innermost; an out-of-range id gives a zero term instead of an
-// out-of-bounds read.
+// out-of-bounds read. The generic is marked rlx.grouped_matmul for the
+// CPU's per-expert GEMM calls.
 // CHECK-DAG: #[[MK:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG: #[[M:.*]] = affine_map<(d0, d1, d2) -> (d0)>
 // CHECK-DAG: #[[MN:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
@@ -10,7 +11,7 @@
 // CHECK-SAME: (%[[X:.*]]: tensor<6x16xf32>, %[[W:.*]]: tensor<4x16x32xf32>, %[[I:.*]]: tensor<6xi32>)
 // CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<6x32xf32>)
 // CHECK: %[[E:.*]] = arith.constant 4 : index
-// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[MK]], #[[M]], #[[MN]]], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[X]], %[[I]] : tensor<6x16xf32>, tensor<6xi32>) outs(%[[Z]] : tensor<6x32xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[MK]], #[[M]], #[[MN]]], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[X]], %[[I]] : tensor<6x16xf32>, tensor<6xi32>) outs(%[[Z]] : tensor<6x32xf32>) attrs = {rlx.grouped_matmul}
 // CHECK: ^bb0(%[[A:.*]]: f32, %[[ID:.*]]: i32, %[[ACC:.*]]: f32):
 // CHECK: %[[K:.*]] = linalg.index 1 : index
 // CHECK: %[[N:.*]] = linalg.index 2 : index

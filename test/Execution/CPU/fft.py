@@ -3,19 +3,24 @@ and conjugate on the CPU against NumPy and PyTorch (float64 oracles).
 
 rlx.fft: forward and inverse, every norm mode (RLX's: `backward` scales
 neither direction, `forward` scales the inverse by 1/N, `ortho` both by
-1/sqrt(N)), power-of-two lengths (radix-2) and others (a DFT against a
-twiddle table), lengths 1, 2 and primes, no / one / two batch dims, the f32
-and f64 real-block layouts and complex<f32>. The error of each row is
+1/sqrt(N)), power-of-two lengths (radix-2), other lengths up to 16 (a DFT
+against a twiddle table) and longer ones (Bluestein's FFT through radix-2
+FFTs of length M, the power of two >= 2N - 1), lengths 1, 2, primes (7, 17,
+97, 1009) and odd composites (9, 15, 21, 255), no / one / two batch dims,
+the f32 and f64 real-block layouts and complex<f32>. The error of each row is
 measured normwise (an FFT error bound is a normwise one: single entries of
 the result can be arbitrarily small):
   ||got - want||_2 / ||want||_2 per row
   f32: radix-2 (powers of two) rounds once per stage, so the error grows
-       like eps * log2(N); the DFT (other lengths) sums N products, which
-       grows like eps * sqrt(N) for random rounding. The bound is
-       6e-7 * (log2(N) + 1) resp. 6e-7 * (sqrt(N) + 1), about 5 f32 ulps
-       per stage or per sqrt(N) terms (6.6e-6 at N = 1024, 6.5e-6 at 97);
-       measured: at most about 2e-7 (N = 97), 1.2e-7 at N = 1024,
-  f64: the same form with 1.2e-15 (measured: at most 6e-16).
+       like eps * log2(N); the DFT (lengths up to 16) sums N products,
+       which grows like eps * sqrt(N) for random rounding; Bluestein's FFT
+       runs three radix-2 FFTs of length M and chirp products, so its error
+       grows like eps * log2(M). The bound is 6e-7 * (log2(N) + 1),
+       6e-7 * (sqrt(N) + 1) resp. 6e-7 * (log2(M) + 1), about 5 f32 ulps
+       per stage or per sqrt(N) terms (6.6e-6 at N = 1024, 7.2e-6 at
+       N = 1009, M = 2048); measured: at most about 2.5e-7 (N = 1009,
+       Bluestein, about 0.2 ulp per stage), 1.2e-7 at N = 1024,
+  f64: the same form with 1.2e-15 (measured: at most 1e-15 at N = 1009).
 Butterfly stages: f32 rtol/atol 1e-6 (one complex multiply-add per entry);
 log_mel: f32 rtol/atol 1e-5 on O(1) outputs (log10 of an f32 sum), f64
 1e-12; log_mel_backward against torch.autograd of log_mel in float64 with
@@ -71,10 +76,20 @@ def fft_graph(shape, dtype):
             + "\n".join(lines) + f"\n  return {', '.join(results)} : {types}\n}}")
 
 
+# Lengths up to this one that are not powers of two take the direct DFT;
+# longer ones Bluestein's FFT (as the CPU lowering chooses).
+MAX_DIRECT_DFT = 16
+
+
 def fft_tolerance(n, dtype):
     """Radix-2 (powers of two) rounds once per stage, the DFT sums n
-    products."""
-    growth = np.log2(n) if n & (n - 1) == 0 else np.sqrt(n)
+    products, Bluestein's FFT runs radix-2 FFTs of length M >= 2n - 1."""
+    if n & (n - 1) == 0:
+        growth = np.log2(n)
+    elif n <= MAX_DIRECT_DFT:
+        growth = np.sqrt(n)
+    else:
+        growth = np.log2(1 << int(2 * n - 2).bit_length())
     return FFT_TOL[dtype] * (growth + 1)
 
 
@@ -97,12 +112,14 @@ def check_fft(batch, n, dtype):
 
 
 for dtype in (np.float32, np.float64, np.complex64):
-    for n in (1, 2, 3, 4, 5, 7, 8, 12, 16, 17, 64, 97, 256, 1024):
+    for n in (1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 21, 64, 97, 255, 256,
+              1009, 1024):
         check_fft((3,), n, dtype)
     check_fft((), 32, dtype)
     check_fft((), 13, dtype)
     check_fft((2, 3), 8, dtype)
     check_fft((2, 3), 6, dtype)
+    check_fft((2, 3), 33, dtype)
 
 
 # Butterfly stages against the definition, every stage of n_fft = 16 and

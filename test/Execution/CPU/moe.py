@@ -3,6 +3,11 @@ oracle written from the op descriptions.
 
 grouped_matmul: out[i] = input[i] @ weight[expert_idx[i]], with odd sizes,
 experts that no row uses (empty groups), a single expert, i32 and i64 ids.
+The cases above rlx-linalg-to-blas's min-flops (M * K * N >= 32768) run
+through the runtime's per-expert GEMMs, f32 and f64 (f16 stays a loop):
+rows in random expert order (gathered per expert), rows sorted by expert
+(each expert's rows multiplied in place), one expert for every row, and
+experts without rows in either form.
 Tolerances: f32 rtol 1e-5 with atol 2e-6 * sqrt(K) (sums of K products of
 unit-scale values); f64 rtol 1e-12 with atol 1e-12 * sqrt(K); f16 rtol 2e-3
 with atol 2e-3 * sqrt(K) (f32 accumulation, one final rounding).
@@ -21,23 +26,31 @@ from rlxcheck import Checker, tensor_type  # noqa: E402
 
 check = Checker(sys.argv[1])
 
-# (M, K, N, E, experts the rows may use)
+# (M, K, N, E, experts the rows may use, rows sorted by expert)
 GROUPED = [
-    (5, 7, 4, 3, 3),      # small, odd sizes
-    (1, 1, 1, 1, 1),      # size-1 dims, a single expert
-    (9, 13, 6, 4, 2),     # experts 2 and 3 get no rows
-    (33, 65, 17, 8, 8),   # longer reductions
-    (16, 128, 24, 5, 1),  # every row on expert 0
+    (5, 7, 4, 3, 3, False),      # small, odd sizes
+    (1, 1, 1, 1, 1, False),      # size-1 dims, a single expert
+    (9, 13, 6, 4, 2, False),     # experts 2 and 3 get no rows
+    (33, 65, 17, 8, 8, False),   # longer reductions
+    (16, 128, 24, 5, 1, False),  # every row on expert 0
+    # Per-expert GEMMs (M * K * N >= 32768):
+    (200, 96, 80, 6, 6, False),  # random order: gathered per expert
+    (150, 80, 72, 8, 5, False),  # experts 5..7 get no rows
+    (300, 70, 90, 8, 3, True),   # sorted: in place; experts 3..7 empty
+    (257, 64, 48, 4, 1, False),  # one group: every row on expert 0
+    (64, 33, 40, 1, 1, True),    # a single expert
 ]
 TOLERANCE = {np.float32: (1e-5, 2e-6), np.float64: (1e-12, 1e-12),
              np.float16: (2e-3, 2e-3)}
 
 for dtype in (np.float32, np.float64, np.float16):
     for idx_dtype in (np.int32, np.int64):
-        for m, k, n, e, used in GROUPED:
+        for m, k, n, e, used, grouped in GROUPED:
             x = check.uniform((m, k), dtype)
             w = check.uniform((e, k, n), dtype)
             idx = check.integers((m,), idx_dtype, 0, used)
+            if grouped:
+                idx = np.sort(idx)
             xt, wt, it = (tensor_type(v.shape, v.dtype) for v in (x, w, idx))
             ot = tensor_type((m, n), dtype)
             mlir = (f"func.func @main(%x: {xt} {{rlx.input = \"x\"}}, "

@@ -29,6 +29,15 @@ def RLXLinalgToBLAS : Pass<"rlx-linalg-to-blas", "ModuleOp"> {
     `cblas_?gemm` with `C += A * B` semantics, exactly as the linalg op
     defines, on operands with a unit stride in either dimension, and a
     plain loop otherwise.
+
+    The f32/f64 `linalg.generic` that `rlx.grouped_matmul` lowers to
+    (marked `rlx.grouped_matmul`) becomes a call to
+    `rlx_rt_grouped_matmul_<f32|f64>_<i32|i64>(input, weight, expert_idx,
+    out)`: the runtime groups the rows by expert (in place when each
+    expert's rows are already contiguous, else gathered into a packed
+    block and scattered back) and runs one GEMM per expert on the expert's
+    `[K, N]` weight slice; rows whose expert id is outside `[0, E)` stay
+    zero, as in the generic.
   }];
   let options = [
     Option<"minFlops", "min-flops", "int64_t", /*default=*/"32768",
