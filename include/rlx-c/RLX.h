@@ -208,6 +208,14 @@ RLX_CAPI_EXPORTED RlxStatus rlxGraphBind(RlxGraph graph, const char *name,
 RLX_CAPI_EXPORTED RlxStatus rlxGraphBindSafetensors(RlxGraph graph,
                                                     const char *path,
                                                     size_t *bound);
+/* The same for a .safetensors or GGUF file (GGUF when it starts with the
+ * magic "GGUF" or its name ends in .gguf). A block-quantized GGUF tensor (q4_0, q8_0, ...) binds as
+ * its packed bytes to a ui8 [bytes] argument, and where the graph decodes
+ * that argument with a GGUF-scheme rlx.dequant_matmul, only if its type
+ * and row length are the ones decoded. Plain GGUF tensors have GGUF's dims
+ * reversed (GGUF lists the innermost first). */
+RLX_CAPI_EXPORTED RlxStatus rlxGraphBindParams(RlxGraph graph, const char *path,
+                                               size_t *bound);
 /* Nonzero if argument `index` has bound data. */
 RLX_CAPI_EXPORTED int rlxGraphIsBound(RlxGraph graph, size_t index);
 

@@ -173,6 +173,29 @@ GraphSignature::fromModule(ModuleOp module, llvm::StringRef entry) {
     }
     sig.results.push_back(std::move(*spec));
   }
+  // The GGUF type and row length each packed-weight argument is decoded
+  // with, so that a GGUF file's tensor is checked against them.
+  llvm::DenseMap<unsigned, std::pair<std::string, int64_t>> packedUses;
+  llvm::DenseSet<unsigned> conflicting;
+  fn.walk([&](rlx::DequantMatMulOp op) {
+    auto arg = dyn_cast<BlockArgument>(op.getWQ());
+    StringRef scheme = rlx::stringifyEnum(op.getScheme());
+    if (!arg || arg.getOwner() != &fn.getBody().front() ||
+        !scheme.consume_front("gguf_"))
+      return;
+    int64_t k = op.getX().getType().getDimSize(1);
+    std::pair<std::string, int64_t> use{scheme.str(),
+                                        ShapedType::isDynamic(k) ? 0 : k};
+    auto [it, inserted] = packedUses.try_emplace(arg.getArgNumber(), use);
+    if (!inserted && it->second != use)
+      conflicting.insert(arg.getArgNumber());
+  });
+  for (auto &[index, use] : packedUses) {
+    if (conflicting.contains(index))
+      continue;
+    sig.arguments[index].packedType = use.first;
+    sig.arguments[index].packedRowElements = use.second;
+  }
   fn.walk([&](rlx::MatMulOp op) {
     auto result = op.getType();
     if (result.hasStaticShape())

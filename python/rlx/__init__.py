@@ -192,12 +192,12 @@ class Graph:
 
     def bind(self, params=None, **arrays):
         """Binds arguments for every later run: `params` is a .safetensors
-        path (tensors naming no argument are ignored) or a name -> array
+        or GGUF path (tensors naming no argument are ignored) or a name -> array
         mapping (each name must be an argument); `arrays` as keywords."""
         lib = _capi.lib()
         if isinstance(params, (str, os.PathLike)):
             count = ctypes.c_size_t()
-            _capi.check(lib.rlxGraphBindSafetensors(
+            _capi.check(lib.rlxGraphBindParams(
                 self._handle, os.fspath(params).encode(),
                 ctypes.byref(count)))
             self._params["@file"] = os.fspath(params)
@@ -362,10 +362,10 @@ def compile(path_or_text, target="cpu", params=None, entry=None,
     """Compiles a module of rlx graphs (a path or the text) for `target`.
 
     `entry` picks the graph function (default: the only public one);
-    `params` (a .safetensors path or a name -> array mapping) is bound;
-    other keywords are options of the target's pipeline, `allow_tf32=True,
-    block_size=128` standing for "allow-tf32 block-size=128" (or give the
-    text as `pipeline_options`). Raises RLXError with the diagnostics."""
+    `params` (a .safetensors or GGUF path or a name -> array mapping) is
+    bound; other keywords are options of the target's pipeline,
+    `allow_tf32=True, block_size=128` standing for
+    "allow-tf32 block-size=128" (or give the text as `pipeline_options`). Raises RLXError with the diagnostics."""
     source = _read_source(path_or_text)
     args = _compile_args(target, entry, use_blas, profile, runtime_library,
                          pipeline_options, options)

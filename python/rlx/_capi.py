@@ -102,6 +102,8 @@ def _declare(lib):
                                   c.c_size_t]),
         "rlxGraphBindSafetensors": (status, [graph, c.c_char_p,
                                              c.POINTER(c.c_size_t)]),
+        "rlxGraphBindParams": (status, [graph, c.c_char_p,
+                                        c.POINTER(c.c_size_t)]),
         "rlxGraphIsBound": (c.c_int, [graph, c.c_size_t]),
         "rlxGraphRun": (status, [graph, c.POINTER(c.c_void_p), c.c_size_t,
                                  c.POINTER(c.c_void_p), c.c_size_t]),

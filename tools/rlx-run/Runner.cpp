@@ -33,12 +33,16 @@ cl::OptionCategory rlxrun::runCategory("rlx-run options");
 
 static cl::list<std::string>
     inputs("input",
-           cl::desc("NAME=FILE.npy or NAME=FILE.safetensors:TENSOR: feed "
-                    "graph input or parameter NAME from a .npy file or one "
-                    "tensor of a .safetensors file"),
+           cl::desc("NAME=FILE.npy, NAME=FILE.safetensors:TENSOR or "
+                    "NAME=FILE.gguf:TENSOR: feed graph input or parameter "
+                    "NAME from a .npy file or one tensor of a .safetensors "
+                    "or GGUF file"),
            cl::cat(rlxrun::runCategory));
 static cl::opt<std::string>
-    paramsFile("params", cl::desc("Parameters from a .safetensors file"),
+    paramsFile("params",
+               cl::desc("Parameters from a .safetensors or GGUF file (GGUF: "
+                        "by its magic; quantized tensors bind as packed "
+                        "bytes to the weights of rlx.dequant_matmul)"),
                cl::cat(rlxrun::runCategory));
 static cl::opt<bool> randomInputs(
     "random-inputs",
@@ -115,16 +119,23 @@ std::pair<std::string, std::string> splitAssignment(const std::string &arg,
   return {arg.substr(0, eq), arg.substr(eq + 1)};
 }
 
-/// The tensor of an --input path: FILE.npy, or FILE.safetensors:TENSOR.
-HostTensor readInput(const std::string &path) {
+/// The tensor of an --input path: FILE.npy, or FILE.safetensors:TENSOR or
+/// FILE.gguf:TENSOR (one tensor of a parameter file).
+ParamTensor readInput(const std::string &path) {
   std::string error;
-  static constexpr llvm::StringLiteral kSafetensors = ".safetensors:";
-  size_t split = path.rfind(kSafetensors.data());
+  size_t split = std::string::npos, suffix = 0;
+  for (llvm::StringRef kind : {".safetensors:", ".gguf:"}) {
+    size_t at = path.rfind(kind.str());
+    if (at != std::string::npos && (split == std::string::npos || at > split)) {
+      split = at;
+      suffix = kind.size();
+    }
+  }
   if (split == std::string::npos)
-    return valueOrExit(readNpy(path, error), error);
-  std::string file = path.substr(0, split + kSafetensors.size() - 1);
-  std::string name = path.substr(split + kSafetensors.size());
-  auto tensors = valueOrExit(readSafetensors(file, error), error);
+    return ParamTensor{valueOrExit(readNpy(path, error), error), {}, {}};
+  std::string file = path.substr(0, split + suffix - 1);
+  std::string name = path.substr(split + suffix);
+  auto tensors = valueOrExit(readParamsFile(file, error), error);
   auto it = tensors.find(name);
   if (it == tensors.end()) {
     std::vector<std::string> names;
@@ -151,15 +162,15 @@ gatherArguments(const GraphSignature &signature,
     if (!spec)
       fatal("--input names '" + name + "', which is not an argument of @" +
             signature.name + " (arguments: " + signature.argumentNames() + ")");
-    HostTensor tensor = readInput(path);
+    ParamTensor tensor = readInput(path);
     if (llvm::is_contained(batched, name)) {
       batchedArguments.push_back(exitOnError(makeBatchedArgument(
-          signature, name, std::move(tensor), steps, path)));
+          signature, name, std::move(tensor.tensor), steps, path)));
       provided[name] = exitOnError(spec->allocate());
       continue;
     }
     exitOnError(spec->checkMatches(tensor, "'" + path + "'"));
-    provided[name] = std::move(tensor);
+    provided[name] = std::move(tensor.tensor);
   }
   for (const std::string &name : batched)
     if (llvm::none_of(batchedArguments, [&](const BatchedArgument &b) {
@@ -168,13 +179,13 @@ gatherArguments(const GraphSignature &signature,
       fatal("--batched names '" + name + "', but no --input " + name +
             "=FILE.npy gives its slices");
   if (!paramsFile.empty()) {
-    auto params = valueOrExit(readSafetensors(paramsFile, error), error);
+    auto params = valueOrExit(readParamsFile(paramsFile, error), error);
     for (auto &[name, tensor] : params) {
       const TensorSpec *spec = signature.findArgument(name);
       if (!spec || provided.count(name))
         continue; // Extra tensors in a checkpoint are fine.
       exitOnError(spec->checkMatches(tensor, "'" + paramsFile + "'"));
-      provided[name] = std::move(tensor);
+      provided[name] = std::move(tensor.tensor);
     }
   }
   std::vector<HostTensor> arguments;
@@ -192,7 +203,8 @@ gatherArguments(const GraphSignature &signature,
     if (!randomInputs)
       fatal("no data for " + spec.kindName() + " '" + spec.name + "' (" +
             spec.describe() + "): pass --input " + spec.name +
-            "=FILE.npy, --params FILE.safetensors or --random-inputs");
+            "=FILE.npy, --params FILE.safetensors|FILE.gguf or "
+            "--random-inputs");
     arguments.push_back(exitOnError(randomArgument(signature, i, seed)));
   }
   return arguments;
