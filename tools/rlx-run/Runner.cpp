@@ -30,6 +30,18 @@ cl::opt<std::string> rlxrun::loadSharedLib(
              "compiling <graph.mlir>"),
     cl::value_desc("OUT.so"), cl::cat(rlxrun::runCategory));
 cl::OptionCategory rlxrun::runCategory("rlx-run options");
+static cl::list<std::string>
+    plugins("plugin",
+            cl::desc("Load a custom op plugin (a shared library exporting "
+                     "rlx_plugin_init, which registers rlx.custom ops; "
+                     "docs/custom-ops.md) before compiling or running; "
+                     "repeatable"),
+            cl::value_desc("LIB.so"), cl::cat(rlxrun::runCategory));
+
+void rlxrun::loadPlugins() {
+  for (const std::string &plugin : plugins)
+    exitOnError(loadCustomOpPlugin(plugin));
+}
 
 static cl::list<std::string>
     inputs("input",

@@ -98,18 +98,7 @@ def rlx_run(mlir, args, graph_name="graph.mlir"):
 
 def expect_error(what, mlir, args, *needles):
     """rlx-run fails with one error line holding every needle."""
-    check.cases += 1
-    proc = rlx_run(mlir, args)
-    lines = proc.stderr.strip().splitlines()
-    ok = (proc.returncode == 1 and len(lines) == 1 and
-          lines[0].startswith("rlx-run: error: ") and
-          all(n in lines[0] for n in needles))
-    if ok:
-        check.passed += 1
-    else:
-        check.failed += 1
-        print(f"FAIL: {what}: exit {proc.returncode}, stderr {proc.stderr!r}"
-              f", wanted {needles}")
+    check.failed_with(what, rlx_run(mlir, args), needles)
 
 
 def f16_bits(values):
@@ -176,12 +165,7 @@ PLAIN_MLIR = (
     f"{', '.join(results)}\n}}\n")
 out_path = os.path.join(check.workdir, "plain-out")
 proc = rlx_run(PLAIN_MLIR, ["--params", plain_path, "--output", out_path])
-if proc.returncode != 0:
-    check.cases += 1
-    check.failed += 1
-    print(f"FAIL: plain tensors: rlx-run exited {proc.returncode}: "
-          f"{proc.stderr}")
-else:
+if check.succeeded("plain tensors", proc):
     outs = {f"output_{i}": np.load(os.path.join(out_path, f"output_{i}.npy"))
             for i in range(len(PLAIN) + 2)}
     for i, (name, _, _) in enumerate(PLAIN):
@@ -199,11 +183,7 @@ one = rlx_run(
     "tensor<3x5xf32> {\n  return %x : tensor<3x5xf32>\n}\n",
     ["--input", f"x={plain_path}:a_f32", "--output",
      os.path.join(check.workdir, "one")])
-if one.returncode != 0:
-    check.cases += 1
-    check.failed += 1
-    print(f"FAIL: --input FILE.gguf:TENSOR: {one.stderr}")
-else:
+if check.succeeded("--input FILE.gguf:TENSOR", one):
     check.close("--input x=FILE.gguf:a_f32", np.load(os.path.join(
         check.workdir, "one", "output_0.npy")), arrays["a_f32"], 0, 0)
 
@@ -260,11 +240,7 @@ for scheme, m, k, n in [("q8_0", 3, 64, 5), ("q8_0", 1, 96, 8),
     outdir = os.path.join(check.workdir, f"out-{scheme}-{k}")
     proc = rlx_run(mlir, ["--params", path, "--input", f"x={xpath}",
                           "--output", outdir])
-    if proc.returncode != 0:
-        check.cases += 1
-        check.failed += 1
-        print(f"FAIL: {scheme}: rlx-run exited {proc.returncode}: "
-              f"{proc.stderr}")
+    if not check.succeeded(scheme, proc):
         continue
     got = np.load(os.path.join(outdir, "output_0.npy"))
     want = x.astype(np.float64) @ w + bias
@@ -322,12 +298,9 @@ GOOD = gguf_file([("w", "f32", [4], np.ones(4, F32).tobytes()),
 ONE_PARAM = ("func.func @f(%w: tensor<4xf32> {rlx.param = \"w\"}) -> "
              "tensor<4xf32> {\n  return %w : tensor<4xf32>\n}\n")
 proc = rlx_run(ONE_PARAM, ["--params", write("good.gguf", GOOD)])
-check.cases += 1
-if proc.returncode == 0:
+if check.succeeded("the valid file of the malformed cases", proc):
+    check.cases += 1
     check.passed += 1
-else:
-    check.failed += 1
-    print(f"FAIL: the valid file of the malformed cases: {proc.stderr}")
 
 
 def header(tensors, kvs, version=3):
