@@ -353,6 +353,14 @@ RlxStatus rlxGraphLoad(const char *path, RlxGraph *graph) {
   return nullptr;
 }
 
+RlxStatus rlxLoadPlugin(const char *path) {
+  if (RlxStatus status = requireArgument(path, "the path"))
+    return status;
+  if (llvm::Error error = loadCustomOpPlugin(path))
+    return makeStatus(std::move(error));
+  return nullptr;
+}
+
 RlxStatus rlxTransformString(const char *source, size_t length,
                              const char *pipeline, char **result) {
   if (RlxStatus status = requireArgument(source, "the source"))

@@ -24,7 +24,8 @@ from .safetensors import (bf16_to_f32, f32_to_bf16, read_safetensors,
                           write_safetensors)
 
 __all__ = ["RLXError", "Graph", "TensorInfo", "BenchResult", "compile",
-           "emit_shared_library", "load", "grad", "transform", "targets", "api_version",
+           "emit_shared_library", "load", "load_plugin", "grad", "transform",
+           "targets", "api_version",
            "read_safetensors", "write_safetensors"]
 
 # RlxDType in enum order; bf16 is exchanged as float32 (NumPy has no bf16).
@@ -399,6 +400,13 @@ def load(path, params=None):
     if params is not None:
         graph.bind(params)
     return graph
+
+
+def load_plugin(path):
+    """Loads a custom op plugin (a shared library exporting rlx_plugin_init,
+    docs/custom-ops.md): its rlx.custom ops are checked when graphs compile
+    and called when they run."""
+    _capi.check(_capi.lib().rlxLoadPlugin(os.fspath(path).encode()))
 
 
 def transform(path_or_text, pipeline):

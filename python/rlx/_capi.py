@@ -102,6 +102,7 @@ def _declare(lib):
                                   c.c_size_t]),
         "rlxGraphBindSafetensors": (status, [graph, c.c_char_p,
                                              c.POINTER(c.c_size_t)]),
+        "rlxLoadPlugin": (status, [c.c_char_p]),
         "rlxGraphBindParams": (status, [graph, c.c_char_p,
                                         c.POINTER(c.c_size_t)]),
         "rlxGraphIsBound": (c.c_int, [graph, c.c_size_t]),
