@@ -218,7 +218,8 @@ RLX_CAPI_EXPORTED RlxStatus rlxGraphBindSafetensors(RlxGraph graph,
 /* The same for a .safetensors or GGUF file (GGUF when it starts with the
  * magic "GGUF" or its name ends in .gguf). A block-quantized GGUF tensor (q4_0,
  * q8_0, ...) binds as its packed bytes to a ui8 [bytes] argument, and where the
- * graph decodes that argument with a GGUF-scheme rlx.dequant_matmul, only if
+ * graph decodes that argument with a GGUF-scheme rlx.dequant_matmul (or the
+ * MoE ops' dequant_grouped_matmul, dequant_moe_weights), only if
  * its type and row length are the ones decoded. Plain GGUF tensors have GGUF's
  * dims reversed (GGUF lists the innermost first). */
 RLX_CAPI_EXPORTED RlxStatus rlxGraphBindParams(RlxGraph graph, const char *path,

@@ -51,7 +51,7 @@ llvm::Error TensorSpec::checkMatches(const ParamTensor &param,
     return llvm::createStringError(
         what + ", the graph expects " + describe() +
         "; a quantized GGUF tensor binds only to a ui8 [bytes] argument "
-        "(the packed weight of rlx.dequant_matmul)");
+        "(the packed weight of rlx.dequant_matmul and the MoE ops)");
   if (!packedType.empty() && packedType != param.packedType)
     return llvm::createStringError(what + ", the graph decodes it as gguf_" +
                                    packedType);

@@ -40,7 +40,8 @@ struct TensorSpec {
   /// (its updated value); empty otherwise.
   std::string param = {};
   /// For an argument used as the packed weight of a GGUF-scheme
-  /// `rlx.dequant_matmul`: the GGUF type its bytes must have (`q4_0`) and
+  /// `rlx.dequant_matmul`, `rlx.dequant_grouped_matmul` or
+  /// `rlx.dequant_moe_weights`: the GGUF type its bytes must have (`q4_0`) and
   /// the row length K, the innermost dim of the GGUF tensor (0 when
   /// dynamic). Empty when the argument has no such use, when its uses
   /// disagree, and in signatures read from shared libraries, which check

@@ -12,7 +12,9 @@ data section), padding to general.alignment, the data.
   binds to a [3, 5] parameter. bf16 is compared through a cast to f32.
 - Q8_0 and Q4_0 weights bind as packed bytes to rlx.dequant_matmul and give
   x @ W within 1e-5 * (|x| @ |W|) of a float64 NumPy product of the weights
-  a NumPy dequantizer written here from docs/quantization.md decodes.
+  a NumPy dequantizer written here from docs/quantization.md decodes; a
+  Q8_0 expert stack of dims [K, N, E] decodes through
+  rlx.dequant_moe_weights to exactly those weights.
 - Metadata of every value type, nested arrays and a non-default alignment
   are accepted; malformed files (truncated, bad magic or version, huge
   counts and lengths, offsets out of range, misaligned, overlapping) and
@@ -258,6 +260,28 @@ for scheme, m, k, n in [("q8_0", 3, 64, 5), ("q8_0", 1, 96, 8),
                  f"  return %w : tensor<{len(raw)}xf32>\n}}\n",
                  ["--params", path], "'blk.0.w'", path,
                  f"GGUF {scheme} [{k}, {n}]", "binds only to a ui8 [bytes]")
+
+# An expert stack of GGUF dims [K, N, E] through rlx.dequant_moe_weights:
+# expert e is rows e * N .. e * N + N - 1, so W[e] is those rows
+# transposed; decoded exactly (one f32 product per element).
+E, K, N = 3, 64, 4
+raw, w = quant_blocks("q8_0", E * N, K)  # w: [K, E * N]
+path = write("moe-q8_0.gguf", gguf_file([("experts", "q8_0", [K, N, E], raw)]))
+st = f"tensor<{len(raw)}xui8>"
+MOE = (f"func.func @moe(%w: {st} {{rlx.param = \"experts\"}}) -> "
+       f"tensor<{E}x{K}x{N}xf32> {{\n"
+       f"  %0 = rlx.dequant_moe_weights gguf_q8_0 %w : {st} -> "
+       f"tensor<{E}x{K}x{N}xf32>\n  return %0 : tensor<{E}x{K}x{N}xf32>\n}}\n")
+outdir = os.path.join(check.workdir, "out-moe")
+proc = rlx_run(MOE, ["--params", path, "--output", outdir])
+if check.succeeded("dequant_moe_weights", proc):
+    want = w.reshape(K, E, N).transpose(1, 0, 2).astype(F32)
+    check.close(f"GGUF q8_0 [{K}, {N}, {E}] dequant_moe_weights exact",
+                np.load(os.path.join(outdir, "output_0.npy")), want, 0, 0)
+# The same stack read with another K (dims [128, 2, 3], the same bytes).
+expect_error("expert stack with another K", MOE.replace(
+    f"tensor<{E}x{K}x{N}xf32>", f"tensor<{E}x{2 * K}x{N // 2}xf32>"),
+    ["--params", path], "tensor 'experts'", path, "rows of K = 128")
 
 # A q4_0 tensor where the graph decodes gguf_q8_0 with the same byte count:
 # q8_0 rows of K=64 are 68 bytes, q4_0 rows of K=128 are 72; 34 * 36 bytes
