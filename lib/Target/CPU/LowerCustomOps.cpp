@@ -156,6 +156,14 @@ struct RLXCPULowerCustomOpsPass
              << "': the registered shape function rejects the operands: "
              << (error[0] ? error : "(no reason given)");
     for (auto [i, want, got] : llvm::enumerate(declared, computed)) {
+      // The plugin's answer is untrusted: a rank outside the ABI's range is
+      // reported, never used to read past `dims`.
+      if (got.rank < 0 || got.rank > RLX_CUSTOM_MAX_RANK)
+        return op.emitOpError()
+               << "'" << op.getName()
+               << "': the registered shape function gives result #" << i
+               << " rank " << got.rank << ", outside 0.."
+               << RLX_CUSTOM_MAX_RANK;
       bool same = want.dtype == got.dtype && want.rank == got.rank;
       for (int32_t d = 0; same && d < want.rank; ++d)
         same = want.dims[d] == got.dims[d];
