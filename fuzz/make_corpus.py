@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of the loader fuzz targets.
 
-make_corpus.py DIR writes DIR/npy/*, DIR/npz/* and DIR/safetensors/*: valid
-files of every dtype the loaders take, rank 0 to 3, empty tensors, several
-tensors and metadata, archives of one, several or no arrays (with and
-without Zip64 end records), so that mutations start from inputs that reach the data
+make_corpus.py DIR writes DIR/npy/*, DIR/npz/*, DIR/safetensors/* and
+DIR/gguf/*: valid files of every dtype the loaders take, rank 0 to 3, empty
+tensors, several tensors and metadata (GGUF: of every value type, nested
+arrays, block-quantized tensors, another alignment), archives of one,
+several or no arrays (with and without Zip64 end records), so that mutations start from inputs that reach the data
 checks. Plain Python (no NumPy), so the corpus needs nothing installed.
 """
 
@@ -77,6 +78,55 @@ def npz(arrays, zip64=False):
             "<IHHHHIIH", 0x06054B50, 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF,
             0xFFFFFFFF, 0)
     return body + directory + end
+# GGUF type codes with (block elements, block bytes).
+GGML_TYPES = {"f32": (0, 1, 4), "f16": (1, 1, 2), "q4_0": (2, 32, 18),
+              "q8_0": (8, 32, 34), "q4_k": (12, 256, 144),
+              "q6_k": (14, 256, 210), "i8": (24, 1, 1), "i16": (25, 1, 2),
+              "i32": (26, 1, 4), "i64": (27, 1, 8), "f64": (28, 1, 8),
+              "bf16": (30, 1, 2)}
+
+
+def gguf_string(text):
+    raw = text.encode()
+    return struct.pack("<Q", len(raw)) + raw
+
+
+def gguf(tensors, metadata=(), alignment=32):
+    """A GGUF v3 file; `tensors` are (name, type, dims innermost first),
+    `metadata` (key, value type, packed value bytes)."""
+    kv = list(metadata)
+    if alignment != 32:
+        kv.append(("general.alignment", 4, struct.pack("<I", alignment)))
+    out = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kv))
+    for key, vtype, value in kv:
+        out += gguf_string(key) + struct.pack("<I", vtype) + value
+    data = b""
+    for name, ggml, dims in tensors:
+        code, block, size = GGML_TYPES[ggml]
+        nbytes = count(dims) // block * size
+        out += gguf_string(name) + struct.pack("<I", len(dims))
+        out += b"".join(struct.pack("<Q", d) for d in dims)
+        out += struct.pack("<IQ", code, len(data))
+        data += bytes((i * 13) & 0xFF for i in range(nbytes))
+        data += b"\0" * (-len(data) % alignment)
+    out += b"\0" * (-len(out) % alignment)
+    return out + data
+
+
+GGUF_METADATA = [
+    ("u8", 0, b"\x07"), ("i8", 1, b"\xff"), ("u16", 2, b"\x01\x02"),
+    ("i16", 3, b"\xfe\xff"), ("u32", 4, b"\x01\0\0\0"),
+    ("i32", 5, b"\xff\xff\xff\xff"), ("f32", 6, struct.pack("<f", 1.5)),
+    ("bool", 7, b"\x01"), ("string", 8, gguf_string("llama")),
+    ("u64", 10, struct.pack("<Q", 1 << 40)),
+    ("i64", 11, struct.pack("<q", -5)), ("f64", 12, struct.pack("<d", 0.25)),
+    ("array.u32", 9, struct.pack("<IQ", 4, 3) + struct.pack("<3I", 1, 2, 3)),
+    ("array.string", 9, struct.pack("<IQ", 8, 2) + gguf_string("a") +
+     gguf_string("")),
+    ("array.nested", 9, struct.pack("<IQ", 9, 2) +
+     struct.pack("<IQ", 0, 2) + b"\x01\x02" + struct.pack("<IQ", 8, 1) +
+     gguf_string("x")),
+]
 
 
 def main():
@@ -106,6 +156,17 @@ def main():
     files["npz/zip64.npz"] = npz([("x", npy("<i8", (2,))),
                                   ("y", npy("<f2", ()))], zip64=True)
     files["npz/empty.npz"] = npz([])
+    for ggml, (code, block, _) in GGML_TYPES.items():
+        for dims in ([block], [block, 2], [block, 1, 2], [0]):
+            name = ggml + "_" + "x".join(map(str, dims))
+            files[f"gguf/{name}.gguf"] = gguf([("t", ggml, dims)])
+    files["gguf/several.gguf"] = gguf(
+        [("blk.0.attn_q.weight", "q4_0", [64, 4]),
+         ("blk.0.attn_q.bias", "f32", [4]), ("token_embd", "q8_0", [32, 3]),
+         ("norm", "f16", [5])], GGUF_METADATA)
+    files["gguf/metadata-only.gguf"] = gguf([], GGUF_METADATA)
+    files["gguf/aligned64.gguf"] = gguf(
+        [("a", "f32", [3]), ("b", "i8", [5])], alignment=64)
     for path, data in files.items():
         full = os.path.join(root, path)
         os.makedirs(os.path.dirname(full), exist_ok=True)

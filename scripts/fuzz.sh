@@ -3,7 +3,7 @@
 #
 #   scripts/fuzz.sh TARGET SECONDS [LIBFUZZER-FLAGS...]
 #
-# TARGET is npy, npz or safetensors. The build directory (RLX_FUZZ_BUILD_DIR,
+# TARGET is npy, npz, safetensors or gguf. The build directory (RLX_FUZZ_BUILD_DIR,
 # default build-fuzz/) is configured with -DRLX_BUILD_FUZZERS=ON (clang-22
 # with -fsanitize=fuzzer,address,undefined). The seed corpus is written by
 # fuzz/make_corpus.py; the corpus the run grows is kept in
@@ -14,16 +14,16 @@
 # timeout.
 set -euo pipefail
 if (($# < 2)); then
-  echo "usage: $0 npy|npz|safetensors SECONDS [LIBFUZZER-FLAGS...]" >&2
+  echo "usage: $0 npy|npz|safetensors|gguf SECONDS [LIBFUZZER-FLAGS...]" >&2
   exit 2
 fi
 target=$1
 seconds=$2
 shift 2
 case $target in
-npy | npz | safetensors) ;;
+npy | npz | safetensors | gguf) ;;
 *)
-  echo "fuzz.sh: unknown target '$target' (npy, npz, safetensors)" >&2
+  echo "fuzz.sh: unknown target '$target' (npy, npz, safetensors, gguf)" >&2
   exit 2
   ;;
 esac

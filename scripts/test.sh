@@ -16,7 +16,7 @@ cd "$root"
 # (docs/security.md); RLX_FUZZ_SECONDS=0 skips it.
 fuzz_seconds=${RLX_FUZZ_SECONDS:-30}
 if ((fuzz_seconds > 0)); then
-  for target in npy npz safetensors; do
+  for target in npy npz safetensors gguf; do
     log=$build/fuzz-$target.log
     if ! "$root/scripts/fuzz.sh" "$target" "$fuzz_seconds" >"$log" 2>&1; then
       tail -n 60 "$log"

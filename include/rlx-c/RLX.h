@@ -158,6 +158,13 @@ RLX_CAPI_EXPORTED RlxStatus rlxEmitSharedLibraryFromString(
  * for the life of the process (its runtime may own threads). */
 RLX_CAPI_EXPORTED RlxStatus rlxGraphLoad(const char *path, RlxGraph *graph);
 
+/* Loads the custom op plugin `path` (a shared library exporting
+ * rlx_plugin_init, which registers rlx.custom ops; docs/custom-ops.md)
+ * under the path rules of rlxGraphLoad, and calls its init. Its ops are
+ * then checked when graphs compile and called when they run. Plugins stay
+ * loaded for the life of the process. */
+RLX_CAPI_EXPORTED RlxStatus rlxLoadPlugin(const char *path);
+
 /* Runs the passes `pipeline` (rlx-opt's textual form, such as
  * "rlx-autodiff{func=f wrt=w}" or "builtin.module(rlx-fuse)") on the module
  * text `source`; on success sets `*result` to the printed module, which the
@@ -208,6 +215,15 @@ RLX_CAPI_EXPORTED RlxStatus rlxGraphBind(RlxGraph graph, const char *name,
 RLX_CAPI_EXPORTED RlxStatus rlxGraphBindSafetensors(RlxGraph graph,
                                                     const char *path,
                                                     size_t *bound);
+/* The same for a .safetensors or GGUF file (GGUF when it starts with the
+ * magic "GGUF" or its name ends in .gguf). A block-quantized GGUF tensor (q4_0,
+ * q8_0, ...) binds as its packed bytes to a ui8 [bytes] argument, and where the
+ * graph decodes that argument with a GGUF-scheme rlx.dequant_matmul (or the
+ * MoE ops' dequant_grouped_matmul, dequant_moe_weights), only if
+ * its type and row length are the ones decoded. Plain GGUF tensors have GGUF's
+ * dims reversed (GGUF lists the innermost first). */
+RLX_CAPI_EXPORTED RlxStatus rlxGraphBindParams(RlxGraph graph, const char *path,
+                                               size_t *bound);
 /* Nonzero if argument `index` has bound data. */
 RLX_CAPI_EXPORTED int rlxGraphIsBound(RlxGraph graph, size_t index);
 

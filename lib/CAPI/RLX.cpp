@@ -353,6 +353,14 @@ RlxStatus rlxGraphLoad(const char *path, RlxGraph *graph) {
   return nullptr;
 }
 
+RlxStatus rlxLoadPlugin(const char *path) {
+  if (RlxStatus status = requireArgument(path, "the path"))
+    return status;
+  if (llvm::Error error = loadCustomOpPlugin(path))
+    return makeStatus(std::move(error));
+  return nullptr;
+}
+
 RlxStatus rlxTransformString(const char *source, size_t length,
                              const char *pipeline, char **result) {
   if (RlxStatus status = requireArgument(source, "the source"))
@@ -479,14 +487,12 @@ RlxStatus rlxGraphBind(RlxGraph graph, const char *name, const void *data,
   return nullptr;
 }
 
-RlxStatus rlxGraphBindSafetensors(RlxGraph graph, const char *path,
-                                  size_t *bound) {
-  if (RlxStatus status = requireArgument(graph, "the graph"))
-    return status;
-  if (RlxStatus status = requireArgument(path, "the path"))
-    return status;
-  std::string error;
-  auto tensors = readSafetensors(path, error);
+/// Binds every tensor of `tensors` that names an argument of `graph`, all
+/// checked before any is bound.
+static RlxStatus
+bindParams(RlxGraph graph, const char *path,
+           std::optional<std::map<std::string, ParamTensor>> tensors,
+           const std::string &error, size_t *bound) {
   if (!tensors)
     return makeStatus(error);
   const GraphSignature &signature = graph->graph->getSignature();
@@ -499,7 +505,7 @@ RlxStatus rlxGraphBindSafetensors(RlxGraph graph, const char *path,
     if (llvm::Error error = signature.arguments[*index].checkMatches(
             tensor, "'" + std::string(path) + "'"))
       return makeStatus(std::move(error));
-    matches.emplace_back(*index, &tensor);
+    matches.emplace_back(*index, &tensor.tensor);
   }
   for (auto [index, tensor] : matches) {
     graph->bound[index] = std::move(*tensor);
@@ -508,6 +514,32 @@ RlxStatus rlxGraphBindSafetensors(RlxGraph graph, const char *path,
   if (bound)
     *bound = matches.size();
   return nullptr;
+}
+
+RlxStatus rlxGraphBindSafetensors(RlxGraph graph, const char *path,
+                                  size_t *bound) {
+  if (RlxStatus status = requireArgument(graph, "the graph"))
+    return status;
+  if (RlxStatus status = requireArgument(path, "the path"))
+    return status;
+  std::string error;
+  std::optional<std::map<std::string, ParamTensor>> params;
+  if (auto tensors = readSafetensors(path, error)) {
+    params.emplace();
+    for (auto &[name, tensor] : *tensors)
+      params->emplace(name, ParamTensor{std::move(tensor), {}, {}});
+  }
+  return bindParams(graph, path, std::move(params), error, bound);
+}
+
+RlxStatus rlxGraphBindParams(RlxGraph graph, const char *path, size_t *bound) {
+  if (RlxStatus status = requireArgument(graph, "the graph"))
+    return status;
+  if (RlxStatus status = requireArgument(path, "the path"))
+    return status;
+  std::string error;
+  auto params = readParamsFile(path, error);
+  return bindParams(graph, path, std::move(params), error, bound);
 }
 
 int rlxGraphIsBound(RlxGraph graph, size_t index) {

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "rlx/Execution/CompiledGraph.h"
+
+#include "rlx-c/CustomOps.h"
 #include "rlx/Runtime/FileIO.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -189,6 +191,32 @@ CompiledGraph::load(llvm::StringRef path) {
   graph->library = handle;
   graph->libraryPath = pathText;
   return graph;
+}
+
+llvm::Error rlxrt::loadCustomOpPlugin(llvm::StringRef path) {
+  llvm::SmallString<256> absolute(path);
+  if (std::error_code error = llvm::sys::fs::make_absolute(absolute))
+    return llvm::createStringError("cannot load plugin '" + path +
+                                   "': " + error.message());
+  if (llvm::Error error = checkSharedLibrary(path.str()))
+    return error;
+  void *handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    return llvm::createStringError("cannot load plugin '" + path +
+                                   "': " + dlerror());
+  auto init =
+      reinterpret_cast<RlxPluginInitFn>(dlsym(handle, RLX_PLUGIN_INIT_SYMBOL));
+  if (!init)
+    return llvm::createStringError(
+        "'" + path + "' is not an rlx plugin: it exports no " +
+        RLX_PLUGIN_INIT_SYMBOL + " (extern \"C\" int " +
+        RLX_PLUGIN_INIT_SYMBOL + "(void), docs/custom-ops.md)");
+  if (int status = init())
+    return llvm::createStringError(
+        "the " + llvm::Twine(RLX_PLUGIN_INIT_SYMBOL) + " of plugin '" + path +
+        "' failed (returned " + llvm::Twine(status) +
+        "): " + rlxCustomOpsLastError());
+  return llvm::Error::success();
 }
 
 llvm::Error CompiledGraph::bindLibraryProfile() {

@@ -37,6 +37,35 @@ llvm::Error TensorSpec::checkMatches(const HostTensor &tensor,
       tensor.describe() + ", the graph expects " + describe());
 }
 
+llvm::Error TensorSpec::checkMatches(const ParamTensor &param,
+                                     llvm::StringRef source) const {
+  if (param.packedType.empty())
+    return checkMatches(param.tensor, source);
+  const HostTensor &tensor = param.tensor;
+  std::string what =
+      "tensor '" + name + "' " +
+      (source.empty() ? "" : "from " + source.str() + " ") + "is GGUF " +
+      param.packedType + " " + formatDims(param.packedDims) + " (" +
+      std::to_string(tensor.numElements()) + " bytes of packed blocks)";
+  if (dtype != DType::U8 || shape.size() != 1)
+    return llvm::createStringError(
+        what + ", the graph expects " + describe() +
+        "; a quantized GGUF tensor binds only to a ui8 [bytes] argument "
+        "(the packed weight of rlx.dequant_matmul and the MoE ops)");
+  if (!packedType.empty() && packedType != param.packedType)
+    return llvm::createStringError(what + ", the graph decodes it as gguf_" +
+                                   packedType);
+  if (packedRowElements &&
+      (param.packedDims.empty() || param.packedDims[0] != packedRowElements))
+    return llvm::createStringError(
+        what +
+        ", the graph reads rows of K = " + std::to_string(packedRowElements) +
+        " elements (the GGUF tensor's first, innermost dim)");
+  if (shape[0] != tensor.numElements())
+    return llvm::createStringError(what + ", the graph expects " + describe());
+  return llvm::Error::success();
+}
+
 llvm::Expected<HostTensor> TensorSpec::allocate() const {
   std::string error;
   std::optional<HostTensor> tensor = HostTensor::create(dtype, shape, error);

@@ -174,6 +174,40 @@ GraphSignature::fromModule(ModuleOp module, llvm::StringRef entry) {
     }
     sig.results.push_back(std::move(*spec));
   }
+  // The GGUF type and row length each packed-weight argument is decoded
+  // with, so that a GGUF file's tensor is checked against them.
+  llvm::DenseMap<unsigned, std::pair<std::string, int64_t>> packedUses;
+  llvm::DenseSet<unsigned> conflicting;
+  auto recordPackedUse = [&](Value weight, rlx::QuantScheme quantScheme,
+                             int64_t k) {
+    auto arg = dyn_cast<BlockArgument>(weight);
+    StringRef scheme = rlx::stringifyEnum(quantScheme);
+    if (!arg || arg.getOwner() != &fn.getBody().front() ||
+        !scheme.consume_front("gguf_"))
+      return;
+    std::pair<std::string, int64_t> use{scheme.str(),
+                                        ShapedType::isDynamic(k) ? 0 : k};
+    auto [it, inserted] = packedUses.try_emplace(arg.getArgNumber(), use);
+    if (!inserted && it->second != use)
+      conflicting.insert(arg.getArgNumber());
+  };
+  fn.walk([&](Operation *op) {
+    if (auto matmul = dyn_cast<rlx::DequantMatMulOp>(op))
+      recordPackedUse(matmul.getWQ(), matmul.getScheme(),
+                      matmul.getX().getType().getDimSize(1));
+    else if (auto grouped = dyn_cast<rlx::DequantGroupedMatMulOp>(op))
+      recordPackedUse(grouped.getWeight(), grouped.getScheme(),
+                      grouped.getInput().getType().getDimSize(1));
+    else if (auto stack = dyn_cast<rlx::DequantMoEWeightsOp>(op))
+      recordPackedUse(stack.getPacked(), stack.getScheme(),
+                      stack.getType().getDimSize(1));
+  });
+  for (auto &[index, use] : packedUses) {
+    if (conflicting.contains(index))
+      continue;
+    sig.arguments[index].packedType = use.first;
+    sig.arguments[index].packedRowElements = use.second;
+  }
   fn.walk([&](Operation *op) {
     if (std::optional<double> flops = rlx::estimateFlops(op))
       sig.flops += *flops;

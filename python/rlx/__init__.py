@@ -25,7 +25,8 @@ from .safetensors import (bf16_to_f32, f32_to_bf16, read_safetensors,
                           write_safetensors)
 
 __all__ = ["RLXError", "Graph", "TensorInfo", "BenchResult", "compile",
-           "emit_shared_library", "load", "grad", "transform", "targets", "api_version",
+           "emit_shared_library", "load", "load_plugin", "grad", "transform",
+           "targets", "api_version",
            "read_safetensors", "write_safetensors"]
 
 # RlxDType in enum order; bf16 is exchanged as float32 (NumPy has no bf16).
@@ -204,17 +205,17 @@ class Graph:
                            f"{error}") from None
 
     def bind(self, params=None, **arrays):
-        """Binds arguments for every later run: `params` is a .safetensors
-        or .npz path (tensors naming no argument are ignored) or a name ->
-        array mapping (each name must be an argument); `arrays` as
-        keywords."""
+        """Binds arguments for every later run: `params` is a .safetensors,
+        GGUF or .npz path (tensors naming no argument are ignored) or a
+        name -> array mapping (each name must be an argument); `arrays` as
+        keywords.
         lib = _capi.lib()
         if (isinstance(params, (str, os.PathLike))
                 and os.fspath(params).endswith(".npz")):
             params = self._read_npz(os.fspath(params))
         if isinstance(params, (str, os.PathLike)):
             count = ctypes.c_size_t()
-            _capi.check(lib.rlxGraphBindSafetensors(
+            _capi.check(lib.rlxGraphBindParams(
                 self._handle, os.fspath(params).encode(),
                 ctypes.byref(count)))
             self._params["@file"] = os.fspath(params)
@@ -379,10 +380,10 @@ def compile(path_or_text, target="cpu", params=None, entry=None,
     """Compiles a module of rlx graphs (a path or the text) for `target`.
 
     `entry` picks the graph function (default: the only public one);
-    `params` (a .safetensors path or a name -> array mapping) is bound;
-    other keywords are options of the target's pipeline, `allow_tf32=True,
-    block_size=128` standing for "allow-tf32 block-size=128" (or give the
-    text as `pipeline_options`). Raises RLXError with the diagnostics."""
+    `params` (a .safetensors or GGUF path or a name -> array mapping) is
+    bound; other keywords are options of the target's pipeline,
+    `allow_tf32=True, block_size=128` standing for
+    "allow-tf32 block-size=128" (or give the text as `pipeline_options`). Raises RLXError with the diagnostics."""
     source = _read_source(path_or_text)
     args = _compile_args(target, entry, use_blas, profile, runtime_library,
                          pipeline_options, options)
@@ -416,6 +417,13 @@ def load(path, params=None):
     if params is not None:
         graph.bind(params)
     return graph
+
+
+def load_plugin(path):
+    """Loads a custom op plugin (a shared library exporting rlx_plugin_init,
+    docs/custom-ops.md): its rlx.custom ops are checked when graphs compile
+    and called when they run."""
+    _capi.check(_capi.lib().rlxLoadPlugin(os.fspath(path).encode()))
 
 
 def transform(path_or_text, pipeline):

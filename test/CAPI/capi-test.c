@@ -231,6 +231,8 @@ static void testErrors(const char *dir, RlxGraph graph) {
   CHECK_ERROR(rlxGraphBind(graph, "w", w, 4), "got 4 bytes");
   CHECK_ERROR(rlxGraphBindSafetensors(graph, "/nonexistent.safetensors", NULL),
               "/nonexistent.safetensors");
+  CHECK_ERROR(rlxGraphBindParams(graph, "/nonexistent.gguf", NULL),
+              "cannot read '/nonexistent.gguf'");
 
   float y[8], r[8];
   void *outputs[2] = {y, r};
@@ -341,6 +343,11 @@ int main(int argc, char **argv) {
     CHECK_OK(rlxGraphBindSafetensors(graph, params, &bound));
     CHECK(bound == 2);
     runAndCheck(graph, NULL, NULL, "file, .safetensors parameters");
+    /* The same file through the loader of either format. */
+    bound = 0;
+    CHECK_OK(rlxGraphBindParams(graph, params, &bound));
+    CHECK(bound == 2);
+    runAndCheck(graph, NULL, NULL, "file, parameters of either format");
     rlxGraphDestroy(graph);
   }
 

@@ -1,8 +1,9 @@
 # Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 # Exceptions. See the LICENSE file for license information.
-"""Checks the rlx Python package: api.py SCRATCH_DIR RLX_RUN."""
+"""Checks the rlx Python package: api.py SCRATCH_DIR RLX_RUN LIBS_DIR."""
 
 import os
+import struct
 import subprocess
 import sys
 
@@ -10,7 +11,7 @@ import numpy as np
 
 import rlx
 
-scratch, rlx_run = sys.argv[1], sys.argv[2]
+scratch, rlx_run, libs_dir = sys.argv[1], sys.argv[2], sys.argv[3]
 failures = []
 
 
@@ -98,6 +99,50 @@ with open(os.path.join(scratch, "damaged.npz"), "wb") as f:
 expect_error(lambda: rlx.compile(mlir_path, params=os.path.join(
     scratch, "damaged.npz")), "damaged.npz' as a .npz archive",
     "a truncated .npz")
+# Parameters from a GGUF file: GGUF lists dims innermost first, so a
+# [8, 16] weight is written with dims (16, 8). Written here from the
+# published GGUF v3 layout (magic, version, counts, tensor infos, aligned
+# data).
+gguf_path = os.path.join(scratch, "mlp.gguf")
+infos, data = b"", b""
+for name, value in params.items():
+    infos += struct.pack("<Q", len(name)) + name.encode()
+    infos += struct.pack("<I", value.ndim)
+    infos += b"".join(struct.pack("<Q", d) for d in value.shape[::-1])
+    infos += struct.pack("<IQ", 0, len(data))  # f32, offset
+    data += value.tobytes() + b"\0" * (-value.nbytes % 32)
+header = b"GGUF" + struct.pack("<IQQ", 3, len(params), 0) + infos
+with open(gguf_path, "wb") as f:
+    f.write(header + b"\0" * (-len(header) % 32) + data)
+from_gguf = rlx.compile(MLP, params=gguf_path)
+check(np.array_equal(from_gguf(x=x), y), "GGUF params bind like arrays")
+expect_error(lambda: rlx.compile(MLP).bind(gguf_path[:-5] + "-none.gguf"),
+             "-none.gguf", "missing GGUF file")
+
+# A custom op plugin (examples/custom-op): z = x * sigmoid(beta x) + y.
+plugin = os.path.join(libs_dir, "libswish_add_plugin.so")
+rlx.load_plugin(plugin)
+SWISH = """
+func.func @s(%x: tensor<2x3xf32> {rlx.input = "x"},
+             %y: tensor<3xf32> {rlx.input = "y"}) -> tensor<2x3xf32> {
+  %z = rlx.custom "example.swish_add"(%x, %y) pure attrs {beta = 2.0 : f32}
+      : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %z : tensor<2x3xf32>
+}
+"""
+sx = rng.standard_normal((2, 3), np.float32)
+sy = rng.standard_normal(3, np.float32)
+want = sx / (1 + np.exp(-2.0 * sx.astype(np.float64))) + sy
+check(np.allclose(rlx.compile(SWISH)(x=sx, y=sy), want, rtol=1e-5,
+                  atol=1e-6), "custom op from a plugin")
+expect_error(lambda: rlx.load_plugin(plugin), "is already registered",
+             "a plugin loaded twice")
+expect_error(lambda: rlx.load_plugin(os.path.join(scratch, "none.so")),
+             "none.so", "missing plugin")
+expect_error(lambda: rlx.compile(SWISH.replace("tensor<3xf32>",
+                                               "tensor<2xf32>")),
+             "the registered shape function rejects the operands",
+             "shape function rejection")
 
 # Bit for bit equal to rlx-run on the same data.
 np.save(os.path.join(scratch, "x.npy"), x)

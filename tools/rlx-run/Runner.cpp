@@ -32,19 +32,34 @@ cl::opt<std::string> rlxrun::loadSharedLib(
              "compiling <graph.mlir>"),
     cl::value_desc("OUT.so"), cl::cat(rlxrun::runCategory));
 cl::OptionCategory rlxrun::runCategory("rlx-run options");
+static cl::list<std::string>
+    plugins("plugin",
+            cl::desc("Load a custom op plugin (a shared library exporting "
+                     "rlx_plugin_init, which registers rlx.custom ops; "
+                     "docs/custom-ops.md) before compiling or running; "
+                     "repeatable"),
+            cl::value_desc("LIB.so"), cl::cat(rlxrun::runCategory));
+
+void rlxrun::loadPlugins() {
+  for (const std::string &plugin : plugins)
+    exitOnError(loadCustomOpPlugin(plugin));
+}
 
 static cl::list<std::string>
     inputs("input",
            cl::desc("NAME=FILE.npy, NAME=FILE.safetensors:TENSOR or "
-                    "NAME=FILE.npz:ARRAY: feed graph input or parameter NAME "
-                    "from a .npy file or one tensor of a .safetensors or "
-                    ".npz file; FILE.npz (no NAME=): every array of the "
-                    "archive to the argument of its name"),
+                    "NAME=FILE.gguf:TENSOR, NAME=FILE.npz:ARRAY: feed graph "
+                    "input or parameter NAME from a .npy file or one tensor "
+                    "of a .safetensors, GGUF or .npz file; FILE.npz (no "
+                    "NAME=): every array of the archive to the argument of "
+                    "its name"),
            cl::cat(rlxrun::runCategory));
 static cl::opt<std::string>
     paramsFile("params",
-               cl::desc("Parameters from a .safetensors or .npz file (by "
-                        "name; tensors naming no argument are ignored)"),
+               cl::desc("Parameters from a .safetensors, GGUF or .npz file "
+                        "(by name; tensors naming no argument are ignored; "
+                        "GGUF: by its magic, quantized tensors bind as packed "
+                        "bytes to the weights of rlx.dequant_matmul)"),
                cl::cat(rlxrun::runCategory));
 static cl::opt<bool> randomInputs(
     "random-inputs",
@@ -132,27 +147,27 @@ std::pair<std::string, std::string> splitAssignment(const std::string &arg,
 
 bool isNpz(llvm::StringRef path) { return path.ends_with(".npz"); }
 
-/// Every tensor of a .safetensors or (by its extension) .npz file.
-std::map<std::string, HostTensor> readTensorFile(const std::string &path) {
+/// Every tensor of a parameter file: .safetensors, GGUF or (by its
+/// extension) .npz.
+std::map<std::string, ParamTensor> readTensorFile(const std::string &path) {
   std::string error;
-  return valueOrExit(
-      isNpz(path) ? readNpz(path, error) : readSafetensors(path, error), error);
+  return valueOrExit(readParamsFile(path, error), error);
 }
 
-/// The tensor of an --input path: FILE.npy, FILE.safetensors:TENSOR or
-/// FILE.npz:ARRAY.
-HostTensor readInput(const std::string &path) {
+/// The tensor of an --input path: FILE.npy, or one tensor of a parameter
+/// file: FILE.safetensors:TENSOR, FILE.gguf:TENSOR or FILE.npz:ARRAY.
+ParamTensor readInput(const std::string &path) {
   std::string error;
   size_t split = std::string::npos, suffix = 0;
-  for (llvm::StringRef archive : {".safetensors:", ".npz:"}) {
-    size_t at = path.rfind(archive.str());
+  for (llvm::StringRef kind : {".safetensors:", ".gguf:", ".npz:"}) {
+    size_t at = path.rfind(kind.str());
     if (at != std::string::npos && (split == std::string::npos || at > split)) {
       split = at;
-      suffix = archive.size();
+      suffix = kind.size();
     }
   }
   if (split == std::string::npos)
-    return valueOrExit(readNpy(path, error), error);
+    return ParamTensor{valueOrExit(readNpy(path, error), error), {}, {}};
   std::string file = path.substr(0, split + suffix - 1);
   std::string name = path.substr(split + suffix);
   auto tensors = readTensorFile(file);
@@ -176,7 +191,7 @@ gatherArguments(const GraphSignature &signature,
                 std::vector<BatchedArgument> &batchedArguments) {
   std::map<std::string, HostTensor> provided;
   // (argument name, tensor, where it came from) of every --input.
-  std::vector<std::tuple<std::string, HostTensor, std::string>> given;
+  std::vector<std::tuple<std::string, ParamTensor, std::string>> given;
   for (const std::string &arg : inputs) {
     if (arg.find('=') == std::string::npos && isNpz(arg)) {
       for (auto &[name, tensor] : readTensorFile(arg)) {
@@ -201,12 +216,12 @@ gatherArguments(const GraphSignature &signature,
             "' is the second)");
     if (llvm::is_contained(batched, name)) {
       batchedArguments.push_back(exitOnError(makeBatchedArgument(
-          signature, name, std::move(tensor), steps, path)));
+          signature, name, std::move(tensor.tensor), steps, path)));
       provided[name] = exitOnError(spec->allocate());
       continue;
     }
     exitOnError(spec->checkMatches(tensor, "'" + path + "'"));
-    provided[name] = std::move(tensor);
+    provided[name] = std::move(tensor.tensor);
   }
   for (const std::string &name : batched)
     if (llvm::none_of(batchedArguments, [&](const BatchedArgument &b) {
@@ -221,7 +236,7 @@ gatherArguments(const GraphSignature &signature,
       if (!spec || provided.count(name))
         continue; // Extra tensors in a checkpoint are fine.
       exitOnError(spec->checkMatches(tensor, "'" + paramsFile + "'"));
-      provided[name] = std::move(tensor);
+      provided[name] = std::move(tensor.tensor);
     }
   }
   std::vector<HostTensor> arguments;
@@ -239,7 +254,8 @@ gatherArguments(const GraphSignature &signature,
     if (!randomInputs)
       fatal("no data for " + spec.kindName() + " '" + spec.name + "' (" +
             spec.describe() + "): pass --input " + spec.name +
-            "=FILE.npy, --params FILE.safetensors or --random-inputs");
+            "=FILE.npy, --params FILE.safetensors|FILE.gguf|FILE.npz or "
+            "--random-inputs");
     arguments.push_back(exitOnError(randomArgument(signature, i, seed)));
   }
   return arguments;

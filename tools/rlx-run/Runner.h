@@ -46,6 +46,9 @@ template <typename T> T exitOnError(llvm::Expected<T> value) {
 /// or benchmarks it (--bench), prints the profile if it has one, and
 /// writes, prints and checks the outputs (--output, --print, --check).
 /// Returns the exit code: 1 if a check failed.
+/// Loads every --plugin library, exiting with its error.
+void loadPlugins();
+
 int runGraph(const rlxrt::CompiledGraph &graph,
              std::optional<double> compileMs);
 

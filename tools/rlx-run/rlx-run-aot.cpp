@@ -46,6 +46,7 @@ int main(int argc, char **argv) {
       "names.\nOutputs are named output_0, output_1, ... in result order.\n");
   if (loadSharedLib.empty())
     fatal("give the graph library with --load GRAPH.so");
+  loadPlugins();
   std::unique_ptr<CompiledGraph> graph =
       exitOnError(CompiledGraph::load(loadSharedLib));
   if (profile)

@@ -167,6 +167,7 @@ int main(int argc, char **argv) {
     fatal("--pipeline-options applies when compiling; a --load library was "
           "compiled with its options already");
 
+  loadPlugins();
   std::optional<double> compileMs;
   std::unique_ptr<CompiledGraph> graph;
   if (!loadSharedLib.empty()) {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 
@@ -153,6 +154,62 @@ TEST(HostTensor, NpzRoundTripsAndRejectsEveryDamagedCopy) {
   EXPECT_FALSE(writeNpz(path, bf16, error));
   EXPECT_NE(error.find("cannot write 'h'"), std::string::npos) << error;
   std::remove(path.c_str());
+}
+
+/// Little-endian bytes of `value`.
+template <typename T> std::string le(T value) {
+  std::string out(sizeof(T), '\0');
+  std::memcpy(out.data(), &value, sizeof(T));
+  return out;
+}
+std::string ggufString(const std::string &text) {
+  return le<uint64_t>(text.size()) + text;
+}
+
+/// A GGUF v3 file: one metadata string, an f32 tensor of GGUF dims [3, 2]
+/// and a q8_0 tensor of dims [32, 2] (two 34-byte blocks), aligned to 32.
+std::string smallGguf() {
+  std::string out = "GGUF" + le<uint32_t>(3) + le<uint64_t>(2) +
+                    le<uint64_t>(1) + ggufString("general.name") +
+                    le<uint32_t>(8) + ggufString("t");
+  out += ggufString("a") + le<uint32_t>(2) + le<uint64_t>(3) + le<uint64_t>(2) +
+         le<uint32_t>(0) + le<uint64_t>(0);
+  out += ggufString("q") + le<uint32_t>(2) + le<uint64_t>(32) +
+         le<uint64_t>(2) + le<uint32_t>(8) + le<uint64_t>(32);
+  out.append((32 - out.size() % 32) % 32, '\0');
+  for (int i = 0; i < 6; ++i)
+    out += le<float>(float(i));
+  out.append(8, '\0'); // padding to the next tensor
+  for (int i = 0; i < 68; ++i)
+    out += static_cast<char>(i);
+  return out;
+}
+
+TEST(HostTensor, GgufReversesDimsAndKeepsBlocksPacked) {
+  std::string error;
+  auto tensors = parseGguf(smallGguf(), "t.gguf", error);
+  ASSERT_TRUE(tensors) << error;
+  const ParamTensor &a = tensors->at("a");
+  EXPECT_EQ(a.tensor.describe(), "[2, 3] f32");
+  EXPECT_TRUE(a.packedType.empty());
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(a.tensor.getAsDouble(i), i);
+  const ParamTensor &q = tensors->at("q");
+  EXPECT_EQ(q.tensor.describe(), "[68] u8");
+  EXPECT_EQ(q.packedType, "q8_0");
+  EXPECT_EQ(q.packedDims, (std::vector<int64_t>{32, 2}));
+  EXPECT_EQ(q.tensor.dataAs<uint8_t>()[67], 67);
+}
+
+TEST(HostTensor, GgufTruncatedPrefixesAreErrors) {
+  // Every prefix of a valid file is rejected with a message naming it.
+  std::string bytes = smallGguf(), error;
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    EXPECT_FALSE(parseGguf(bytes.substr(0, n), "t.gguf", error)) << n;
+    EXPECT_NE(error.find("'t.gguf' is not a valid GGUF file"),
+              std::string::npos)
+        << error;
+  }
 }
 
 } // namespace

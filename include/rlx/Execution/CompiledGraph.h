@@ -150,6 +150,15 @@ private:
   std::optional<ProfileTimers> profileTimers;
 };
 
+/// Loads the custom op plugin `path` (docs/custom-ops.md) and calls its
+/// `rlx_plugin_init`, which registers its ops. The path rules of
+/// CompiledGraph::load apply: made absolute (never searched on the library
+/// path) and checked to be a whole ELF shared library for this machine
+/// before it is mapped. Fails naming the file when it is missing or not
+/// such a library, lacks the init symbol, or its init fails. Never
+/// unloaded: registered kernels stay callable.
+llvm::Error loadCustomOpPlugin(llvm::StringRef path);
+
 } // namespace rlxrt
 
 #endif // RLX_EXECUTION_COMPILEDGRAPH_H

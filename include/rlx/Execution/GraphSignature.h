@@ -39,6 +39,15 @@ struct TensorSpec {
   /// parameter argument it replaces in the next step of a training step
   /// (its updated value); empty otherwise.
   std::string param = {};
+  /// For an argument used as the packed weight of a GGUF-scheme
+  /// `rlx.dequant_matmul`, `rlx.dequant_grouped_matmul` or
+  /// `rlx.dequant_moe_weights`: the GGUF type its bytes must have (`q4_0`) and
+  /// the row length K, the innermost dim of the GGUF tensor (0 when
+  /// dynamic). Empty when the argument has no such use, when its uses
+  /// disagree, and in signatures read from shared libraries, which check
+  /// only the byte count.
+  std::string packedType = {};
+  int64_t packedRowElements = 0;
 
   /// `[2, 3] f32`.
   std::string describe() const;
@@ -48,6 +57,12 @@ struct TensorSpec {
   /// Fails unless `tensor` has this dtype and shape, naming the tensor, the
   /// expected and the actual type, and `source` (`'x.npy'`) when given.
   llvm::Error checkMatches(const HostTensor &tensor,
+                           llvm::StringRef source = {}) const;
+  /// The same for a tensor of a parameter file: a GGUF block-quantized
+  /// tensor binds only to a ui8 `[bytes]` argument of its byte count, and,
+  /// where the graph uses the argument as a GGUF weight, only with the type
+  /// and row length that use decodes.
+  llvm::Error checkMatches(const ParamTensor &tensor,
                            llvm::StringRef source = {}) const;
   /// A zeroed tensor of this dtype and shape, or an error naming the tensor
   /// when its size overflows or the memory is not available (a graph's

@@ -142,6 +142,39 @@ bool writeSafetensors(const std::string &path,
                       const std::map<std::string, HostTensor> &tensors,
                       std::string &error);
 
+/// A tensor of a parameter file. GGUF's block-quantized tensors (q4_0,
+/// q8_0, the K-quants, ...) are kept as their packed blocks: `tensor` is a
+/// u8 `[bytes]` tensor of the file's bytes, `packedType` the GGUF type name
+/// (`q4_0`) and `packedDims` the file's dims, innermost first. Both are
+/// empty for plain tensors.
+struct ParamTensor {
+  HostTensor tensor;
+  std::string packedType;
+  std::vector<int64_t> packedDims;
+};
+
+/// Reads every tensor of a GGUF file (versions 2 and 3) by name. Plain
+/// tensors (f32, f16, bf16, f64, i8, i16, i32, i64) become host tensors
+/// whose shape is GGUF's dims reversed (GGUF lists the innermost dim first;
+/// a tensor of dims [K, N] is the row-major [N, K]); block-quantized ones
+/// stay packed (ParamTensor). Metadata is validated and skipped, except
+/// `general.alignment`. The header, every count, string, dim, size and
+/// offset are validated against the file before anything is allocated;
+/// tensors may not overlap, and between them only alignment padding may
+/// lie (docs/security.md).
+std::optional<std::map<std::string, ParamTensor>>
+readGguf(const std::string &path, std::string &error);
+/// The same for the bytes of a GGUF file already in memory; `path` names
+/// it in errors.
+std::optional<std::map<std::string, ParamTensor>>
+parseGguf(std::string_view bytes, const std::string &path, std::string &error);
+
+/// Reads a parameter file: GGUF when it starts with the magic "GGUF" or its
+/// name ends in .gguf, a NumPy archive when its name ends in .npz,
+/// .safetensors otherwise.
+std::optional<std::map<std::string, ParamTensor>>
+readParamsFile(const std::string &path, std::string &error);
+
 } // namespace rlxrt
 
 #endif // RLX_RUNTIME_HOSTTENSOR_H

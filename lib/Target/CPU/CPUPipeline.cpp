@@ -37,6 +37,8 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
   if (options.profile)
     pm.addPass(createRLXTagOpLocations());
   registerCPUUnfusePolicy();
+  // rlx.custom calls its registered kernel through the runtime.
+  pm.addPass(createRLXCPULowerCustomOps());
   buildRLXToLinalgPipeline(pm, "cpu");
   if (options.useBlas)
     pm.addNestedPass<func::FuncOp>(createRLXCPUTransposedGemmOperands());

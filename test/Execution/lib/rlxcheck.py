@@ -267,6 +267,36 @@ class Checker:
               f"got {got.flat[j]!r} want {want.flat[j]!r} "
               f"({int(ulps.flat[j])} ulp)")
 
+    def succeeded(self, what, proc):
+        """True if the finished process `proc` exited with 0; else records a
+        failed case with its stderr."""
+        if proc.returncode == 0:
+            return True
+        self.cases += 1
+        self.failed += 1
+        print(f"FAIL {what}: exited {proc.returncode}: {proc.stderr}")
+        return False
+
+    def failed_with(self, what, proc, needles, one_line=True):
+        """Records whether the finished process `proc` exited with 1 and
+        wrote every needle to stderr: all in one line starting with
+        "rlx-run: error: " (the tool's one error line), or, with
+        `one_line=False`, each in some line (diagnostics, run-time
+        errors)."""
+        self.cases += 1
+        lines = proc.stderr.strip().splitlines()
+        if one_line:
+            ok = (len(lines) == 1 and lines[0].startswith("rlx-run: error: ")
+                  and all(n in lines[0] for n in needles))
+        else:
+            ok = all(any(n in line for line in lines) for n in needles)
+        if proc.returncode == 1 and ok:
+            self.passed += 1
+            return
+        self.failed += 1
+        print(f"FAIL {what}: exit {proc.returncode}, stderr {proc.stderr!r}, "
+              f"wanted {tuple(needles)}")
+
     def finish(self):
         print(f"{self.passed} passed, {self.failed} failed")
         sys.exit(1 if self.failed or not self.passed else 0)

@@ -76,10 +76,10 @@ func.func @f(%p: tensor<i1> {rlx.input = "p"},
 
 // -----
 
-// A custom op's derivative would live in a registry the project does not
-// have; the diagnostic names the op and its registered name.
+// The custom op registry carries no derivatives; the diagnostic names the
+// op and its registered name.
 func.func @f(%x: tensor<3xf32> {rlx.param = "x"}) -> tensor<3xf32> {
-  // expected-error @+1 {{: no derivative for 'rlx.custom' "sparse_solve": custom ops have no registry that could carry one (rlx.custom_fn carries its own rules)}}
+  // expected-error @+1 {{: no derivative for 'rlx.custom' "sparse_solve": the custom op registry carries shape functions and CPU kernels, not derivatives (wrap the op in rlx.custom_fn with vjp/jvp bodies)}}
   %r = rlx.custom "sparse_solve"(%x) pure : (tensor<3xf32>) -> tensor<3xf32>
   return %r : tensor<3xf32>
 }

@@ -15,6 +15,9 @@ namespace mlir {
 namespace arith {
 class ArithDialect;
 } // namespace arith
+namespace bufferization {
+class BufferizationDialect;
+} // namespace bufferization
 namespace func {
 class FuncDialect;
 class FuncOp;
@@ -22,6 +25,12 @@ class FuncOp;
 namespace linalg {
 class LinalgDialect;
 } // namespace linalg
+namespace memref {
+class MemRefDialect;
+} // namespace memref
+namespace scf {
+class SCFDialect;
+} // namespace scf
 namespace tensor {
 class TensorDialect;
 } // namespace tensor

@@ -46,6 +46,33 @@ def RLXLinalgToBLAS : Pass<"rlx-linalg-to-blas", "ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def RLXCPULowerCustomOps : Pass<"rlx-cpu-lower-custom-ops", "ModuleOp"> {
+  let summary = "Lower rlx.custom to calls of the registered CPU kernels";
+  let description = [{
+    Runs on tensors, before the lowering to linalg. Each `rlx.custom
+    "NAME"` becomes a call of the CPU runtime's `rlx_rt_custom_call` with
+    the op's name, the text of its `attrs` dictionary and a table of its
+    tensors (data pointer, dtype, rank, dims): operands as read-only
+    buffers, results in fresh 64-byte aligned buffers. The runtime finds
+    the kernel in the process's custom op registry
+    (`include/rlx-c/CustomOps.h`) by name when the graph runs, and stops
+    the run with an error naming the op when none is registered.
+
+    Where `NAME` is registered while compiling (a plugin loaded with
+    `rlx-run --plugin`), its shape function is called with the operand
+    types and must accept them and give the declared result types;
+    otherwise the op is an error naming it. Results must have static
+    shapes, and every tensor an element type of the ABI (f16, bf16, f32,
+    f64, i1, i8, i16, i32, i64) and rank at most 8. See
+    `docs/custom-ops.md`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def RLXCPUTransposedGemmOperands
     : Pass<"rlx-cpu-transposed-gemm-operands", "func::FuncOp"> {
   let summary = "Let matmuls read transposed operands instead of copies";

@@ -74,8 +74,9 @@ static LogicalResult cannotDifferentiate(WhileOp op, bool reverse) {
 static LogicalResult cannotDifferentiate(CustomOp op, bool reverse) {
   return op.emitError() << passOf(reverse) << ": no derivative for '"
                         << op->getName() << "' \"" << op.getName()
-                        << "\": custom ops have no registry that could carry "
-                           "one (rlx.custom_fn carries its own rules)";
+                        << "\": the custom op registry carries shape functions "
+                           "and CPU kernels, not derivatives (wrap the op in "
+                           "rlx.custom_fn with vjp/jvp bodies)";
 }
 
 #define RLX_NO_DERIVATIVE_RULES(OpT)                                           \
