@@ -354,7 +354,7 @@ bool reportOutputs(const GraphSignature &signature,
       fatal("--check names '" + name + "', but @" + signature.name +
             " has outputs output_0 .. output_" +
             std::to_string(outputs.size() - 1));
-    HostTensor reference = readInput(path);
+    HostTensor reference = readInput(path).tensor;
     std::string outputName = "output_" + std::to_string(i);
     Comparison comparison = exitOnError(compareTensors(
         outputs[i], outputName, reference, path, relTolerance, absTolerance));

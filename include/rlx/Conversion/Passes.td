@@ -77,9 +77,12 @@ def RLXExportGraphFunctions
     `rlx.param` names of a training step's results) are dropped: runners
     read them from the graph before compiling. A value returned more
     than once, or a graph input returned as is, is copied, so every output
-    has its own buffer.
+    has its own buffer. Arguments are marked `bufferization.writable =
+    false`: they are the caller's, and an op that would update one in place
+    gets a copy, so a run never changes its inputs.
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 

@@ -16,6 +16,7 @@
 #include "rlx/Dialect/RLX/IR/RLXDialect.h"
 #include "rlx/Transforms/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -75,6 +76,13 @@ struct RLXExportGraphFunctionsPass
       for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
         fn.removeArgAttr(i, RLXDialect::kInputAttrName);
         fn.removeArgAttr(i, RLXDialect::kParamAttrName);
+        // The caller's buffers are read-only: an op that updates a tensor
+        // in place (dense_solve's elimination) works on a copy of an
+        // argument, so a run never changes its inputs, and a repeated run
+        // (--bench, a replayed CUDA graph, a caller's reused arrays) sees
+        // the same ones.
+        fn.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
+                      BoolAttr::get(&getContext(), false));
       }
       // A training step marks its updated parameters among its results.
       for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
