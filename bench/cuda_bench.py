@@ -153,7 +153,8 @@ def build(outdir, build_dir, only):
     os.makedirs(os.path.join(outdir, "bin"), exist_ok=True)
     os.makedirs(os.path.join(outdir, "lib"), exist_ok=True)
     shutil.copy(os.path.join(build_dir, "bin", "rlx-run-aot"), os.path.join(outdir, "bin"))
-    shutil.copy(os.path.join(build_dir, "lib", "librlx_cuda_runtime.so"), os.path.join(outdir, "lib"))
+    for library in ("librlx_cuda_runtime.so", "librlx_custom_ops.so"):
+        shutil.copy(os.path.join(build_dir, "lib", library), os.path.join(outdir, "lib"))
     for name, (graph, _, _) in selected_cases(only).items():
         path = os.path.join(outdir, slug(name) + ".mlir")
         with open(path, "w") as f:

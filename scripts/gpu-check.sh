@@ -6,7 +6,8 @@
 #       graph of the CPU execution tests (test/Execution/CPU/*.py, or the
 #       tests named) for the cuda target into OUTDIR, each with its inputs
 #       and the CPU's outputs (the tests check those against PyTorch/NumPy)
-#       as the expected ones, beside rlx-run-aot and librlx_cuda_runtime.so.
+#       as the expected ones, beside rlx-run-aot, librlx_cuda_runtime.so and
+#       librlx_custom_ops.so (the custom op registry rlx-run-aot links).
 #       Graphs the cuda target cannot compile are listed in
 #       OUTDIR/compile-failures.txt.
 #   scripts/gpu-check.sh run OUTDIR [SUMMARY]
@@ -42,11 +43,12 @@ build() {
   mkdir -p "$out/bin" "$out/lib" "$out/cases" "$out/examples" "$out/logs" \
     "$out/compiler/bin" "$out/compiler/lib"
   cp "$build/bin/rlx-run-aot" "$out/bin/"
-  cp "$build/lib/librlx_cuda_runtime.so" "$out/lib/"
+  cp "$build/lib/librlx_cuda_runtime.so" "$build/lib/librlx_custom_ops.so" \
+    "$out/lib/"
   # The compiler that builds the cases, copied, so a rebuild meanwhile
   # changes nothing; it finds its runtimes in ../lib.
   cp "$build/bin/rlx-run" "$build/bin/rlx-opt" "$out/compiler/bin/"
-  cp "$build"/lib/librlx_*_runtime.so "$out/compiler/lib/"
+  cp "$build"/lib/librlx_*.so "$out/compiler/lib/"
   local rlx_run=$out/compiler/bin/rlx-run
   : >"$out/compile-failures.txt"
 

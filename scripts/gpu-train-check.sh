@@ -25,7 +25,8 @@ build() {
   local build=${RLX_BUILD_DIR:-$root/build}
   rm -rf "$out"
   mkdir -p "$out"
-  cp "$build/bin/rlx-run-aot" "$build/lib/librlx_cuda_runtime.so" "$out/"
+  cp "$build/bin/rlx-run-aot" "$build/lib/librlx_cuda_runtime.so" \
+    "$build/lib/librlx_custom_ops.so" "$out/"
   local spec name fn options dir
   for spec in "${examples[@]}"; do
     IFS=: read -r name fn options <<<"$spec"

@@ -208,7 +208,7 @@ class Graph:
         """Binds arguments for every later run: `params` is a .safetensors,
         GGUF or .npz path (tensors naming no argument are ignored) or a
         name -> array mapping (each name must be an argument); `arrays` as
-        keywords.
+        keywords."""
         lib = _capi.lib()
         if (isinstance(params, (str, os.PathLike))
                 and os.fspath(params).endswith(".npz")):

@@ -58,12 +58,16 @@ if [[ -x $prefix/bin/rlx-run-aot ]]; then
   aot=$outside/aot
   mkdir -p "$aot"
   "$prefix/bin/rlx-run" "$outside/mlp.mlir" --emit-shared-lib "$aot/mlp.so"
-  cp "$prefix/lib/librlx_cpu_runtime.so" "$prefix/bin/rlx-run-aot" "$aot/"
+  # The runtime, and the custom op registry it and rlx-run-aot link.
+  cp "$prefix/lib/librlx_cpu_runtime.so" "$prefix/lib/librlx_custom_ops.so" \
+    "$prefix/bin/rlx-run-aot" "$aot/"
   mv "$prefix/lib/librlx_cpu_runtime.so" "$work/runtime-moved.so"
+  mv "$prefix/lib/librlx_custom_ops.so" "$work/registry-moved.so"
   status=0
   (cd "$aot" && env -u LD_LIBRARY_PATH ./rlx-run-aot --load ./mlp.so \
     --random-inputs --print) || status=$?
   mv "$work/runtime-moved.so" "$prefix/lib/librlx_cpu_runtime.so"
+  mv "$work/registry-moved.so" "$prefix/lib/librlx_custom_ops.so"
   ((status == 0)) || { echo "install: the copied AOT library failed" >&2;
                        exit 1; }
 else
