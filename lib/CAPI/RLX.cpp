@@ -524,11 +524,8 @@ RlxStatus rlxGraphBindSafetensors(RlxGraph graph, const char *path,
     return status;
   std::string error;
   std::optional<std::map<std::string, ParamTensor>> params;
-  if (auto tensors = readSafetensors(path, error)) {
-    params.emplace();
-    for (auto &[name, tensor] : *tensors)
-      params->emplace(name, ParamTensor{std::move(tensor), {}, {}});
-  }
+  if (auto tensors = readSafetensors(path, error))
+    params = asParamTensors(std::move(*tensors));
   return bindParams(graph, path, std::move(params), error, bound);
 }
 

@@ -26,29 +26,35 @@
 using namespace mlir;
 using namespace mlir::rlx;
 
-/// The rlx op names (in first-seen order) and the first file position in
-/// `loc`.
-static void collectOrigins(Location loc, llvm::SetVector<StringRef> &names,
-                           std::optional<FileLineColLoc> &position) {
+/// Visits, in order, the rlx op names (`onName`) and the file positions
+/// (`onPosition`) that `loc` records its origins with: through names, fused
+/// locations and the callees of call sites.
+static void walkOrigins(Location loc, function_ref<void(NameLoc)> onName,
+                        function_ref<void(FileLineColLoc)> onPosition) {
   if (auto named = dyn_cast<NameLoc>(loc)) {
     if (named.getName().getValue().starts_with("rlx."))
-      names.insert(named.getName().getValue());
-    collectOrigins(named.getChildLoc(), names, position);
+      onName(named);
+    walkOrigins(named.getChildLoc(), onName, onPosition);
   } else if (auto fused = dyn_cast<FusedLoc>(loc)) {
     for (Location inner : fused.getLocations())
-      collectOrigins(inner, names, position);
+      walkOrigins(inner, onName, onPosition);
   } else if (auto callSite = dyn_cast<CallSiteLoc>(loc)) {
-    collectOrigins(callSite.getCallee(), names, position);
+    walkOrigins(callSite.getCallee(), onName, onPosition);
   } else if (auto file = dyn_cast<FileLineColLoc>(loc)) {
-    if (!position)
-      position = file;
+    onPosition(file);
   }
 }
 
 std::string rlx::getOpLabel(Location loc) {
+  // The rlx op names in first-seen order, and the first file position.
   llvm::SetVector<StringRef> names;
   std::optional<FileLineColLoc> position;
-  collectOrigins(loc, names, position);
+  walkOrigins(
+      loc, [&](NameLoc named) { names.insert(named.getName().getValue()); },
+      [&](FileLineColLoc file) {
+        if (!position)
+          position = file;
+      });
   std::string label =
       names.empty() ? std::string("(no rlx op)") : llvm::join(names, "+");
   if (position)
@@ -63,16 +69,9 @@ std::string rlx::getOpLabel(Location loc) {
 /// Every rlx op `loc` names, by the op's own label: what
 /// rlx-tag-op-locations keyed its FLOPs by.
 static void collectOpKeys(Location loc, llvm::StringSet<> &keys) {
-  if (auto named = dyn_cast<NameLoc>(loc)) {
-    if (named.getName().getValue().starts_with("rlx."))
-      keys.insert(getOpLabel(named));
-    collectOpKeys(named.getChildLoc(), keys);
-  } else if (auto fused = dyn_cast<FusedLoc>(loc)) {
-    for (Location inner : fused.getLocations())
-      collectOpKeys(inner, keys);
-  } else if (auto callSite = dyn_cast<CallSiteLoc>(loc)) {
-    collectOpKeys(callSite.getCallee(), keys);
-  }
+  walkOrigins(
+      loc, [&](NameLoc named) { keys.insert(getOpLabel(named)); },
+      [](FileLineColLoc) {});
 }
 
 /// The bytes of a memref type with a static shape, else 0.

@@ -153,6 +153,10 @@ struct ParamTensor {
   std::vector<int64_t> packedDims;
 };
 
+/// `tensors` as parameter tensors, none of them packed.
+std::map<std::string, ParamTensor>
+asParamTensors(std::map<std::string, HostTensor> tensors);
+
 /// Reads every tensor of a GGUF file (versions 2 and 3) by name. Plain
 /// tensors (f32, f16, bf16, f64, i8, i16, i32, i64) become host tensors
 /// whose shape is GGUF's dims reversed (GGUF lists the innermost dim first;

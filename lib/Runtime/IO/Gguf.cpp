@@ -515,8 +515,13 @@ rlxrt::readParamsFile(const std::string &path, std::string &error) {
                      : parseSafetensors(*contents, path, error);
   if (!tensors)
     return std::nullopt;
+  return asParamTensors(std::move(*tensors));
+}
+
+std::map<std::string, ParamTensor>
+rlxrt::asParamTensors(std::map<std::string, HostTensor> tensors) {
   std::map<std::string, ParamTensor> params;
-  for (auto &[name, tensor] : *tensors)
+  for (auto &[name, tensor] : tensors)
     params.emplace(name, ParamTensor{std::move(tensor), {}, {}});
   return params;
 }

@@ -54,6 +54,16 @@ using namespace mlir::rlx;
 // Forming the kernel op
 //===----------------------------------------------------------------------===//
 
+/// Whether `packed` is `split`, a static `[B, S, H, D]`, with its heads
+/// side by side: `[B, S, H * D]`.
+static bool packsHeads(RankedTensorType packed, RankedTensorType split) {
+  return split.hasStaticShape() && split.getRank() == 4 &&
+         packed.hasStaticShape() && packed.getRank() == 3 &&
+         packed.getDimSize(0) == split.getDimSize(0) &&
+         packed.getDimSize(1) == split.getDimSize(1) &&
+         packed.getDimSize(2) == split.getDimSize(2) * split.getDimSize(3);
+}
+
 /// The `[B, S, H * D]` tensor that `heads`, a `[B, H, S, D]` operand of
 /// attention, is split from, when it is `transpose [0, 2, 1, 3]` of
 /// `reshape [B, S, H, D]` of one: the packed layout the kernel reads in place.
@@ -64,12 +74,8 @@ static Value packedSource(Value heads) {
   auto reshape = transpose.getInput().getDefiningOp<ReshapeOp>();
   if (!reshape)
     return {};
-  auto split = cast<RankedTensorType>(reshape.getType());
-  auto source = cast<RankedTensorType>(reshape.getInput().getType());
-  if (!split.hasStaticShape() || !source.hasStaticShape() ||
-      source.getRank() != 3 || source.getDimSize(0) != split.getDimSize(0) ||
-      source.getDimSize(1) != split.getDimSize(1) ||
-      source.getDimSize(2) != split.getDimSize(2) * split.getDimSize(3))
+  if (!packsHeads(cast<RankedTensorType>(reshape.getInput().getType()),
+                  cast<RankedTensorType>(reshape.getType())))
     return {};
   return reshape.getInput();
 }
@@ -121,13 +127,8 @@ static ReshapeOp mergedHeadsUse(Value result) {
       !transpose.getResult().hasOneUse())
     return {};
   auto reshape = dyn_cast<ReshapeOp>(*transpose.getResult().getUsers().begin());
-  auto heads = cast<RankedTensorType>(transpose.getType());
-  if (!reshape || !heads.hasStaticShape())
-    return {};
-  auto merged = cast<RankedTensorType>(reshape.getType());
-  if (merged.getRank() != 3 || merged.getDimSize(0) != heads.getDimSize(0) ||
-      merged.getDimSize(1) != heads.getDimSize(1) ||
-      merged.getDimSize(2) != heads.getDimSize(2) * heads.getDimSize(3))
+  if (!reshape || !packsHeads(cast<RankedTensorType>(reshape.getType()),
+                              cast<RankedTensorType>(transpose.getType())))
     return {};
   return reshape;
 }

@@ -117,44 +117,48 @@ Value rlx::createEmptyLike(OpBuilder &b, Location loc, Value like) {
   return tensor::EmptyOp::create(b, loc, type, sizes);
 }
 
+/// Whether every value of `sizes` (indices) is a multiple of `bytes`,
+/// computed on the host; true for none.
+static Value allMultiplesOf(KernelBuilder &host, ArrayRef<Value> sizes,
+                            int64_t bytes) {
+  Value all;
+  for (Value size : sizes) {
+    Value ok = host.cmp(arith::CmpIPredicate::eq,
+                        host.rem(size, host.index(bytes)), host.index(0));
+    all =
+        all ? arith::AndIOp::create(host.b, host.loc, all, ok).getResult() : ok;
+  }
+  return all;
+}
+
 Value rlx::buffersAligned(OpBuilder &b, Location loc, ArrayRef<Value> buffers,
                           int64_t bytes) {
   KernelBuilder host{b, loc};
-  Value aligned;
-  for (Value buffer : buffers) {
-    Value address =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-    Value ok = host.cmp(arith::CmpIPredicate::eq,
-                        host.rem(address, host.index(bytes)), host.index(0));
-    aligned =
-        aligned ? arith::AndIOp::create(b, loc, aligned, ok).getResult() : ok;
-  }
-  return aligned;
+  SmallVector<Value> addresses;
+  for (Value buffer : buffers)
+    addresses.push_back(
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer));
+  return allMultiplesOf(host, addresses, bytes);
 }
 
 Value rlx::rowsAligned(OpBuilder &b, Location loc, ArrayRef<Value> buffers,
                        int64_t bytes) {
   KernelBuilder host{b, loc};
-  Value aligned;
-  auto both = [&](Value ok) {
-    aligned =
-        aligned ? arith::AndIOp::create(b, loc, aligned, ok).getResult() : ok;
-  };
-  Value zero = host.index(0), alignment = host.index(bytes);
+  // Each row's first byte: the address of the first element, and every
+  // outer stride in bytes.
+  SmallVector<Value> rowStarts;
   for (Value buffer : buffers) {
     auto type = cast<MemRefType>(buffer.getType());
     Value elementBytes = host.index(type.getElementTypeBitWidth() / 8);
     auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
     Value address =
         memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-    Value first =
-        host.add(address, host.mul(metadata.getOffset(), elementBytes));
-    both(host.cmp(arith::CmpIPredicate::eq, host.rem(first, alignment), zero));
+    rowStarts.push_back(
+        host.add(address, host.mul(metadata.getOffset(), elementBytes)));
     for (Value stride : metadata.getStrides().drop_back())
-      both(host.cmp(arith::CmpIPredicate::eq,
-                    host.rem(host.mul(stride, elementBytes), alignment), zero));
+      rowStarts.push_back(host.mul(stride, elementBytes));
   }
-  return aligned;
+  return allMultiplesOf(host, rowStarts, bytes);
 }
 
 namespace {
