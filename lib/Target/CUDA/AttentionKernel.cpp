@@ -277,18 +277,28 @@ struct AttentionBlock {
         memref::LoadOp::create(k.b, k.loc, buffer, indices(position, column)));
   }
 
+  /// `dot` scaled and soft-capped, times `factor` (the kernels keep scores
+  /// in base 2, times log2 e): without a soft cap one multiply.
+  Value scaledScore(Value dot, double factor) {
+    if (!p.softcap)
+      return k.mul(dot, k.f32(p.scale * factor));
+    Value cap = k.f32(*p.softcap);
+    Value s =
+        k.mul(cap, math::TanhOp::create(
+                       k.b, k.loc, k.div(k.mul(dot, k.f32(p.scale)), cap)));
+    return factor == 1.0 ? s : k.mul(s, k.f32(factor));
+  }
+
   /// The score of query `row` and key `keyIndex` from their dot product:
   /// scaled, soft-capped, biased, or -inf where the key is masked out or
-  /// past the block's keys. `row` may be past the last query row (its
-  /// result is not stored).
-  Value score(Value dot, Value row, Value keyIndex) {
+  /// past the block's keys; times `factor`. `row` may be past the last query
+  /// row (its result is not stored).
+  Value score(Value dot, Value row, Value keyIndex, double factor = 1.0) {
     OpBuilder &b = k.b;
     Location loc = k.loc;
-    Value s = k.mul(dot, k.f32(p.scale));
-    if (p.softcap) {
-      Value cap = k.f32(*p.softcap);
-      s = k.mul(cap, math::TanhOp::create(b, loc, k.div(s, cap)));
-    }
+    // A bias adds to the scaled score, before the factor.
+    bool biased = p.maskKind == MaskKind::Bias;
+    Value s = scaledScore(dot, biased ? 1.0 : factor);
     Value clampedKey = k.minIndex(keyIndex, lastKey);
     Value visible = k.cmp(arith::CmpIPredicate::ult, keyIndex, keyEnd);
     auto also = [&](Value condition) {
@@ -322,8 +332,17 @@ struct AttentionBlock {
       break;
     }
     }
+    if (biased && factor != 1.0)
+      s = k.mul(s, k.f32(factor));
     return k.select(visible, s,
                     k.f32(-std::numeric_limits<double>::infinity()));
+  }
+
+  /// `score` for a key every row of the block sees under no mask or the
+  /// causal one (not the custom or bias masks, which apply per key).
+  Value unmaskedScore(Value dot, double factor) {
+    assert(p.maskKind == MaskKind::None || p.maskKind == MaskKind::Causal);
+    return scaledScore(dot, factor);
   }
 
   KernelBuilder &k;
@@ -669,7 +688,6 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
   int64_t valueBlocks = headDim / 8;
   int64_t keyBlocks = keysPerTile / 8;
   auto pairType = VectorType::get({2}, elementType);
-  auto vectorType = VectorType::get({format.vectorWidth()}, elementType);
   MemRefType tileType = workgroupBufferType(
       b.getContext(), {keysPerTile, headDim + format.rowPad()}, elementType);
   SmallVector<MemRefType> shared = {tileType, tileType};
@@ -770,15 +788,90 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
                loadPair(p.query, blk.indices(clampedRow1, column8))});
         }
 
+        // Key and value tiles move with cp.async, 16 bytes a copy (keys past
+        // the block's end zero-filled), a commit group per tile, in the order
+        // of FlashAttention-2: a step's values land while its scores are
+        // computed, the next step's keys while its probabilities multiply the
+        // values. Before a tile is read, every thread waits for its copies
+        // and a barrier for everyone else's; the same barrier tells that all
+        // warps are done with the buffer the next copy overwrites.
+        int64_t width = format.vectorWidth();
+        int64_t vectorsPerRow = headDim / width;
+        int64_t vectorsPerTile = keysPerTile * vectorsPerRow;
+        auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+        // Where this thread's copies go: when every pass of all threads
+        // covers whole rows of the tile, pass i is the first moved down by
+        // i * rowsPerPass rows, constant offsets from one address.
+        bool wholeRows = kMmaThreads % vectorsPerRow == 0 &&
+                         vectorsPerTile % kMmaThreads == 0;
+        int64_t rowsPerPass = kMmaThreads / vectorsPerRow;
+        Value firstRowOfCopy = k.div(thread, k.index(vectorsPerRow));
+        Value columnOfCopy =
+            k.mul(k.rem(thread, k.index(vectorsPerRow)), k.index(width));
+        auto copyTile = [&](Value buffer, Value tile, Value tileBegin) {
+          SmallVector<Value> tokens;
+          for (int64_t first = 0; first < vectorsPerTile;
+               first += kMmaThreads) {
+            Value r, column;
+            if (wholeRows) {
+              r = k.add(firstRowOfCopy,
+                        k.index(first / kMmaThreads * rowsPerPass));
+              column = columnOfCopy;
+            } else {
+              // Threads past the tile's last vector repeat its copy: the
+              // same bytes to the same place.
+              Value linear = k.minIndex(k.add(thread, k.index(first)),
+                                        k.index(vectorsPerTile - 1));
+              r = k.div(linear, k.index(vectorsPerRow));
+              column =
+                  k.mul(k.rem(linear, k.index(vectorsPerRow)), k.index(width));
+            }
+            Value position = k.add(tileBegin, r);
+            // A key past the end reads nothing (a source size of 0) and
+            // fills its row with zeros; its address is never dereferenced.
+            Value sourceElements =
+                k.select(k.cmp(arith::CmpIPredicate::ult, position, blk.keyEnd),
+                         k.index(width), k.index(0));
+            tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+                b, loc, tokenType, tile, ValueRange{r, column}, buffer,
+                blk.indices(position, column), b.getIndexAttr(width),
+                sourceElements, b.getUnitAttr()));
+          }
+          nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokenType, tokens);
+        };
+        auto copyTileIf = [&](Value condition, Value buffer, Value tile,
+                              Value tileBegin) {
+          OpBuilder::InsertionGuard guard(b);
+          auto ifOp = scf::IfOp::create(b, loc, condition,
+                                        /*withElseRegion=*/false);
+          b.setInsertionPointToStart(ifOp.thenBlock());
+          copyTile(buffer, tile, tileBegin);
+        };
+        auto waitForTiles = [&] {
+          // An empty group gives the token to wait on: the wait itself is for
+          // every group this thread committed.
+          Value none = nvgpu::DeviceAsyncCreateGroupOp::create(
+              b, loc, tokenType, ValueRange{});
+          nvgpu::DeviceAsyncWaitOp::create(b, loc, none,
+                                           b.getI32IntegerAttr(0));
+          gpu::BarrierOp::create(b, loc);
+        };
+        copyTileIf(k.cmp(arith::CmpIPredicate::ult, blk.keyBegin, blk.keyEnd),
+                   p.key, keyTile, blk.keyBegin);
+
         double negInf = -std::numeric_limits<double>::infinity();
         // Running maxima and (per-thread partial) sums of both rows, then the
         // output accumulators, four per block of 8 value columns.
         SmallVector<Value> initial = {k.f32(negInf), k.f32(negInf), k.f32(0),
                                       k.f32(0)};
         initial.append(4 * valueBlocks, k.f32(0));
-        auto tiles = scf::ForOp::create(b, loc, blk.keyBegin, blk.keyEnd,
-                                        k.index(keysPerTile), initial);
-        {
+        // The steps over key tiles [lower, upper), from `init`; `masked`
+        // steps apply the mask and the end of the keys to each score, the
+        // others only scale it.
+        auto emitSteps = [&](Value lower, Value upper, ValueRange init,
+                             bool masked) {
+          auto tiles = scf::ForOp::create(b, loc, lower, upper,
+                                          k.index(keysPerTile), init);
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(tiles.getBody());
           Value tileBegin = tiles.getInductionVar();
@@ -787,40 +880,11 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
           Value runningSum[2] = {carried[2], carried[3]};
           SmallVector<Value> acc(carried.drop_front(4));
 
-          // The tile: 16-byte loads; keys past the block's end are zeros.
-          gpu::BarrierOp::create(b, loc);
-          int64_t vectorsPerRow = headDim / format.vectorWidth();
-          auto copy = scf::ForOp::create(b, loc, thread,
-                                         k.index(keysPerTile * vectorsPerRow),
-                                         k.index(kMmaThreads));
-          {
-            OpBuilder::InsertionGuard copyGuard(b);
-            b.setInsertionPointToStart(copy.getBody());
-            Value linear = copy.getInductionVar();
-            Value r = k.div(linear, k.index(vectorsPerRow));
-            Value column = k.mul(k.rem(linear, k.index(vectorsPerRow)),
-                                 k.index(format.vectorWidth()));
-            Value position = k.add(tileBegin, r);
-            Value inRange =
-                k.cmp(arith::CmpIPredicate::ult, position, blk.keyEnd);
-            Value clamped = k.minIndex(position, blk.lastKey);
-            Value zeros = arith::ConstantOp::create(
-                b, loc, vectorType,
-                DenseElementsAttr::get(vectorType, b.getZeroAttr(elementType)));
-            auto loadVector = [&](Value buffer) -> Value {
-              auto load = vector::LoadOp::create(b, loc, vectorType, buffer,
-                                                 blk.indices(clamped, column));
-              load.setAlignment(16);
-              return k.select(inRange, load, zeros);
-            };
-            for (auto [buffer, tile] :
-                 {std::pair(p.key, keyTile), std::pair(p.value, valueTile)}) {
-              auto store = vector::StoreOp::create(b, loc, loadVector(buffer),
-                                                   tile, ValueRange{r, column});
-              store.setAlignment(16);
-            }
-          }
-          gpu::BarrierOp::create(b, loc);
+          // The key tile landed (copied by the previous step, or before the
+          // loop), and every warp is done with the value tile: the tile's
+          // values can start moving while the scores are computed.
+          waitForTiles();
+          copyTile(p.value, valueTile, tileBegin);
 
           // Scores [16, keys]: key block j holds keys 8j..8j+7 of the tile;
           // this thread's entries are (row0 | row1) x (8j + pairColumn +
@@ -863,8 +927,9 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
             for (int64_t e = 0; e < 4; ++e) {
               Value keyIndex =
                   k.add(tileBegin, k.add(k.index(8 * j + e % 2), pairColumn));
-              s[e] = k.mul(blk.score(s[e], e < 2 ? row0 : row1, keyIndex),
-                           k.f32(M_LOG2E));
+              s[e] = masked ? blk.score(s[e], e < 2 ? row0 : row1, keyIndex,
+                                        M_LOG2E)
+                            : blk.unmaskedScore(s[e], M_LOG2E);
             }
             scores.push_back(s);
           }
@@ -890,6 +955,14 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
             }
           for (int64_t i = 0, e = acc.size(); i < e; ++i)
             acc[i] = k.mul(acc[i], rescale[(i % 4) / 2]);
+
+          // The values landed, and every warp is done with the key tile:
+          // the next tile's keys move while the probabilities multiply the
+          // values.
+          waitForTiles();
+          Value nextTile = k.add(tileBegin, k.index(keysPerTile));
+          copyTileIf(k.cmp(arith::CmpIPredicate::ult, nextTile, blk.keyEnd),
+                     p.key, keyTile, nextTile);
 
           auto accumulate = [&](int64_t block, ArrayRef<Value> a,
                                 ArrayRef<Value> bFragment) {
@@ -945,7 +1018,30 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
                                         newSum[1]};
           yielded.append(acc);
           scf::YieldOp::create(b, loc, yielded);
+          return tiles;
+        };
+        // Tiles every row of the block sees whole need no mask: with no mask
+        // those before the last, partial one; causal, those up to the
+        // diagonal of the block's first row. The others (and every tile of
+        // the other mask kinds) are masked.
+        Value unmaskedEnd = blk.keyBegin;
+        if (p.maskKind == MaskKind::None || p.maskKind == MaskKind::Causal) {
+          Value seenByAll = blk.keyEnd;
+          if (p.maskKind == MaskKind::Causal)
+            seenByAll = k.minIndex(
+                seenByAll,
+                k.maxIndex(k.index(0),
+                           k.add(k.add(firstRow, blk.keyOffset), k.index(1))));
+          Value wholeTiles =
+              k.div(k.maxIndex(k.sub(seenByAll, blk.keyBegin), k.index(0)),
+                    k.index(keysPerTile));
+          unmaskedEnd =
+              k.add(blk.keyBegin, k.mul(wholeTiles, k.index(keysPerTile)));
         }
+        scf::ForOp unmasked =
+            emitSteps(blk.keyBegin, unmaskedEnd, initial, /*masked=*/false);
+        scf::ForOp tiles = emitSteps(unmaskedEnd, blk.keyEnd,
+                                     unmasked.getResults(), /*masked=*/true);
 
         // out = acc / sum, the sums completed across the quad. A row that sees
         // no key has sum 0 and gets 0 / 0 = NaN, as rlx.attention specifies.

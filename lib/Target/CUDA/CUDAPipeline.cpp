@@ -76,6 +76,11 @@ void rlx::buildRLXCUDAPipeline(OpPassManager &pm,
   // asynchronous operations on a stream (the upstream lowering of host GPU
   // ops handles only the asynchronous forms), waited for at the end.
   pm.addPass(createConvertNVGPUToNVVMPass());
+  // Constants and index computations the canonicalizer hoisted out of the
+  // launches go back in: outlined, they would be kernel parameters, held in
+  // registers and opaque to the device compiler (a multiply by a constant
+  // stays a multiply, a division a division).
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   pm.addPass(createRLXCUDADropHostWaits());

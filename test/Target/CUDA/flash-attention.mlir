@@ -59,7 +59,7 @@
 // TF32:           gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128{{.*}}) workgroup({{.*}} : memref<32x68xf32, #gpu.address_space<workgroup>>, {{.*}} : memref<32x68xf32, #gpu.address_space<workgroup>>)
 // TF32-NOT:         arith.bitcast
 // TF32:             nvvm.convert.float.to.tf32 {{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
-// TF32:             vector.load %arg1{{.*}} {alignment = 16 : i64} : memref<2x3x40x64xf32>, vector<4xf32>
+// TF32:             nvgpu.device_async_copy %arg1{{.*}}, 4, {{.*}} {bypassL1} : memref<2x3x40x64xf32> to memref<32x68xf32, #gpu.address_space<workgroup>>
 // TF32:             nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 8>
 // TF32-NOT:         arith.bitcast
 // TF32:             math.exp2
@@ -83,8 +83,11 @@ func.func @causal(%q: tensor<2x3x17x64xf32>, %k: tensor<2x3x40x64xf32>,
 // keep their attributes; the sizes come from the buffers at run time.
 // 16-bit elements and a head dim in steps of 16 get the tensor-core kernel
 // (a block per 64 rows, 128 threads, key and value tiles [64, 48 + 8] in
-// shared memory read with ldmatrix, bf16 mma.sync) when the four buffers are
-// 16-byte aligned, and the warp-per-row kernel otherwise.
+// shared memory filled by cp.async and read with ldmatrix, bf16 mma.sync)
+// when the four buffers are 16-byte aligned, and the warp-per-row kernel
+// otherwise. The first key tile is copied before the loop; in each step the
+// values are copied after the wait for the keys, the next keys after the
+// wait for the values.
 
 // FORM-LABEL: func.func @packed_custom
 // FORM:         %[[B:.*]] = tensor.dim %arg0, %c0
@@ -96,12 +99,21 @@ func.func @causal(%q: tensor<2x3x17x64xf32>, %k: tensor<2x3x40x64xf32>,
 // LOWER-COUNT-4: memref.extract_aligned_pointer_as_index
 // LOWER:         scf.if
 // LOWER:           gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128{{.*}}) workgroup({{.*}} : memref<64x56xbf16, #gpu.address_space<workgroup>>, {{.*}} : memref<64x56xbf16, #gpu.address_space<workgroup>>)
-// LOWER:             vector.load %arg1{{.*}} {alignment = 16 : i64} : memref<?x9x96xbf16>, vector<8xbf16>
+// LOWER:             nvgpu.device_async_copy %arg1{{.*}}, 8, {{.*}} {bypassL1} : memref<?x9x96xbf16> to memref<64x56xbf16, #gpu.address_space<workgroup>>
+// LOWER:             nvgpu.device_async_create_group
+// LOWER:             scf.for
+// LOWER:               nvgpu.device_async_wait {{.*}} {numGroups = 0 : i32}
+// LOWER-NEXT:          gpu.barrier
+// LOWER:               nvgpu.device_async_copy %arg2{{.*}}, 8, {{.*}} {bypassL1}
 // LOWER:             nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
 // LOWER:             nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
 // LOWER:             math.tanh
 // LOWER:             arith.cmpf oge
 // LOWER:             math.exp2
+// LOWER:               nvgpu.device_async_wait {{.*}} {numGroups = 0 : i32}
+// LOWER-NEXT:          gpu.barrier
+// LOWER:               scf.if
+// LOWER:                 nvgpu.device_async_copy %arg1{{.*}}, 8, {{.*}} {bypassL1}
 // LOWER:             nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
 // LOWER:             arith.truncf {{.*}} : f32 to bf16
 // LOWER:         } else {
