@@ -15,7 +15,8 @@
 // - tensor cores (f16/bf16 with head dims in steps of 16, or f32 in steps
 //   of 8; 16-byte aligned buffers): FlashAttention-2 on mma.sync
 //   (m16n8k16, or m16n8k8 on TF32: operands split in two TF32 parts for
-//   f32 accuracy, or rounded once under allow-tf32), a warp per 16 rows;
+//   f32 accuracy, or rounded once under allow-tf32), a warp per 16 or 32
+//   rows, tiles moved by cp.async while the previous one is computed on;
 // - CUDA cores (everything else): a warp per row; lane `j` scores key `j`
 //   of a 32-key tile, warp shuffles give the tile's maximum and sum, and the
 //   running output row (lane `l` holding columns `l`, `l + 32`, ...) is
@@ -362,16 +363,26 @@ createAttentionLaunch(OpBuilder &b, Location loc, const AttentionProblem &p,
                       ArrayRef<MemRefType> sharedBuffers,
                       function_ref<void(gpu::LaunchOp, Value, Value)> bodyFn) {
   KernelBuilder host{b, loc};
-  Value rowTiles =
+  Value rowBlocks =
       arith::CeilDivUIOp::create(b, loc, p.querySeq, host.index(rows));
   Value usedBlocks =
-      host.mul(host.mul(p.batch, host.index(p.numHeads)), rowTiles);
+      host.mul(host.mul(p.batch, host.index(p.numHeads)), rowBlocks);
   OpBuilder::InsertionGuard guard(b);
   auto launch = createGuardedLaunch(b, loc, usedBlocks, threads, sharedBuffers);
   KernelBuilder k{b, loc};
   Value block = launch.getBlockIds().x;
-  Value firstRow = k.mul(k.rem(block, rowTiles), k.index(rows));
-  bodyFn(launch, k.div(block, rowTiles), firstRow);
+  // Blocks of one (batch, head) are neighbours (they read the same keys and
+  // values), except under a causal or sliding-window mask, where later rows
+  // see more keys: there the last row blocks of every (batch, head) come
+  // first, so that the short ones fill the end of the grid.
+  Value batchHead = k.div(block, rowBlocks);
+  Value rowBlock = k.rem(block, rowBlocks);
+  if (p.maskKind == MaskKind::Causal || p.maskKind == MaskKind::SlidingWindow) {
+    Value batchHeads = k.mul(p.batch, k.index(p.numHeads));
+    batchHead = k.rem(block, batchHeads);
+    rowBlock = k.sub(k.sub(rowBlocks, k.index(1)), k.div(block, batchHeads));
+  }
+  bodyFn(launch, batchHead, k.mul(rowBlock, k.index(rows)));
   return launch;
 }
 
@@ -548,10 +559,10 @@ void buildWarpPerRowKernel(OpBuilder &b, Location loc,
 // Tensor cores: a warp per 16 query rows (f16, bf16; f32 as TF32)
 //===----------------------------------------------------------------------===//
 
-/// Warps per block, 16 query rows each (the M of mma.sync).
+/// Warps per block; each computes one or two tiles of 16 query rows (the M
+/// of mma.sync).
 constexpr int64_t kMmaWarps = 4;
-constexpr int64_t kMmaRowsPerWarp = 16;
-constexpr int64_t kMmaRowsPerBlock = kMmaWarps * kMmaRowsPerWarp;
+constexpr int64_t kMmaTileRows = 16;
 constexpr int64_t kMmaThreads = kMmaWarps * kWarpThreads;
 /// The xor offsets that fold the four lanes holding one row of an mma
 /// fragment.
@@ -579,6 +590,13 @@ struct MmaFormat {
   /// bytes as the 16-bit tiles of 64 and stay within the 48 KiB of static
   /// shared memory at head dim 128.
   int64_t keysPerTile() const { return tf32 ? 32 : 64; }
+  /// Tiles of 16 query rows a warp computes. Two share every key and value
+  /// fragment read from shared memory (ldmatrix) between 32 rows, halving
+  /// those reads, where registers allow: 16-bit floats with head dims up to
+  /// 64 (the accumulators, query fragments and scores of two tiles).
+  int64_t rowTilesPerWarp(int64_t headDim) const {
+    return !tf32 && headDim <= 64 ? 2 : 1;
+  }
   /// Elements per 16-byte global access.
   int64_t vectorWidth() const { return tf32 ? 4 : 8; }
   /// Elements of padding per shared row. 16-bit: the 8 rows of a matrix
@@ -657,14 +675,16 @@ SmallVector<Value> mma(KernelBuilder &k, const MmaFormat &format,
   return result;
 }
 
-/// FlashAttention-2 on mma.sync: a block per 64 query rows of one (batch,
-/// head), a warp per 16 rows whose query fragments stay in registers, key
-/// and value tiles [keys, D] in shared memory. Per tile a warp computes its
-/// [16, keys] scores with D/K x keys/8 mma.sync, applies the mask and
-/// online softmax to them in registers (thread `lane` holds rows lane/4 and
-/// lane/4 + 8, the four threads of a quad share a row), rounds the
-/// probabilities to the operand type and multiplies them into its [16, D]
-/// output accumulators.
+/// FlashAttention-2 on mma.sync: a block of 4 warps per 64 or 128 query
+/// rows of one (batch, head), a warp per one or two tiles of 16 rows
+/// (MmaFormat::rowTilesPerWarp) whose query fragments stay in registers, key
+/// and value tiles [keys, D] in shared memory. Per key tile a warp computes
+/// the [16, keys] scores of each row tile with D/K x keys/8 mma.sync (each
+/// key fragment serving every row tile), applies the mask and online
+/// softmax to them in registers (thread `lane` holds rows lane/4 and
+/// lane/4 + 8 of a row tile, the four threads of a quad share a row),
+/// rounds the probabilities to the operand type and multiplies them into
+/// its [16, D] output accumulators per row tile.
 ///
 /// 16-bit floats: fragments come from the shared tiles through ldmatrix
 /// (the value tile transposed), and the score fragments of two key blocks
@@ -691,11 +711,13 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
   MemRefType tileType = workgroupBufferType(
       b.getContext(), {keysPerTile, headDim + format.rowPad()}, elementType);
   SmallVector<MemRefType> shared = {tileType, tileType};
+  int64_t rowTiles = format.rowTilesPerWarp(headDim);
+  int64_t rowsPerBlock = kMmaWarps * rowTiles * kMmaTileRows;
   createAttentionLaunch(
-      b, loc, p, kMmaRowsPerBlock, kMmaThreads, shared,
+      b, loc, p, rowsPerBlock, kMmaThreads, shared,
       [&](gpu::LaunchOp launch, Value batchHead, Value firstRow) {
         KernelBuilder k{b, loc};
-        AttentionBlock blk(k, p, batchHead, firstRow, kMmaRowsPerBlock);
+        AttentionBlock blk(k, p, batchHead, firstRow, rowsPerBlock);
         Value keyTile = launch.getWorkgroupAttributions()[0];
         Value valueTile = launch.getWorkgroupAttributions()[1];
         Value thread = launch.getThreadIds().x;
@@ -707,11 +729,18 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
         // ldmatrix: lane l gives the address of row l % 8 of 8x8 matrix l / 8.
         Value matrix = k.div(lane, k.index(8));
         Value matrixRow = k.rem(lane, k.index(8));
-        // The two rows this thread holds.
-        Value row0 = k.add(k.add(firstRow, k.mul(warp, k.index(16))), group);
-        Value row1 = k.add(row0, k.index(8));
-        Value clampedRow0 = k.minIndex(row0, blk.lastQueryRow);
-        Value clampedRow1 = k.minIndex(row1, blk.lastQueryRow);
+        // The rows this thread holds: in row tile t, rows[t][0] and
+        // rows[t][1] = rows[t][0] + 8 (the halves of the mma fragments).
+        Value warpRow =
+            k.add(firstRow, k.mul(warp, k.index(rowTiles * kMmaTileRows)));
+        SmallVector<std::array<Value, 2>> rows, clampedRows;
+        for (int64_t t = 0; t < rowTiles; ++t) {
+          Value row0 = k.add(k.add(warpRow, k.index(t * kMmaTileRows)), group);
+          Value row1 = k.add(row0, k.index(8));
+          rows.push_back({row0, row1});
+          clampedRows.push_back({k.minIndex(row0, blk.lastQueryRow),
+                                 k.minIndex(row1, blk.lastQueryRow)});
+        }
         auto loadPair = [&](Value buffer, ValueRange indices) -> Value {
           auto load = vector::LoadOp::create(b, loc, pairType, buffer, indices);
           load.setAlignment(4);
@@ -763,29 +792,34 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
                          arith::TruncFOp::create(b, loc, elementType, y)});
         };
 
-        // Query A fragments for every K step of the head dim.
-        SmallVector<SmallVector<Value>> queryFragments;
-        for (int64_t step = 0; step < kSteps; ++step) {
-          if (format.tf32) {
-            Value column = k.add(quadLane, k.index(8 * step));
-            Value column4 = k.add(column, k.index(4));
-            auto element = [&](Value row, Value col) -> Value {
-              return memref::LoadOp::create(b, loc, p.query,
-                                            blk.indices(row, col));
-            };
-            queryFragments.push_back(tf32Fragment(
-                {element(clampedRow0, column), element(clampedRow1, column),
-                 element(clampedRow0, column4),
-                 element(clampedRow1, column4)}));
-            continue;
+        // Query A fragments of each row tile for every K step of the head
+        // dim.
+        SmallVector<SmallVector<SmallVector<Value>>> queryFragments(rowTiles);
+        for (int64_t t = 0; t < rowTiles; ++t) {
+          Value clampedRow0 = clampedRows[t][0],
+                clampedRow1 = clampedRows[t][1];
+          for (int64_t step = 0; step < kSteps; ++step) {
+            if (format.tf32) {
+              Value column = k.add(quadLane, k.index(8 * step));
+              Value column4 = k.add(column, k.index(4));
+              auto element = [&](Value row, Value col) -> Value {
+                return memref::LoadOp::create(b, loc, p.query,
+                                              blk.indices(row, col));
+              };
+              queryFragments[t].push_back(tf32Fragment(
+                  {element(clampedRow0, column), element(clampedRow1, column),
+                   element(clampedRow0, column4),
+                   element(clampedRow1, column4)}));
+              continue;
+            }
+            Value column = k.add(pairColumn, k.index(step * 16));
+            Value column8 = k.add(column, k.index(8));
+            queryFragments[t].push_back(
+                {loadPair(p.query, blk.indices(clampedRow0, column)),
+                 loadPair(p.query, blk.indices(clampedRow1, column)),
+                 loadPair(p.query, blk.indices(clampedRow0, column8)),
+                 loadPair(p.query, blk.indices(clampedRow1, column8))});
           }
-          Value column = k.add(pairColumn, k.index(step * 16));
-          Value column8 = k.add(column, k.index(8));
-          queryFragments.push_back(
-              {loadPair(p.query, blk.indices(clampedRow0, column)),
-               loadPair(p.query, blk.indices(clampedRow1, column)),
-               loadPair(p.query, blk.indices(clampedRow0, column8)),
-               loadPair(p.query, blk.indices(clampedRow1, column8))});
         }
 
         // Key and value tiles move with cp.async, 16 bytes a copy (keys past
@@ -860,11 +894,14 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
                    p.key, keyTile, blk.keyBegin);
 
         double negInf = -std::numeric_limits<double>::infinity();
-        // Running maxima and (per-thread partial) sums of both rows, then the
-        // output accumulators, four per block of 8 value columns.
-        SmallVector<Value> initial = {k.f32(negInf), k.f32(negInf), k.f32(0),
-                                      k.f32(0)};
-        initial.append(4 * valueBlocks, k.f32(0));
+        // Per row tile the running maxima and (per-thread partial) sums of
+        // both rows; then per row tile the output accumulators, four per
+        // block of 8 value columns.
+        SmallVector<Value> initial;
+        for (int64_t t = 0; t < rowTiles; ++t)
+          initial.append({k.f32(negInf), k.f32(negInf), k.f32(0), k.f32(0)});
+        int64_t accPerTile = 4 * valueBlocks;
+        initial.append(rowTiles * accPerTile, k.f32(0));
         // The steps over key tiles [lower, upper), from `init`; `masked`
         // steps apply the mask and the end of the keys to each score, the
         // others only scale it.
@@ -876,9 +913,7 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
           b.setInsertionPointToStart(tiles.getBody());
           Value tileBegin = tiles.getInductionVar();
           ValueRange carried = tiles.getRegionIterArgs();
-          Value runningMax[2] = {carried[0], carried[1]};
-          Value runningSum[2] = {carried[2], carried[3]};
-          SmallVector<Value> acc(carried.drop_front(4));
+          SmallVector<Value> acc(carried.drop_front(4 * rowTiles));
 
           // The key tile landed (copied by the previous step, or before the
           // loop), and every warp is done with the value tile: the tile's
@@ -886,24 +921,29 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
           waitForTiles();
           copyTile(p.value, valueTile, tileBegin);
 
-          // Scores [16, keys]: key block j holds keys 8j..8j+7 of the tile;
-          // this thread's entries are (row0 | row1) x (8j + pairColumn +
-          // {0, 1}). Scores are kept in base 2 (times log2 e), so
-          // exponentials are single exp2s.
-          SmallVector<SmallVector<Value>> scores;
+          // Scores [16, keys] per row tile: key block j holds keys 8j..8j+7
+          // of the tile; this thread's entries are (rows[t][0] | rows[t][1])
+          // x (8j + pairColumn + {0, 1}). Each key fragment serves every row
+          // tile. Scores are kept in base 2 (times log2 e), so exponentials
+          // are single exp2s.
+          SmallVector<SmallVector<SmallVector<Value>>> scores(rowTiles);
           for (int64_t j = 0; j < keyBlocks; ++j) {
-            SmallVector<Value> s(4, k.f32(0));
+            SmallVector<SmallVector<Value>> s(rowTiles,
+                                              SmallVector<Value>(4, k.f32(0)));
+            auto product = [&](int64_t step, ArrayRef<Value> fragment) {
+              for (int64_t t = 0; t < rowTiles; ++t)
+                s[t] = mma(k, format, queryFragments[t][step], fragment, s[t]);
+            };
             if (format.tf32) {
               // B operand: key 8j + group, head columns q and q + 4 of the
               // step.
               Value keyRow = k.add(k.index(8 * j), group);
               for (int64_t step = 0; step < kSteps; ++step) {
                 Value column = k.add(k.index(8 * step), quadLane);
-                s = mma(k, format, queryFragments[step],
+                product(step,
                         tf32Fragment({tileElement(keyTile, keyRow, column),
                                       tileElement(keyTile, keyRow,
-                                                  k.add(column, k.index(4)))}),
-                        s);
+                                                  k.add(column, k.index(4)))}));
               }
             } else {
               // One ldmatrix.x4 gives the B fragments of two K steps: matrix
@@ -917,44 +957,53 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
                                 k.index(8)));
                 SmallVector<Value> fragments =
                     loadMatrices(keyTile, keyRow, column, two ? 4 : 2, false);
-                s = mma(k, format, queryFragments[step],
-                        {fragments[0], fragments[1]}, s);
+                product(step, {fragments[0], fragments[1]});
                 if (two)
-                  s = mma(k, format, queryFragments[step + 1],
-                          {fragments[2], fragments[3]}, s);
+                  product(step + 1, {fragments[2], fragments[3]});
               }
             }
-            for (int64_t e = 0; e < 4; ++e) {
-              Value keyIndex =
-                  k.add(tileBegin, k.add(k.index(8 * j + e % 2), pairColumn));
-              s[e] = masked ? blk.score(s[e], e < 2 ? row0 : row1, keyIndex,
-                                        M_LOG2E)
-                            : blk.unmaskedScore(s[e], M_LOG2E);
+            for (int64_t t = 0; t < rowTiles; ++t) {
+              for (int64_t e = 0; e < 4; ++e) {
+                Value keyIndex =
+                    k.add(tileBegin, k.add(k.index(8 * j + e % 2), pairColumn));
+                s[t][e] = masked ? blk.score(s[t][e], rows[t][e / 2], keyIndex,
+                                             M_LOG2E)
+                                 : blk.unmaskedScore(s[t][e], M_LOG2E);
+              }
+              scores[t].push_back(s[t]);
             }
-            scores.push_back(s);
           }
 
           // Online softmax per row: this thread's maximum, then the quad's.
-          Value pivot[2], rescale[2], newMax[2], newSum[2];
-          for (int64_t half = 0; half < 2; ++half) {
-            Value localMax = runningMax[half];
-            for (auto &s : scores)
-              for (int64_t e = 2 * half; e < 2 * half + 2; ++e)
-                localMax = arith::MaximumFOp::create(b, loc, localMax, s[e]);
-            localMax = k.shuffleReduce(localMax, kQuadOffsets, /*isMax=*/true);
-            newMax[half] = localMax;
-            pivot[half] = k.pivotOfMax(localMax);
-            rescale[half] = math::Exp2Op::create(
-                b, loc, k.sub(runningMax[half], pivot[half]));
-            newSum[half] = k.mul(runningSum[half], rescale[half]);
-          }
-          for (auto &s : scores)
-            for (int64_t e = 0; e < 4; ++e) {
-              s[e] = math::Exp2Op::create(b, loc, k.sub(s[e], pivot[e / 2]));
-              newSum[e / 2] = k.add(newSum[e / 2], s[e]);
+          SmallVector<Value> yielded;
+          for (int64_t t = 0; t < rowTiles; ++t) {
+            Value runningMax[2] = {carried[4 * t], carried[4 * t + 1]};
+            Value runningSum[2] = {carried[4 * t + 2], carried[4 * t + 3]};
+            Value pivot[2], rescale[2], newMax[2], newSum[2];
+            for (int64_t half = 0; half < 2; ++half) {
+              Value localMax = runningMax[half];
+              for (auto &s : scores[t])
+                for (int64_t e = 2 * half; e < 2 * half + 2; ++e)
+                  localMax = arith::MaximumFOp::create(b, loc, localMax, s[e]);
+              localMax =
+                  k.shuffleReduce(localMax, kQuadOffsets, /*isMax=*/true);
+              newMax[half] = localMax;
+              pivot[half] = k.pivotOfMax(localMax);
+              rescale[half] = math::Exp2Op::create(
+                  b, loc, k.sub(runningMax[half], pivot[half]));
+              newSum[half] = k.mul(runningSum[half], rescale[half]);
             }
-          for (int64_t i = 0, e = acc.size(); i < e; ++i)
-            acc[i] = k.mul(acc[i], rescale[(i % 4) / 2]);
+            for (auto &s : scores[t])
+              for (int64_t e = 0; e < 4; ++e) {
+                s[e] = math::Exp2Op::create(b, loc, k.sub(s[e], pivot[e / 2]));
+                newSum[e / 2] = k.add(newSum[e / 2], s[e]);
+              }
+            for (int64_t i = 0; i < accPerTile; ++i) {
+              Value &x = acc[t * accPerTile + i];
+              x = k.mul(x, rescale[(i % 4) / 2]);
+            }
+            yielded.append({newMax[0], newMax[1], newSum[0], newSum[1]});
+          }
 
           // The values landed, and every warp is done with the key tile:
           // the next tile's keys move while the probabilities multiply the
@@ -964,19 +1013,25 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
           copyTileIf(k.cmp(arith::CmpIPredicate::ult, nextTile, blk.keyEnd),
                      p.key, keyTile, nextTile);
 
-          auto accumulate = [&](int64_t block, ArrayRef<Value> a,
+          // acc[t] += a[t] * bFragment for value block `block` of every row
+          // tile t: one B fragment serves them all.
+          auto accumulate = [&](int64_t block, ArrayRef<SmallVector<Value>> a,
                                 ArrayRef<Value> bFragment) {
-            SmallVector<Value> d =
-                mma(k, format, a, bFragment,
-                    ArrayRef<Value>(acc).slice(4 * block, 4));
-            std::copy(d.begin(), d.end(), acc.begin() + 4 * block);
+            for (int64_t t = 0; t < rowTiles; ++t) {
+              int64_t first = t * accPerTile + 4 * block;
+              SmallVector<Value> d = mma(k, format, a[t], bFragment,
+                                         ArrayRef<Value>(acc).slice(first, 4));
+              std::copy(d.begin(), d.end(), acc.begin() + first);
+            }
           };
           if (format.tf32) {
             // Output += P V, one key block per K step, K indices q and q + 4
             // standing for keys 2q and 2q + 1 (above).
             for (int64_t j = 0; j < keyBlocks; ++j) {
-              SmallVector<Value> a = tf32Fragment(
-                  {scores[j][0], scores[j][2], scores[j][1], scores[j][3]});
+              SmallVector<SmallVector<Value>> a;
+              for (int64_t t = 0; t < rowTiles; ++t)
+                a.push_back(tf32Fragment({scores[t][j][0], scores[t][j][2],
+                                          scores[t][j][1], scores[t][j][3]}));
               Value keyRow = k.add(k.index(8 * j), pairColumn);
               Value keyRow1 = k.add(keyRow, k.index(1));
               for (int64_t n = 0; n < valueBlocks; ++n) {
@@ -991,11 +1046,14 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
             // Output += P V, 16 keys per K step: the probabilities of key
             // blocks 2c and 2c + 1, rounded, are the A fragment as they lie.
             for (int64_t c = 0; c < keyBlocks / 2; ++c) {
-              SmallVector<Value> a = {
-                  pack(scores[2 * c][0], scores[2 * c][1]),
-                  pack(scores[2 * c][2], scores[2 * c][3]),
-                  pack(scores[2 * c + 1][0], scores[2 * c + 1][1]),
-                  pack(scores[2 * c + 1][2], scores[2 * c + 1][3])};
+              SmallVector<SmallVector<Value>> a;
+              for (int64_t t = 0; t < rowTiles; ++t) {
+                ArrayRef<SmallVector<Value>> st = scores[t];
+                a.push_back({pack(st[2 * c][0], st[2 * c][1]),
+                             pack(st[2 * c][2], st[2 * c][3]),
+                             pack(st[2 * c + 1][0], st[2 * c + 1][1]),
+                             pack(st[2 * c + 1][2], st[2 * c + 1][3])});
+              }
               // One ldmatrix.x4.trans gives the B fragments of value blocks n
               // and n + 1: matrix m is keys [16 c + 8 (m % 2), +8) x value
               // columns [8 (n + m / 2), +8), transposed.
@@ -1014,8 +1072,6 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
               }
             }
           }
-          SmallVector<Value> yielded = {newMax[0], newMax[1], newSum[0],
-                                        newSum[1]};
           yielded.append(acc);
           scf::YieldOp::create(b, loc, yielded);
           return tiles;
@@ -1045,22 +1101,26 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
 
         // out = acc / sum, the sums completed across the quad. A row that sees
         // no key has sum 0 and gets 0 / 0 = NaN, as rlx.attention specifies.
-        Value rows[2] = {row0, row1};
-        for (int64_t half = 0; half < 2; ++half) {
-          Value sum = k.shuffleReduce(tiles.getResult(2 + half), kQuadOffsets,
-                                      /*isMax=*/false);
-          OpBuilder::InsertionGuard guard(b);
-          auto store = scf::IfOp::create(
-              b, loc, k.cmp(arith::CmpIPredicate::ult, rows[half], p.querySeq),
-              /*withElseRegion=*/false);
-          b.setInsertionPointToStart(store.thenBlock());
-          for (int64_t n = 0; n < valueBlocks; ++n) {
-            Value x = k.div(tiles.getResult(4 + 4 * n + 2 * half), sum);
-            Value y = k.div(tiles.getResult(4 + 4 * n + 2 * half + 1), sum);
-            Value column = k.add(pairColumn, k.index(8 * n));
-            auto write = vector::StoreOp::create(
-                b, loc, pack(x, y), p.out, blk.indices(rows[half], column));
-            write.setAlignment(format.tf32 ? 8 : 4);
+        for (int64_t t = 0; t < rowTiles; ++t) {
+          for (int64_t half = 0; half < 2; ++half) {
+            Value sum = k.shuffleReduce(tiles.getResult(4 * t + 2 + half),
+                                        kQuadOffsets, /*isMax=*/false);
+            OpBuilder::InsertionGuard guard(b);
+            Value row = rows[t][half];
+            auto store = scf::IfOp::create(
+                b, loc, k.cmp(arith::CmpIPredicate::ult, row, p.querySeq),
+                /*withElseRegion=*/false);
+            b.setInsertionPointToStart(store.thenBlock());
+            int64_t first = 4 * rowTiles + t * accPerTile;
+            for (int64_t n = 0; n < valueBlocks; ++n) {
+              Value x = k.div(tiles.getResult(first + 4 * n + 2 * half), sum);
+              Value y =
+                  k.div(tiles.getResult(first + 4 * n + 2 * half + 1), sum);
+              Value column = k.add(pairColumn, k.index(8 * n));
+              auto write = vector::StoreOp::create(b, loc, pack(x, y), p.out,
+                                                   blk.indices(row, column));
+              write.setAlignment(format.tf32 ? 8 : 4);
+            }
           }
         }
       });

@@ -82,10 +82,10 @@ func.func @causal(%q: tensor<2x3x17x64xf32>, %k: tensor<2x3x40x64xf32>,
 // Packed heads, a key-padding mask, bf16, a soft cap and a dynamic batch
 // keep their attributes; the sizes come from the buffers at run time.
 // 16-bit elements and a head dim in steps of 16 get the tensor-core kernel
-// (a block per 64 rows, 128 threads, key and value tiles [64, 48 + 8] in
-// shared memory filled by cp.async and read with ldmatrix, bf16 mma.sync)
-// when the four buffers are 16-byte aligned, and the warp-per-row kernel
-// otherwise. The first key tile is copied before the loop; in each step the
+// (a block per 128 rows, two tiles of 16 rows per warp, 128 threads, key
+// and value tiles [64, 48 + 8] in shared memory filled by cp.async and read
+// with ldmatrix, bf16 mma.sync) when the four buffers are 16-byte aligned,
+// and the warp-per-row kernel otherwise. The first key tile is copied before the loop; in each step the
 // values are copied after the wait for the keys, the next keys after the
 // wait for the values.
 
@@ -98,6 +98,7 @@ func.func @causal(%q: tensor<2x3x17x64xf32>, %k: tensor<2x3x40x64xf32>,
 // LOWER:         %[[BATCH:.*]] = memref.dim %arg0, %c0
 // LOWER-COUNT-4: memref.extract_aligned_pointer_as_index
 // LOWER:         scf.if
+// LOWER:           arith.ceildivui {{.*}}, %c128 : index
 // LOWER:           gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128{{.*}}) workgroup({{.*}} : memref<64x56xbf16, #gpu.address_space<workgroup>>, {{.*}} : memref<64x56xbf16, #gpu.address_space<workgroup>>)
 // LOWER:             nvgpu.device_async_copy %arg1{{.*}}, 8, {{.*}} {bypassL1} : memref<?x9x96xbf16> to memref<64x56xbf16, #gpu.address_space<workgroup>>
 // LOWER:             nvgpu.device_async_create_group
