@@ -13,6 +13,7 @@ compile is listed in DIR/compile-failures.txt.
 
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -99,6 +100,10 @@ def _loosest(rtol, atol, dtype):
     return max(rtol, got[0]), max(atol, got[1])
 
 
+# An rlx op in a graph's text: its name where an operation starts.
+OP_NAME = re.compile(r'(?:^|=|")\s*(rlx\.[a-z0-9_]+)(?=[\s"(<{])', re.M)
+
+
 class Checker:
     """Runs graphs and accumulates comparison results."""
 
@@ -139,6 +144,13 @@ class Checker:
         os.makedirs(case)
         with open(os.path.join(case, "graph.mlir"), "w") as f:
             f.write(mlir)
+        coverage = os.environ.get("RLX_OP_COVERAGE")
+        if coverage:
+            # scripts/op-coverage.py: which test runs which ops.
+            test = os.path.splitext(os.path.basename(sys.argv[0]))[0]
+            ops = sorted(set(OP_NAME.findall(mlir)))
+            with open(coverage, "a") as f:
+                f.write(f"{test}\t{' '.join(ops)}\n")
         cmd = [self.rlx_run, os.path.join(case, "graph.mlir"), "--output",
                os.path.join(case, "out")]
         if entry:
