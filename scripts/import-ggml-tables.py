@@ -46,8 +46,8 @@ LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
 OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
 SOFTWARE."""
 
-BLOCK = re.compile(r"^GGML_TABLE_BEGIN\((\w+), (\w+), (\w+)\)\n(.*?)^GGML_TABLE_END\(\)\n",
-                   re.S | re.M)
+BLOCK = re.compile(r"^GGML_TABLE_BEGIN\((\w+), (\w+), (\w+)\)\n"
+                   r"(.*?)^GGML_TABLE_END\(\)\n", re.S | re.M)
 
 
 def main():
