@@ -14,6 +14,9 @@
 // not either. The float operations follow the documented evaluation order
 // (e.g. `(d * scale) * q - dmin * min` for the K-quants), so a decoded value
 // is bit-identical to a reference dequantizer that follows the document.
+// The IQ and FP4 formats decode through ggml's lookup tables
+// (GgmlTables.inc, copied from ggml by scripts/import-ggml-tables.py),
+// which become constant byte tensors beside the op.
 //
 // rlx.dequant_matmul decodes the whole weight into an f32 tensor with one
 // parallel generic and multiplies with rlx.matmul (so the product goes
@@ -47,11 +50,22 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::rlx;
 
 namespace {
+
+namespace ggml {
+#define GGML_TABLE_BEGIN(type, name, size) const type name[size] = {
+#define GGML_TABLE_END()                                                       \
+  }                                                                            \
+  ;
+#include "GgmlTables.inc"
+#undef GGML_TABLE_BEGIN
+#undef GGML_TABLE_END
+} // namespace ggml
 
 /// Scalar arithmetic inside a generic body: index arithmetic for byte
 /// offsets, i32 for the bit fields and f32 for the reconstructed values.
@@ -138,6 +152,33 @@ public:
     Value half = arith::BitcastOp::create(b, loc, b.getF16Type(), word);
     return arith::ExtFOp::create(b, loc, b.getF32Type(), half);
   }
+  /// The f16 whose bits are the low 16 of the i32 `bits`, as f32.
+  Value f16FromBits(Value bits) {
+    Value word = arith::TruncIOp::create(b, loc, b.getI16Type(), bits);
+    Value half = arith::BitcastOp::create(b, loc, b.getF16Type(), word);
+    return arith::ExtFOp::create(b, loc, b.getF32Type(), half);
+  }
+  /// An i32 value (non-negative) as an index.
+  Value toIndex(Value x) {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), x);
+  }
+  Value andi(Value x, int64_t y) {
+    return arith::AndIOp::create(b, loc, x, i32(y));
+  }
+  Value muli(Value x, int64_t y) {
+    return arith::MulIOp::create(b, loc, x, i32(y));
+  }
+  Value shli(Value x, Value y) { return arith::ShLIOp::create(b, loc, x, y); }
+  Value shri(Value x, int64_t y) {
+    return arith::ShRUIOp::create(b, loc, x, i32(y));
+  }
+  Value ult(Value x, int64_t y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, i32(y));
+  }
+  /// `-x` where the i1 `negative` is set, else `x`.
+  Value negateIf(Value negative, Value x) {
+    return select(negative, arith::NegFOp::create(b, loc, x), x);
+  }
   /// The little-endian f32 at bytes `offset` .. `offset + 3`.
   Value f32At(Value bytes, Value offset) {
     Value word = widen(extract(bytes, offset));
@@ -188,6 +229,9 @@ public:
   /// An FP4 E2M1 nibble (every code is finite).
   Value e2m1(Value code) { return minifloat(code, 2, 1, 1); }
 
+  OpBuilder &builder() { return b; }
+  Location location() { return loc; }
+
 private:
   OpBuilder &b;
   Location loc;
@@ -200,17 +244,78 @@ struct PackedWeight {
   /// i8 [K, N] (int8 schemes), i8 [K, N/2] (nibbles), FP8 [K, N], or the
   /// packed GGUF bytes.
   Value wq;
-  Value scale, zeroPoint, globalScale;
+  Value scale = {}, zeroPoint = {}, globalScale = {};
   /// The scale block of the int8/int4 block schemes along K.
   int64_t blockSize = 0;
   /// GGUF: the bytes of one row of K elements (index).
-  Value rowBytes;
+  Value rowBytes = {};
+  /// The IQ and FP4 GGUF formats: ggml's lookup tables as constant i8
+  /// tensors of their little-endian bytes (see lookupTables).
+  Value grid = {}, signs = {}, values = {};
 };
+
+/// The bytes of a ggml table, little-endian per entry, as a constant.
+template <typename T, size_t N>
+Value byteTable(OpBuilder &b, Location loc, const T (&table)[N]) {
+  SmallVector<int8_t> bytes;
+  bytes.reserve(N * sizeof(T));
+  for (T entry : table) {
+    auto bits =
+        static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(entry));
+    for (size_t i = 0; i < sizeof(T); ++i)
+      bytes.push_back(static_cast<int8_t>(bits >> (8 * i)));
+  }
+  auto type = RankedTensorType::get({static_cast<int64_t>(bytes.size())},
+                                    b.getI8Type());
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, ArrayRef<int8_t>(bytes)));
+}
+
+/// Sets the lookup tables `w.scheme` decodes through (docs/quantization.md
+/// names them per format), as constants at the builder's point.
+void addLookupTables(OpBuilder &b, Location loc, PackedWeight &w) {
+  switch (w.scheme) {
+  case QuantScheme::GgufIQ2XXS:
+    w.grid = byteTable(b, loc, ggml::iq2xxs_grid);
+    w.signs = byteTable(b, loc, ggml::ksigns_iq2xs);
+    break;
+  case QuantScheme::GgufIQ2XS:
+    w.grid = byteTable(b, loc, ggml::iq2xs_grid);
+    w.signs = byteTable(b, loc, ggml::ksigns_iq2xs);
+    break;
+  case QuantScheme::GgufIQ2S:
+    w.grid = byteTable(b, loc, ggml::iq2s_grid);
+    break;
+  case QuantScheme::GgufIQ3XXS:
+    w.grid = byteTable(b, loc, ggml::iq3xxs_grid);
+    w.signs = byteTable(b, loc, ggml::ksigns_iq2xs);
+    break;
+  case QuantScheme::GgufIQ3S:
+    w.grid = byteTable(b, loc, ggml::iq3s_grid);
+    break;
+  case QuantScheme::GgufIQ1S:
+  case QuantScheme::GgufIQ1M:
+    w.grid = byteTable(b, loc, ggml::iq1s_grid);
+    break;
+  case QuantScheme::GgufIQ4NL:
+  case QuantScheme::GgufIQ4XS:
+    w.values = byteTable(b, loc, ggml::kvalues_iq4nl);
+    break;
+  case QuantScheme::GgufMXFP4:
+  case QuantScheme::GgufNVFP4:
+    w.values = byteTable(b, loc, ggml::kvalues_fp4);
+    break;
+  default:
+    break;
+  }
+}
 
 /// Element `j` of the GGUF block of `scheme` that starts at byte `base` of
 /// `bytes`. Offsets and formulas: docs/quantization.md.
-Value decodeGgufElement(Emitter &e, QuantScheme scheme, Value bytes, Value base,
+Value decodeGgufElement(Emitter &e, const PackedWeight &w, Value base,
                         Value j) {
+  QuantScheme scheme = w.scheme;
+  Value bytes = w.wq;
   auto byteAt = [&](Value offset) {
     return e.widen(e.extract(bytes, e.add(base, offset)));
   };
@@ -219,6 +324,33 @@ Value decodeGgufElement(Emitter &e, QuantScheme scheme, Value bytes, Value base,
   };
   auto f16At = [&](int64_t offset) {
     return e.f16At(bytes, e.add(base, e.index(offset)));
+  };
+  // Little-endian u16 and u32 fields, zero-extended to i32.
+  auto u16At = [&](Value offset) {
+    return e.ori(byteAt(offset), e.shl(byteAt(e.add(offset, 1)), 8));
+  };
+  auto u32At = [&](Value offset) {
+    return e.ori(u16At(offset), e.shl(u16At(e.add(offset, 2)), 16));
+  };
+  // Byte `i` (an i32) of a lookup table, zero- or sign-extended.
+  auto tableAt = [&](Value table, Value i, bool isSigned = false) {
+    return e.widen(e.extract(table, e.toIndex(i)), isSigned);
+  };
+  // The 256-element IQ formats: sub-block ib of 32 elements, group l of 8
+  // in it, element t of the group.
+  Value ib = e.div(j, 32), l = e.div(e.rem(j, 32), 8), t = e.rem(j, 8);
+  // A grid row's element t: byte t of the `width`-byte entry `index`.
+  auto gridAt = [&](Value index, int64_t width, Value at, bool isSigned) {
+    return tableAt(w.grid, e.addi(e.muli(index, width), e.toI32(at)), isSigned);
+  };
+  // Bit t of a sign byte set: the element is negative.
+  auto signBit = [&](Value signByte) {
+    return e.eq(e.bits(signByte, e.toI32(t), 1), 1);
+  };
+  // IQ2/IQ3: (d * (0.5 + s)) * f from a 4-bit scale s.
+  auto halfStepScale = [&](Value s, double factor) {
+    return e.fmul(e.fmul(f16At(0), e.fadd(e.f32(0.5), e.toF32(s))),
+                  e.f32(factor));
   };
   // 32-element blocks: element j is nibble j / 16 of qs byte j % 16.
   auto nibble = [&](int64_t qsOffset) {
@@ -319,6 +451,179 @@ Value decodeGgufElement(Emitter &e, QuantScheme scheme, Value bytes, Value base,
   }
   case QuantScheme::GgufQ8K:
     return e.fmul(e.toF32(signedByteAt(e.add(j, 4))), e.f32At(bytes, base));
+  case QuantScheme::GgufIQ4NL: {
+    Value q = tableAt(w.values, nibble(2), /*isSigned=*/true);
+    return e.fmul(f16At(0), e.toF32(q));
+  }
+  case QuantScheme::GgufIQ4XS: {
+    // Sub-block ib: 16 qs bytes at 8 + 16 ib, nibbles as in q4_0; a 6-bit
+    // scale from scales_l (nibble ib % 2 of byte 4 + ib / 2) and scales_h
+    // (bits 2 ib of the u16 at 2).
+    Value jj = e.rem(j, 32);
+    Value byte = byteAt(e.add(e.add(e.mul(ib, 16), e.rem(jj, 16)), 8));
+    Value q =
+        tableAt(w.values, e.bits(byte, e.toI32(e.mul(e.div(jj, 16), 4)), 4),
+                /*isSigned=*/true);
+    Value low = e.bits(byteAt(e.add(e.div(ib, 2), 4)),
+                       e.toI32(e.mul(e.rem(ib, 2), 4)), 4);
+    Value high = e.bits(u16At(e.index(2)), e.toI32(e.mul(ib, 2)), 2);
+    Value ls = e.subi(e.ori(low, e.shl(high, 4)), 32);
+    return e.fmul(e.fmul(f16At(0), e.toF32(ls)), e.toF32(q));
+  }
+  case QuantScheme::GgufIQ2XXS: {
+    // 8 bytes per sub-block at 2 + 8 ib: four grid indices, then a u32 of
+    // four 7-bit sign indices and the 4-bit scale in its top bits.
+    Value sub = e.add(e.mul(ib, 8), 2);
+    Value index = byteAt(e.add(sub, l));
+    Value aux = u32At(e.add(sub, 4));
+    Value signs = tableAt(w.signs, e.bits(aux, e.toI32(e.mul(l, 7)), 7));
+    Value value = e.fmul(halfStepScale(e.shri(aux, 28), 0.25),
+                         e.toF32(gridAt(index, 8, t, false)));
+    return e.negateIf(signBit(signs), value);
+  }
+  case QuantScheme::GgufIQ2XS: {
+    // A u16 per group at 2 + 2 (4 ib + l): 9-bit grid index, 7-bit sign
+    // index; 4-bit scales at 66 + ib (low nibble for groups 0, 1).
+    Value q = u16At(e.add(e.add(e.mul(ib, 8), e.mul(l, 2)), 2));
+    Value signs = tableAt(w.signs, e.shri(q, 9));
+    Value s = e.bits(byteAt(e.add(ib, 66)), e.toI32(e.mul(e.div(l, 2), 4)), 4);
+    Value value = e.fmul(halfStepScale(s, 0.25),
+                         e.toF32(gridAt(e.andi(q, 511), 8, t, false)));
+    return e.negateIf(signBit(signs), value);
+  }
+  case QuantScheme::GgufIQ2S: {
+    // Grid index: qs byte 2 + 4 ib + l, bits 2l of qh byte 66 + ib as bits
+    // 8..9; sign byte 34 + 4 ib + l; scales as iq2_xs at 74 + ib.
+    Value group = e.add(e.mul(ib, 4), l);
+    Value high = e.bits(byteAt(e.add(ib, 66)), e.toI32(e.mul(l, 2)), 2);
+    Value index = e.ori(byteAt(e.add(group, 2)), e.shl(high, 8));
+    Value signs = byteAt(e.add(group, 34));
+    Value s = e.bits(byteAt(e.add(ib, 74)), e.toI32(e.mul(e.div(l, 2), 4)), 4);
+    Value value =
+        e.fmul(halfStepScale(s, 0.25), e.toF32(gridAt(index, 8, t, false)));
+    return e.negateIf(signBit(signs), value);
+  }
+  case QuantScheme::GgufIQ3XXS: {
+    // Two 4-byte grid entries per group: indices at 2 + 8 ib + 2 l + t / 4;
+    // a u32 of sign indices and scale per sub-block at 66 + 4 ib.
+    Value index =
+        byteAt(e.add(e.add(e.add(e.mul(ib, 8), e.mul(l, 2)), e.div(t, 4)), 2));
+    Value aux = u32At(e.add(e.mul(ib, 4), 66));
+    Value signs = tableAt(w.signs, e.bits(aux, e.toI32(e.mul(l, 7)), 7));
+    Value value = e.fmul(halfStepScale(e.shri(aux, 28), 0.5),
+                         e.toF32(gridAt(index, 4, e.rem(t, 4), false)));
+    return e.negateIf(signBit(signs), value);
+  }
+  case QuantScheme::GgufIQ3S: {
+    // Grid index: qs byte 2 + 8 ib + 2 l + t / 4, its bit 8 bit 2 l + t / 4
+    // of qh byte 66 + ib; sign byte 74 + 4 ib + l; 4-bit scale nibble
+    // ib % 2 of byte 106 + ib / 2, d * (1 + 2 s).
+    Value h = e.div(t, 4);
+    Value low = byteAt(e.add(e.add(e.add(e.mul(ib, 8), e.mul(l, 2)), h), 2));
+    Value high =
+        e.bits(byteAt(e.add(ib, 66)), e.toI32(e.add(e.mul(l, 2), h)), 1);
+    Value index = e.ori(low, e.shl(high, 8));
+    Value signs = byteAt(e.add(e.add(e.mul(ib, 4), l), 74));
+    Value s = e.bits(byteAt(e.add(e.div(ib, 2), 106)),
+                     e.toI32(e.mul(e.rem(ib, 2), 4)), 4);
+    Value db = e.fmul(f16At(0), e.toF32(e.addi(e.muli(s, 2), e.i32(1))));
+    Value value = e.fmul(db, e.toF32(gridAt(index, 4, e.rem(t, 4), false)));
+    return e.negateIf(signBit(signs), value);
+  }
+  case QuantScheme::GgufIQ1S: {
+    // u16 qh per sub-block at 34 + 2 ib: 3 index bits per group (bits
+    // 3 l), a 3-bit scale (bits 12..14) and the delta's sign (bit 15).
+    Value qh = u16At(e.add(e.mul(ib, 2), 34));
+    Value high = e.bits(qh, e.toI32(e.mul(l, 3)), 3);
+    Value index =
+        e.ori(byteAt(e.add(e.add(e.mul(ib, 4), l), 2)), e.shl(high, 8));
+    Value dl = e.fmul(f16At(0),
+                      e.toF32(e.addi(e.muli(e.bits(qh, 12, 3), 2), e.i32(1))));
+    Value delta =
+        e.select(e.eq(e.bits(qh, 15, 1), 1), e.f32(-0.125), e.f32(0.125));
+    Value g = e.toF32(gridAt(index, 8, t, /*isSigned=*/true));
+    return e.fmul(dl, e.fadd(g, delta));
+  }
+  case QuantScheme::GgufIQ1M: {
+    // The f16 super-block scale is the top nibbles of the four u16 scale
+    // words at 48; each word holds four 3-bit scales (bits 6 (ib % 2) +
+    // 3 (l / 2) of word ib / 2). qh byte 32 + 2 ib + l / 2 holds, per
+    // nibble l % 2, 3 index bits and the delta's sign (bit 3).
+    SmallVector<Value> sc;
+    for (int64_t i = 0; i < 4; ++i)
+      sc.push_back(u16At(e.index(48 + 2 * i)));
+    Value dBits =
+        e.ori(e.ori(e.shri(sc[0], 12), e.andi(e.shri(sc[1], 8), 0xf0)),
+              e.ori(e.andi(e.shri(sc[2], 4), 0xf00), e.andi(sc[3], 0xf000)));
+    Value word = u16At(e.add(e.mul(e.div(ib, 2), 2), 48));
+    Value s = e.bits(
+        word, e.toI32(e.add(e.mul(e.rem(ib, 2), 6), e.mul(e.div(l, 2), 3))), 3);
+    Value dl =
+        e.fmul(e.f16FromBits(dBits), e.toF32(e.addi(e.muli(s, 2), e.i32(1))));
+    Value qhByte = byteAt(e.add(e.add(e.mul(ib, 2), e.div(l, 2)), 32));
+    Value nibbleShift = e.toI32(e.mul(e.rem(l, 2), 4));
+    Value field = e.bits(qhByte, nibbleShift, 4);
+    Value index =
+        e.ori(byteAt(e.add(e.mul(ib, 4), l)), e.shl(e.andi(field, 7), 8));
+    Value delta =
+        e.select(e.eq(e.bits(field, 3, 1), 1), e.f32(-0.125), e.f32(0.125));
+    Value g = e.toF32(gridAt(index, 8, t, /*isSigned=*/true));
+    return e.fmul(dl, e.fadd(g, delta));
+  }
+  case QuantScheme::GgufTQ1_0: {
+    // Base-3 digits: qs bytes 0..31 hold elements 32 n + m (n = 0..4),
+    // qs bytes 32..47 elements 160 + 16 n + m, qh bytes 48..51 elements
+    // 240 + 4 n + m; digit n of a byte is ((byte * 3^n mod 256) * 3) >> 8.
+    Value rest = e.add(j, -160), last = e.add(j, -240);
+    Value inFirst = e.below(j, 160), inSecond = e.below(j, 240);
+    Value offset = e.select(inFirst, e.rem(j, 32),
+                            e.select(inSecond, e.add(e.rem(rest, 16), 32),
+                                     e.add(e.rem(last, 4), 48)));
+    Value n = e.select(inFirst, e.div(j, 32),
+                       e.select(inSecond, e.div(rest, 16), e.div(last, 4)));
+    Value pow3 = e.i32(1);
+    for (int64_t i = 1; i < 5; ++i) {
+      Value more = e.ult(e.toI32(n), i);
+      pow3 = e.select(more, pow3, e.i32(static_cast<int64_t>(std::pow(3, i))));
+    }
+    Value q = e.andi(
+        arith::MulIOp::create(e.builder(), e.location(), byteAt(offset), pow3),
+        255);
+    Value digit = e.shri(e.muli(q, 3), 8);
+    return e.fmul(e.toF32(e.subi(digit, 1)), f16At(52));
+  }
+  case QuantScheme::GgufTQ2_0: {
+    // Element 128 h + 32 p + m: bits 2 p of qs byte 32 h + m.
+    Value h = e.div(j, 128), p = e.div(e.rem(j, 128), 32), m = e.rem(j, 32);
+    Value q = e.bits(byteAt(e.add(e.mul(h, 32), m)), e.toI32(e.mul(p, 2)), 2);
+    return e.fmul(e.toF32(e.subi(q, 1)), f16At(64));
+  }
+  case QuantScheme::GgufMXFP4: {
+    // E8M0 scale byte at 0, halved (the table holds doubled E2M1 values):
+    // 2^(e - 128), a subnormal bit pattern for e < 2.
+    Value code = byteAt(e.index(0));
+    Value bits = e.select(e.ult(code, 2), e.shli(e.i32(0x00200000), code),
+                          e.shl(e.subi(code, 1), 23));
+    Value d = arith::BitcastOp::create(e.builder(), e.location(),
+                                       e.builder().getF32Type(), bits);
+    Value q = tableAt(w.values, nibble(1), /*isSigned=*/true);
+    return e.fmul(e.toF32(q), d);
+  }
+  case QuantScheme::GgufNVFP4: {
+    // Four 16-element sub-blocks: UE4M3 scale byte s at s, 8 qs bytes at
+    // 4 + 8 s (nibbles as q4_0 within the sub-block); the scale is halved
+    // and the code 0x7f reads as 0.
+    Value s = e.div(j, 16), jj = e.rem(j, 16);
+    Value code = byteAt(s);
+    Value scale =
+        e.select(e.eq(code, 0x7f), e.f32(0.0),
+                 e.fmul(e.minifloat(e.andi(code, 0x7f), 4, 3, 7), e.f32(0.5)));
+    Value byte = byteAt(e.add(e.add(e.mul(s, 8), e.rem(jj, 8)), 4));
+    Value q =
+        tableAt(w.values, e.bits(byte, e.toI32(e.mul(e.div(jj, 8), 4)), 4),
+                /*isSigned=*/true);
+    return e.fmul(e.toF32(q), scale);
+  }
   default:
     llvm_unreachable("not a GGUF scheme");
   }
@@ -332,8 +637,7 @@ Value decodeWeight(OpBuilder &b, Location loc, const PackedWeight &w, Value k,
   if (std::optional<GgufBlock> block = ggufBlock(w.scheme)) {
     Value base = e.add(e.mul(n, w.rowBytes),
                        e.mul(e.div(k, block->elements), block->bytes));
-    return decodeGgufElement(e, w.scheme, w.wq, base,
-                             e.rem(k, block->elements));
+    return decodeGgufElement(e, w, base, e.rem(k, block->elements));
   }
   switch (w.scheme) {
   case QuantScheme::Int8Block:
@@ -417,12 +721,12 @@ struct DequantMatMulLowering : OpConversionPattern<DequantMatMulOp> {
                    adaptor.getScale(),
                    adaptor.getZeroPoint(),
                    adaptor.getGlobalScale(),
-                   static_cast<int64_t>(op.getBlockSize().value_or(0)),
-                   Value()};
+                   static_cast<int64_t>(op.getBlockSize().value_or(0))};
     Value k = dimSizeOf(rewriter, loc, x, 1);
     Value n;
     if (ggufBlock(w.scheme)) {
       w.rowBytes = ggufRowBytes(rewriter, loc, w.scheme, k);
+      addLookupTables(rewriter, loc, w);
       if (resultType.isDynamicDim(1))
         n = arith::DivUIOp::create(
             rewriter, loc, dimSizeOf(rewriter, loc, w.wq, 0), w.rowBytes);
@@ -469,8 +773,9 @@ struct DequantMatMulLowering : OpConversionPattern<DequantMatMulOp> {
 /// The GGUF expert stack `bytes` of a MoE op, whose rows have `k` elements.
 PackedWeight ggufStack(OpBuilder &b, Location loc, QuantScheme scheme,
                        Value bytes, Value k) {
-  PackedWeight w{scheme, bytes, Value(), Value(), Value(), 0, Value()};
+  PackedWeight w{scheme, bytes};
   w.rowBytes = ggufRowBytes(b, loc, scheme, k);
+  addLookupTables(b, loc, w);
   return w;
 }
 

@@ -81,6 +81,9 @@ const GgmlType kGgmlTypes[] = {
     {34, "tq1_0", 256, 54, std::nullopt},
     {35, "tq2_0", 256, 66, std::nullopt},
     {39, "mxfp4", 32, 17, std::nullopt},
+    {40, "nvfp4", 64, 36, std::nullopt},
+    {41, "q1_0", 128, 18, std::nullopt},
+    {42, "q2_0", 64, 18, std::nullopt},
 };
 
 const GgmlType *findGgmlType(uint32_t code) {

@@ -477,3 +477,27 @@ func.func @dequant_fp8_kind(%x: tensor<4x64xf32>, %w: tensor<64x8xf8E4M3FN>, %s:
   %0 = rlx.dequant_matmul fp8_e5m2 %x, %w scale %s : tensor<8xf32> : tensor<4x64xf32>, tensor<64x8xf8E4M3FN>
   return
 }
+
+// -----
+
+func.func @dequant_gguf_iq_bytes(%x: tensor<4x256xf32>, %w: tensor<100xui8>) {
+  // expected-error @+1 {{w_q has 100 bytes, not a whole number of rows of K = 256 elements (66 bytes each)}}
+  %0 = rlx.dequant_matmul gguf_iq2_xxs %x, %w : tensor<4x256xf32>, tensor<100xui8>
+  return
+}
+
+// -----
+
+func.func @dequant_gguf_nvfp4_k(%x: tensor<4x32xf32>, %w: tensor<36xui8>) {
+  // expected-error @+1 {{scheme 'gguf_nvfp4' quantizes K in blocks of 64 elements, but K = 32 is not a positive multiple of 64}}
+  %0 = rlx.dequant_matmul gguf_nvfp4 %x, %w : tensor<4x32xf32>, tensor<36xui8>
+  return
+}
+
+// -----
+
+func.func @dequant_gguf_mxfp4_bytes(%x: tensor<4x64xf32>, %w: tensor<36xui8>) {
+  // expected-error @+1 {{w_q has 36 bytes, not a whole number of rows of K = 64 elements (34 bytes each)}}
+  %0 = rlx.dequant_matmul gguf_mxfp4 %x, %w : tensor<4x64xf32>, tensor<36xui8>
+  return
+}

@@ -134,3 +134,35 @@ func.func @dequant_moe_weights(%p: tensor<1152xui8>, %q: tensor<216xui8>, %d: te
   %2 = rlx.dequant_moe_weights gguf_q5_1 %d : tensor<?xui8> -> tensor<?x32x?xf32>
   return %0, %1, %2 : tensor<2x256x4xf32>, tensor<3x64x2xf32>, tensor<?x32x?xf32>
 }
+
+// The IQ, TQ and FP4 GGUF schemes: K = 256, N = 2 rows of their blocks.
+// CHECK-LABEL: func.func @dequant_matmul_gguf_iq
+func.func @dequant_matmul_gguf_iq(%x: tensor<4x256xf32>, %iq4_nl: tensor<288xui8>, %iq4_xs: tensor<272xui8>, %iq2_xxs: tensor<132xui8>, %iq2_xs: tensor<148xui8>, %iq2_s: tensor<164xui8>, %iq3_xxs: tensor<196xui8>, %iq3_s: tensor<220xui8>, %iq1_s: tensor<100xui8>, %iq1_m: tensor<112xui8>, %tq1_0: tensor<108xui8>, %tq2_0: tensor<132xui8>, %mxfp4: tensor<272xui8>, %nvfp4: tensor<288xui8>) {
+  // CHECK: rlx.dequant_matmul gguf_iq4_nl %{{.*}}, %{{.*}} : tensor<4x256xf32>, tensor<288xui8>
+  %iq4_nl_0 = rlx.dequant_matmul gguf_iq4_nl %x, %iq4_nl : tensor<4x256xf32>, tensor<288xui8>
+  // CHECK: rlx.dequant_matmul gguf_iq4_xs %{{.*}}, %{{.*}} : tensor<4x256xf32>, tensor<272xui8>
+  %iq4_xs_0 = rlx.dequant_matmul gguf_iq4_xs %x, %iq4_xs : tensor<4x256xf32>, tensor<272xui8>
+  // CHECK: rlx.dequant_matmul gguf_iq2_xxs %{{.*}}, %{{.*}} : tensor<4x256xf32>, tensor<132xui8>
+  %iq2_xxs_0 = rlx.dequant_matmul gguf_iq2_xxs %x, %iq2_xxs : tensor<4x256xf32>, tensor<132xui8>
+  // CHECK: rlx.dequant_matmul gguf_iq2_xs %{{.*}}, %{{.*}} : tensor<4x256xf32>, tensor<148xui8>
+  %iq2_xs_0 = rlx.dequant_matmul gguf_iq2_xs %x, %iq2_xs : tensor<4x256xf32>, tensor<148xui8>
+  // CHECK: rlx.dequant_matmul gguf_iq2_s %{{.*}}, %{{.*}} : tensor<4x256xf32>, tensor<164xui8>
+  %iq2_s_0 = rlx.dequant_matmul gguf_iq2_s %x, %iq2_s : tensor<4x256xf32>, tensor<164xui8>
+  // CHECK: rlx.dequant_matmul gguf_iq3_xxs %{{.*}}, %{{.*}} : tensor<4x256xf32>, tensor<196xui8>
+  %iq3_xxs_0 = rlx.dequant_matmul gguf_iq3_xxs %x, %iq3_xxs : tensor<4x256xf32>, tensor<196xui8>
+  // CHECK: rlx.dequant_matmul gguf_iq3_s %{{.*}}, %{{.*}} : tensor<4x256xf32>, tensor<220xui8>
+  %iq3_s_0 = rlx.dequant_matmul gguf_iq3_s %x, %iq3_s : tensor<4x256xf32>, tensor<220xui8>
+  // CHECK: rlx.dequant_matmul gguf_iq1_s %{{.*}}, %{{.*}} : tensor<4x256xf32>, tensor<100xui8>
+  %iq1_s_0 = rlx.dequant_matmul gguf_iq1_s %x, %iq1_s : tensor<4x256xf32>, tensor<100xui8>
+  // CHECK: rlx.dequant_matmul gguf_iq1_m %{{.*}}, %{{.*}} : tensor<4x256xf32>, tensor<112xui8>
+  %iq1_m_0 = rlx.dequant_matmul gguf_iq1_m %x, %iq1_m : tensor<4x256xf32>, tensor<112xui8>
+  // CHECK: rlx.dequant_matmul gguf_tq1_0 %{{.*}}, %{{.*}} : tensor<4x256xf32>, tensor<108xui8>
+  %tq1_0_0 = rlx.dequant_matmul gguf_tq1_0 %x, %tq1_0 : tensor<4x256xf32>, tensor<108xui8>
+  // CHECK: rlx.dequant_matmul gguf_tq2_0 %{{.*}}, %{{.*}} : tensor<4x256xf32>, tensor<132xui8>
+  %tq2_0_0 = rlx.dequant_matmul gguf_tq2_0 %x, %tq2_0 : tensor<4x256xf32>, tensor<132xui8>
+  // CHECK: rlx.dequant_matmul gguf_mxfp4 %{{.*}}, %{{.*}} : tensor<4x256xf32>, tensor<272xui8>
+  %mxfp4_0 = rlx.dequant_matmul gguf_mxfp4 %x, %mxfp4 : tensor<4x256xf32>, tensor<272xui8>
+  // CHECK: rlx.dequant_matmul gguf_nvfp4 %{{.*}}, %{{.*}} : tensor<4x256xf32>, tensor<288xui8>
+  %nvfp4_0 = rlx.dequant_matmul gguf_nvfp4 %x, %nvfp4 : tensor<4x256xf32>, tensor<288xui8>
+  return
+}

@@ -3,7 +3,9 @@ and rlx.q_conv2d on the CPU against NumPy.
 
 The reference dequantizers below are written from docs/quantization.md (for
 the K-quants in the super-block loop form of the published format, not in
-the per-element form the lowering uses). Weights are random bytes; the f16
+the per-element form the lowering uses); those of the IQ, TQ and FP4 GGUF
+formats are in ../lib/ggml_ref.py, which parses ggml's lookup tables itself
+from the table file the lowering compiles. Weights are random bytes; the f16
 and f32 scale fields are random finite values (NaN and infinity bit
 patterns are replaced), so subnormal and large scales occur.
 
@@ -28,6 +30,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/", 3)[0] + "/Execution/lib")
+import ggml_ref  # noqa: E402
 from rlxcheck import Checker, tensor_type  # noqa: E402
 
 check = Checker(sys.argv[1])
@@ -39,7 +42,7 @@ GGUF = {"gguf_q4_0": (32, 18), "gguf_q4_1": (32, 20), "gguf_q5_0": (32, 22),
         "gguf_q5_1": (32, 24), "gguf_q8_0": (32, 34), "gguf_q2_k": (256, 84),
         "gguf_q3_k": (256, 110), "gguf_q4_k": (256, 144),
         "gguf_q5_k": (256, 176), "gguf_q6_k": (256, 210),
-        "gguf_q8_k": (256, 292)}
+        "gguf_q8_k": (256, 292), **ggml_ref.BLOCKS}
 
 # Byte offsets of the f16 (or, for q8_k, f32) scale fields in a block.
 SCALE_FIELDS = {"gguf_q4_0": [0], "gguf_q4_1": [0, 2], "gguf_q5_0": [0],
@@ -59,6 +62,8 @@ def finite_f16_bits(shape):
 
 def random_blocks(scheme, count):
     """`count` random blocks of `scheme` with finite scales, [count, bytes]."""
+    if scheme in ggml_ref.BLOCKS:
+        return ggml_ref.random_blocks(rng, scheme, count)
     _, size = GGUF[scheme]
     blocks = rng.integers(0, 256, (count, size)).astype(np.uint8)
     if scheme == "gguf_q8_k":
@@ -120,6 +125,8 @@ def q3k_scales(scales):
 
 def dequant_blocks(scheme, blocks):
     """The f32 values of GGUF `blocks` [count, bytes] -> [count, elements]."""
+    if scheme in ggml_ref.BLOCKS:
+        return ggml_ref.dequant(scheme, blocks)
     n = blocks.shape[0]
     y = np.zeros((n, GGUF[scheme][0]), F32)
     if scheme == "gguf_q4_0":
@@ -322,6 +329,20 @@ for scheme, (elements, _) in GGUF.items():
         outs = check.run(mlir, {"p": packed})
         check.close(f"dequant_moe_weights {scheme} E={experts} K={k} N={n} "
                     "bit-exact", outs[0] if outs else None, values, 0, 0)
+
+# Every E8M0 scale code of mxfp4 (2^-128 .. 2^127, halved), one row of 256
+# blocks.
+blocks = random_blocks("gguf_mxfp4", 256)
+blocks[:, 0] = np.arange(256)
+values = ggml_ref.dequant("gguf_mxfp4", blocks).reshape(1, -1, 1)
+pt = tensor_type(blocks.reshape(-1).shape, np.uint8)
+ot = tensor_type(values.shape, F32)
+mlir = (f"func.func @main(%p: {pt} {{rlx.input = \"p\"}}) -> {ot} {{\n"
+        f"  %0 = rlx.dequant_moe_weights gguf_mxfp4 %p : {pt} -> {ot}\n"
+        f"  return %0 : {ot}\n}}")
+outs = check.run(mlir, {"p": blocks.reshape(-1)})
+check.close("dequant_moe_weights gguf_mxfp4 every scale code bit-exact",
+            outs[0] if outs else None, values, 0, 0)
 
 # --- GGUF: dequant_matmul against NumPy -----------------------------------
 

@@ -30,6 +30,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/", 3)[0] + "/Execution/lib")
+import ggml_ref  # noqa: E402
 from rlxcheck import Checker, tensor_type  # noqa: E402
 
 check = Checker(sys.argv[1])
@@ -37,8 +38,11 @@ rng = check.rng
 F32 = np.float32
 
 # GGML type codes and value types of the format.
-GGML = {"f32": 0, "f16": 1, "q4_0": 2, "q8_0": 8, "i8": 24, "i16": 25,
-        "i32": 26, "i64": 27, "f64": 28, "bf16": 30}
+GGML = {"f32": 0, "f16": 1, "q4_0": 2, "q8_0": 8, "iq2_xxs": 16,
+        "iq2_xs": 17, "iq3_xxs": 18, "iq1_s": 19, "iq4_nl": 20, "iq3_s": 21,
+        "iq2_s": 22, "iq4_xs": 23, "i8": 24, "i16": 25, "i32": 26, "i64": 27,
+        "f64": 28, "iq1_m": 29, "bf16": 30, "tq1_0": 34, "tq2_0": 35,
+        "mxfp4": 39, "nvfp4": 40}
 U8, I8, U16, I16, U32, I32, F32T, BOOL, STRING, ARRAY, U64, I64, F64 = \
     range(13)
 FIXED = {U8: "<B", I8: "<b", U16: "<H", I16: "<h", U32: "<I", I32: "<i",
@@ -282,6 +286,26 @@ if check.succeeded("dequant_moe_weights", proc):
 expect_error("expert stack with another K", MOE.replace(
     f"tensor<{E}x{K}x{N}xf32>", f"tensor<{E}x{2 * K}x{N // 2}xf32>"),
     ["--params", path], "tensor 'experts'", path, "rows of K = 128")
+
+# The IQ, TQ and FP4 types, each a [K, 3] tensor under its GGML type id,
+# decoded exactly through rlx.dequant_moe_weights (one expert).
+for name, (elements, size) in ggml_ref.BLOCKS.items():
+    scheme = name[len("gguf_"):]
+    k, n = 2 * elements, 3
+    blocks = ggml_ref.random_blocks(rng, name, n * 2)
+    want = ggml_ref.dequant(name, blocks).reshape(n, k).T[None]
+    path = write(f"{scheme}.gguf", gguf_file(
+        [("w", scheme, [k, n], blocks.tobytes())]))
+    st, ot = f"tensor<{blocks.size}xui8>", tensor_type((1, k, n), F32)
+    mlir = (f"func.func @w(%w: {st} {{rlx.param = \"w\"}}) -> {ot} {{\n"
+            f"  %0 = rlx.dequant_moe_weights {name} %w : {st} -> {ot}\n"
+            f"  return %0 : {ot}\n}}\n")
+    outdir = os.path.join(check.workdir, f"out-{scheme}")
+    proc = rlx_run(mlir, ["--params", path, "--output", outdir])
+    if check.succeeded(f"GGUF {scheme}", proc):
+        check.close(f"GGUF {scheme} [{k}, {n}] (type {GGML[scheme]}) "
+                    "dequant_moe_weights exact",
+                    np.load(os.path.join(outdir, "output_0.npy")), want, 0, 0)
 
 # A q4_0 tensor where the graph decodes gguf_q8_0 with the same byte count:
 # q8_0 rows of K=64 are 68 bytes, q4_0 rows of K=128 are 72; 34 * 36 bytes

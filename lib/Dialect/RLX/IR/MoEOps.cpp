@@ -49,6 +49,32 @@ std::optional<GgufBlock> rlx::ggufBlock(QuantScheme scheme) {
     return GgufBlock{256, 210};
   case QuantScheme::GgufQ8K:
     return GgufBlock{256, 292};
+  case QuantScheme::GgufIQ4NL:
+    return GgufBlock{32, 18};
+  case QuantScheme::GgufIQ4XS:
+    return GgufBlock{256, 136};
+  case QuantScheme::GgufIQ2XXS:
+    return GgufBlock{256, 66};
+  case QuantScheme::GgufIQ2XS:
+    return GgufBlock{256, 74};
+  case QuantScheme::GgufIQ2S:
+    return GgufBlock{256, 82};
+  case QuantScheme::GgufIQ3XXS:
+    return GgufBlock{256, 98};
+  case QuantScheme::GgufIQ3S:
+    return GgufBlock{256, 110};
+  case QuantScheme::GgufIQ1S:
+    return GgufBlock{256, 50};
+  case QuantScheme::GgufIQ1M:
+    return GgufBlock{256, 56};
+  case QuantScheme::GgufTQ1_0:
+    return GgufBlock{256, 54};
+  case QuantScheme::GgufTQ2_0:
+    return GgufBlock{256, 66};
+  case QuantScheme::GgufMXFP4:
+    return GgufBlock{32, 17};
+  case QuantScheme::GgufNVFP4:
+    return GgufBlock{64, 36};
   case QuantScheme::Int8Block:
   case QuantScheme::Int8BlockAsym:
   case QuantScheme::Int4Block:

@@ -177,11 +177,26 @@ def RLX_QuantScheme : RLX_I32Enum<"QuantScheme",
   I32EnumAttrCase<"GgufQ4K", 13, "gguf_q4_k">,
   I32EnumAttrCase<"GgufQ5K", 14, "gguf_q5_k">,
   I32EnumAttrCase<"GgufQ6K", 15, "gguf_q6_k">,
-  I32EnumAttrCase<"GgufQ8K", 16, "gguf_q8_k">
+  I32EnumAttrCase<"GgufQ8K", 16, "gguf_q8_k">,
+  I32EnumAttrCase<"GgufIQ4NL", 17, "gguf_iq4_nl">,
+  I32EnumAttrCase<"GgufIQ4XS", 18, "gguf_iq4_xs">,
+  I32EnumAttrCase<"GgufIQ2XXS", 19, "gguf_iq2_xxs">,
+  I32EnumAttrCase<"GgufIQ2XS", 20, "gguf_iq2_xs">,
+  I32EnumAttrCase<"GgufIQ2S", 21, "gguf_iq2_s">,
+  I32EnumAttrCase<"GgufIQ3XXS", 22, "gguf_iq3_xxs">,
+  I32EnumAttrCase<"GgufIQ3S", 23, "gguf_iq3_s">,
+  I32EnumAttrCase<"GgufIQ1S", 24, "gguf_iq1_s">,
+  I32EnumAttrCase<"GgufIQ1M", 25, "gguf_iq1_m">,
+  I32EnumAttrCase<"GgufTQ1_0", 26, "gguf_tq1_0">,
+  I32EnumAttrCase<"GgufTQ2_0", 27, "gguf_tq2_0">,
+  I32EnumAttrCase<"GgufMXFP4", 28, "gguf_mxfp4">,
+  I32EnumAttrCase<"GgufNVFP4", 29, "gguf_nvfp4">
 ]> {
   let description = [{
     Block schemes carry their block size in the op's `block_size`
-    attribute. `gguf_*` schemes take the weights as packed GGUF bytes.
+    attribute. `gguf_*` schemes take the weights as packed GGUF bytes, in
+    the block layouts of ggml's tensor types of the same name
+    (docs/quantization.md).
   }];
 }
 def RLX_QuantSchemeAttr : RLX_EnumAttr<RLX_QuantScheme, "quant_scheme">;
