@@ -514,13 +514,20 @@ float blendPixel(const Binned &b, const Settings &s, int64_t tile, float px,
   int32_t end = getInt(b.ranges + 2 * tile + 1);
   int64_t steps = std::min<int64_t>(end - begin, s.maxSteps);
   float transmittance = 1.0f;
+  // -ln(alpha_cutoff) plus a margin far above float32 rounding, so the
+  // shortcut never changes a decision.
+  const float skipPower = s.alphaCutoff > 0
+                              ? -std::log(s.alphaCutoff) + 1e-3f
+                              : std::numeric_limits<float>::infinity();
   for (int64_t e = begin; e < begin + steps; ++e) {
     int32_t splat = getInt(b.list + e);
     const float *rec = b.records + kRecordWords * splat;
     float dx = px - rec[0], dy = py - rec[1];
     float power =
         0.5f * (rec[2] * dx * dx + rec[4] * dy * dy) + rec[3] * dx * dy;
-    if (power < 0)
+    // Past `skipPower`, alpha is below alpha_cutoff whatever the opacity
+    // (at most 1): skipped without evaluating exp.
+    if (power < 0 || power > skipPower)
       continue;
     float gauss = std::exp(-power);
     float alpha = rec[5] * gauss;

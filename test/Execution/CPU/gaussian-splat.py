@@ -9,29 +9,34 @@ spherical harmonics of 0 to 3 bands; the empty scene. Limits:
 max_list_entries below the scene's entry count (the kept list, the header's
 kept/dropped counts and the -1 fill are compared exactly),
 max_splat_steps, alpha_cutoff, transmittance_threshold, the 0.99 opacity
-clamp.
+clamp. The decomposed pair renders exactly what the render op renders
+(static and tensor<?xf32> prep), and a prep buffer prepared for other
+settings stops the run with an error naming rasterize.
 
-Tolerances. Forward: atol = rtol = 1e-3. A splat's image position carries
+Tolerances. Forward: atol = rtol = 1e-4. A splat's image position carries
 the float32 rounding of its view coordinates times the focal length (about
-1e-4 px here), and a pixel's value moves by up to about one unit per pixel
-of displacement for the sharpest splats (a few pixels wide), so 1e-3 bounds
-the float32 error with margin; the typical error is printed and is near
+1e-5 px here), and a pixel's value moves by up to about one unit per pixel
+of displacement for the sharpest splats (a few pixels wide), so the float32
+error is about 1e-5 at worst; the observed maximum is printed and is near
 1e-6. The contract's discrete choices (alpha_cutoff, the 0.99 clamp, the
 early stop, tile binning) are decided in float32 by the kernel and in
-float64 here: pixels where one of them lies within 1e-4 of its threshold in
-the reference are excluded from the comparison (they are counted; they are
-rare, and a case fails if more than 2% are excluded).
+float64 here: pixels where one of them lies within 2e-5 (relative) of its
+threshold in the reference are excluded from the comparison (they are
+counted and rare); a scene with more than 2% of such pixels is drawn again.
 
 Backward: against central finite differences (step 1e-5) of the float64
 reference loss sum(clip(dL) * rgb), with alpha_cutoff = 0 and
 transmittance_threshold = 0 and opacities below the clamp, so the loss is
 smooth in every parameter except at the tile binning, which the step does
 not cross for random scenes. The kernel computes in float32 with per-splat
-sums in float64; the check is |got - fd| <= 1e-2 * |fd| + 2e-3 * max|fd|
-(float32 relative error about 1e-5 per pixel contribution, amplified by
-the conic's sensitivity to the scales, 1 / sigma^2).
+sums in float64; the check is |got - fd| <= 1e-3 * |fd| + 1e-4 * max|fd|
+(float32 relative error about 1e-6 per pixel contribution, amplified by
+the conic's sensitivity to the scales, 1 / sigma^2, and summed over the
+pixels; the observed error is printed, near 5e-7 of max|fd|).
 """
 
+import os
+import subprocess
 import sys
 
 import numpy as np
@@ -48,8 +53,10 @@ SH_C2 = [1.0925484305920792, -1.0925484305920792, 0.31539156525252005,
 SH_C3 = [-0.59004358992664352, 2.8906114426405538, -0.45704579946446572,
          0.3731763325901154, -0.45704579946446572, 1.4453057213202769,
          -0.59004358992664352]
-# A decision closer than this to its threshold makes a pixel "fragile".
-MARGIN = 1e-4
+# A decision closer than this to its threshold, relative to the threshold
+# (tile edges: in tiles), makes a pixel "fragile" (the kernel's float32
+# values are within about 1e-6, relative, of the reference's).
+MARGIN = 2e-5
 
 
 # ---------------------------------------------------------------------------
@@ -139,7 +146,7 @@ def bin_splats(pr, w, h, s, max_list):
     tiles whose binning is within MARGIN of a tile edge."""
     tx_n, ty_n = -(-w // s), -(-h // s)
     entries = []
-    fragile_tiles = set()
+    fragile_tiles = {}  # (tx, ty) -> splats binned there or not by a hair
     for i in range(pr["n"]):
         if not pr["visible"][i]:
             continue
@@ -147,11 +154,16 @@ def bin_splats(pr, w, h, s, max_list):
         ex, ey = pr["ext"][i]
         edges = [(mx - ex) / s, (mx + ex) / s, (my - ey) / s, (my + ey) / s]
         x0, x1, y0, y1 = (int(np.floor(e)) for e in edges)
+        # An edge at a tile boundary: the tiles on both sides of it, over
+        # the splat's other extent, may or may not get the splat.
         for axis, e in zip("xxyy", edges):
             if abs(e - round(e)) < MARGIN:
                 j = int(round(e))
-                fragile_tiles.add((axis, j))
-                fragile_tiles.add((axis, j - 1))
+                lo, hi = (y0, y1) if axis == "x" else (x0, x1)
+                for other in range(lo - 1, hi + 2):
+                    for side in (j - 1, j):
+                        tile = (side, other) if axis == "x" else (other, side)
+                        fragile_tiles.setdefault(tile, set()).add(i)
         for ty in range(max(0, y0), min(ty_n - 1, y1) + 1):
             for tx in range(max(0, x0), min(tx_n - 1, x1) + 1):
                 entries.append((ty * tx_n + tx, pr["depth"][i], i))
@@ -163,7 +175,8 @@ def bin_splats(pr, w, h, s, max_list):
     return lists, len(entries), fragile_tiles
 
 
-def rasterize(pr, lists, fragile_tiles, meta, w, h, s, cutoff, steps, thr):
+def rasterize(pr, lists, fragile_tiles, meta, w, h, s, cutoff, steps, thr,
+              whole_tiles):
     """RGBA image and the mask of fragile pixels."""
     bg = np.asarray(meta[12:15], np.float64)
     tx_n = -(-w // s)
@@ -173,9 +186,19 @@ def rasterize(pr, lists, fragile_tiles, meta, w, h, s, cutoff, steps, thr):
         tx, ty = t % tx_n, t // tx_n
         xs = np.arange(tx * s, min(tx * s + s, w))
         ys = np.arange(ty * s, min(ty * s + s, h))
-        if ("x", tx) in fragile_tiles or ("y", ty) in fragile_tiles:
-            fragile[np.ix_(ys, xs)] = True
         px, py = np.meshgrid(xs + 0.5, ys + 0.5)
+        for i in fragile_tiles.get((tx, ty), ()):
+            if whole_tiles:
+                # The splat shifts the step count or the list limit of
+                # every later entry, in every tile.
+                fragile[:] = True
+                break
+            # Only where its presence changes the pixel.
+            dx, dy = px - pr["mean"][i, 0], py - pr["mean"][i, 1]
+            ca, cb, cc = pr["conic"][i]
+            power = 0.5 * (ca * dx * dx + cc * dy * dy) + cb * dx * dy
+            raw = pr["o"][i] * np.exp(-power)
+            fragile[np.ix_(ys, xs)] |= raw >= max(cutoff, 1e-7)
         trans = np.ones_like(px)
         acc = np.zeros(px.shape + (3,))
         active = np.ones(px.shape, bool)
@@ -187,12 +210,12 @@ def rasterize(pr, lists, fragile_tiles, meta, w, h, s, cutoff, steps, thr):
             raw = pr["o"][i] * np.exp(-power)
             alpha = np.minimum(raw, 0.99)
             use = active & (power >= 0) & (alpha >= cutoff)
-            frag |= active & ((np.abs(raw - 0.99) < MARGIN) |
+            frag |= active & ((np.abs(raw - 0.99) < MARGIN * 0.99) |
                               ((cutoff > 0) & (np.abs(alpha - cutoff) <
-                                               MARGIN)))
+                                               MARGIN * cutoff)))
             acc += np.where(use, trans * alpha, 0)[..., None] * pr["rgb"][i]
             trans = np.where(use, trans * (1 - alpha), trans)
-            frag |= use & (thr > 0) & (np.abs(trans - thr) < MARGIN)
+            frag |= use & (thr > 0) & (np.abs(trans - thr) < MARGIN * thr)
             active &= ~(use & (trans < thr))
         img[np.ix_(ys, xs)] = np.concatenate(
             [acc + trans[..., None] * bg, (1 - trans)[..., None]], -1)
@@ -204,9 +227,11 @@ def render_ref(scene, meta, st, aniso=None):
     w, h, s = st["width"], st["height"], st["tile_size"]
     pr = project(scene, meta, w, h, st["radius_scale"], aniso)
     lists, total, ftiles = bin_splats(pr, w, h, s, st["max_list_entries"])
+    limited = st["max_splat_steps"] < max(map(len, lists), default=0) or \
+        total > st["max_list_entries"]
     img, fragile = rasterize(pr, lists, ftiles, meta, w, h, s,
                              st["alpha_cutoff"], st["max_splat_steps"],
-                             st["transmittance_threshold"])
+                             st["transmittance_threshold"], limited)
     return img, fragile, pr, lists, total
 
 
@@ -341,12 +366,16 @@ func.func @g({sig}, %dl: tensor<{dl.size}xf32> {{rlx.input = "dl"}})
 # Checks
 # ---------------------------------------------------------------------------
 
+def too_fragile(fragile):
+    return fragile.sum() // 4 > max(2, 0.02 * fragile.size // 4)
+
+
 def compare_image(what, got, want, fragile):
     if got is None or got.shape != want.shape:
-        check.close(what, got, want.astype(np.float32), 1e-3, 1e-3)
+        check.close(what, got, want.astype(np.float32), 1e-4, 1e-4)
         return
     share = fragile.mean() if fragile.size else 0.0
-    if share > 0.02:
+    if too_fragile(fragile):
         check.failed += 1
         print(f"FAIL {what}: {share:.1%} of the pixels are within {MARGIN} "
               "of a threshold; the case cannot be checked")
@@ -355,13 +384,19 @@ def compare_image(what, got, want, fragile):
     err = np.abs(got[keep] - want[keep]).max() if keep.any() else 0.0
     print(f"{what}: max abs err {err:.2e}, {int(fragile.sum()) // 4} "
           "fragile pixels excluded")
-    check.close(what, got[keep], want[keep].astype(np.float32), 1e-3, 1e-3)
+    check.close(what, got[keep], want[keep].astype(np.float32), 1e-4, 1e-4)
 
 
 def check_forward(label, n, c, st, **scene_kw):
-    scene = make_scene(n, c, **scene_kw)
-    meta = make_meta()
-    want, fragile, pr, lists, total = render_ref(scene, meta, st)
+    for _ in range(10):
+        scene = make_scene(n, c, **scene_kw)
+        meta = make_meta()
+        want, fragile, pr, lists, total = render_ref(scene, meta, st)
+        # A scene with too many fragile pixels (with a limit in force, a
+        # splat binned or not by a hair shifts every later entry) is drawn
+        # again.
+        if not too_fragile(fragile):
+            break
     what = f"render {label} N={n} C={c} {st['width']}x{st['height']}/" \
            f"{st['tile_size']}"
     got = run_render(scene, meta, st)
@@ -372,6 +407,8 @@ def check_forward(label, n, c, st, **scene_kw):
 def check_decomposed(label, n, c, st):
     scene, meta, rendered, _, _, pr, lists, total = check_forward(
         label, n, c, st)
+    ftiles = bin_splats(pr, st["width"], st["height"], st["tile_size"],
+                        st["max_list_entries"])[2]
     prep, rgba, rgba_dyn = run_decomposed(scene, meta, st)
     what = f"prepare/rasterize {label} N={n}"
     if prep is None:
@@ -407,6 +444,11 @@ def check_decomposed(label, n, c, st):
             want_ranges[t] = [at, at + len(entries)]
         want_list[at:at + len(entries)] = entries
         at += len(entries)
+    if ftiles:
+        # A splat's extent ends within 2e-5 tiles of a tile edge: float32
+        # and float64 may bin it differently.
+        print(f"{what}: lists not compared (a splat at a tile edge)")
+        return
     check.close(f"{what} tile ranges", ranges, want_ranges, 0, 0)
     check.close(f"{what} list", lst, want_list, 0, 0)
 
@@ -451,10 +493,8 @@ def check_backward(label, n, c, st, sh_band, clip=1.0, aniso=10.0,
         return
     scale_ = np.abs(fd).max()
     err = np.abs(got - fd)
-    ok = np.all(err <= 1e-2 * np.abs(fd) + 2e-3 * scale_)
     print(f"{what}: max |grad| {scale_:.3g}, max abs err {err.max():.2e}")
-    check.close(what, got, fd.astype(np.float32), 1e-2, 2e-3 * scale_)
-    return ok
+    check.close(what, got, fd.astype(np.float32), 1e-3, 1e-4 * scale_)
 
 
 # Forward: sizes not multiples of the tile, tiles larger than the image,
@@ -482,6 +522,44 @@ check_forward("list=1", 10, 0, settings(19, 13, 4, max_list_entries=1))
 check_decomposed("basic", 20, 3, settings(27, 19, 8))
 check_decomposed("overflow", 30, 0, settings(27, 19, 8, max_list_entries=9))
 check_decomposed("empty", 0, 0, settings(5, 3, 2, max_list_entries=4))
+
+
+
+def check_bad_prep():
+    """A prep buffer prepared for another tile size: rasterize stops the run
+    with an error naming the op, never reading past the buffer."""
+    scene = make_scene(6, 0)
+    meta = make_meta()
+    arrays = scene + [meta]
+    sig, types, uses = scene_args(arrays)
+    st = settings(12, 10, 4)
+    rast = {k: v for k, v in st.items() if k != "radius_scale"}
+    rast["tile_size"] = 8
+    mlir = f"""
+func.func @g({sig}) -> tensor<480xf32> {{
+  %p = rlx.gaussian_splat_prepare {uses} {attrs(st)} : {types}
+      -> tensor<?xf32>
+  %r = rlx.gaussian_splat_rasterize %p, %meta {attrs(rast)}
+      : tensor<?xf32>, tensor<23xf32>
+  return %r : tensor<480xf32>
+}}"""
+    case = os.path.join(check.workdir, "bad-prep")
+    os.makedirs(case)
+    with open(os.path.join(case, "graph.mlir"), "w") as f:
+        f.write(mlir)
+    cmd = [check.rlx_run, os.path.join(case, "graph.mlir")]
+    for name, value in zip(NAMES, arrays):
+        path = os.path.join(case, f"{name}.npy")
+        np.save(path, value)
+        cmd += ["--input", f"{name}={path}"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    check.failed_with("rasterize of a prep for another tile size", proc,
+                      ["error: rlx.gaussian_splat_rasterize: prep was "
+                       "prepared for another width, height or tile_size"],
+                      one_line=False)
+
+
+check_bad_prep()
 
 # Backward against finite differences of the reference.
 smooth = dict(alpha_cutoff=0.0, transmittance_threshold=0.0)

@@ -59,7 +59,7 @@ def RLX_GaussianSplatRenderOp : RLX_InferredTypeOp<"gaussian_splat_render"> {
     | `rotations` | `[N * 4]` | quaternions `q`, xyzw, not necessarily unit |
     | `opacities` | `[N]` | logits `l` |
     | `colors` | `[N * 3]` | base linear RGB `c0` |
-    | `sh_coeffs` | `[N * C * 3]` | spherical-harmonic coefficients `[N][C][3]`, `C` in 0, 3, 8, 15 (bands 1 to L, L = 0..3) |
+    | `sh_coeffs` | `[N * C * 3]` | spherical-harmonic coefficients `[N][C][3]` of bands 1 to L: `C = (L + 1)^2 - 1`, that is 0, 3, 8 or 15 |
     | `meta` | `[23]` | camera, see below |
 
     `N` is `dim(opacities)`. Settings: `width` `W`, `height` `H`,
@@ -257,7 +257,7 @@ def RLX_GaussianSplatPrepareOp : RLX_PureOp<"gaussian_splat_prepare"> {
          max_splat_steps = 64 : i64, transmittance_threshold = 0.001 : f32,
          max_list_entries = 1024 : i64}
         : tensor<30xf32>, tensor<30xf32>, tensor<40xf32>, tensor<10xf32>,
-          tensor<30xf32>, tensor<30xf32>, tensor<23xf32> -> tensor<?xf32>
+          tensor<30xf32>, tensor<90xf32>, tensor<23xf32> -> tensor<?xf32>
     ```
   }];
 
