@@ -620,8 +620,8 @@ void renderBackward(const Camera &cam, const Settings &s, const Scene &scene,
   BinnedStorage storage;
   Binned b = binToStorage(splats, s, storage);
 
-  // Pixel gradients into per-tile partial sums, then per-splat sums: the
-  // tiles run in parallel without sharing an accumulator.
+  // Pixel gradients, summed per splat over the tiles in order (serial: the
+  // result does not depend on a thread count).
   int64_t tilesX = s.tilesX(), tiles = tilesX * s.tilesY();
   std::vector<ProjectedGrad> grad(n);
   std::vector<Blended> blended;
