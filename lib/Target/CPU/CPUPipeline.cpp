@@ -39,6 +39,8 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
   registerCPUUnfusePolicy();
   // rlx.custom calls its registered kernel through the runtime.
   pm.addPass(createRLXCPULowerCustomOps());
+  // The Gaussian splat ops call their tile kernels in the runtime.
+  pm.addPass(createRLXCPULowerGaussianSplat());
   buildRLXToLinalgPipeline(pm, "cpu");
   if (options.useBlas)
     pm.addNestedPass<func::FuncOp>(createRLXCPUTransposedGemmOperands());

@@ -73,6 +73,36 @@ def RLXCPULowerCustomOps : Pass<"rlx-cpu-lower-custom-ops", "ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def RLXCPULowerGaussianSplat
+    : Pass<"rlx-cpu-lower-gaussian-splat", "ModuleOp"> {
+  let summary = "Lower the rlx.gaussian_splat_* ops to calls of the CPU runtime";
+  let description = [{
+    Runs on tensors, before the lowering to linalg. Each
+    `rlx.gaussian_splat_render`, `_prepare`, `_rasterize` and
+    `_render_backward` becomes a call of the CPU runtime's
+    `rlx_rt_gaussian_splat` (stage 0 to 3: render, prepare, rasterize,
+    backward) with the data pointers of its operands (read-only buffers)
+    and of a fresh 64-byte aligned result buffer, the splat count, the
+    spherical-harmonic coefficients per splat and the op's settings. The
+    per-tile lists, their depth sort and the early termination are
+    data-dependent, so the work runs in one C++ kernel
+    (`lib/Runtime/CPU/GaussianSplat.cpp`) that implements the contract of
+    `docs/ops/GaussianSplatOps.md`.
+
+    Errors naming the op: a scene operand of dynamic length, a
+    spherical-harmonic count other than 0, 3, 8 or 15 per splat, counts
+    above 2^31 - 1, and a `gaussian_splat_prepare` whose static result
+    length is not the packing's `8 + 10 N + 2 * tiles + max_list_entries`
+    (a `tensor<?xf32>` result takes that length).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def RLXCPUTransposedGemmOperands
     : Pass<"rlx-cpu-transposed-gemm-operands", "func::FuncOp"> {
   let summary = "Let matmuls read transposed operands instead of copies";

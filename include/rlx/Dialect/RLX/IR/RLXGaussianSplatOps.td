@@ -54,19 +54,74 @@ def RLX_GaussianSplatRenderOp : RLX_InferredTypeOp<"gaussian_splat_render"> {
 
     | operand | shape | content |
     |---|---|---|
-    | `positions` | `[N * 3]` | centres |
-    | `scales` | `[N * 3]` | log-space axis scales |
-    | `rotations` | `[N * 4]` | quaternions, xyzw |
-    | `opacities` | `[N]` | logits |
-    | `colors` | `[N * 3]` | linear RGB |
-    | `sh_coeffs` | `[N * C * 3]` | spherical-harmonic coefficients, `C >= 0` per Gaussian |
-    | `meta` | `[23]` | camera position / target / up, fov, near, far, background RGB, then the render settings as f32 bit patterns |
+    | `positions` | `[N * 3]` | centres `p`, world space |
+    | `scales` | `[N * 3]` | log-space axis scales `s` |
+    | `rotations` | `[N * 4]` | quaternions `q`, xyzw, not necessarily unit |
+    | `opacities` | `[N]` | logits `l` |
+    | `colors` | `[N * 3]` | base linear RGB `c0` |
+    | `sh_coeffs` | `[N * C * 3]` | spherical-harmonic coefficients `[N][C][3]` of bands 1 to L: `C = (L + 1)^2 - 1`, that is 0, 3, 8 or 15 |
+    | `meta` | `[23]` | camera, see below |
 
-    `N` is `dim(opacities)`. Settings: `width`, `height`, `tile_size`,
-    `max_splat_steps`, `max_list_entries` are positive; `radius_scale` is
-    positive; `alpha_cutoff` and `transmittance_threshold` lie in `[0, 1)`.
-    The result is linear RGBA (display gamma applied), f32
-    `[height * width * 4]`, row-major.
+    `N` is `dim(opacities)`. Settings: `width` `W`, `height` `H`,
+    `tile_size` `S`, `max_splat_steps`, `max_list_entries` are positive;
+    `radius_scale` `k` is positive; `alpha_cutoff` and
+    `transmittance_threshold` lie in `[0, 1)`. The result is RGBA f32
+    `[H * W * 4]`, row-major (pixel `(x, y)` at `4 * (y * W + x)`), in the
+    linear space of the colors: no display transfer (gamma) is applied.
+
+    **Camera** (`meta`): `[0:3]` eye `e`, `[3:6]` target, `[6:9]` up,
+    `[9]` vertical field of view in degrees (in (0, 180)), `[10]` near,
+    `[11]` far, `[12:15]` background RGB `bg`, `[15:23]` ignored (the
+    original stores the settings there as f32 bit patterns; the op's
+    attributes are authoritative). Axes: `f = normalize(target - e)`,
+    `r = normalize(f x up)`, `u = r x f`. A point's view coordinates are
+    `v = ((p-e).r, (p-e).u, (p-e).f)`; the focal length is
+    `F = H / (2 tan(fov / 2))` for both axes, the principal point
+    `(W/2, H/2)`, and the image mean `m = (W/2 + F vx/vz, H/2 - F vy/vz)`
+    (x right, y down). Pixel `(x, y)` is sampled at its centre
+    `(x + 0.5, y + 0.5)`. A degenerate camera (target at the eye, up
+    parallel to `f`, field of view out of range) stops the run with an
+    error.
+
+    **Projection** of splat `i`: it is culled (contributes nothing, gets a
+    zero gradient) when `vz <= near`, `vz >= far`, `|q| = 0`, or any
+    projected value below is not finite. `R` is the rotation of `q / |q|`,
+    `Sigma = R diag(exp(2 s)) R^T`, `W3` the matrix with rows `r, u, f`,
+    `J = [[F/vz, 0, -F vx/vz^2], [0, -F/vz, F vy/vz^2]]` and
+    `Sigma2 = J W3 Sigma W3^T J^T + 0.3 I` (`[[a, b], [b, c]]`); its inverse
+    is the conic `(A, B, C) = (c, -b, a) / (a c - b^2)`. Opacity
+    `o = sigmoid(l)`. Color: `d = normalize(p - e)`,
+    `rgb = max(0, c0 + sum_{k<C} Y_k(d) sh[i][k])` per channel, with `Y_k`
+    the real spherical harmonics of bands 1 to 3 in the usual order
+    (band 1: `-0.4886025 y, 0.4886025 z, -0.4886025 x`; bands 2 and 3 as in
+    the common 3D Gaussian splatting convention, constants in
+    `lib/Runtime/CPU/GaussianSplat.cpp`); band 0 is `c0` itself.
+
+    **Tiles**: the image is cut into `ceil(W/S) x ceil(H/S)` tiles of `S x
+    S` pixels (the last row and column clipped to the image), numbered
+    row-major. A visible splat enters every tile `(tx, ty)` with
+    `floor((mx - ex)/S) <= tx <= floor((mx + ex)/S)` and likewise in `y`
+    (clamped to the grid), where `ex = k sqrt(a)`, `ey = k sqrt(c)` are the
+    half-extents at `k` standard deviations. Each tile's list is sorted by
+    `vz`, ties by splat index. **List limit**: all entries are ordered by
+    (tile, `vz`, index) and only the first `max_list_entries` are kept:
+    when the scene has more, the tiles at the end of the row-major order
+    lose their entries (farthest first within the tile at the cut), never
+    memory past the buffer.
+
+    **Blending** of pixel `(x, y)` in tile `t`: `T = 1`, `rgb_acc = 0`;
+    walk `t`'s list front to back, at most `max_splat_steps` entries (each
+    entry visited counts as one step, whether it blends or not). For entry
+    `i`: `(dx, dy) = pixel centre - m_i`,
+    `power = (A dx^2 + C dy^2)/2 + B dx dy`; skip when `power < 0`;
+    `alpha = min(0.99, o_i exp(-power))`; skip when
+    `alpha < alpha_cutoff`; else `rgb_acc += T alpha rgb_i`,
+    `T *= 1 - alpha`, and stop when `T < transmittance_threshold`. The
+    pixel is `(rgb_acc + T bg, 1 - T)`.
+
+    Unsupported on the CPU (errors naming the op): scene operands of
+    dynamic length, `C` other than 0, 3, 8, 15, and counts above 2^31 - 1.
+    No other backend lowers the splat ops.
 
     Example:
 
@@ -109,10 +164,30 @@ def RLX_GaussianSplatRenderBackwardOp
 
     `[positions 3N | scales 3N | rotations 4N | opacities N | colors 3N | sh_coeffs]`
 
-    of length `14 N + dim(sh_coeffs)`. Extra settings: `loss_grad_clip`
-    (> 0) clips the incoming gradient, `sh_band` (0 to 3) is the highest
-    spherical-harmonic band differentiated, `max_anisotropy` (>= 1) bounds
-    the ratio of a Gaussian's largest to smallest scale.
+    of length `14 N + dim(sh_coeffs)`, each part in its operand's layout.
+    Extra settings:
+
+    - `loss_grad_clip` (> 0): each incoming RGB gradient is clamped to
+      `[-loss_grad_clip, loss_grad_clip]` first.
+    - `sh_band` (0 to 3): the coefficients of bands above `sh_band` get a
+      zero gradient (band 0, `colors`, is always differentiated; the
+      position's gradient keeps the view-direction dependence of every
+      band).
+    - `max_anisotropy` (>= 1): the training forward raises each log-scale
+      to at least `max(s_i) - ln(max_anisotropy)` of its splat, so no
+      splat's largest-to-smallest axis ratio exceeds the bound; the
+      gradient is that of the bounded forward (a raised axis passes its
+      gradient to the largest one). Where no splat exceeds the bound, it is
+      the forward of `rlx.gaussian_splat_render`.
+
+    The result is the exact gradient of `sum(clip(d_loss_rgba[rgb]) * rgb)`
+    of that forward, with its discrete choices held fixed: the culling,
+    the tile lists and their limit, `max_splat_steps`, `alpha_cutoff`,
+    the early stop at `transmittance_threshold`, the `0.99` opacity clamp
+    and the color clamp at zero (clamped values pass no gradient).
+    `rotations` get the gradient with respect to the unnormalized
+    quaternion, `opacities` with respect to the logit; `meta` gets none.
+    Culled splats get zeros.
 
     Example:
 
@@ -154,13 +229,24 @@ def RLX_GaussianSplatPrepareOp : RLX_PureOp<"gaussian_splat_prepare"> {
   let summary = "project, bin and sort splats into a prepare buffer (RLX `GaussianSplatPrepare`)";
   let description = [{
     Stage 1 of the decomposed render: projects the Gaussians, bins them
-    into `tile_size` tiles, depth-sorts the per-tile lists (at most
-    `max_list_entries` entries) and builds the per-pixel rays. Operands and
-    settings are those of `rlx.gaussian_splat_render`. The result is the
-    packed prepare buffer consumed by `rlx.gaussian_splat_rasterize`; its
-    length depends on the backend's packing, so the result type (a non-empty
-    rank-1 f32 tensor) is stated. Autodiff requires the pair to be fused
-    back into `rlx.gaussian_splat_render` first.
+    into `tile_size` tiles and depth-sorts the per-tile lists, exactly as
+    `rlx.gaussian_splat_render` defines (same operands and settings, same
+    list limit). The result is the packed prepare buffer consumed by
+    `rlx.gaussian_splat_rasterize`. On the CPU it has
+    `8 + 10 N + 2 * tiles + max_list_entries` words (tiles =
+    `ceil(W/S) * ceil(H/S)`); words marked (i) hold int32 bit patterns:
+
+    | words | content |
+    |---|---|
+    | `[0, 8)` | header (i): magic `0x31505352`, `N`, tiles in x, tiles in y, list entries kept, entries dropped at the limit (saturating), `W`, `H` |
+    | `10 N` | per splat: mean x, mean y, conic A, B, C, opacity, R, G, B, `vz`; all zero for a culled splat |
+    | `2 * tiles` | (i) per tile, row-major: `[begin, end)` into the list |
+    | `max_list_entries` | (i) splat indices, sorted per tile by depth; `-1` past the kept entries |
+
+    Per-pixel rays are not stored (the rasterizer samples pixel centres).
+    The result type is stated: a static length must equal the packing's,
+    or it is `tensor<?xf32>`. Autodiff requires the pair to be fused back
+    into `rlx.gaussian_splat_render` first.
 
     Example:
 
@@ -171,7 +257,7 @@ def RLX_GaussianSplatPrepareOp : RLX_PureOp<"gaussian_splat_prepare"> {
          max_splat_steps = 64 : i64, transmittance_threshold = 0.001 : f32,
          max_list_entries = 1024 : i64}
         : tensor<30xf32>, tensor<30xf32>, tensor<40xf32>, tensor<10xf32>,
-          tensor<30xf32>, tensor<30xf32>, tensor<23xf32> -> tensor<?xf32>
+          tensor<30xf32>, tensor<90xf32>, tensor<23xf32> -> tensor<?xf32>
     ```
   }];
 
@@ -194,9 +280,14 @@ def RLX_GaussianSplatRasterizeOp
   let description = [{
     Stage 2 of the decomposed render: blends the sorted per-tile lists of
     `prep` (an `rlx.gaussian_splat_prepare` result, rank-1 f32) front to
-    back and writes linear RGBA f32 `[height * width * 4]`. `meta` is the
-    `[23]` camera buffer. Settings and their ranges are those of
-    `rlx.gaussian_splat_render` without `radius_scale`.
+    back, as `rlx.gaussian_splat_render` defines, and writes RGBA f32
+    `[height * width * 4]`. `meta` is the `[23]` camera buffer (only the
+    background is read). Settings and their ranges are those of
+    `rlx.gaussian_splat_render` without `radius_scale`; the result equals
+    the render's bit for bit. A `prep` whose header, length or lists do
+    not match these settings (another width, height, tile size or
+    `max_list_entries`, or indices out of range) stops the run with an
+    error naming the op.
 
     Example:
 
