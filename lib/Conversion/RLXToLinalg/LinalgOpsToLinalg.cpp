@@ -46,6 +46,27 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
       return RankedTensorType::get(t.getShape(), accType);
     };
 
+    // `?` sizes the verifier could not compare: the contracted K, and the
+    // batch dims both operands have (right-aligned, neither a static 1).
+    int64_t lhsRank = lhsType.getRank(), rhsRank = rhsType.getRank();
+    buildSizeCheck(rewriter, loc,
+                   tensor::getMixedSize(rewriter, loc, rhs, rhsRank - 2),
+                   tensor::getMixedSize(rewriter, loc, lhs, lhsRank - 1),
+                   "the rhs's K (dim " + Twine(rhsRank - 2) +
+                       ") differs from the lhs's K (dim " + Twine(lhsRank - 1) +
+                       ")");
+    for (int64_t i = 1; i <= std::min(lhsRank, rhsRank) - 2; ++i) {
+      int64_t lhsDim = lhsRank - 2 - i, rhsDim = rhsRank - 2 - i;
+      if (lhsType.getDimSize(lhsDim) == 1 || rhsType.getDimSize(rhsDim) == 1)
+        continue;
+      buildSizeCheck(rewriter, loc,
+                     tensor::getMixedSize(rewriter, loc, rhs, rhsDim),
+                     tensor::getMixedSize(rewriter, loc, lhs, lhsDim),
+                     "the rhs's batch dim " + Twine(rhsDim) +
+                         " differs from the lhs's dim " + Twine(lhsDim) +
+                         " (a `?` dim must match, it is never broadcast)");
+    }
+
     Value acc;
     if (lhsType.getRank() >= 2 && rhsType.getRank() == 2) {
       acc =

@@ -70,7 +70,9 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createRLXCPUMathApproximation());
 
-  // Loops -> LLVM dialect.
+  // Loops -> LLVM dialect; the run-time shape checks of `?` dims call the
+  // runtime.
+  pm.addPass(createRLXCPULowerShapeChecks());
   addTextualPipeline(pm, "lower-affine,"
                          "convert-scf-to-openmp,"
                          "canonicalize,"
