@@ -390,8 +390,8 @@ void CompiledGraph::freeReturnedOutputs(
   }
 }
 
-llvm::Expected<std::vector<HostTensor>> CompiledGraph::takeReturnedOutputs(
-    const MemRefDescriptors &descriptors) const {
+llvm::Expected<std::vector<HostTensor>>
+CompiledGraph::takeReturnedOutputs(const MemRefDescriptors &descriptors) const {
   size_t first = signature.arguments.size();
   std::vector<HostTensor> outputs;
   llvm::Error failure = llvm::Error::success();
@@ -439,17 +439,20 @@ llvm::Expected<std::vector<HostTensor>> CompiledGraph::takeReturnedOutputs(
 llvm::Expected<std::vector<HostTensor>> CompiledGraph::runShapedBuffers(
     llvm::ArrayRef<const void *> arguments,
     llvm::ArrayRef<std::vector<int64_t>> argumentShapes) const {
-  if (llvm::Error error = checkBufferCounts(arguments.size(),
-                                            signature.results.size()))
-    return std::move(error);
+  if (arguments.size() != signature.arguments.size())
+    return llvm::createStringError("@" + signature.name + " takes " +
+                                   std::to_string(signature.arguments.size()) +
+                                   " arguments (" + signature.argumentNames() +
+                                   "), got " +
+                                   std::to_string(arguments.size()));
   if (argumentShapes.size() != arguments.size())
     return llvm::createStringError(
         "@" + signature.name + ": " + std::to_string(arguments.size()) +
         " argument buffers but " + std::to_string(argumentShapes.size()) +
         " shapes");
   std::vector<const std::vector<int64_t> *> shapes;
-  for (auto [spec, shape] : llvm::zip_equal(signature.arguments,
-                                            argumentShapes)) {
+  for (auto [spec, shape] :
+       llvm::zip_equal(signature.arguments, argumentShapes)) {
     bool matches = shape.size() == spec.shape.size();
     for (size_t d = 0; matches && d < shape.size(); ++d)
       matches = shape[d] >= 0 && (spec.shape[d] == TensorSpec::kDynamicDim ||
@@ -458,8 +461,8 @@ llvm::Expected<std::vector<HostTensor>> CompiledGraph::runShapedBuffers(
       TensorSpec given = spec;
       given.shape = shape;
       return llvm::createStringError("tensor '" + spec.name + "' is " +
-                                     given.describe() +
-                                     ", the graph expects " + spec.describe());
+                                     given.describe() + ", the graph expects " +
+                                     spec.describe());
     }
     shapes.push_back(&shape);
   }
