@@ -74,8 +74,7 @@ LogicalResult rlxrt::addGraphEntry(ModuleOp module,
                  : LLVM::ExtractValueOp::create(b, loc, returned,
                                                 ArrayRef<int64_t>{int64_t(i)})
                        .getResult();
-      LLVM::StoreOp::create(b, loc, descriptor,
-                            descriptors[numArguments + i]);
+      LLVM::StoreOp::create(b, loc, descriptor, descriptors[numArguments + i]);
     }
     LLVM::ReturnOp::create(b, loc, ValueRange());
   }

@@ -14,9 +14,9 @@ using namespace rlxrt;
 std::string TensorSpec::describe() const {
   std::string dims = "[";
   for (size_t i = 0; i < shape.size(); ++i)
-    dims += (i ? ", " : "") + (shape[i] == kDynamicDim
-                                   ? std::string("?")
-                                   : std::to_string(shape[i]));
+    dims +=
+        (i ? ", " : "") +
+        (shape[i] == kDynamicDim ? std::string("?") : std::to_string(shape[i]));
   return dims + "] " + dtypeName(dtype);
 }
 

@@ -49,8 +49,8 @@ using BufferResetPeakFn = void (*)();
 /// returns 0, or returns 1 with the message of a failed run-time shape check
 /// (`rlx_rt_shape_error`) in `message`; `void rlx_rt_free_output(void
 /// *allocated)` frees an output buffer the graph returned.
-using GuardedRunFn = int (*)(GraphRunFn run, void **descriptors,
-                             char *message, size_t size);
+using GuardedRunFn = int (*)(GraphRunFn run, void **descriptors, char *message,
+                             size_t size);
 using FreeOutputFn = void (*)(void *allocated);
 
 /// Optional. `const char rlx_graph_profile_labels[]`: the labels of the

@@ -70,8 +70,8 @@ struct TensorSpec {
   llvm::Error checkMatches(const ParamTensor &tensor,
                            llvm::StringRef source = {}) const;
   /// A zeroed tensor of this dtype and shape, or an error naming the tensor
-  /// when a dim is `?`, when its size overflows or the memory is not available (a graph's
-  /// static shapes may ask for more than the machine has).
+  /// when a dim is `?`, when its size overflows or the memory is not available
+  /// (a graph's static shapes may ask for more than the machine has).
   llvm::Expected<HostTensor> allocate() const;
 };
 

@@ -62,15 +62,15 @@ void rlx::buildSizeCheck(OpBuilder &b, Location loc, OpFoldResult actual,
   std::string where;
   llvm::raw_string_ostream os(where);
   if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
-    os << " at " << fileLoc.getFilename().getValue() << ":"
-       << fileLoc.getLine() << ":" << fileLoc.getColumn();
-  Value same = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq,
-      getValueOrCreateConstantIndexOp(b, loc, actual),
-      getValueOrCreateConstantIndexOp(b, loc, expected));
-  cf::AssertOp::create(b, loc, same,
-                       b.getStringAttr("shape mismatch in " + opName + where +
-                                       ": " + what));
+    os << " at " << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine()
+       << ":" << fileLoc.getColumn();
+  Value same =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            getValueOrCreateConstantIndexOp(b, loc, actual),
+                            getValueOrCreateConstantIndexOp(b, loc, expected));
+  cf::AssertOp::create(
+      b, loc, same,
+      b.getStringAttr("shape mismatch in " + opName + where + ": " + what));
 }
 
 Value rlx::dynamicDimOf(OpBuilder &b, Location loc, Value value, int64_t dim) {
@@ -130,8 +130,7 @@ Value rlx::buildBroadcastElementwise(OpBuilder &b, Location loc,
   Value init = buildBroadcastEmpty(b, loc, resultType, inputs);
   // What the verifier could not see: the inputs' `?` sizes of each result
   // dim agree with the result's.
-  if (!resultType.hasStaticShape() ||
-      llvm::any_of(inputs, [](Value input) {
+  if (!resultType.hasStaticShape() || llvm::any_of(inputs, [](Value input) {
         return !cast<RankedTensorType>(input.getType()).hasStaticShape();
       })) {
     for (auto [index, input] : llvm::enumerate(inputs)) {

@@ -127,8 +127,7 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
       return;
     Value numel = arith::ConstantIndexOp::create(b, loc, 1);
     for (int64_t d = 0; d < srcType.getRank(); ++d)
-      numel = arith::MulIOp::create(b, loc, numel,
-                                    dimSizeOf(b, loc, src, d));
+      numel = arith::MulIOp::create(b, loc, numel, dimSizeOf(b, loc, src, d));
     int64_t staticProduct = 1;
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (!type.isDynamicDim(d))
