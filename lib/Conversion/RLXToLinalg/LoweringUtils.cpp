@@ -139,6 +139,17 @@ Value rlx::buildBroadcastElementwise(OpBuilder &b, Location loc,
       for (int64_t dim = 0; dim < inputType.getRank(); ++dim) {
         if (maps[index].getResult(dim).getKind() == AffineExprKind::Constant)
           continue;
+        // The result's `?` size is read from the first input with that dim
+        // `?` (buildBroadcastEmpty): nothing to compare for that one.
+        if (resultType.isDynamicDim(offset + dim) &&
+            inputType.isDynamicDim(dim) &&
+            llvm::none_of(inputs.take_front(index), [&](Value earlier) {
+              auto earlierType = cast<RankedTensorType>(earlier.getType());
+              int64_t earlierDim =
+                  offset + dim - (rank - earlierType.getRank());
+              return earlierDim >= 0 && earlierType.isDynamicDim(earlierDim);
+            }))
+          continue;
         buildSizeCheck(b, loc, tensor::getMixedSize(b, loc, input, dim),
                        tensor::getMixedSize(b, loc, init, offset + dim),
                        "operand #" + Twine(index) + " dim " + Twine(dim) +

@@ -59,6 +59,7 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
   // Buffers -> loops: each linalg op becomes an affine loop nest whose
   // outermost parallel loop runs on OpenMP threads and whose innermost loop
   // is vectorized (masked at the edges).
+  pm.addNestedPass<func::FuncOp>(createRLXCPUDynamicLoopBodiesToSCF());
   addTextualPipeline(pm, "func.func(convert-linalg-to-affine-loops)");
   if (options.parallel)
     addTextualPipeline(pm, "func.func(affine-parallelize{max-nested=1})");

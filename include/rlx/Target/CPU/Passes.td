@@ -121,6 +121,21 @@ def RLXCPULowerShapeChecks : Pass<"rlx-cpu-lower-shape-checks", "ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def RLXCPUDynamicLoopBodiesToSCF
+    : Pass<"rlx-cpu-dynamic-loop-bodies-to-scf", "func::FuncOp"> {
+  let summary = "Lower linalg ops on `?` buffers inside scf.while to scf loops";
+  let description = [{
+    `convert-linalg-to-affine-loops` needs loop bounds that are valid affine
+    dims; the size of a buffer carried by an `scf.while` (an `rlx.while`
+    whose carried tensor has `?` dims) is not one, and the affine loops it
+    would build are invalid. Such linalg ops become `scf.for` nests here
+    first (sequential: the parallelizer works on affine loops); every other
+    linalg op stays for the affine lowering.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def RLXCPUVectorize : Pass<"rlx-cpu-vectorize", "func::FuncOp"> {
   let summary = "Vectorize innermost affine loops whose accesses are contiguous";
   let description = [{
