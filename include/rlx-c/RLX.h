@@ -243,6 +243,30 @@ RLX_CAPI_EXPORTED RlxStatus rlxGraphRun(RlxGraph graph,
                                         void *const *outputs,
                                         size_t numOutputs);
 
+/* An output of rlxGraphRunShaped: `rank` dims at `shape` and the elements
+ * at `data`, dense row-major, owned by the caller until rlxOutputDestroy. */
+typedef struct RlxOutput {
+  void *data;
+  const int64_t *shape;
+  size_t rank;
+} RlxOutput;
+
+/* Runs once a graph of any shapes, the way to run one with `?` dims
+ * (docs/abi.md): `arguments` as rlxGraphRun takes them, and
+ * `argumentShapes[i]` the dims of argument i (as many as its rank; NULL, or
+ * `argumentShapes` NULL, for an argument of static shape or a bound one).
+ * Fails, naming the tensor, for a shape that contradicts the signature, and
+ * with the graph's message when the shapes contradict each other at run
+ * time (a `?` dim of two operands that must agree). Fills `numOutputs`
+ * outputs (rlxGraphGetNumResults), which the caller frees with
+ * rlxOutputDestroy. */
+RLX_CAPI_EXPORTED RlxStatus
+rlxGraphRunShaped(RlxGraph graph, const void *const *arguments,
+                  const int64_t *const *argumentShapes, size_t numArguments,
+                  RlxOutput *outputs, size_t numOutputs);
+/* Frees what rlxGraphRunShaped put in `output`; NULL is fine. */
+RLX_CAPI_EXPORTED void rlxOutputDestroy(RlxOutput *output);
+
 /* Wall times of rlxGraphBench's timed runs, in milliseconds. */
 typedef struct RlxBenchResult {
   unsigned runs;

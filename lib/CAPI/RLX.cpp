@@ -476,6 +476,10 @@ RlxStatus rlxGraphBind(RlxGraph graph, const char *name, const void *data,
   if (RlxStatus status = requireArgument(data, "the data"))
     return status;
   const TensorSpec &spec = graph->graph->getSignature().arguments[index];
+  if (spec.isDynamic())
+    return makeStatus(llvm::Twine("'") + name + "' is " + spec.describe() +
+                      ": a raw buffer has no shape to bind to its `?` dims "
+                      "(pass it to rlxGraphRunShaped, or bind a tensor file)");
   HostTensor tensor(spec.dtype, spec.shape);
   if (size != tensor.sizeInBytes())
     return makeStatus(llvm::Twine("'") + name + "' is " + spec.describe() +
@@ -587,6 +591,74 @@ RlxStatus rlxGraphRun(RlxGraph graph, const void *const *arguments,
                                        numOutputs, argumentData, outputData))
     return status;
   return makeStatus(graph->graph->runBuffers(argumentData, outputData));
+}
+
+RlxStatus rlxGraphRunShaped(RlxGraph graph, const void *const *arguments,
+                            const int64_t *const *argumentShapes,
+                            size_t numArguments, RlxOutput *outputs,
+                            size_t numOutputs) {
+  if (RlxStatus status = requireArgument(graph, "the graph"))
+    return status;
+  const GraphSignature &signature = graph->graph->getSignature();
+  size_t count = arguments ? numArguments : signature.arguments.size();
+  if (count != signature.arguments.size())
+    return makeStatus("@" + signature.name + " takes " +
+                      llvm::Twine(signature.arguments.size()) + " arguments (" +
+                      signature.argumentNames() + "), got " +
+                      llvm::Twine(count));
+  if (numOutputs != signature.results.size())
+    return makeStatus("@" + signature.name + " has " +
+                      llvm::Twine(signature.results.size()) + " outputs, got " +
+                      llvm::Twine(numOutputs) + " output slots");
+  if (RlxStatus status = requireArgument(outputs, "the outputs"))
+    return status;
+  std::vector<const void *> data;
+  std::vector<std::vector<int64_t>> shapes;
+  for (size_t i = 0; i < signature.arguments.size(); ++i) {
+    const TensorSpec &spec = signature.arguments[i];
+    const void *buffer = arguments ? arguments[i] : nullptr;
+    if (buffer) {
+      const int64_t *shape = argumentShapes ? argumentShapes[i] : nullptr;
+      if (!shape && spec.isDynamic())
+        return makeStatus("no shape for " + spec.kindName() + " '" + spec.name +
+                          "' (" + spec.describe() + ")");
+      shapes.emplace_back(
+          shape ? std::vector<int64_t>(shape, shape + spec.shape.size())
+                : spec.shape);
+    } else if (graph->isBound[i]) {
+      buffer = graph->bound[i].data();
+      shapes.push_back(graph->bound[i].shape());
+    } else {
+      return makeStatus("no data for " + spec.kindName() + " '" + spec.name +
+                        "' (" + spec.describe() +
+                        "): pass a buffer or bind it");
+    }
+    data.push_back(buffer);
+  }
+  llvm::Expected<std::vector<HostTensor>> results =
+      graph->graph->runShapedBuffers(data, shapes);
+  if (!results)
+    return makeStatus(results.takeError());
+  for (auto [output, tensor] : llvm::zip_equal(
+           llvm::MutableArrayRef<RlxOutput>(outputs, numOutputs), *results)) {
+    output.rank = tensor.shape().size();
+    auto *shape = new int64_t[std::max<size_t>(1, output.rank)];
+    std::copy(tensor.shape().begin(), tensor.shape().end(), shape);
+    output.shape = shape;
+    output.data = std::malloc(std::max<size_t>(1, tensor.sizeInBytes()));
+    std::memcpy(output.data, tensor.data(), tensor.sizeInBytes());
+  }
+  return nullptr;
+}
+
+void rlxOutputDestroy(RlxOutput *output) {
+  if (!output)
+    return;
+  std::free(output->data);
+  delete[] output->shape;
+  output->data = nullptr;
+  output->shape = nullptr;
+  output->rank = 0;
 }
 
 RlxStatus rlxGraphBench(RlxGraph graph, const void *const *arguments,

@@ -111,6 +111,14 @@ tensorData(llvm::ArrayRef<const HostTensor *> tensors) {
   return data;
 }
 
+static std::vector<const HostTensor *>
+tensorPointers(llvm::ArrayRef<HostTensor> tensors) {
+  std::vector<const HostTensor *> pointers;
+  for (const HostTensor &tensor : tensors)
+    pointers.push_back(&tensor);
+  return pointers;
+}
+
 static std::vector<const std::vector<int64_t> *>
 tensorShapes(llvm::ArrayRef<const HostTensor *> tensors) {
   std::vector<const std::vector<int64_t> *> shapes;
@@ -292,6 +300,16 @@ CompiledGraph::describe(llvm::ArrayRef<HostTensor> arguments,
 
 llvm::Expected<std::vector<HostTensor>>
 CompiledGraph::run(llvm::ArrayRef<HostTensor> arguments) const {
+  if (signature.returnsOutputs()) {
+    if (llvm::Error error = checkArguments(arguments))
+      return std::move(error);
+    MemRefDescriptors descriptors =
+        describeReturning(tensorData(tensorPointers(arguments)),
+                          tensorShapes(tensorPointers(arguments)));
+    if (llvm::Error error = invoke(descriptors))
+      return std::move(error);
+    return takeReturnedOutputs(descriptors);
+  }
   llvm::Expected<std::vector<HostTensor>> outputs = allocateOutputs();
   if (!outputs)
     return outputs.takeError();
@@ -303,12 +321,169 @@ CompiledGraph::run(llvm::ArrayRef<HostTensor> arguments) const {
 llvm::Error
 CompiledGraph::run(llvm::ArrayRef<HostTensor> arguments,
                    llvm::MutableArrayRef<HostTensor> outputs) const {
+  if (signature.returnsOutputs()) {
+    if (outputs.size() != signature.results.size())
+      return checkOutputs(outputs);
+    llvm::Expected<std::vector<HostTensor>> results = run(arguments);
+    if (!results)
+      return results.takeError();
+    std::move(results->begin(), results->end(), outputs.begin());
+    return llvm::Error::success();
+  }
   if (llvm::Error error = checkArguments(arguments))
     return error;
   if (llvm::Error error = checkOutputs(outputs))
     return error;
-  runFn(describe(arguments, outputs).get());
+  MemRefDescriptors descriptors = describe(arguments, outputs);
+  return invoke(descriptors);
+}
+
+llvm::Error CompiledGraph::invoke(MemRefDescriptors &descriptors) const {
+  // Graphs with static shapes have no run-time checks: called directly.
+  bool checked = signature.returnsOutputs() ||
+                 llvm::any_of(signature.arguments, [](const TensorSpec &spec) {
+                   return spec.isDynamic();
+                 });
+  if (signature.returnsOutputs() && !freeOutputFn)
+    return llvm::createStringError(
+        "@" + signature.name +
+        " returns outputs with `?` dims, but its runtime exports no " +
+        kFreeOutputSymbol + " to free them");
+  if (!checked || !guardedRunFn) {
+    runFn(descriptors.get());
+    return llvm::Error::success();
+  }
+  char message[1024] = {0};
+  if (guardedRunFn(runFn, descriptors.get(), message, sizeof(message)))
+    return llvm::createStringError("@" + signature.name + ": " + message);
   return llvm::Error::success();
+}
+
+MemRefDescriptors CompiledGraph::describeReturning(
+    llvm::ArrayRef<const void *> data,
+    llvm::ArrayRef<const std::vector<int64_t> *> shapes) const {
+  std::vector<const void *> allData(data.begin(), data.end());
+  std::vector<const std::vector<int64_t> *> allShapes(shapes.begin(),
+                                                      shapes.end());
+  // Placeholders of the outputs' ranks; the graph overwrites every field.
+  std::vector<std::vector<int64_t>> empty;
+  empty.reserve(signature.results.size());
+  for (const TensorSpec &spec : signature.results)
+    empty.emplace_back(spec.shape.size(), 0);
+  for (const std::vector<int64_t> &shape : empty) {
+    allData.push_back(nullptr);
+    allShapes.push_back(&shape);
+  }
+  return MemRefDescriptors(allData, allShapes);
+}
+
+void CompiledGraph::freeReturnedOutputs(
+    const MemRefDescriptors &descriptors) const {
+  size_t first = signature.arguments.size();
+  std::vector<int64_t> freed;
+  for (size_t i = 0; i < signature.results.size(); ++i) {
+    int64_t allocated = descriptors.descriptor(first + i)[0];
+    if (allocated && !llvm::is_contained(freed, allocated)) {
+      freeOutputFn(reinterpret_cast<void *>(allocated));
+      freed.push_back(allocated);
+    }
+  }
+}
+
+llvm::Expected<std::vector<HostTensor>>
+CompiledGraph::takeReturnedOutputs(const MemRefDescriptors &descriptors) const {
+  size_t first = signature.arguments.size();
+  std::vector<HostTensor> outputs;
+  llvm::Error failure = llvm::Error::success();
+  for (auto [i, spec] : llvm::enumerate(signature.results)) {
+    const int64_t *desc = descriptors.descriptor(first + i);
+    size_t rank = spec.shape.size();
+    std::vector<int64_t> shape(desc + 3, desc + 3 + rank);
+    const int64_t *strides = desc + 3 + rank;
+    std::string error;
+    std::optional<HostTensor> tensor =
+        HostTensor::create(spec.dtype, shape, error);
+    if (!tensor) {
+      if (!failure)
+        failure = llvm::createStringError(spec.kindName() + " '" + spec.name +
+                                          "': " + error);
+      continue;
+    }
+    // Element by element along the descriptor's strides: a returned buffer
+    // is dense row-major, but the ABI allows any strides.
+    size_t elementBytes = dtypeSize(spec.dtype);
+    const char *source =
+        reinterpret_cast<const char *>(desc[1]) + desc[2] * elementBytes;
+    char *target = static_cast<char *>(tensor->data());
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t n = 0, e = tensor->numElements(); n < e; ++n) {
+      int64_t offset = 0;
+      for (size_t d = 0; d < rank; ++d)
+        offset += index[d] * strides[d];
+      std::memcpy(target + n * elementBytes, source + offset * elementBytes,
+                  elementBytes);
+      for (size_t d = rank; d-- > 0;) {
+        if (++index[d] < shape[d])
+          break;
+        index[d] = 0;
+      }
+    }
+    outputs.push_back(std::move(*tensor));
+  }
+  freeReturnedOutputs(descriptors);
+  if (failure)
+    return std::move(failure);
+  return outputs;
+}
+
+llvm::Expected<std::vector<HostTensor>> CompiledGraph::runShapedBuffers(
+    llvm::ArrayRef<const void *> arguments,
+    llvm::ArrayRef<std::vector<int64_t>> argumentShapes) const {
+  if (arguments.size() != signature.arguments.size())
+    return llvm::createStringError("@" + signature.name + " takes " +
+                                   std::to_string(signature.arguments.size()) +
+                                   " arguments (" + signature.argumentNames() +
+                                   "), got " +
+                                   std::to_string(arguments.size()));
+  if (argumentShapes.size() != arguments.size())
+    return llvm::createStringError(
+        "@" + signature.name + ": " + std::to_string(arguments.size()) +
+        " argument buffers but " + std::to_string(argumentShapes.size()) +
+        " shapes");
+  std::vector<const std::vector<int64_t> *> shapes;
+  for (auto [spec, shape] :
+       llvm::zip_equal(signature.arguments, argumentShapes)) {
+    bool matches = shape.size() == spec.shape.size();
+    for (size_t d = 0; matches && d < shape.size(); ++d)
+      matches = shape[d] >= 0 && (spec.shape[d] == TensorSpec::kDynamicDim ||
+                                  spec.shape[d] == shape[d]);
+    if (!matches) {
+      TensorSpec given = spec;
+      given.shape = shape;
+      return llvm::createStringError("tensor '" + spec.name + "' is " +
+                                     given.describe() + ", the graph expects " +
+                                     spec.describe());
+    }
+    shapes.push_back(&shape);
+  }
+  if (signature.returnsOutputs()) {
+    MemRefDescriptors descriptors = describeReturning(arguments, shapes);
+    if (llvm::Error error = invoke(descriptors))
+      return std::move(error);
+    return takeReturnedOutputs(descriptors);
+  }
+  llvm::Expected<std::vector<HostTensor>> outputs = allocateOutputs();
+  if (!outputs)
+    return outputs.takeError();
+  std::vector<const void *> data(arguments.begin(), arguments.end());
+  for (HostTensor &output : *outputs) {
+    data.push_back(output.data());
+    shapes.push_back(&output.shape());
+  }
+  MemRefDescriptors descriptors(data, shapes);
+  if (llvm::Error error = invoke(descriptors))
+    return std::move(error);
+  return outputs;
 }
 
 llvm::Expected<BenchResult>
@@ -317,6 +492,29 @@ CompiledGraph::bench(llvm::ArrayRef<HostTensor> arguments,
                      const BenchOptions &options) const {
   if (llvm::Error error = checkArguments(arguments))
     return std::move(error);
+  if (signature.returnsOutputs()) {
+    // Each run returns fresh outputs, freed after it; `outputs` come from
+    // a run of their own first, which counts as a warm-up.
+    resetProfile();
+    auto start = std::chrono::steady_clock::now();
+    if (llvm::Error error = run(arguments, outputs))
+      return std::move(error);
+    if (options.timedRuns <= 1 && options.warmUpRuns == 0) {
+      BenchResult result;
+      result.runs = 1;
+      result.totalMs = result.medianMs = result.p90Ms = result.minMs =
+          std::chrono::duration<double, std::milli>(
+              std::chrono::steady_clock::now() - start)
+              .count();
+      return result;
+    }
+    MemRefDescriptors descriptors =
+        describeReturning(tensorData(tensorPointers(arguments)),
+                          tensorShapes(tensorPointers(arguments)));
+    BenchOptions rest = options;
+    rest.warmUpRuns = options.warmUpRuns > 0 ? options.warmUpRuns - 1 : 0;
+    return benchDescriptors(descriptors, rest);
+  }
   if (llvm::Error error = checkOutputs(outputs))
     return std::move(error);
   // Described once, so the timed region is the call alone.
@@ -326,6 +524,15 @@ CompiledGraph::bench(llvm::ArrayRef<HostTensor> arguments,
 
 llvm::Error CompiledGraph::checkBufferCounts(size_t numArguments,
                                              size_t numOutputs) const {
+  for (const std::vector<TensorSpec> *specs :
+       {&signature.arguments, &signature.results})
+    for (const TensorSpec &spec : *specs)
+      if (spec.isDynamic())
+        return llvm::createStringError(
+            "@" + signature.name + ": " + spec.kindName() + " '" + spec.name +
+            "' is " + spec.describe() +
+            "; a graph with `?` dims runs on buffers with their shapes "
+            "given (rlxGraphRunShaped, CompiledGraph::runShapedBuffers)");
   if (numArguments != signature.arguments.size())
     return llvm::createStringError("@" + signature.name + " takes " +
                                    std::to_string(signature.arguments.size()) +
@@ -356,8 +563,8 @@ llvm::Error CompiledGraph::runBuffers(llvm::ArrayRef<const void *> arguments,
                                       llvm::ArrayRef<void *> outputs) const {
   if (llvm::Error error = checkBufferCounts(arguments.size(), outputs.size()))
     return error;
-  runFn(describeBuffers(arguments, outputs).get());
-  return llvm::Error::success();
+  MemRefDescriptors descriptors = describeBuffers(arguments, outputs);
+  return invoke(descriptors);
 }
 
 llvm::Expected<BenchResult>
@@ -370,8 +577,17 @@ CompiledGraph::benchBuffers(llvm::ArrayRef<const void *> arguments,
   return benchDescriptors(descriptors, options);
 }
 
-BenchResult CompiledGraph::benchDescriptors(MemRefDescriptors &descriptors,
-                                            const BenchOptions &options) const {
+llvm::Expected<BenchResult>
+CompiledGraph::benchDescriptors(MemRefDescriptors &descriptors,
+                                const BenchOptions &options) const {
+  bool returns = signature.returnsOutputs();
+  auto runOnce = [&]() -> llvm::Error {
+    if (llvm::Error error = invoke(descriptors))
+      return error;
+    if (returns)
+      freeReturnedOutputs(descriptors);
+    return llvm::Error::success();
+  };
   unsigned timedRuns = std::max(1u, options.timedRuns);
   std::vector<double> times;
   if (benchFn) {
@@ -391,13 +607,15 @@ BenchResult CompiledGraph::benchDescriptors(MemRefDescriptors &descriptors,
     times.assign(runMs.begin(), runMs.end());
   } else {
     for (unsigned i = 0; i < options.warmUpRuns; ++i)
-      runFn(descriptors.get());
+      if (llvm::Error error = runOnce())
+        return std::move(error);
     resetProfile();
     if (resetPeakFn)
       resetPeakFn();
     for (unsigned i = 0; i < timedRuns; ++i) {
       auto start = std::chrono::steady_clock::now();
-      runFn(descriptors.get());
+      if (llvm::Error error = runOnce())
+        return std::move(error);
       times.push_back(std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - start)
                           .count());

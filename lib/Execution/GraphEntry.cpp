@@ -25,10 +25,22 @@ LogicalResult rlxrt::addGraphEntry(ModuleOp module,
 
   std::string ciface = "_mlir_ciface_" + signature.name;
   auto callee = module.lookupSymbol<LLVM::LLVMFuncOp>(ciface);
-  size_t count = signature.arguments.size() + signature.results.size();
-  if (!callee || callee.getNumArguments() != count)
+  size_t numArguments = signature.arguments.size();
+  size_t count = numArguments + signature.results.size();
+  // A graph with a `?` output returns its outputs (docs/abi.md): its C
+  // interface takes a pointer to the returned descriptors first.
+  bool returns = signature.returnsOutputs() && !signature.results.empty();
+  size_t expected = returns ? numArguments + 1 : count;
+  if (!callee || callee.getNumArguments() != expected)
     return module.emitError() << "no C interface '" << ciface << "' taking "
-                              << count << " memref descriptors";
+                              << expected << " memref descriptor pointers";
+  Type returnedType;
+  if (returns) {
+    auto inner = module.lookupSymbol<LLVM::LLVMFuncOp>(signature.name);
+    if (!inner)
+      return module.emitError() << "no function '" << signature.name << "'";
+    returnedType = inner.getFunctionType().getReturnType();
+  }
 
   // void entry(ptr descriptors): descriptors[i] is the i-th memref
   // descriptor pointer of the C interface.
@@ -43,8 +55,29 @@ LogicalResult rlxrt::addGraphEntry(ModuleOp module,
                             ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
     descriptors.push_back(LLVM::LoadOp::create(b, loc, ptrType, slot));
   }
-  LLVM::CallOp::create(b, loc, callee, descriptors);
-  LLVM::ReturnOp::create(b, loc, ValueRange());
+  if (!returns) {
+    LLVM::CallOp::create(b, loc, callee, descriptors);
+    LLVM::ReturnOp::create(b, loc, ValueRange());
+  } else {
+    // The callee writes its returned descriptors (one, or a struct of all)
+    // to a slot here; each goes to the caller's output descriptor.
+    Value one = LLVM::ConstantOp::create(b, loc, b.getI64Type(),
+                                         b.getI64IntegerAttr(1));
+    Value slot = LLVM::AllocaOp::create(b, loc, ptrType, returnedType, one);
+    SmallVector<Value> operands = {slot};
+    operands.append(descriptors.begin(), descriptors.begin() + numArguments);
+    LLVM::CallOp::create(b, loc, callee, operands);
+    Value returned = LLVM::LoadOp::create(b, loc, returnedType, slot);
+    for (size_t i = 0, e = signature.results.size(); i < e; ++i) {
+      Value descriptor =
+          e == 1 ? returned
+                 : LLVM::ExtractValueOp::create(b, loc, returned,
+                                                ArrayRef<int64_t>{int64_t(i)})
+                       .getResult();
+      LLVM::StoreOp::create(b, loc, descriptor, descriptors[numArguments + i]);
+    }
+    LLVM::ReturnOp::create(b, loc, ValueRange());
+  }
 
   // const char rlx_graph_signature[] = "...\0";
   b.setInsertionPointToEnd(module.getBody());

@@ -7,10 +7,26 @@
 
 #include "rlx/Execution/GraphSignature.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 using namespace rlxrt;
 
 std::string TensorSpec::describe() const {
-  return formatDims(shape) + " " + dtypeName(dtype);
+  std::string dims = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    dims +=
+        (i ? ", " : "") +
+        (shape[i] == kDynamicDim ? std::string("?") : std::to_string(shape[i]));
+  return dims + "] " + dtypeName(dtype);
+}
+
+bool TensorSpec::isDynamic() const {
+  return llvm::is_contained(shape, kDynamicDim);
+}
+
+bool GraphSignature::returnsOutputs() const {
+  return llvm::any_of(results,
+                      [](const TensorSpec &spec) { return spec.isDynamic(); });
 }
 
 std::string TensorSpec::kindName() const {
@@ -29,7 +45,13 @@ std::string TensorSpec::kindName() const {
 
 llvm::Error TensorSpec::checkMatches(const HostTensor &tensor,
                                      llvm::StringRef source) const {
-  if (tensor.dtype() == dtype && tensor.shape() == shape)
+  auto dimMatches = [](int64_t expected, int64_t actual) {
+    return expected == kDynamicDim || expected == actual;
+  };
+  if (tensor.dtype() == dtype && tensor.shape().size() == shape.size() &&
+      llvm::all_of(llvm::zip_equal(shape, tensor.shape()), [&](auto dims) {
+        return dimMatches(std::get<0>(dims), std::get<1>(dims));
+      }))
     return llvm::Error::success();
   return llvm::createStringError(
       "tensor '" + name + "' " +
@@ -67,6 +89,10 @@ llvm::Error TensorSpec::checkMatches(const ParamTensor &param,
 }
 
 llvm::Expected<HostTensor> TensorSpec::allocate() const {
+  if (isDynamic())
+    return llvm::createStringError(
+        kindName() + " '" + name + "' is " + describe() +
+        ": a `?` dim has no size before the graph runs");
   std::string error;
   std::optional<HostTensor> tensor = HostTensor::create(dtype, shape, error);
   if (!tensor)
@@ -102,7 +128,9 @@ std::string GraphSignature::serialize() const {
     text +=
         spec.kindName() + " " + spec.name + " " + dtypeName(spec.dtype) + " ";
     for (size_t i = 0; i < spec.shape.size(); ++i)
-      text += (i ? "," : "") + std::to_string(spec.shape[i]);
+      text += (i ? "," : "") + (spec.shape[i] == TensorSpec::kDynamicDim
+                                    ? std::string("?")
+                                    : std::to_string(spec.shape[i]));
     if (!spec.param.empty())
       text += " param=" + spec.param;
     text += "\n";
@@ -163,6 +191,10 @@ llvm::Expected<GraphSignature> GraphSignature::parse(llvm::StringRef text) {
     llvm::SmallVector<llvm::StringRef> dims;
     fields[3].split(dims, ',', -1, /*KeepEmpty=*/false);
     for (llvm::StringRef dim : dims) {
+      if (dim == "?") {
+        spec.shape.push_back(TensorSpec::kDynamicDim);
+        continue;
+      }
       int64_t size;
       if (dim.getAsInteger(10, size) || size < 0)
         return fail("bad dim '" + dim + "'");

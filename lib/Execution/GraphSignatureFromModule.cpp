@@ -92,8 +92,6 @@ static llvm::Expected<TensorSpec> makeSpec(Type type, std::string name,
   auto tensorType = dyn_cast<RankedTensorType>(type);
   if (!tensorType)
     return fail("is not a ranked tensor");
-  if (!tensorType.hasStaticShape())
-    return fail("has dynamic dims; running a graph needs static shapes");
   std::optional<DType> dtype = dtypeOf(tensorType.getElementType());
   if (!dtype) {
     std::string text;
@@ -103,7 +101,9 @@ static llvm::Expected<TensorSpec> makeSpec(Type type, std::string name,
                 ", which a host tensor cannot hold");
   }
   spec.dtype = *dtype;
-  spec.shape.assign(tensorType.getShape().begin(), tensorType.getShape().end());
+  for (int64_t dim : tensorType.getShape())
+    spec.shape.push_back(ShapedType::isDynamic(dim) ? TensorSpec::kDynamicDim
+                                                    : dim);
   return spec;
 }
 

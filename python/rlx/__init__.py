@@ -99,6 +99,11 @@ class _Options:
         self.struct.profile = int(bool(profile))
 
 
+def _dims(shape):
+    """`[?, 4]`: a shape with its `?` dims (None)."""
+    return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
+
+
 class Graph:
     """A compiled graph: its signature (`inputs`, `params`, `outputs`, lists
     of TensorInfo), bound parameters, and `graph(**arrays)` to run it."""
@@ -126,7 +131,9 @@ class Graph:
     def _spec(self, getter, index):
         spec = _capi.TensorSpec()
         _capi.check(getter(self._handle, index, ctypes.byref(spec)))
-        shape = tuple(spec.shape[d] for d in range(spec.rank))
+        # A `?` dim (-1) is None: its size is the run's.
+        shape = tuple(None if spec.shape[d] < 0 else spec.shape[d]
+                      for d in range(spec.rank))
         return TensorInfo(spec.name.decode(), _DTYPE_NAMES[spec.dtype], shape,
                           _KINDS[spec.kind])
 
@@ -178,9 +185,11 @@ class Graph:
         info = self.arguments[index]
         code = self._dtype_codes[index]
         array = np.asarray(array)
-        if tuple(array.shape) != info.shape:
+        if len(array.shape) != len(info.shape) or any(
+                want is not None and want != got
+                for want, got in zip(info.shape, array.shape)):
             raise RLXError(f"{info.kind} '{info.name}' of @{self.name} is "
-                           f"{list(info.shape)} {info.dtype}, got an array "
+                           f"{_dims(info.shape)} {info.dtype}, got an array "
                            f"of shape {list(array.shape)}")
         target = np.dtype(_NUMPY_DTYPES[code])
         if not np.can_cast(array.dtype, target, casting="same_kind"):
@@ -266,6 +275,9 @@ class Graph:
             pointers[i] = buffer.ctypes.data
         outputs = []
         output_pointers = (ctypes.c_void_p * max(1, len(self.results)))()
+        if self.is_dynamic:
+            # The run gives the outputs their shapes (_run_shaped).
+            return pointers, keep, outputs, output_pointers
         for i, code in enumerate(self._result_codes):
             dtype = np.uint16 if code == _BF16 else _NUMPY_DTYPES[code]
             out = np.empty(self.results[i].shape, dtype=dtype)
@@ -284,16 +296,63 @@ class Graph:
         shape and a dtype that converts to its own (same kind). Returns one
         NumPy array for a single-output graph, a tuple otherwise."""
         pointers, keep, outputs, output_pointers = self._buffers(args, arrays)
+        if self.is_dynamic:
+            outputs = self._run_shaped(pointers, keep)
+            del keep
+            return self._finish(outputs)
         _capi.check(_capi.lib().rlxGraphRun(
             self._handle, pointers, len(self.arguments), output_pointers,
             len(self.results)))
         del keep
         return self._finish(outputs)
 
+    @property
+    def is_dynamic(self):
+        """True when an argument or output has a `?` dim (None in its
+        shape): each run takes its sizes from the arrays given."""
+        return any(None in info.shape
+                   for info in self.arguments + self.results)
+
+    def _run_shaped(self, pointers, keep):
+        """Runs a graph with `?` dims (rlxGraphRunShaped): the arrays in
+        `keep` give the arguments' shapes; returns the outputs, copied into
+        NumPy arrays of the shapes the run gave them."""
+        lib = _capi.lib()
+        shape_type = ctypes.POINTER(ctypes.c_int64)
+        shapes = (shape_type * max(1, len(self.arguments)))()
+        given = iter(keep)
+        shape_arrays = []
+        for i in range(len(self.arguments)):
+            if not pointers[i]:
+                continue
+            dims = np.ascontiguousarray(next(given).shape, dtype=np.int64)
+            shape_arrays.append(dims)
+            shapes[i] = dims.ctypes.data_as(shape_type)
+        results = (_capi.Output * max(1, len(self.results)))()
+        _capi.check(lib.rlxGraphRunShaped(
+            self._handle, pointers, shapes, len(self.arguments), results,
+            len(self.results)))
+        outputs = []
+        for i, code in enumerate(self._result_codes):
+            result = results[i]
+            shape = tuple(result.shape[d] for d in range(result.rank))
+            dtype = np.dtype(np.uint16 if code == _BF16
+                             else _NUMPY_DTYPES[code])
+            out = np.empty(shape, dtype=dtype)
+            if out.nbytes:
+                ctypes.memmove(out.ctypes.data, result.data, out.nbytes)
+            lib.rlxOutputDestroy(ctypes.byref(result))
+            outputs.append(out)
+        return outputs
+
     def bench(self, n=10, warmup=2, *args, **arrays):
         """Times `n` runs after `warmup` untimed ones. Arguments neither
         given nor bound get seeded random data (floats uniform in [-1, 1),
         integers in [0, 8)). Returns a BenchResult."""
+        if self.is_dynamic:
+            raise RLXError(f"@{self.name} has `?` dims: bench runs a graph "
+                           "of static shapes (time calls of the graph "
+                           "instead)")
         pointers, keep, outputs, output_pointers = self._buffers(
             args, arrays, fill_random=True)
         result = _capi.BenchResult()

@@ -24,6 +24,14 @@ class TensorSpec(ctypes.Structure):
     ]
 
 
+class Output(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("rank", ctypes.c_size_t),
+    ]
+
+
 class CompileOptions(ctypes.Structure):
     _fields_ = [
         ("target", ctypes.c_char_p),
@@ -108,6 +116,11 @@ def _declare(lib):
         "rlxGraphIsBound": (c.c_int, [graph, c.c_size_t]),
         "rlxGraphRun": (status, [graph, c.POINTER(c.c_void_p), c.c_size_t,
                                  c.POINTER(c.c_void_p), c.c_size_t]),
+        "rlxGraphRunShaped": (status, [graph, c.POINTER(c.c_void_p),
+                                       c.POINTER(c.POINTER(c.c_int64)),
+                                       c.c_size_t, c.POINTER(Output),
+                                       c.c_size_t]),
+        "rlxOutputDestroy": (None, [c.POINTER(Output)]),
         "rlxGraphBench": (status, [graph, c.POINTER(c.c_void_p), c.c_size_t,
                                    c.POINTER(c.c_void_p), c.c_size_t,
                                    c.c_uint, c.c_uint,

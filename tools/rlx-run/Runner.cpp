@@ -436,7 +436,14 @@ int rlxrun::runGraph(const CompiledGraph &graph,
   std::vector<BatchedArgument> batchedArguments;
   std::vector<HostTensor> arguments =
       gatherArguments(signature, batchedArguments);
-  std::vector<HostTensor> outputs = exitOnError(graph.allocateOutputs());
+  // A graph with a `?` output returns outputs of the sizes of its run.
+  std::vector<HostTensor> outputs =
+      signature.returnsOutputs()
+          ? std::vector<HostTensor>(signature.results.size())
+          : exitOnError(graph.allocateOutputs());
+  if (steps > 0 && signature.returnsOutputs())
+    fatal("--steps needs outputs of static shapes; @" + signature.name +
+          " has `?` dims in its outputs");
   if (steps > 0) {
     trainSteps(graph, arguments, outputs, std::move(batchedArguments));
     return reportOutputs(signature, outputs) ? 0 : 1;

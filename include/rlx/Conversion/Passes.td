@@ -45,6 +45,7 @@ def ConvertRLXToLinalg : Pass<"convert-rlx-to-linalg", "ModuleOp"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
     "::mlir::complex::ComplexDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
@@ -84,6 +85,22 @@ def RLXExportGraphFunctions
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
+}
+
+def RLXGraphResultsToOutParams
+    : Pass<"rlx-graph-results-to-out-params", "ModuleOp"> {
+  let summary = "Static graph results become caller-owned out-parameters";
+  let description = [{
+    The calling convention of compiled graphs (docs/abi.md), after
+    bufferization: a public function whose results all have static shapes
+    gets one trailing out-parameter per result, which the caller allocates
+    and the graph writes (upstream `buffer-results-to-out-params`, with the
+    allocations of the results hoisted into the out-parameters). A function
+    with a result of dynamic shape keeps all its results: the graph
+    allocates them through the runtime and returns them, and the caller owns
+    and frees them.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
 def RLXExpandArith : Pass<"rlx-expand-arith"> {

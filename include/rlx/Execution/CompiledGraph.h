@@ -74,6 +74,14 @@ public:
   llvm::Error run(llvm::ArrayRef<HostTensor> arguments,
                   llvm::MutableArrayRef<HostTensor> outputs) const;
 
+  /// Runs once on dense row-major argument buffers the caller owns, of the
+  /// shapes `argumentShapes` (which must match the signature, any size for a
+  /// `?` dim); returns the outputs, of the shapes this run gave them. What a
+  /// graph with `?` dims runs through (the C API's rlxGraphRunShaped).
+  llvm::Expected<std::vector<HostTensor>>
+  runShapedBuffers(llvm::ArrayRef<const void *> arguments,
+                   llvm::ArrayRef<std::vector<int64_t>> argumentShapes) const;
+
   /// Fails unless there are as many buffers as arguments and as outputs.
   llvm::Error checkBufferCounts(size_t numArguments, size_t numOutputs) const;
   /// Runs once on dense row-major buffers the caller owns, `arguments` in
@@ -106,13 +114,16 @@ public:
     resetPeakFn = resetPeak;
   }
   /// Looks both counter functions up with `lookup(symbol)` and keeps them if
-  /// both exist.
+  /// both exist; also the guarded run and the output free of a runtime that
+  /// runs graphs with `?` dims (GraphABI.h).
   template <typename LookupFn> void bindBufferCounters(LookupFn lookup) {
     auto peak = reinterpret_cast<BufferPeakFn>(lookup(kBufferPeakSymbol));
     auto reset =
         reinterpret_cast<BufferResetPeakFn>(lookup(kBufferResetPeakSymbol));
     if (peak && reset)
       setBufferCounters(peak, reset);
+    guardedRunFn = reinterpret_cast<GuardedRunFn>(lookup(kGuardedRunSymbol));
+    freeOutputFn = reinterpret_cast<FreeOutputFn>(lookup(kFreeOutputSymbol));
   }
 
   /// Per-op timers, for graphs compiled with profiling.
@@ -135,14 +146,30 @@ private:
                              llvm::ArrayRef<HostTensor> outputs) const;
   MemRefDescriptors describeBuffers(llvm::ArrayRef<const void *> arguments,
                                     llvm::ArrayRef<void *> outputs) const;
-  BenchResult benchDescriptors(MemRefDescriptors &descriptors,
-                               const BenchOptions &options) const;
+  llvm::Expected<BenchResult>
+  benchDescriptors(MemRefDescriptors &descriptors,
+                   const BenchOptions &options) const;
+  /// One call of the graph: through the runtime's guard when the graph has
+  /// `?` dims (its shape checks end the run with an error).
+  llvm::Error invoke(MemRefDescriptors &descriptors) const;
+  /// Argument descriptors of `data` with `shapes`, then one empty
+  /// descriptor per output, which a graph that returns its outputs fills.
+  MemRefDescriptors
+  describeReturning(llvm::ArrayRef<const void *> data,
+                    llvm::ArrayRef<const std::vector<int64_t> *> shapes) const;
+  /// Copies the outputs a graph returned into host tensors and frees them.
+  llvm::Expected<std::vector<HostTensor>>
+  takeReturnedOutputs(const MemRefDescriptors &descriptors) const;
+  /// Frees the outputs a graph returned (bench's runs).
+  void freeReturnedOutputs(const MemRefDescriptors &descriptors) const;
 
   GraphSignature signature;
   GraphRunFn runFn;
   GraphBenchFn benchFn = nullptr;
   BufferPeakFn peakFn = nullptr;
   BufferResetPeakFn resetPeakFn = nullptr;
+  GuardedRunFn guardedRunFn = nullptr;
+  FreeOutputFn freeOutputFn = nullptr;
   std::shared_ptr<void> code;
   /// The library `load` opened (never closed), and its path.
   void *library = nullptr;

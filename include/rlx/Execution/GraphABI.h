@@ -44,6 +44,15 @@ using GraphReadyFn = int (*)(char *message, size_t size);
 using BufferPeakFn = int64_t (*)();
 using BufferResetPeakFn = void (*)();
 
+/// In the CPU runtime, for graphs with `?` dims (docs/abi.md): `int
+/// rlx_rt_run_guarded(run, descriptors, message, size)` calls `run` and
+/// returns 0, or returns 1 with the message of a failed run-time shape check
+/// (`rlx_rt_shape_error`) in `message`; `void rlx_rt_free_output(void
+/// *allocated)` frees an output buffer the graph returned.
+using GuardedRunFn = int (*)(GraphRunFn run, void **descriptors, char *message,
+                             size_t size);
+using FreeOutputFn = void (*)(void *allocated);
+
 /// Optional. `const char rlx_graph_profile_labels[]`: the labels of the
 /// graph's per-op timers (or markers), one per line, by id (each optionally
 /// followed by a tab and `BYTES FLOPS`, its work's cost per run), for graphs
@@ -75,6 +84,8 @@ inline constexpr llvm::StringLiteral kBufferPeakSymbol =
     "rlx_rt_buffer_peak_bytes";
 inline constexpr llvm::StringLiteral kBufferResetPeakSymbol =
     "rlx_rt_buffer_reset_peak";
+inline constexpr llvm::StringLiteral kGuardedRunSymbol = "rlx_rt_run_guarded";
+inline constexpr llvm::StringLiteral kFreeOutputSymbol = "rlx_rt_free_output";
 
 /// The argument of `rlx_graph_run` for dense row-major tensors: one ranked
 /// memref descriptor {allocated, aligned, offset, sizes[rank],
@@ -90,6 +101,9 @@ public:
                     llvm::ArrayRef<const std::vector<int64_t> *> shapes);
 
   void **get() { return pointers.data(); }
+  /// Descriptor `i`, {allocated, aligned, offset, sizes, strides} as int64:
+  /// where the graph writes the outputs it returns.
+  const int64_t *descriptor(size_t i) const { return descriptors[i].data(); }
 
 private:
   std::vector<std::vector<int64_t>> descriptors;

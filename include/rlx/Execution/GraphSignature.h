@@ -31,6 +31,8 @@ namespace rlxrt {
 /// One argument or result of a graph.
 struct TensorSpec {
   enum class Kind { Input, Param, Unnamed, Result };
+  /// A `?` dim of `shape`: its size is the run's (docs/abi.md).
+  static constexpr int64_t kDynamicDim = -1;
   std::string name;
   Kind kind;
   DType dtype;
@@ -49,12 +51,15 @@ struct TensorSpec {
   std::string packedType = {};
   int64_t packedRowElements = 0;
 
-  /// `[2, 3] f32`.
+  /// `[2, 3] f32`, `[?, 3] f32`.
   std::string describe() const;
+  /// True when a dim is `?`.
+  bool isDynamic() const;
   /// `input`, `parameter`, `argument` or `output`.
   std::string kindName() const;
 
-  /// Fails unless `tensor` has this dtype and shape, naming the tensor, the
+  /// Fails unless `tensor` has this dtype and shape (any size for a `?`
+  /// dim), naming the tensor, the
   /// expected and the actual type, and `source` (`'x.npy'`) when given.
   llvm::Error checkMatches(const HostTensor &tensor,
                            llvm::StringRef source = {}) const;
@@ -65,8 +70,8 @@ struct TensorSpec {
   llvm::Error checkMatches(const ParamTensor &tensor,
                            llvm::StringRef source = {}) const;
   /// A zeroed tensor of this dtype and shape, or an error naming the tensor
-  /// when its size overflows or the memory is not available (a graph's
-  /// static shapes may ask for more than the machine has).
+  /// when a dim is `?`, when its size overflows or the memory is not available
+  /// (a graph's static shapes may ask for more than the machine has).
   llvm::Expected<HostTensor> allocate() const;
 };
 
@@ -92,6 +97,10 @@ struct GraphSignature {
   /// with a fifth field `param=PARAM` on an output carrying a parameter name.
   std::string serialize() const;
   static llvm::Expected<GraphSignature> parse(llvm::StringRef text);
+
+  /// True when an output has a `?` dim: the graph then returns every output
+  /// in buffers it allocates (docs/abi.md).
+  bool returnsOutputs() const;
 
   const TensorSpec *findArgument(llvm::StringRef name) const;
   /// The index of the argument named `name`, if any.

@@ -46,8 +46,34 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
       return RankedTensorType::get(t.getShape(), accType);
     };
 
+    // `?` sizes the verifier could not compare: the contracted K, and the
+    // batch dims both operands have (right-aligned, neither a static 1).
+    int64_t lhsRank = lhsType.getRank(), rhsRank = rhsType.getRank();
+    buildSizeCheck(
+        rewriter, loc, tensor::getMixedSize(rewriter, loc, rhs, rhsRank - 2),
+        tensor::getMixedSize(rewriter, loc, lhs, lhsRank - 1),
+        "the rhs's K (dim " + Twine(rhsRank - 2) +
+            ") differs from the lhs's K (dim " + Twine(lhsRank - 1) + ")");
+    for (int64_t i = 1; i <= std::min(lhsRank, rhsRank) - 2; ++i) {
+      int64_t lhsDim = lhsRank - 2 - i, rhsDim = rhsRank - 2 - i;
+      if (lhsType.getDimSize(lhsDim) == 1 || rhsType.getDimSize(rhsDim) == 1)
+        continue;
+      buildSizeCheck(rewriter, loc,
+                     tensor::getMixedSize(rewriter, loc, rhs, rhsDim),
+                     tensor::getMixedSize(rewriter, loc, lhs, lhsDim),
+                     "the rhs's batch dim " + Twine(rhsDim) +
+                         " differs from the lhs's dim " + Twine(lhsDim) +
+                         " (a `?` dim must match, it is never broadcast)");
+    }
+
+    // Rows of lhs's leading dims are collapsed into one GEMM and expanded
+    // back, which (in expand-strided-metadata) takes at most one `?` dim
+    // per group: more run as a loop nest.
+    bool collapsibleRows = llvm::count_if(lhsType.getShape().drop_back(),
+                                          ShapedType::isDynamic) <= 1 ||
+                           lhsRank == 2;
     Value acc;
-    if (lhsType.getRank() >= 2 && rhsType.getRank() == 2) {
+    if (lhsType.getRank() >= 2 && rhsType.getRank() == 2 && collapsibleRows) {
       acc =
           lowerRowsTimesMatrix(rewriter, loc, lhs, rhs, accTypeOf(resultType));
     } else if (haveEqualStaticBatch(lhsType, rhsType)) {
@@ -89,8 +115,13 @@ private:
         buildZeroedProduct<linalg::MatmulOp>(b, loc, rows, rhs, flatType);
     if (rank == 2)
       return product;
+    // Sizes of `?` dims: the batch rows are lhs's, N the product's.
+    SmallVector<OpFoldResult> outputShape;
+    for (int64_t i = 0; i < rank - 1; ++i)
+      outputShape.push_back(tensor::getMixedSize(b, loc, lhs, i));
+    outputShape.push_back(tensor::getMixedSize(b, loc, product, 1));
     return tensor::ExpandShapeOp::create(b, loc, resultType, product,
-                                         reassociation);
+                                         reassociation, outputShape);
   }
 
   /// `OpTy(lhs, rhs)` accumulated into zeros of `type`, whose rows and
@@ -145,8 +176,13 @@ private:
         buildZeroedProduct<linalg::BatchMatmulOp>(b, loc, lhs, rhs, flatType);
     if (rank == 3)
       return product;
+    SmallVector<OpFoldResult> outputShape;
+    for (int64_t i = 0; i < rank - 2; ++i)
+      outputShape.push_back(b.getIndexAttr(resultType.getDimSize(i)));
+    outputShape.push_back(tensor::getMixedSize(b, loc, product, 1));
+    outputShape.push_back(tensor::getMixedSize(b, loc, product, 2));
     return tensor::ExpandShapeOp::create(b, loc, resultType, product,
-                                         reassociation);
+                                         reassociation, outputShape);
   }
 
   /// General broadcast-batch contraction.

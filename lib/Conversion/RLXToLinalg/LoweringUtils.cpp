@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -44,6 +45,32 @@ Value rlx::buildBroadcastEmpty(OpBuilder &b, Location loc,
     dynamicSizes.push_back(size);
   }
   return tensor::EmptyOp::create(b, loc, type, dynamicSizes);
+}
+
+void rlx::buildSizeCheck(OpBuilder &b, Location loc, OpFoldResult actual,
+                         OpFoldResult expected, const Twine &what) {
+  std::optional<int64_t> actualSize = getConstantIntValue(actual);
+  std::optional<int64_t> expectedSize = getConstantIntValue(expected);
+  if (actualSize && expectedSize)
+    return;
+  // The op being lowered sits at the insertion point of its pattern.
+  std::string opName = "an op";
+  if (Block *block = b.getInsertionBlock();
+      block && b.getInsertionPoint() != block->end() &&
+      b.getInsertionPoint()->getLoc() == loc)
+    opName = "'" + b.getInsertionPoint()->getName().getStringRef().str() + "'";
+  std::string where;
+  llvm::raw_string_ostream os(where);
+  if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
+    os << " at " << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine()
+       << ":" << fileLoc.getColumn();
+  Value same =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            getValueOrCreateConstantIndexOp(b, loc, actual),
+                            getValueOrCreateConstantIndexOp(b, loc, expected));
+  cf::AssertOp::create(
+      b, loc, same,
+      b.getStringAttr("shape mismatch in " + opName + where + ": " + what));
 }
 
 Value rlx::dynamicDimOf(OpBuilder &b, Location loc, Value value, int64_t dim) {
@@ -101,6 +128,37 @@ Value rlx::buildBroadcastElementwise(OpBuilder &b, Location loc,
   }
   maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
   Value init = buildBroadcastEmpty(b, loc, resultType, inputs);
+  // What the verifier could not see: the inputs' `?` sizes of each result
+  // dim agree with the result's.
+  if (!resultType.hasStaticShape() || llvm::any_of(inputs, [](Value input) {
+        return !cast<RankedTensorType>(input.getType()).hasStaticShape();
+      })) {
+    for (auto [index, input] : llvm::enumerate(inputs)) {
+      auto inputType = cast<RankedTensorType>(input.getType());
+      int64_t offset = rank - inputType.getRank();
+      for (int64_t dim = 0; dim < inputType.getRank(); ++dim) {
+        if (maps[index].getResult(dim).getKind() == AffineExprKind::Constant)
+          continue;
+        // The result's `?` size is read from the first input with that dim
+        // `?` (buildBroadcastEmpty): nothing to compare for that one.
+        if (resultType.isDynamicDim(offset + dim) &&
+            inputType.isDynamicDim(dim) &&
+            llvm::none_of(inputs.take_front(index), [&](Value earlier) {
+              auto earlierType = cast<RankedTensorType>(earlier.getType());
+              int64_t earlierDim =
+                  offset + dim - (rank - earlierType.getRank());
+              return earlierDim >= 0 && earlierType.isDynamicDim(earlierDim);
+            }))
+          continue;
+        buildSizeCheck(b, loc, tensor::getMixedSize(b, loc, input, dim),
+                       tensor::getMixedSize(b, loc, init, offset + dim),
+                       "operand #" + Twine(index) + " dim " + Twine(dim) +
+                           " differs from the result's dim " +
+                           Twine(offset + dim) +
+                           " (a `?` dim must match, it is never broadcast)");
+      }
+    }
+  }
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(

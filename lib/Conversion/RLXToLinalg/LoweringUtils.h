@@ -20,9 +20,19 @@ namespace rlx {
 using ScalarBodyBuilder =
     function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
+/// Checks at run time that the sizes `actual` and `expected` are equal, where
+/// a `?` dim leaves it to the run (two static sizes were verified): a
+/// `cf.assert` whose message names the op being lowered at `loc` and
+/// `what` ("operand #1 dim 0"); the target turns a failure into an error of
+/// the run (rlx-cpu-lower-shape-checks).
+void buildSizeCheck(OpBuilder &b, Location loc, OpFoldResult actual,
+                    OpFoldResult expected, const Twine &what);
+
 /// A `linalg.generic` computing `body` over `inputs` broadcast NumPy-style
 /// to `resultType` (right-aligned; size-1 dims stretch). A dynamic result
-/// dim takes its size from the first input that has that dim dynamic.
+/// dim takes its size from the first input that has that dim dynamic; a
+/// `?` dim never stretches: every input's size of a result dim is checked
+/// at run time to be the result's (buildSizeCheck).
 Value buildBroadcastElementwise(OpBuilder &b, Location loc,
                                 RankedTensorType resultType, ValueRange inputs,
                                 ScalarBodyBuilder body);

@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -101,9 +102,10 @@ struct ConvertRLXToLinalgPass
 
     ConversionTarget target(*context);
     target.addIllegalDialect<RLXDialect>();
-    target.addLegalDialect<arith::ArithDialect, complex::ComplexDialect,
-                           linalg::LinalgDialect, math::MathDialect,
-                           scf::SCFDialect, tensor::TensorDialect>();
+    target.addLegalDialect<arith::ArithDialect, cf::ControlFlowDialect,
+                           complex::ComplexDialect, linalg::LinalgDialect,
+                           math::MathDialect, scf::SCFDialect,
+                           tensor::TensorDialect>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return converter.isSignatureLegal(op.getFunctionType()) &&
              converter.isLegal(&op.getBody());

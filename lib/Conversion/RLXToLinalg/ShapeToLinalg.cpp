@@ -99,6 +99,60 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
                                          outputShape);
   }
 
+  /// Whether `reassociation` between `srcType` and `type` gives a valid
+  /// tensor.collapse_shape / expand_shape: each group is dynamic on its
+  /// expanded side exactly when its collapsed dim is (a `?` reshaped to
+  /// static sizes needs the general path's cast).
+  static bool isConsistent(RankedTensorType srcType, RankedTensorType type,
+                           ArrayRef<ReassociationIndices> reassociation) {
+    bool collapsing = srcType.getRank() > type.getRank();
+    RankedTensorType expanded = collapsing ? srcType : type;
+    RankedTensorType collapsed = collapsing ? type : srcType;
+    for (auto [dim, group] : llvm::enumerate(reassociation)) {
+      bool anyDynamic = llvm::any_of(
+          group, [&](int64_t d) { return expanded.isDynamicDim(d); });
+      if (anyDynamic != collapsed.isDynamicDim(dim))
+        return false;
+    }
+    return true;
+  }
+
+  /// With a `?` input dim the verifier could not compare element counts:
+  /// checks at run time that the input has as many elements as the result
+  /// (a multiple of the result's static sizes when it has a `?` dim).
+  static void checkElementCount(OpBuilder &b, Location loc, Value src,
+                                RankedTensorType type) {
+    auto srcType = cast<RankedTensorType>(src.getType());
+    if (srcType.hasStaticShape())
+      return;
+    Value numel = arith::ConstantIndexOp::create(b, loc, 1);
+    for (int64_t d = 0; d < srcType.getRank(); ++d)
+      numel = arith::MulIOp::create(b, loc, numel, dimSizeOf(b, loc, src, d));
+    int64_t staticProduct = 1;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (!type.isDynamicDim(d))
+        staticProduct *= type.getDimSize(d);
+    if (type.hasStaticShape() || staticProduct == 0) {
+      buildSizeCheck(b, loc, numel, b.getIndexAttr(staticProduct),
+                     "the input's element count differs from the " +
+                         Twine(staticProduct) + " of new_shape");
+      return;
+    }
+    int64_t srcStaticProduct = 1;
+    for (int64_t d = 0; d < srcType.getRank(); ++d)
+      if (!srcType.isDynamicDim(d))
+        srcStaticProduct *= srcType.getDimSize(d);
+    if (srcStaticProduct % staticProduct == 0)
+      return;
+    Value divisor = arith::ConstantIndexOp::create(b, loc, staticProduct);
+    Value whole = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, numel, divisor), divisor);
+    buildSizeCheck(b, loc, numel, whole,
+                   "the input's element count is not a multiple of " +
+                       Twine(staticProduct) +
+                       ", the product of new_shape's other sizes");
+  }
+
   LogicalResult
   matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -111,10 +165,12 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
       rewriter.replaceOp(op, src);
       return success();
     }
+    checkElementCount(rewriter, loc, src, type);
     int64_t srcRank = srcType.getRank(), rank = type.getRank();
     if (srcRank != rank) {
       if (std::optional<SmallVector<ReassociationIndices>> reassociation =
-              getReassociationIndicesForReshape(srcType, type)) {
+              getReassociationIndicesForReshape(srcType, type);
+          reassociation && isConsistent(srcType, type, *reassociation)) {
         if (srcRank > rank)
           rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, type, src,
                                                                *reassociation);
@@ -152,6 +208,14 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
           RankedTensorType::get({numel}, srcType.getElementType()), src,
           ArrayRef<ReassociationIndices>{all});
     }
+    // `?` elements reshaped to static sizes: the count was checked above.
+    if (type.hasStaticShape() &&
+        cast<RankedTensorType>(flat.getType()).isDynamicDim(0))
+      flat = tensor::CastOp::create(
+          rewriter, loc,
+          RankedTensorType::get({type.getNumElements()},
+                                srcType.getElementType()),
+          flat);
     if (rank == 1) {
       auto flatType = cast<RankedTensorType>(flat.getType());
       rewriter.replaceOp(

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -28,6 +29,7 @@
 namespace mlir {
 namespace rlx {
 #define GEN_PASS_DEF_RLXEXPORTGRAPHFUNCTIONS
+#define GEN_PASS_DEF_RLXGRAPHRESULTSTOOUTPARAMS
 #include "rlx/Conversion/Passes.h.inc"
 } // namespace rlx
 } // namespace mlir
@@ -91,6 +93,27 @@ struct RLXExportGraphFunctionsPass
   }
 };
 
+struct RLXGraphResultsToOutParamsPass
+    : rlx::impl::RLXGraphResultsToOutParamsBase<
+          RLXGraphResultsToOutParamsPass> {
+  void runOnOperation() override {
+    bufferization::BufferResultsToOutParamsOpts options;
+    options.modifyPublicFunctions = true;
+    options.hoistStaticAllocs = true;
+    // Only the graph knows the sizes of a result with `?` dims, so such a
+    // function returns (and the caller frees) all its results.
+    options.filterFn = [](func::FuncOp *fn) {
+      return llvm::all_of(fn->getResultTypes(), [](Type type) {
+        auto memref = dyn_cast<MemRefType>(type);
+        return !memref || memref.hasStaticShape();
+      });
+    };
+    if (failed(bufferization::promoteBufferResultsToOutParams(getOperation(),
+                                                              options)))
+      signalPassFailure();
+  }
+};
+
 } // namespace
 
 void rlx::buildRLXToLinalgPipeline(
@@ -116,11 +139,8 @@ void rlx::buildGraphBufferizationPipeline(OpPassManager &pm) {
       bufferization::LayoutMapOption::IdentityLayoutMap;
   bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  // Graph results become trailing out-parameters, so a caller owns every
-  // buffer it sees.
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.modifyPublicFunctions = true;
-  outParams.hoistStaticAllocs = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  // Static graph results become trailing out-parameters, so a caller owns
+  // every buffer it sees; a graph with a `?` output returns its outputs.
+  pm.addPass(createRLXGraphResultsToOutParams());
   bufferization::buildBufferDeallocationPipeline(pm);
 }

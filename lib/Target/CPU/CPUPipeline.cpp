@@ -61,6 +61,7 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
   // Buffers -> loops: each linalg op becomes an affine loop nest whose
   // outermost parallel loop runs on OpenMP threads and whose innermost loop
   // is vectorized (masked at the edges).
+  pm.addNestedPass<func::FuncOp>(createRLXCPUDynamicLoopBodiesToSCF());
   addTextualPipeline(pm, "func.func(convert-linalg-to-affine-loops)");
   if (options.parallel)
     addTextualPipeline(pm, "func.func(affine-parallelize{max-nested=1})");
@@ -72,7 +73,9 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createRLXCPUMathApproximation());
 
-  // Loops -> LLVM dialect.
+  // Loops -> LLVM dialect; the run-time shape checks of `?` dims call the
+  // runtime.
+  pm.addPass(createRLXCPULowerShapeChecks());
   addTextualPipeline(pm, "lower-affine,"
                          "convert-scf-to-openmp,"
                          "canonicalize,"

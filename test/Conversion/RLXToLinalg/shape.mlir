@@ -13,9 +13,11 @@ func.func @reshape_collapse(%x: tensor<2x3x4xf32>) -> tensor<6x4xf32> {
 // -----
 
 // One that only splits dims is an expand_shape; a dynamic dim is its
-// source dim over the group's static sizes.
+// source dim over the group's static sizes, which must divide the element
+// count (checked at run time: an odd row count cannot become [-1, 2, 2, 4]).
 // CHECK-LABEL: func.func @reshape_expand
 // CHECK-SAME: (%[[X:.*]]: tensor<?x8xf32>)
+// CHECK: cf.assert %{{.*}}, "{{.*}}the input's element count is not a multiple of 16
 // CHECK: %[[D:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x8xf32>
 // CHECK: %[[N:.*]] = arith.divui %[[D]], %{{.*}} : index
 // CHECK: tensor.expand_shape %[[X]] {{\[}}[0, 1], [2, 3]] output_shape [%[[N]], 2, 2, 4] : tensor<?x8xf32> into tensor<?x2x2x4xf32>

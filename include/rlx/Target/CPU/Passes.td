@@ -136,6 +136,36 @@ def RLXCPUEarlyDealloc : Pass<"rlx-cpu-early-dealloc", "func::FuncOp"> {
   }];
 }
 
+def RLXCPULowerShapeChecks : Pass<"rlx-cpu-lower-shape-checks", "ModuleOp"> {
+  let summary = "Turn run-time shape checks into calls of the CPU runtime";
+  let description = [{
+    The lowerings check what the verifier could not because a dim is `?`
+    (operands of one op whose sizes must agree, a reshape's element count)
+    with `cf.assert %ok, "message"`. This pass makes each one
+    `if (!ok) rlx_rt_shape_error("message")`: the runtime ends the run with
+    the message as its error (`CompiledGraph::run` fails with it; a graph
+    called outside a guarded run prints it and exits with status 1;
+    docs/abi.md). Graphs with static shapes have no checks.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def RLXCPUDynamicLoopBodiesToSCF
+    : Pass<"rlx-cpu-dynamic-loop-bodies-to-scf", "func::FuncOp"> {
+  let summary = "Lower linalg ops on `?` buffers inside scf.while to scf loops";
+  let description = [{
+    `convert-linalg-to-affine-loops` needs loop bounds that are valid affine
+    dims; the size of a buffer carried by an `scf.while` (an `rlx.while`
+    whose carried tensor has `?` dims) is not one, and the affine loops it
+    would build are invalid. Such linalg ops become `scf.for` nests here
+    first (sequential: the parallelizer works on affine loops); every other
+    linalg op stays for the affine lowering.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def RLXCPUVectorize : Pass<"rlx-cpu-vectorize", "func::FuncOp"> {
   let summary = "Vectorize innermost affine loops whose accesses are contiguous";
   let description = [{
