@@ -11,6 +11,10 @@
 #                         named Suite.Test)
 # RLX_SANITIZE_LIT_FILTER with rlx-lit: a lit --filter regex
 #
+# The build has the fuzz targets too (RLX_BUILD_FUZZERS): the libraries get
+# libFuzzer's coverage instrumentation, which the tests do not notice, and
+# scripts/fuzz.sh runs the IR fuzzers from this same build.
+#
 # The install test is left out: the installed static libraries would need
 # the sanitizer flags in the consumer project too.
 set -euo pipefail
@@ -22,7 +26,7 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
 if [[ ! -f $build/build.ninja ]]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-    -DRLX_SANITIZE="$sanitizers"
+    -DRLX_SANITIZE="$sanitizers" -DRLX_BUILD_FUZZERS=ON
 fi
 # shellcheck disable=SC2086 # a list of targets
 cmake --build "$build" ${RLX_SANITIZE_TARGETS:+--target $RLX_SANITIZE_TARGETS}
