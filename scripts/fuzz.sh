@@ -77,7 +77,9 @@ else
   # 10 s for one input (under the sanitizers) is a hang, one allocation of
   # 512 MB a failure.
   limits=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512)
-  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+  # allow_user_poisoning=0: see scripts/sanitize.sh (LLVM's allocators
+  # poisoned by the instrumented project, used by the uninstrumented libMLIR).
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allow_user_poisoning=0}
 fi
 corpus=$build/fuzz/corpus/$target
 artifacts=$build/fuzz/artifacts/

@@ -34,7 +34,16 @@ cmake --build "$build" ${RLX_SANITIZE_TARGETS:+--target $RLX_SANITIZE_TARGETS}
 # Leaks are errors; UBSan prints where. A failed allocation returns null
 # (as without ASan), so the tests of allocation failures see the project's
 # own error. The options reach every process the tests start.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:detect_stack_use_after_return=1}
+#
+# allow_user_poisoning=0: LLVM's headers poison and unpoison the slabs of
+# BumpPtrAllocator (the MLIR context's storage) when the including code is
+# built with ASan. The project's code is, the system libLLVM/libMLIR are
+# not, so memory the project's inline copies poisoned is handed out by
+# libMLIR's uninstrumented copies without unpoisoning, and ASan reports a
+# use-after-poison in MLIR's uniquer (StringAttr::get, while parsing). The
+# option turns off only such manual poisoning; heap, stack and global
+# checks stay on.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:detect_stack_use_after_return=1:allow_user_poisoning=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 if [[ -n ${RLX_SANITIZE_LIT_FILTER:-} ]]; then
   export LIT_FILTER=$RLX_SANITIZE_LIT_FILTER
