@@ -31,6 +31,8 @@
 
 #include <cstring>
 #include <mutex>
+#include <optional>
+#include <type_traits>
 
 #include <dlfcn.h>
 
@@ -287,16 +289,27 @@ const char *rlxStatusGetMessage(RlxStatus status) {
 
 void rlxStatusDestroy(RlxStatus status) { delete status; }
 
+/// The dtype a C caller passed, or nullopt when it is not one. C lets an
+/// enum hold any int; in C++ a value outside the enumerators' range is
+/// undefined behaviour (UBSan reports its load), so the bytes are read as
+/// the underlying integer before any comparison.
+static std::optional<DType> checkedDType(const RlxDType &dtype) {
+  std::underlying_type_t<RlxDType> value;
+  static_assert(sizeof(value) == sizeof(dtype));
+  std::memcpy(&value, &dtype, sizeof(value));
+  if (value < RLX_DTYPE_F32 || value > RLX_DTYPE_C64)
+    return std::nullopt;
+  return static_cast<DType>(value);
+}
+
 size_t rlxDTypeGetSize(RlxDType dtype) {
-  if (dtype < RLX_DTYPE_F32 || dtype > RLX_DTYPE_C64)
-    return 0;
-  return dtypeSize(static_cast<DType>(dtype));
+  std::optional<DType> checked = checkedDType(dtype);
+  return checked ? dtypeSize(*checked) : 0;
 }
 
 const char *rlxDTypeGetName(RlxDType dtype) {
-  if (dtype < RLX_DTYPE_F32 || dtype > RLX_DTYPE_C64)
-    return "?";
-  return dtypeName(static_cast<DType>(dtype));
+  std::optional<DType> checked = checkedDType(dtype);
+  return checked ? dtypeName(*checked) : "?";
 }
 
 void rlxCompileOptionsInit(RlxCompileOptions *options) {

@@ -126,6 +126,17 @@ static llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
   return llvm::Error::success();
 }
 
+LogicalResult rlxrt::runCompilePipeline(PassManager &pm, ModuleOp module) {
+  bool errorReported = false;
+  ScopedDiagnosticHandler seeErrors(module.getContext(), [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error)
+      errorReported = true;
+    return failure(); // Not handled here: printed as before.
+  });
+  LogicalResult result = pm.run(module);
+  return failure(failed(result) || errorReported);
+}
+
 llvm::Error rlxrt::emitHostSharedLibrary(ModuleOp module,
                                          llvm::StringRef outputPath,
                                          llvm::StringRef runtimeLibrary) {

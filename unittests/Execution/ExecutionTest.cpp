@@ -6,12 +6,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "rlx/Execution/ExecutionTarget.h"
+#include "rlx/Execution/HostCode.h"
 #include "rlx/Execution/Tensors.h"
 #include "rlx/Execution/TrainingSteps.h"
 #include "rlx/InitRLX.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -394,6 +398,37 @@ TEST(ExecutionTensorsTest, ComplexOutputsCompareBothParts) {
   Comparison result = take(compareTensors(out, "y", ref, "r.npy", 0, 0));
   EXPECT_EQ(result.mismatches, 1);
   EXPECT_EQ(result.maxAbsError, 1);
+}
+
+/// Reports an error on the module but does not signal failure, as the
+/// upstream affine vectorizer once did on strided memrefs.
+struct ReportErrorButSucceed
+    : public PassWrapper<ReportErrorButSucceed, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ReportErrorButSucceed)
+  void runOnOperation() override {
+    getOperation().emitError("reported, not signalled");
+  }
+};
+
+TEST(ExecutionPipelineTest, AReportedErrorFailsTheCompile) {
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  int errorsSeen = 0;
+  ScopedDiagnosticHandler count(&context, [&](Diagnostic &d) {
+    errorsSeen += d.getSeverity() == DiagnosticSeverity::Error;
+    return success();
+  });
+  PassManager clean(&context);
+  EXPECT_TRUE(succeeded(runCompilePipeline(clean, *module)));
+
+  PassManager plain(&context);
+  plain.addPass(std::make_unique<ReportErrorButSucceed>());
+  EXPECT_TRUE(succeeded(plain.run(*module)));
+  PassManager checked(&context);
+  checked.addPass(std::make_unique<ReportErrorButSucceed>());
+  EXPECT_TRUE(failed(runCompilePipeline(checked, *module)));
+  // The error still reached the handler installed before.
+  EXPECT_EQ(errorsSeen, 2);
 }
 
 } // namespace

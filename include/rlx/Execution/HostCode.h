@@ -19,6 +19,7 @@
 #include "rlx/Execution/CompiledGraph.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "llvm/Support/Error.h"
 
@@ -42,6 +43,12 @@ llvm::Expected<std::string> findRuntimeLibrary(llvm::StringRef requested,
 llvm::Error parsePipelineOptions(mlir::detail::PassOptions &options,
                                  llvm::StringRef text,
                                  llvm::StringRef pipelineName);
+
+/// Runs `pm` on `module`. Fails also when a pass reported an error without
+/// signalling failure, so that a compile never prints `error:` and goes on
+/// (the diagnostics still reach the handlers installed before).
+mlir::LogicalResult runCompilePipeline(mlir::PassManager &pm,
+                                       mlir::ModuleOp module);
 
 /// Compiles `module` (LLVM dialect) for this host as position-independent
 /// code and links it into `outputPath`, with `runtimeLibrary` as a

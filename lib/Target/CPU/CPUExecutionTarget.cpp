@@ -55,7 +55,8 @@ lower(ModuleOp module, llvm::StringRef entry, const CompileOptions &options) {
           pipelineOptions, options.pipelineOptions, "rlx-cpu-pipeline"))
     return std::move(error);
   rlx::buildRLXCPUPipeline(pm, pipelineOptions);
-  if (failed(pm.run(module)) || failed(addGraphEntry(module, *signature)))
+  if (failed(runCompilePipeline(pm, module)) ||
+      failed(addGraphEntry(module, *signature)))
     return llvm::createStringError("compiling @" + signature->name +
                                    " for the CPU failed (see the diagnostics "
                                    "above)");

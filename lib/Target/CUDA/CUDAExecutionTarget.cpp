@@ -121,7 +121,8 @@ llvm::Expected<LoweredGraph> lower(ModuleOp module, llvm::StringRef entry,
           pipelineOptions, options.pipelineOptions, "rlx-cuda-pipeline"))
     return std::move(error);
   rlx::buildRLXCUDAPipeline(pm, pipelineOptions);
-  if (failed(pm.run(module)) || failed(addCUDAGraphEntries(module, *signature)))
+  if (failed(runCompilePipeline(pm, module)) ||
+      failed(addCUDAGraphEntries(module, *signature)))
     return llvm::createStringError("compiling @" + signature->name +
                                    " for CUDA failed (see the diagnostics "
                                    "above)");

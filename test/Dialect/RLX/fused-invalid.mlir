@@ -625,3 +625,21 @@ func.func @lora_result(%x: tensor<16x64xf32>, %w: tensor<64x32xf32>, %a: tensor<
   %0 = "rlx.lora_matmul"(%x, %w, %a, %b) {scale = 1.0 : f32} : (tensor<16x64xf32>, tensor<64x32xf32>, tensor<64x4xf32>, tensor<4x32xf32>) -> tensor<16x64xf32>
   return
 }
+
+// -----
+
+// Found by rlx-fuzz-to-linalg under UBSan: 3 * num_heads * head_dim
+// overflowed 64 bits while checking the weight shapes.
+func.func @ftl_width_overflow(%h: tensor<1x4x8xf32>, %wqkv: tensor<8x24xf32>, %wo: tensor<8x8xf32>, %g1: tensor<8xf32>, %w1: tensor<8x32xf32>, %w2: tensor<32x8xf32>, %g2: tensor<8xf32>) {
+  // expected-error @+1 {{3 * num_heads * head_dim overflows 64 bits}}
+  %0 = rlx.fused_transformer_layer gelu %h : tensor<1x4x8xf32> qkv_w %wqkv : tensor<8x24xf32> out_w %wo : tensor<8x8xf32> ln1_g %g1 : tensor<8xf32> fc1_w %w1 : tensor<8x32xf32> fc2_w %w2 : tensor<32x8xf32> ln2_g %g2 : tensor<8xf32> {eps1 = 1.0e-05 : f32, eps2 = 1.0e-05 : f32, head_dim = 4611686018427387904 : i64, intermediate_size = 32 : i64, num_heads = 1 : i64}
+  return
+}
+
+// -----
+
+func.func @fab_width_overflow(%h: tensor<1x4x8xf32>, %wqkv: tensor<8x24xf32>, %wo: tensor<8x8xf32>) {
+  // expected-error @+1 {{3 * num_heads * head_dim overflows 64 bits}}
+  %0 = rlx.fused_attention_block %h : tensor<1x4x8xf32> qkv_w %wqkv : tensor<8x24xf32> out_w %wo : tensor<8x8xf32> {head_dim = 9223372036854775807 : i64, num_heads = 1 : i64}
+  return
+}

@@ -501,3 +501,13 @@ func.func @dequant_gguf_mxfp4_bytes(%x: tensor<4x64xf32>, %w: tensor<36xui8>) {
   %0 = rlx.dequant_matmul gguf_mxfp4 %x, %w : tensor<4x64xf32>, tensor<36xui8>
   return
 }
+
+// -----
+
+// Found by rlx-fuzz-ir under UBSan: N = 2 * dim 1 of a packed w_q
+// overflowed 64 bits.
+func.func @dequant_int4_n_overflow(%x: tensor<4x64xf32>, %w: tensor<64x4611686018427387904xui8>, %s: tensor<2x8xf32>) {
+  // expected-error @+1 {{w_q [64, 4611686018427387904] holds two values per element: N = 2 * 4611686018427387904 overflows 64 bits}}
+  %0 = rlx.dequant_matmul int4_block block_size = 32 %x, %w scale %s : tensor<2x8xf32> : tensor<4x64xf32>, tensor<64x4611686018427387904xui8>
+  return
+}

@@ -202,6 +202,25 @@ func.func @lsq_scale_rank(%x: tensor<8x4xf32>, %s: tensor<1x1xf32>) {
 
 // -----
 
+// A rank-0 scale is rejected by the verifier of the op and of both
+// backward ops (the CPU lowering of the backward ops once emitted invalid
+// IR for it).
+func.func @lsq_backward_x_scale_rank0(%x: tensor<6x5xf32>, %s: tensor<f32>, %dy: tensor<6x5xf32>) {
+  // expected-error @+1 {{'rlx.fake_quantize_lsq_backward_x' op scale must have shape [1] (per-tensor: no axis is set), got []}}
+  %0 = rlx.fake_quantize_lsq_backward_x %x, %s, %dy bits = 4 : tensor<6x5xf32>, tensor<f32>, tensor<6x5xf32>
+  return
+}
+
+// -----
+
+func.func @lsq_backward_scale_scale_rank0(%x: tensor<6x5xf32>, %s: tensor<f32>, %dy: tensor<6x5xf32>) {
+  // expected-error @+1 {{'rlx.fake_quantize_lsq_backward_scale' op scale must have shape [1] (per-tensor: no axis is set), got []}}
+  %0 = rlx.fake_quantize_lsq_backward_scale %x, %s, %dy bits = 4 : tensor<6x5xf32>, tensor<f32>, tensor<6x5xf32>
+  return
+}
+
+// -----
+
 func.func @lsq_scale_element(%x: tensor<8xf32>, %s: tensor<1xf64>) {
   // expected-error @+1 {{scale element type 'f64' differs from input element type 'f32'}}
   %0 = rlx.fake_quantize_lsq %x, %s bits = 4 : tensor<8xf32>, tensor<1xf64>

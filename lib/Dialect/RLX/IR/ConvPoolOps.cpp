@@ -31,11 +31,16 @@ static RankedTensorType unknownNCHW(Type elementType) {
                                elementType);
 }
 
-/// `a * b` that stays dynamic when either factor is.
-static int64_t mulDims(int64_t a, int64_t b) {
-  if (ShapedType::isDynamic(a) || ShapedType::isDynamic(b))
-    return ShapedType::kDynamic;
-  return a * b;
+/// A failed inference of `opName` whose result would have `shape`, an
+/// extent of which does not fit in 64 bits (reported at `location`).
+static LogicalResult overflowingResult(std::optional<Location> location,
+                                       StringRef opName,
+                                       ArrayRef<int64_t> shape) {
+  if (location)
+    emitError(*location) << "'" << opName
+                         << "' op result dims overflow 64 bits: "
+                         << formatShape(shape);
+  return failure();
 }
 
 //===----------------------------------------------------------------------===//
@@ -136,8 +141,11 @@ LogicalResult Im2ColOp::inferReturnTypes(MLIRContext *context,
                          slidingOutputHW(in, window));
     if (failed(hw))
       return failure();
-    shape[0] = mulDims(in[0], mulDims((*hw)[0], (*hw)[1]));
-    shape[1] = mulDims(in[1], window.kernel[0] * window.kernel[1]);
+    shape[0] = mulExtents(in[0], mulExtents((*hw)[0], (*hw)[1]));
+    shape[1] =
+        mulExtents(in[1], mulExtents(window.kernel[0], window.kernel[1]));
+    if (anyOverflowingExtent(shape))
+      return overflowingResult(location, getOperationName(), shape);
   }
   inferred.push_back(RankedTensorType::get(shape, elementType));
   return success();
@@ -188,10 +196,12 @@ LogicalResult ConvTranspose2dOp::inferReturnTypes(
         transposedOutputHW(inputType.getShape(), window));
     if (failed(hw))
       return failure();
-    result = RankedTensorType::get({inputType.getDimSize(0),
-                                    mulDims(weightType.getDimSize(1), groups),
-                                    (*hw)[0], (*hw)[1]},
-                                   elementType);
+    SmallVector<int64_t> shape = {inputType.getDimSize(0),
+                                  mulExtents(weightType.getDimSize(1), groups),
+                                  (*hw)[0], (*hw)[1]};
+    if (anyOverflowingExtent(shape))
+      return overflowingResult(location, getOperationName(), shape);
+    result = RankedTensorType::get(shape, elementType);
   }
   inferred.push_back(result);
   return success();
@@ -231,6 +241,10 @@ LogicalResult ConvTranspose2dOp::verify() {
   if (failed(verifyKernelMatchesWeight(op, weight, window.kernel)))
     return failure();
   SmallVector<int64_t, 2> hw = transposedOutputHW(input, window);
+  if (anyOverflowingExtent(hw))
+    return emitOpError() << "output size overflows 64 bits: input "
+                         << formatShape(input) << " with "
+                         << describeWindow(window, true);
   if (anyEmptyExtent(hw)) {
     InFlightDiagnostic diag = emitOpError();
     describeMisfit(diag, "input", input, window, true, hw);

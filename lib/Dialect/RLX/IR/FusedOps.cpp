@@ -8,6 +8,8 @@
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -181,7 +183,12 @@ LogicalResult FusedTransformerLayerOp::verify() {
   if (hidden.size() != 3)
     return emitOpError() << "hidden must have rank 3 ([B, S, E]), got "
                          << formatShape(hidden);
-  int64_t e = getNumHeads() * getHeadDim();
+  // The weights' dims are num_heads * head_dim and 3 times that: products
+  // that must fit in 64 bits (huge attributes are an error, not overflow).
+  int64_t e = 0, threeE = 0;
+  if (llvm::MulOverflow(int64_t(getNumHeads()), int64_t(getHeadDim()), e) ||
+      llvm::MulOverflow(int64_t(3), e, threeE))
+    return emitOpError() << "3 * num_heads * head_dim overflows 64 bits";
   if (!dimsCompatible(hidden[2], e))
     return emitOpError() << "hidden " << formatShape(hidden)
                          << " must have E = num_heads * head_dim = " << e
@@ -211,8 +218,8 @@ LogicalResult FusedTransformerLayerOp::verify() {
     StringRef rule;
   };
   Expected expected[] = {
-      {"qkv_w", getQkvW(), {e, 3 * e}, "[E, 3E]"},
-      {"qkv_b", getQkvB(), {3 * e}, "[3E]"},
+      {"qkv_w", getQkvW(), {e, threeE}, "[E, 3E]"},
+      {"qkv_b", getQkvB(), {threeE}, "[3E]"},
       {"out_w", getOutW(), {e, e}, "[E, E]"},
       {"out_b", getOutB(), {e}, "[E]"},
       {"ln1_g", getLn1G(), {e}, "[E]"},
@@ -266,7 +273,10 @@ LogicalResult FusedAttentionBlockOp::verify() {
   Operation *op = *this;
   int64_t heads = getNumHeads();
   int64_t headDim = getHeadDim();
-  int64_t inner = heads * headDim;
+  int64_t inner = 0, threeInner = 0;
+  if (llvm::MulOverflow(heads, headDim, inner) ||
+      llvm::MulOverflow(int64_t(3), inner, threeInner))
+    return emitOpError() << "3 * num_heads * head_dim overflows 64 bits";
 
   auto hiddenType = getHidden().getType();
   ArrayRef<int64_t> hidden = hiddenType.getShape();
@@ -301,9 +311,9 @@ LogicalResult FusedAttentionBlockOp::verify() {
   Expected expected[] = {
       {"qkv_w",
        getQkvW(),
-       {hidden[2], 3 * inner},
+       {hidden[2], threeInner},
        "[E, 3I], I = num_heads * head_dim"},
-      {"qkv_b", getQkvB(), {3 * inner}, "[3I], I = num_heads * head_dim"},
+      {"qkv_b", getQkvB(), {threeInner}, "[3I], I = num_heads * head_dim"},
       {"out_w", getOutW(), {inner, n}, "[I, N], I = num_heads * head_dim"},
       {"out_b", getOutB(), {n}, "[N], N = the last dim of out_w"},
       {"rope_cos", getRopeCos(), {seq, headDim / 2}, ropeRule},

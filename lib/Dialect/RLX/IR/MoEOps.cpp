@@ -8,6 +8,7 @@
 #include "rlx/Dialect/RLX/IR/GgufBlock.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -156,8 +157,11 @@ DequantMatMulOp::inferReturnTypes(MLIRContext *context, std::optional<Location>,
       n = wType.getDimSize(1);
       bool nibbles =
           scheme == QuantScheme::Int4Block || scheme == QuantScheme::Nvfp4Block;
-      if (nibbles && !ShapedType::isDynamic(n))
-        n *= 2;
+      // Two values per byte; a count too large for 64 bits stays unknown
+      // here and is the verifier's error.
+      if (nibbles && !ShapedType::isDynamic(n) &&
+          llvm::MulOverflow(n, int64_t(2), n))
+        n = ShapedType::kDynamic;
     }
   }
   inferredReturnTypes.push_back(RankedTensorType::get({m, n}, f32));
@@ -262,8 +266,11 @@ LogicalResult DequantMatMulOp::verify() {
                          << " has K = " << k << " but w_q " << formatShape(w)
                          << " has K = " << w[0];
   int64_t n = w[1];
-  if (nibbles && !ShapedType::isDynamic(n))
-    n *= 2;
+  if (nibbles && !ShapedType::isDynamic(n) &&
+      llvm::MulOverflow(n, int64_t(2), n))
+    return emitOpError() << "w_q " << formatShape(w)
+                         << " holds two values per element: N = 2 * " << w[1]
+                         << " overflows 64 bits";
 
   // Side operands.
   auto scaleType = cast<RankedTensorType>(getScale().getType());

@@ -25,6 +25,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <limits>
+
 namespace mlir {
 namespace rlx {
 namespace conv_geometry {
@@ -84,6 +86,23 @@ inline bool isWellFormed(const Window &window, bool hasDilation,
          (!hasOutputPadding || allAtLeast(window.outputPadding, 0));
 }
 
+/// What the extent computations below return for an extent that 64 bits
+/// cannot hold (huge dims or window attributes): no type is built with it;
+/// the verifier and type inference report it (`anyOverflowingExtent`).
+inline constexpr int64_t kOverflowingExtent =
+    std::numeric_limits<int64_t>::max();
+
+/// `value` (computed in 128 bits from 64-bit operands, so exactly) as an
+/// extent: kOverflowingExtent when it is too large for 64 bits, at least
+/// -kOverflowingExtent (below 1 either way) when negative.
+inline int64_t extentFrom(__int128 value) {
+  if (value >= kOverflowingExtent)
+    return kOverflowingExtent;
+  if (value <= -kOverflowingExtent)
+    return -kOverflowingExtent;
+  return static_cast<int64_t>(value);
+}
+
 /// Output extent of a window sweep along one spatial dim:
 /// `floor((in + 2 pad - dil (k - 1) - 1) / stride) + 1`. Dynamic when `in`
 /// is; may be < 1 when the window does not fit (the caller checks).
@@ -91,9 +110,13 @@ inline int64_t slidingOutputSize(int64_t in, int64_t kernel, int64_t stride,
                                  int64_t pad, int64_t dil) {
   if (ShapedType::isDynamic(in) || stride < 1)
     return ShapedType::kDynamic;
-  return llvm::divideFloorSigned(in + 2 * pad - dil * (kernel - 1) - 1,
-                                 stride) +
-         1;
+  __int128 span = __int128(in) + 2 * __int128(pad) -
+                  __int128(dil) * (__int128(kernel) - 1) - 1;
+  // Floor division: the span may be negative (the window does not fit).
+  __int128 quotient = span / stride;
+  if (span % stride != 0 && span < 0)
+    --quotient;
+  return extentFrom(quotient + 1);
 }
 
 /// Output extent of a transposed convolution along one spatial dim:
@@ -103,7 +126,24 @@ inline int64_t transposedOutputSize(int64_t in, int64_t kernel, int64_t stride,
                                     int64_t outputPadding) {
   if (ShapedType::isDynamic(in))
     return ShapedType::kDynamic;
-  return (in - 1) * stride - 2 * pad + dil * (kernel - 1) + outputPadding + 1;
+  return extentFrom((__int128(in) - 1) * stride - 2 * __int128(pad) +
+                    __int128(dil) * (__int128(kernel) - 1) + outputPadding + 1);
+}
+
+/// `a * b` for extents: dynamic when either is, kOverflowingExtent when the
+/// product does not fit in 64 bits.
+inline int64_t mulExtents(int64_t a, int64_t b) {
+  if (ShapedType::isDynamic(a) || ShapedType::isDynamic(b))
+    return ShapedType::kDynamic;
+  int64_t product;
+  if (llvm::MulOverflow(a, b, product))
+    return kOverflowingExtent;
+  return product;
+}
+
+/// True when an extent of `shape` is too large for 64 bits.
+inline bool anyOverflowingExtent(ArrayRef<int64_t> shape) {
+  return llvm::is_contained(shape, kOverflowingExtent);
 }
 
 /// `[H_out, W_out]` of a window sweep over the spatial dims of an NCHW
@@ -208,6 +248,10 @@ inline FailureOr<SmallVector<int64_t, 2>>
 verifySlidingOutput(Operation *op, StringRef name, ArrayRef<int64_t> nchw,
                     const Window &window, bool hasDilation) {
   SmallVector<int64_t, 2> out = slidingOutputHW(nchw, window);
+  if (anyOverflowingExtent(out))
+    return op->emitOpError() << "output size overflows 64 bits: " << name << " "
+                             << formatShape(nchw) << " with "
+                             << describeWindow(window, hasDilation);
   if (anyEmptyExtent(out)) {
     InFlightDiagnostic diag = op->emitOpError();
     describeMisfit(diag, name, nchw, window, hasDilation, out);
@@ -223,6 +267,14 @@ inline FailureOr<SmallVector<int64_t, 2>>
 inferredOutputHW(std::optional<Location> location, StringRef opName,
                  ArrayRef<int64_t> nchw, const Window &window, bool hasDilation,
                  SmallVector<int64_t, 2> hw) {
+  if (anyOverflowingExtent(hw)) {
+    if (location)
+      emitError(*location) << "'" << opName
+                           << "' op output size overflows 64 bits: input "
+                           << formatShape(nchw) << " with "
+                           << describeWindow(window, hasDilation);
+    return failure();
+  }
   if (!anyEmptyExtent(hw))
     return hw;
   if (location) {
