@@ -11,6 +11,9 @@ PACKAGES=(
   libclang-rt-22-dev
   # CPU GEMM and solves; OpenMP runtime of compiled graphs.
   libopenblas-dev liblapacke-dev libomp-22-dev
+  # oneDNN: CPU convolution and matmul primitives (the library PyTorch's
+  # CPU convolutions run on).
+  libdnnl-dev
   # Unit tests.
   libgtest-dev
   # Numeric oracle and CPU peer (in /usr/bin/python3); torchvision's models
