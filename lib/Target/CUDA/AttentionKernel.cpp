@@ -356,19 +356,30 @@ struct AttentionBlock {
 /// A launch of `threads` threads per block, one block per `rows` query rows
 /// of each (batch, head) (at least one block: a launch of no rows still
 /// has one, which does nothing). The body runs, guarded, in blocks that
-/// have rows, with the block's (batch, head) and first row.
-gpu::LaunchOp
-createAttentionLaunch(OpBuilder &b, Location loc, const AttentionProblem &p,
-                      int64_t rows, int64_t threads,
-                      ArrayRef<MemRefType> sharedBuffers,
-                      function_ref<void(gpu::LaunchOp, Value, Value)> bodyFn) {
+/// have rows, with the shared tiles `sharedBuffers` (static workgroup
+/// buffers, or views of dynamic shared memory when they take more than the
+/// 48 KiB a block may have statically), the block's (batch, head) and first
+/// row.
+gpu::LaunchOp createAttentionLaunch(
+    OpBuilder &b, Location loc, const AttentionProblem &p, int64_t rows,
+    int64_t threads, ArrayRef<MemRefType> sharedBuffers,
+    function_ref<void(gpu::LaunchOp, ValueRange, Value, Value)> bodyFn) {
   KernelBuilder host{b, loc};
   Value rowBlocks =
       arith::CeilDivUIOp::create(b, loc, p.querySeq, host.index(rows));
   Value usedBlocks =
       host.mul(host.mul(p.batch, host.index(p.numHeads)), rowBlocks);
   OpBuilder::InsertionGuard guard(b);
-  auto launch = createGuardedLaunch(b, loc, usedBlocks, threads, sharedBuffers);
+  constexpr int64_t kStaticSharedLimit = 48 * 1024;
+  int64_t sharedBytes = dynamicSharedBytes(sharedBuffers);
+  bool dynamicShared = sharedBytes > kStaticSharedLimit;
+  auto launch = createGuardedLaunch(b, loc, usedBlocks, threads,
+                                    dynamicShared ? ArrayRef<MemRefType>()
+                                                  : sharedBuffers,
+                                    dynamicShared ? sharedBytes : 0);
+  SmallVector<Value> tiles =
+      dynamicShared ? sharedTilesInDynamicMemory(b, loc, sharedBuffers)
+                    : SmallVector<Value>(launch.getWorkgroupAttributions());
   KernelBuilder k{b, loc};
   Value block = launch.getBlockIds().x;
   // Blocks of one (batch, head) are neighbours (they read the same keys and
@@ -382,7 +393,7 @@ createAttentionLaunch(OpBuilder &b, Location loc, const AttentionProblem &p,
     batchHead = k.rem(block, batchHeads);
     rowBlock = k.sub(k.sub(rowBlocks, k.index(1)), k.div(block, batchHeads));
   }
-  bodyFn(launch, batchHead, k.mul(rowBlock, k.index(rows)));
+  bodyFn(launch, tiles, batchHead, k.mul(rowBlock, k.index(rows)));
   return launch;
 }
 
@@ -410,12 +421,12 @@ void buildWarpPerRowKernel(OpBuilder &b, Location loc,
       workgroupBufferType(b.getContext(), {kKeysPerTile, headDim}, f32)};
   createAttentionLaunch(
       b, loc, p, kRowsPerBlock, kThreadsPerBlock, shared,
-      [&](gpu::LaunchOp launch, Value batchHead, Value firstRow) {
+      [&](gpu::LaunchOp launch, ValueRange sharedTiles, Value batchHead,
+          Value firstRow) {
         KernelBuilder k{b, loc};
         AttentionBlock blk(k, p, batchHead, firstRow, kRowsPerBlock);
-        Value queryTile = launch.getWorkgroupAttributions()[0];
-        Value keyTile = launch.getWorkgroupAttributions()[1];
-        Value valueTile = launch.getWorkgroupAttributions()[2];
+        Value queryTile = sharedTiles[0], keyTile = sharedTiles[1],
+              valueTile = sharedTiles[2];
         Value thread = launch.getThreadIds().x;
         Value warp = k.div(thread, k.index(kWarpThreads));
         Value lane = k.rem(thread, k.index(kWarpThreads));
@@ -589,14 +600,22 @@ struct MmaFormat {
   /// Keys per shared-memory tile: the two f32 tiles of 32 keys hold as many
   /// bytes as the 16-bit tiles of 64 and stay within the 48 KiB of static
   /// shared memory at head dim 128.
-  int64_t keysPerTile() const { return tf32 ? 32 : 64; }
+  int64_t keysPerTile(int64_t headDim) const {
+    return tf32 || queryInShared(headDim) ? 32 : 64;
+  }
   /// Tiles of 16 query rows a warp computes. Two share every key and value
   /// fragment read from shared memory (ldmatrix) between 32 rows, halving
-  /// those reads, where registers allow: 16-bit floats with head dims up to
-  /// 64 (the accumulators, query fragments and scores of two tiles).
+  /// those reads: 16-bit floats up to head dim 128, whose accumulators then
+  /// take D registers (TF32 fragments take twice the registers).
   int64_t rowTilesPerWarp(int64_t headDim) const {
-    return !tf32 && headDim <= 64 ? 2 : 1;
+    return !tf32 && headDim <= 128 ? 2 : 1;
   }
+  /// Whether the query fragments are read from a shared tile of the block's
+  /// rows at every K step rather than held in registers for the whole
+  /// kernel: 16-bit head dims above 64, where the accumulators of two row
+  /// tiles (D registers) and their query fragments (D / 2) would not fit
+  /// beside the scores (as FlashAttention-2 does at head dim 128).
+  bool queryInShared(int64_t headDim) const { return !tf32 && headDim > 64; }
   /// Elements per 16-byte global access.
   int64_t vectorWidth() const { return tf32 ? 4 : 8; }
   /// Elements of padding per shared row. 16-bit: the 8 rows of a matrix
@@ -703,23 +722,29 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
   MmaFormat format(p.elementType, allowTf32);
   Type elementType = p.elementType;
   int64_t headDim = p.headDim;
-  int64_t keysPerTile = format.keysPerTile();
+  int64_t keysPerTile = format.keysPerTile(headDim);
   int64_t kSteps = headDim / format.kStep();
   int64_t valueBlocks = headDim / 8;
   int64_t keyBlocks = keysPerTile / 8;
   auto pairType = VectorType::get({2}, elementType);
   MemRefType tileType = workgroupBufferType(
       b.getContext(), {keysPerTile, headDim + format.rowPad()}, elementType);
-  SmallVector<MemRefType> shared = {tileType, tileType};
   int64_t rowTiles = format.rowTilesPerWarp(headDim);
   int64_t rowsPerBlock = kMmaWarps * rowTiles * kMmaTileRows;
+  bool queryInShared = format.queryInShared(headDim);
+  SmallVector<MemRefType> shared = {tileType, tileType};
+  if (queryInShared)
+    shared.push_back(workgroupBufferType(
+        b.getContext(), {rowsPerBlock, headDim + format.rowPad()},
+        elementType));
   createAttentionLaunch(
       b, loc, p, rowsPerBlock, kMmaThreads, shared,
-      [&](gpu::LaunchOp launch, Value batchHead, Value firstRow) {
+      [&](gpu::LaunchOp launch, ValueRange sharedTiles, Value batchHead,
+          Value firstRow) {
         KernelBuilder k{b, loc};
         AttentionBlock blk(k, p, batchHead, firstRow, rowsPerBlock);
-        Value keyTile = launch.getWorkgroupAttributions()[0];
-        Value valueTile = launch.getWorkgroupAttributions()[1];
+        Value keyTile = sharedTiles[0], valueTile = sharedTiles[1];
+        Value queryTile = queryInShared ? sharedTiles[2] : Value();
         Value thread = launch.getThreadIds().x;
         Value warp = k.div(thread, k.index(kWarpThreads));
         Value lane = k.rem(thread, k.index(kWarpThreads));
@@ -792,10 +817,20 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
                          arith::TruncFOp::create(b, loc, elementType, y)});
         };
 
+        // ldmatrix addresses of a row tile's query A fragment in the shared
+        // query tile: matrix m is rows [8 (m % 2), +8) x K columns
+        // [8 (m / 2), +8) of the tile's 16 rows and the step's 16 columns.
+        SmallVector<Value> queryRowOfLane;
+        Value queryColumnOfLane = k.mul(k.div(matrix, k.index(2)), k.index(8));
+        for (int64_t t = 0; t < rowTiles && queryInShared; ++t)
+          queryRowOfLane.push_back(k.add(
+              k.add(k.mul(warp, k.index(rowTiles * kMmaTileRows)),
+                    k.index(t * kMmaTileRows)),
+              k.add(k.mul(k.rem(matrix, k.index(2)), k.index(8)), matrixRow)));
         // Query A fragments of each row tile for every K step of the head
-        // dim.
+        // dim, unless they are read from the shared query tile.
         SmallVector<SmallVector<SmallVector<Value>>> queryFragments(rowTiles);
-        for (int64_t t = 0; t < rowTiles; ++t) {
+        for (int64_t t = 0; t < rowTiles && !queryInShared; ++t) {
           Value clampedRow0 = clampedRows[t][0],
                 clampedRow1 = clampedRows[t][1];
           for (int64_t step = 0; step < kSteps; ++step) {
@@ -831,18 +866,21 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
         // warps are done with the buffer the next copy overwrites.
         int64_t width = format.vectorWidth();
         int64_t vectorsPerRow = headDim / width;
-        int64_t vectorsPerTile = keysPerTile * vectorsPerRow;
         auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
-        // Where this thread's copies go: when every pass of all threads
-        // covers whole rows of the tile, pass i is the first moved down by
-        // i * rowsPerPass rows, constant offsets from one address.
-        bool wholeRows = kMmaThreads % vectorsPerRow == 0 &&
-                         vectorsPerTile % kMmaThreads == 0;
         int64_t rowsPerPass = kMmaThreads / vectorsPerRow;
         Value firstRowOfCopy = k.div(thread, k.index(vectorsPerRow));
         Value columnOfCopy =
             k.mul(k.rem(thread, k.index(vectorsPerRow)), k.index(width));
-        auto copyTile = [&](Value buffer, Value tile, Value tileBegin) {
+        // Rows [tileBegin, tileBegin + tileRows) of `buffer` into `tile`, rows
+        // at or past `end` as zeros, one commit group.
+        auto copyRows = [&](Value buffer, Value tile, Value tileBegin,
+                            int64_t tileRows, Value end) {
+          int64_t vectorsPerTile = tileRows * vectorsPerRow;
+          // Where this thread's copies go: when every pass of all threads
+          // covers whole rows of the tile, pass i is the first moved down by
+          // i * rowsPerPass rows, constant offsets from one address.
+          bool wholeRows = kMmaThreads % vectorsPerRow == 0 &&
+                           vectorsPerTile % kMmaThreads == 0;
           SmallVector<Value> tokens;
           for (int64_t first = 0; first < vectorsPerTile;
                first += kMmaThreads) {
@@ -861,10 +899,10 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
                   k.mul(k.rem(linear, k.index(vectorsPerRow)), k.index(width));
             }
             Value position = k.add(tileBegin, r);
-            // A key past the end reads nothing (a source size of 0) and
+            // A row past the end reads nothing (a source size of 0) and
             // fills its row with zeros; its address is never dereferenced.
             Value sourceElements =
-                k.select(k.cmp(arith::CmpIPredicate::ult, position, blk.keyEnd),
+                k.select(k.cmp(arith::CmpIPredicate::ult, position, end),
                          k.index(width), k.index(0));
             tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
                 b, loc, tokenType, tile, ValueRange{r, column}, buffer,
@@ -872,6 +910,9 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
                 sourceElements, b.getUnitAttr()));
           }
           nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokenType, tokens);
+        };
+        auto copyTile = [&](Value buffer, Value tile, Value tileBegin) {
+          copyRows(buffer, tile, tileBegin, keysPerTile, blk.keyEnd);
         };
         auto copyTileIf = [&](Value condition, Value buffer, Value tile,
                               Value tileBegin) {
@@ -890,6 +931,10 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
                                            b.getI32IntegerAttr(0));
           gpu::BarrierOp::create(b, loc);
         };
+        // The block's query rows (the first wait of the loop waits for them
+        // too), then the first key tile.
+        if (queryInShared)
+          copyRows(p.query, queryTile, firstRow, rowsPerBlock, p.querySeq);
         copyTileIf(k.cmp(arith::CmpIPredicate::ult, blk.keyBegin, blk.keyEnd),
                    p.key, keyTile, blk.keyBegin);
 
@@ -926,53 +971,82 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
           // x (8j + pairColumn + {0, 1}). Each key fragment serves every row
           // tile. Scores are kept in base 2 (times log2 e), so exponentials
           // are single exp2s.
-          SmallVector<SmallVector<SmallVector<Value>>> scores(rowTiles);
-          for (int64_t j = 0; j < keyBlocks; ++j) {
-            SmallVector<SmallVector<Value>> s(rowTiles,
-                                              SmallVector<Value>(4, k.f32(0)));
-            auto product = [&](int64_t step, ArrayRef<Value> fragment) {
+          SmallVector<SmallVector<SmallVector<Value>>> scores(
+              rowTiles, SmallVector<SmallVector<Value>>(
+                            keyBlocks, SmallVector<Value>(4, k.f32(0))));
+          auto product = [&](int64_t t, int64_t j, ArrayRef<Value> a,
+                             ArrayRef<Value> fragment) {
+            scores[t][j] = mma(k, format, a, fragment, scores[t][j]);
+          };
+          // 16-bit: one ldmatrix.x4 gives key block j's B fragments of K
+          // steps `step` and step + 1: matrix m is columns [16 step + 8 m,
+          // +8) of the block's 8 keys (x2, one step, when `two` is false).
+          auto keyFragments = [&](int64_t j, int64_t step, bool two) {
+            Value keyRow = k.add(k.index(8 * j), matrixRow);
+            Value column = k.add(
+                k.index(16 * step),
+                k.mul(two ? matrix : k.rem(matrix, k.index(2)), k.index(8)));
+            return loadMatrices(keyTile, keyRow, column, two ? 4 : 2, false);
+          };
+          if (queryInShared) {
+            // K step by K step: the query fragments of two steps of every
+            // row tile from the shared tile, then each key block's.
+            for (int64_t step = 0; step < kSteps; step += 2) {
+              bool two = step + 1 < kSteps;
+              SmallVector<SmallVector<SmallVector<Value>>> a(rowTiles);
               for (int64_t t = 0; t < rowTiles; ++t)
-                s[t] = mma(k, format, queryFragments[t][step], fragment, s[t]);
-            };
+                for (int64_t i = 0; i < (two ? 2 : 1); ++i)
+                  a[t].push_back(loadMatrices(
+                      queryTile, queryRowOfLane[t],
+                      k.add(queryColumnOfLane, k.index(16 * (step + i))), 4,
+                      false));
+              for (int64_t j = 0; j < keyBlocks; ++j) {
+                SmallVector<Value> fragments = keyFragments(j, step, two);
+                for (int64_t t = 0; t < rowTiles; ++t) {
+                  product(t, j, a[t][0], {fragments[0], fragments[1]});
+                  if (two)
+                    product(t, j, a[t][1], {fragments[2], fragments[3]});
+                }
+              }
+            }
+          }
+          for (int64_t j = 0; j < keyBlocks && !queryInShared; ++j) {
             if (format.tf32) {
               // B operand: key 8j + group, head columns q and q + 4 of the
               // step.
               Value keyRow = k.add(k.index(8 * j), group);
               for (int64_t step = 0; step < kSteps; ++step) {
                 Value column = k.add(k.index(8 * step), quadLane);
-                product(step,
-                        tf32Fragment({tileElement(keyTile, keyRow, column),
-                                      tileElement(keyTile, keyRow,
-                                                  k.add(column, k.index(4)))}));
+                SmallVector<Value> fragment = tf32Fragment(
+                    {tileElement(keyTile, keyRow, column),
+                     tileElement(keyTile, keyRow, k.add(column, k.index(4)))});
+                for (int64_t t = 0; t < rowTiles; ++t)
+                  product(t, j, queryFragments[t][step], fragment);
               }
-            } else {
-              // One ldmatrix.x4 gives the B fragments of two K steps: matrix
-              // m is columns [16 step + 8 m, +8) of the block's 8 keys.
-              Value keyRow = k.add(k.index(8 * j), matrixRow);
-              for (int64_t step = 0; step < kSteps; step += 2) {
-                bool two = step + 1 < kSteps;
-                Value column =
-                    k.add(k.index(16 * step),
-                          k.mul(two ? matrix : k.rem(matrix, k.index(2)),
-                                k.index(8)));
-                SmallVector<Value> fragments =
-                    loadMatrices(keyTile, keyRow, column, two ? 4 : 2, false);
-                product(step, {fragments[0], fragments[1]});
+              continue;
+            }
+            for (int64_t step = 0; step < kSteps; step += 2) {
+              bool two = step + 1 < kSteps;
+              SmallVector<Value> fragments = keyFragments(j, step, two);
+              for (int64_t t = 0; t < rowTiles; ++t) {
+                product(t, j, queryFragments[t][step],
+                        {fragments[0], fragments[1]});
                 if (two)
-                  product(step + 1, {fragments[2], fragments[3]});
+                  product(t, j, queryFragments[t][step + 1],
+                          {fragments[2], fragments[3]});
               }
             }
-            for (int64_t t = 0; t < rowTiles; ++t) {
+          }
+          for (int64_t j = 0; j < keyBlocks; ++j)
+            for (int64_t t = 0; t < rowTiles; ++t)
               for (int64_t e = 0; e < 4; ++e) {
                 Value keyIndex =
                     k.add(tileBegin, k.add(k.index(8 * j + e % 2), pairColumn));
-                s[t][e] = masked ? blk.score(s[t][e], rows[t][e / 2], keyIndex,
-                                             M_LOG2E)
-                                 : blk.unmaskedScore(s[t][e], M_LOG2E);
+                Value &score = scores[t][j][e];
+                score =
+                    masked ? blk.score(score, rows[t][e / 2], keyIndex, M_LOG2E)
+                           : blk.unmaskedScore(score, M_LOG2E);
               }
-              scores[t].push_back(s[t]);
-            }
-          }
 
           // Online softmax per row: this thread's maximum, then the quad's.
           SmallVector<Value> yielded;

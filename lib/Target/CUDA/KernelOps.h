@@ -44,9 +44,25 @@ MemRefType workgroupBufferType(MLIRContext *context, ArrayRef<int64_t> shape,
 /// A gpu.launch of `threads` threads per block in max(`blocks`, 1) blocks
 /// (a grid of none is a launch error) with the workgroup buffers `shared`,
 /// leaving `b` inside its body, in an scf.if that only the blocks below
-/// `blocks` enter.
+/// `blocks` enter. With `dynamicSharedBytes`, the launch also asks for that
+/// much dynamic shared memory (see sharedTilesInDynamicMemory). With
+/// `clusterBlocks` > 1, consecutive blocks form clusters of that many (along
+/// x; `blocks` is a multiple of it, and the grid at least one cluster).
 gpu::LaunchOp createGuardedLaunch(OpBuilder &b, Location loc, Value blocks,
-                                  int64_t threads, ArrayRef<MemRefType> shared);
+                                  int64_t threads, ArrayRef<MemRefType> shared,
+                                  int64_t dynamicSharedBytes = 0,
+                                  int64_t clusterBlocks = 1);
+
+/// The bytes of dynamic shared memory that holds `tiles` one after another,
+/// each starting 128-byte aligned.
+int64_t dynamicSharedBytes(ArrayRef<MemRefType> tiles);
+
+/// Views of `tiles` (workgroup memref types) laid out in a kernel's dynamic
+/// shared memory as dynamicSharedBytes counts it. Static shared memory is
+/// limited to 48 KiB a block; dynamic memory goes up to the device's opt-in
+/// limit (the runtime opts in at launch).
+SmallVector<Value> sharedTilesInDynamicMemory(OpBuilder &b, Location loc,
+                                              ArrayRef<MemRefType> tiles);
 
 /// A tensor.empty of `like`'s type (the destination of a kernel op), its
 /// dynamic sizes read from `like`.

@@ -89,11 +89,29 @@ MemRefType rlx::workgroupBufferType(MLIRContext *context,
 
 gpu::LaunchOp rlx::createGuardedLaunch(OpBuilder &b, Location loc, Value blocks,
                                        int64_t threads,
-                                       ArrayRef<MemRefType> shared) {
+                                       ArrayRef<MemRefType> shared,
+                                       int64_t dynamicSharedBytes,
+                                       int64_t clusterBlocks) {
   KernelBuilder host{b, loc};
   Value one = host.index(1);
-  auto launch = gpu::LaunchOp::create(b, loc, host.maxIndex(blocks, one), one,
-                                      one, host.index(threads), one, one);
+  Value dynamicShared;
+  if (dynamicSharedBytes > 0)
+    dynamicShared = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                 dynamicSharedBytes);
+  Value clusterX, clusterY, clusterZ;
+  if (clusterBlocks > 1)
+    clusterX = host.index(clusterBlocks), clusterY = one, clusterZ = one;
+  auto launch = gpu::LaunchOp::create(
+      b, loc, host.maxIndex(blocks, host.index(clusterBlocks)), one, one,
+      host.index(threads), one, one, dynamicShared, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{}, /*workgroupAttributions=*/{},
+      /*privateAttributions=*/{}, clusterX, clusterY, clusterZ);
+  // The builder gives the body only the 12 block and thread arguments; with
+  // clusters, the 6 cluster ids and sizes follow them.
+  if (clusterBlocks > 1)
+    for (int64_t i = 0; i < 6; ++i)
+      launch.getBody().front().insertArgument(
+          gpu::LaunchOp::kNumConfigRegionAttributes, b.getIndexType(), loc);
   for (MemRefType type : shared)
     launch.addWorkgroupAttribution(type, loc);
   Block &body = launch.getBody().front();
@@ -106,6 +124,44 @@ gpu::LaunchOp rlx::createGuardedLaunch(OpBuilder &b, Location loc, Value blocks,
       /*withElseRegion=*/false);
   b.setInsertionPointToStart(active.thenBlock());
   return launch;
+}
+
+/// Where each tile of dynamicSharedBytes's layout starts.
+static SmallVector<int64_t> dynamicSharedOffsets(ArrayRef<MemRefType> tiles,
+                                                 int64_t &total) {
+  constexpr int64_t kAlignment = 128;
+  SmallVector<int64_t> offsets;
+  total = 0;
+  for (MemRefType tile : tiles) {
+    offsets.push_back(total);
+    int64_t bytes = tile.getNumElements() *
+                    llvm::divideCeil(tile.getElementTypeBitWidth(), 8);
+    total = llvm::alignTo(total + bytes, kAlignment);
+  }
+  return offsets;
+}
+
+int64_t rlx::dynamicSharedBytes(ArrayRef<MemRefType> tiles) {
+  int64_t total;
+  dynamicSharedOffsets(tiles, total);
+  return total;
+}
+
+SmallVector<Value> rlx::sharedTilesInDynamicMemory(OpBuilder &b, Location loc,
+                                                   ArrayRef<MemRefType> tiles) {
+  int64_t total;
+  SmallVector<int64_t> offsets = dynamicSharedOffsets(tiles, total);
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto bytesType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                   MemRefLayoutAttrInterface(), workgroup);
+  Value memory = gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
+  KernelBuilder k{b, loc};
+  SmallVector<Value> views;
+  for (auto [tile, offset] : llvm::zip_equal(tiles, offsets))
+    views.push_back(memref::ViewOp::create(b, loc, tile, memory,
+                                           k.index(offset), ValueRange{}));
+  return views;
 }
 
 Value rlx::createEmptyLike(OpBuilder &b, Location loc, Value like) {

@@ -15,7 +15,10 @@
 // states, and a second sweep over the row, mostly from the L2 cache, writes the
 // result. Rows of a static length of at most 8 groups of 16 bytes per thread
 // (8192 f32) stay in registers between the two sweeps instead: the row is
-// read from memory once.
+// read from memory once. Longer static rows of up to 8 such slices (65536
+// f32) are split over a cluster of blocks, each keeping its slice in
+// registers; the blocks exchange their states through distributed shared
+// memory, and the row is still read once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +29,10 @@
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Target/CUDA/RLXCUDADialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -41,7 +47,10 @@ using namespace mlir::rlx;
 namespace {
 
 constexpr int64_t kRowThreads = 256;
-constexpr int64_t kRowWarps = kRowThreads / kWarpThreads;
+/// Threads per block of a row kernel whose row a cluster of blocks takes
+/// (blocks of 512, half as many per cluster, measured no faster on rows of
+/// 65536).
+constexpr int64_t kClusterRowThreads = 256;
 /// The most groups of elements (16 bytes each, or one element) a thread
 /// keeps in registers between the sweeps.
 constexpr int64_t kMaxCachedGroups = 8;
@@ -86,6 +95,18 @@ struct RowMath {
   /// The output element at `column` from its input `x`.
   virtual Value result(KernelBuilder &k, ArrayRef<Value> finished, Value x,
                        Value column) = 0;
+  /// The output elements of the group `elements` at columns `column`
+  /// onwards (a 16-byte group of the kernel's row, when there are several):
+  /// by default element by element.
+  virtual SmallVector<Value> resultGroup(KernelBuilder &k,
+                                         ArrayRef<Value> finished,
+                                         ArrayRef<Value> elements,
+                                         Value column) {
+    SmallVector<Value> results;
+    for (auto [i, x] : llvm::enumerate(elements))
+      results.push_back(result(k, finished, x, k.add(column, k.index(i))));
+    return results;
+  }
   /// With the whole row in registers (`elements`, this thread's): the
   /// block's combined state computed in passes over them, where that is
   /// cheaper than folding them one by one; std::nullopt to fold.
@@ -193,7 +214,11 @@ Value lengthAsF32(KernelBuilder &k, Value rowLength) {
 /// Layer and RMS norms: Welford's (count, mean, squared deviations), or a
 /// sum of squares; then `x` normalized, scaled by gamma and shifted by beta.
 struct NormMath : RowMath {
-  NormMath(bool rms, double eps, std::function<Value(Value, bool)> loadVector)
+  /// `loadVector(column, isBeta, count)`: elements [column, column + count)
+  /// of gamma or beta, as f32.
+  using VectorLoader = std::function<SmallVector<Value>(
+      Value column, bool isBeta, int64_t count)>;
+  NormMath(bool rms, double eps, VectorLoader loadVector)
       : rms(rms), eps(eps), loadVector(std::move(loadVector)) {}
 
   SmallVector<Value> initial(KernelBuilder &k) override {
@@ -242,16 +267,29 @@ struct NormMath : RowMath {
   }
   Value result(KernelBuilder &k, ArrayRef<Value> finished, Value x,
                Value column) override {
-    Value normalized = k.mul(k.sub(x, finished[0]), finished[1]);
-    return math::FmaOp::create(k.b, k.loc, normalized,
-                               loadVector(column, /*beta=*/false),
-                               loadVector(column, /*beta=*/true));
+    return resultGroup(k, finished, x, column).front();
+  }
+  /// gamma and beta of a group as one load each (16 bytes when the group is
+  /// a 16-byte group of the row).
+  SmallVector<Value> resultGroup(KernelBuilder &k, ArrayRef<Value> finished,
+                                 ArrayRef<Value> elements,
+                                 Value column) override {
+    SmallVector<Value> gamma =
+        loadVector(column, /*isBeta=*/false, elements.size());
+    SmallVector<Value> beta =
+        loadVector(column, /*isBeta=*/true, elements.size());
+    SmallVector<Value> results;
+    for (auto [i, x] : llvm::enumerate(elements)) {
+      Value normalized = k.mul(k.sub(x, finished[0]), finished[1]);
+      results.push_back(
+          math::FmaOp::create(k.b, k.loc, normalized, gamma[i], beta[i]));
+    }
+    return results;
   }
 
   bool rms;
   double eps;
-  /// gamma[column], or beta[column], as f32.
-  std::function<Value(Value, bool)> loadVector;
+  VectorLoader loadVector;
 };
 
 /// The input gradient of a layer norm: one sweep folds Welford's state of
@@ -327,6 +365,11 @@ struct NormBackwardInputMath : RowMath {
   Value shift;
 };
 
+/// The warps of a block, as the rows of its `partials` buffer.
+int64_t warpsOf(Value partials) {
+  return cast<MemRefType>(partials.getType()).getDimSize(0);
+}
+
 /// The block's combination of every thread's state, in every thread: warp
 /// shuffles, then each warp's result through shared memory.
 SmallVector<Value> blockCombine(KernelBuilder &k, RowMath &math,
@@ -357,7 +400,7 @@ SmallVector<Value> blockCombine(KernelBuilder &k, RowMath &math,
     return values;
   };
   SmallVector<Value> total = read(0);
-  for (int64_t w = 1; w < kRowWarps; ++w)
+  for (int64_t w = 1, warps = warpsOf(partials); w < warps; ++w)
     total = math.combine(k, total, read(w));
   return total;
 }
@@ -381,7 +424,7 @@ Value blockReduce(KernelBuilder &k, Value x, bool isMax, Value partials,
   }
   gpu::BarrierOp::create(b, loc);
   Value total;
-  for (int64_t w = 0; w < kRowWarps; ++w) {
+  for (int64_t w = 0, warps = warpsOf(partials); w < warps; ++w) {
     Value partial = memref::LoadOp::create(b, loc, partials,
                                            ValueRange{k.index(w), k.index(0)});
     total = !total ? partial
@@ -393,6 +436,63 @@ Value blockReduce(KernelBuilder &k, Value x, bool isMax, Value partials,
   return total;
 }
 
+/// The values `values` (the same in every thread of the block) of every
+/// block of the cluster, in every thread, by rank: each block's first thread
+/// leaves them in `exchange` (shared memory, at least as many f32), a
+/// cluster barrier (release, then acquire) makes them visible, every thread
+/// reads each block's through distributed shared memory, and a second
+/// barrier keeps every block's `exchange` alive and unchanged until all have
+/// read it.
+SmallVector<SmallVector<Value>> clusterExchange(KernelBuilder &k,
+                                                ArrayRef<Value> values,
+                                                Value exchange, Value thread,
+                                                int64_t clusterBlocks) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  auto leader = scf::IfOp::create(
+      b, loc, k.cmp(arith::CmpIPredicate::eq, thread, k.index(0)),
+      /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(leader.thenBlock());
+    for (auto [i, value] : llvm::enumerate(values))
+      memref::StoreOp::create(b, loc, value, exchange, k.index(i));
+  }
+  auto clusterBarrier = [&] {
+    NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+  };
+  clusterBarrier();
+  MLIRContext *context = b.getContext();
+  Type f32 = b.getF32Type();
+  Value address = arith::IndexCastUIOp::create(
+      b, loc, b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, exchange));
+  Value local = LLVM::IntToPtrOp::create(
+      b, loc,
+      LLVM::LLVMPointerType::get(
+          context, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared)),
+      address);
+  auto clusterPointer = LLVM::LLVMPointerType::get(
+      context, static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+  SmallVector<SmallVector<Value>> byRank;
+  for (int64_t rank = 0; rank < clusterBlocks; ++rank) {
+    Value remote = NVVM::MapaOp::create(
+        b, loc, clusterPointer, local,
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), rank));
+    SmallVector<Value> read;
+    for (size_t i = 0; i < values.size(); ++i) {
+      Value element =
+          LLVM::GEPOp::create(b, loc, clusterPointer, f32, remote,
+                              ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+      read.push_back(LLVM::LoadOp::create(b, loc, f32, element));
+    }
+    byRank.push_back(std::move(read));
+  }
+  clusterBarrier();
+  return byRank;
+}
+
 /// The kernel of a row op on buffers: a block of 256 threads per row of
 /// `input` (its leading dims flattened), writing `out`. With `width` > 1
 /// each thread reads and writes `width` consecutive elements at a time (16
@@ -402,10 +502,16 @@ Value blockReduce(KernelBuilder &k, Value x, bool isMax, Value partials,
 /// second one takes the elements the first loaded from registers. With
 /// `warpPerRow`, each warp of the block takes a row of its own (8 per
 /// block) and the reductions are warp shuffles only: short rows do not pay
-/// for block barriers.
+/// for block barriers. With `clusterBlocks` > 1, a cluster of that many
+/// blocks takes each row, a block per slice of `cachedGroups` groups per
+/// thread (the row is exactly that long), and the reductions go on across
+/// the cluster (clusterExchange).
 void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
                     Value out, RowMath &math, unsigned stateSize, int64_t width,
-                    int64_t cachedGroups, bool warpPerRow) {
+                    int64_t cachedGroups, bool warpPerRow,
+                    int64_t clusterBlocks = 1) {
+  assert((clusterBlocks == 1 || (!warpPerRow && cachedGroups > 0)) &&
+         "a cluster takes a row of cached slices");
   auto type = cast<MemRefType>(input.getType());
   Type elementType = type.getElementType();
   int64_t rank = type.getRank();
@@ -417,18 +523,25 @@ void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
     rows = host.mul(rows, leadingDims.back());
   }
   Value rowLength = memref::DimOp::create(rewriter, loc, input, rank - 1);
-  int64_t rowThreads = warpPerRow ? kWarpThreads : kRowThreads;
-  int64_t rowsPerBlock = kRowThreads / rowThreads;
-  Value blocks = rows;
+  // A cluster's blocks are larger: fewer of them share a row.
+  int64_t blockThreads = clusterBlocks > 1 ? kClusterRowThreads : kRowThreads;
+  int64_t rowThreads = warpPerRow ? kWarpThreads : blockThreads;
+  int64_t rowsPerBlock = blockThreads / rowThreads;
+  Value blocks = host.mul(rows, host.index(clusterBlocks));
   if (warpPerRow)
     blocks = arith::CeilDivUIOp::create(rewriter, loc, rows,
                                         host.index(rowsPerBlock));
   OpBuilder::InsertionGuard guard(rewriter);
-  auto launch = createGuardedLaunch(
-      rewriter, loc, blocks, kRowThreads,
-      workgroupBufferType(rewriter.getContext(),
-                          {kRowWarps, static_cast<int64_t>(stateSize)},
-                          rewriter.getF32Type()));
+  SmallVector<MemRefType> shared = {workgroupBufferType(
+      rewriter.getContext(),
+      {blockThreads / kWarpThreads, static_cast<int64_t>(stateSize)},
+      rewriter.getF32Type())};
+  if (clusterBlocks > 1)
+    shared.push_back(workgroupBufferType(rewriter.getContext(),
+                                         {static_cast<int64_t>(stateSize)},
+                                         rewriter.getF32Type()));
+  auto launch = createGuardedLaunch(rewriter, loc, blocks, blockThreads, shared,
+                                    /*dynamicSharedBytes=*/0, clusterBlocks);
   Value partials = launch.getWorkgroupAttributions()[0];
   KernelBuilder k{rewriter, loc};
   OpBuilder &b = rewriter;
@@ -437,6 +550,13 @@ void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
   // This thread's row and its index among the row's threads.
   Value row = launch.getBlockIds().x;
   Value thread = launch.getThreadIds().x;
+  // With a cluster per row, the first group of this block's slice.
+  Value sliceBegin = k.index(0);
+  if (clusterBlocks > 1) {
+    sliceBegin = k.mul(k.rem(row, k.index(clusterBlocks)),
+                       k.index(cachedGroups * rowThreads));
+    row = k.div(row, k.index(clusterBlocks));
+  }
   if (warpPerRow) {
     row = k.add(k.mul(row, k.index(rowsPerBlock)), warp);
     thread = lane;
@@ -487,23 +607,40 @@ void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
                          [&](ArrayRef<Value> x, ArrayRef<Value> y) {
                            return math.combine(k, x, y);
                          });
-    return blockCombine(k, math, state, partials, warp, lane);
+    state = blockCombine(k, math, state, partials, warp, lane);
+    if (clusterBlocks == 1)
+      return state;
+    SmallVector<SmallVector<Value>> byRank = clusterExchange(
+        k, state, launch.getWorkgroupAttributions()[1], thread, clusterBlocks);
+    // The same order in every block: the same result everywhere.
+    state = byRank[0];
+    for (int64_t rank = 1; rank < clusterBlocks; ++rank)
+      state = math.combine(k, state, byRank[rank]);
+    return state;
   };
   auto reduce = [&](Value x, bool isMax) {
     if (warpPerRow)
       return k.warpReduce(x, isMax);
-    return blockReduce(k, x, isMax, partials, warp, lane);
+    x = blockReduce(k, x, isMax, partials, warp, lane);
+    if (clusterBlocks == 1)
+      return x;
+    SmallVector<SmallVector<Value>> byRank = clusterExchange(
+        k, x, launch.getWorkgroupAttributions()[1], thread, clusterBlocks);
+    x = byRank[0][0];
+    for (int64_t rank = 1; rank < clusterBlocks; ++rank)
+      x = isMax ? arith::MaximumFOp::create(b, loc, x, byRank[rank][0])
+                      .getResult()
+                : k.add(x, byRank[rank][0]);
+    return x;
   };
   // The results of the `width` elements of a group, stored at `column`.
   auto storeResults = [&](ArrayRef<Value> finished, ArrayRef<Value> elements,
                           Value column) {
-    SmallVector<Value> results;
-    for (auto [i, x] : llvm::enumerate(elements)) {
-      Value y = math.result(k, finished, x, k.add(column, k.index(i)));
+    SmallVector<Value> results =
+        math.resultGroup(k, finished, elements, column);
+    for (Value &y : results)
       if (!elementType.isF32())
         y = arith::TruncFOp::create(b, loc, elementType, y);
-      results.push_back(y);
-    }
     if (width == 1) {
       memref::StoreOp::create(b, loc, results[0], out, indices(column));
       return;
@@ -515,16 +652,16 @@ void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
   };
 
   if (cachedGroups > 0) {
-    // Group `g` of this thread is `thread + g * rowThreads`; only the last
-    // may lie past the row (then a clamped, in-bounds group is read and
-    // neither folded nor stored).
+    // Group `g` of this thread is `thread + g * rowThreads` (of its block's
+    // slice); only the last may lie past the row (then a clamped, in-bounds
+    // group is read and neither folded nor stored).
     int64_t staticGroups = type.getShape().back() / width;
     SmallVector<std::tuple<SmallVector<Value>, Value, Value>> cached;
     SmallVector<RowMath::CachedElement> elementsInRow;
     for (int64_t g = 0; g < cachedGroups; ++g) {
-      Value group = k.add(thread, k.index(g * rowThreads));
+      Value group = k.add(sliceBegin, k.add(thread, k.index(g * rowThreads)));
       Value inRange;
-      if ((g + 1) * rowThreads > staticGroups) {
+      if (clusterBlocks == 1 && (g + 1) * rowThreads > staticGroups) {
         inRange = k.cmp(arith::CmpIPredicate::ult, group, groups);
         group = k.minIndex(group, k.index(staticGroups - 1));
       }
@@ -596,9 +733,29 @@ int64_t cachedGroupsOf(Value input, int64_t width, int64_t rowThreads) {
   return perThread <= kMaxCachedGroups ? perThread : 0;
 }
 
+/// The most blocks of a cluster that takes one row (the portable limit).
+constexpr int64_t kMaxRowCluster = 8;
+
+/// The blocks of the smallest cluster whose blocks each keep an equal slice
+/// of a static row of `input` in registers (at most kMaxCachedGroups groups
+/// of `width` elements per thread, every thread's groups whole), or 1 when
+/// none does.
+int64_t rowClusterOf(Value input, int64_t width) {
+  int64_t rowLength = cast<MemRefType>(input.getType()).getShape().back();
+  if (ShapedType::isDynamic(rowLength) || rowLength % width != 0)
+    return 1;
+  int64_t groups = rowLength / width;
+  for (int64_t blocks = 2; blocks <= kMaxRowCluster; blocks *= 2)
+    if (groups % (blocks * kClusterRowThreads) == 0 &&
+        groups / (blocks * kClusterRowThreads) <= kMaxCachedGroups)
+      return blocks;
+  return 1;
+}
+
 /// The row kernel of `width` for `input`: a warp per row when a warp can
 /// keep a whole row in registers (up to 1024 f32 at 16 bytes per access),
-/// else a block per row.
+/// a block per row when a block can (8192 f32), a cluster of blocks per row
+/// when a cluster can (65536 f32), else a block per row sweeping it twice.
 void buildRowKernelFor(RewriterBase &rewriter, Location loc, Value input,
                        Value out, RowMath &math, unsigned stateSize,
                        int64_t width) {
@@ -607,8 +764,16 @@ void buildRowKernelFor(RewriterBase &rewriter, Location loc, Value input,
                    /*warpPerRow=*/true);
     return;
   }
-  buildRowKernel(rewriter, loc, input, out, math, stateSize, width,
-                 cachedGroupsOf(input, width, kRowThreads),
+  int64_t groups = cachedGroupsOf(input, width, kRowThreads);
+  if (int64_t clusterBlocks = rowClusterOf(input, width);
+      groups == 0 && clusterBlocks > 1) {
+    int64_t rowLength = cast<MemRefType>(input.getType()).getShape().back();
+    buildRowKernel(rewriter, loc, input, out, math, stateSize, width,
+                   rowLength / width / (clusterBlocks * kClusterRowThreads),
+                   /*warpPerRow=*/false, clusterBlocks);
+    return;
+  }
+  buildRowKernel(rewriter, loc, input, out, math, stateSize, width, groups,
                  /*warpPerRow=*/false);
 }
 
@@ -627,17 +792,22 @@ int64_t vectorWidth(Value input, Value out) {
 }
 
 /// The row kernel, with 16-byte accesses when the buffers allow them (and
-/// are aligned at run time), else with 4-byte ones.
+/// are aligned at run time), else with 4-byte ones. `groupOperands` are
+/// other buffers the math reads a group at a time when the row is read so
+/// (gamma and beta): their alignment is checked with the others'.
 void buildRowKernels(RewriterBase &rewriter, Location loc, Value input,
-                     Value out, RowMath &math, unsigned stateSize) {
+                     Value out, RowMath &math, unsigned stateSize,
+                     ArrayRef<Value> groupOperands = {}) {
   int64_t width = vectorWidth(input, out);
   if (width == 1) {
     buildRowKernelFor(rewriter, loc, input, out, math, stateSize, 1);
     return;
   }
-  auto choice = scf::IfOp::create(
-      rewriter, loc, buffersAligned(rewriter, loc, {input, out}, 16),
-      /*withElseRegion=*/true);
+  SmallVector<Value> aligned = {input, out};
+  llvm::append_range(aligned, groupOperands);
+  auto choice = scf::IfOp::create(rewriter, loc,
+                                  buffersAligned(rewriter, loc, aligned, 16),
+                                  /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(choice.thenBlock());
   buildRowKernelFor(rewriter, loc, input, out, math, stateSize, width);
@@ -713,14 +883,38 @@ void rlx::lowerRowKernel(RewriterBase &rewriter, Operation *op) {
   } else {
     auto norm = cast<cuda::NormOp>(op);
     Value gamma = norm.getGamma(), beta = norm.getBeta();
+    // Contiguous gamma and beta are read a 16-byte group at a time beside
+    // the row (their alignment checked with the row's).
+    bool groupLoads = llvm::all_of(ValueRange{gamma, beta}, [](Value v) {
+      return cast<MemRefType>(v.getType()).getLayout().isIdentity();
+    });
     NormMath math(norm.getRms(), norm.getEps().convertToDouble(),
-                  [&](Value column, bool isBeta) -> Value {
+                  [&](Value column, bool isBeta, int64_t count) {
                     KernelBuilder k{rewriter, loc};
-                    return k.toF32(memref::LoadOp::create(
-                        rewriter, loc, isBeta ? beta : gamma, column));
+                    Value buffer = isBeta ? beta : gamma;
+                    SmallVector<Value> elements;
+                    if (count > 1 && groupLoads) {
+                      auto type = cast<MemRefType>(buffer.getType());
+                      auto load = vector::LoadOp::create(
+                          rewriter, loc,
+                          VectorType::get({count}, type.getElementType()),
+                          buffer, column);
+                      load.setAlignment(16);
+                      for (int64_t i = 0; i < count; ++i)
+                        elements.push_back(k.toF32(
+                            vector::ExtractOp::create(rewriter, loc, load, i)));
+                      return elements;
+                    }
+                    for (int64_t i = 0; i < count; ++i)
+                      elements.push_back(k.toF32(memref::LoadOp::create(
+                          rewriter, loc, buffer, k.add(column, k.index(i)))));
+                    return elements;
                   });
+    SmallVector<Value> groupOperands;
+    if (groupLoads)
+      groupOperands = {gamma, beta};
     buildRowKernels(rewriter, loc, norm.getInput(), norm.getInit(), math,
-                    norm.getRms() ? 1 : 3);
+                    norm.getRms() ? 1 : 3, groupOperands);
   }
   rewriter.eraseOp(op);
 }

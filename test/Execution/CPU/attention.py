@@ -231,6 +231,12 @@ for dtype in (np.float32, np.float16, "bf16", "tf32"):
                    mask=key_padding(3, 77).astype(np.float32))
     attention_case("tiles one key", dtype, (1, 4, 9, 16), (1, 4, 1, 16), 4, 16,
                    "none")
+    # Several blocks of 128 rows at head dim 128 (query tile in shared
+    # memory on the GPU), and head dim 256 (one row tile per warp).
+    attention_case("tiles rank4 none d128", dtype, (1, 2, 300, 128),
+                   (1, 2, 70, 128), 2, 128, "none")
+    attention_case("tiles rank4 causal d256", dtype, (1, 1, 70, 256),
+                   (1, 1, 90, 256), 1, 256, "causal")
     attention_case("tiles bias softcap scale", dtype, (2, 2, 33, 48),
                    (2, 2, 65, 48), 2, 48, "bias", scale=0.2, softcap=2.0,
                    mask=check.uniform((2, 2, 33, 65), np.float32, -2, 2))

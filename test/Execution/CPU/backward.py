@@ -195,9 +195,10 @@ for dtype in DTYPES:
 # The layer norm's input gradient along the last axis, in the shapes that
 # matter to the CUDA target's row kernel: one-element rows, rows longer than
 # a block's 256 threads x 4-element groups, rows not a multiple of 4 (4-byte
-# accesses), and rows far from 0 (the kernel's shifted sums).
+# accesses), rows far from 0 (the kernel's shifted sums), and rows split
+# over a cluster of blocks (32768: 4 blocks of 8192).
 ROW_CASES = [((5, 1), 0.0), ((3, 4100), 0.0), ((4, 777), 0.0),
-             ((6, 768), 30.0)]
+             ((6, 768), 30.0), ((2, 32768), 3.0)]
 for dtype in DTYPES:
     for shape, offset in ROW_CASES:
         d = shape[-1]

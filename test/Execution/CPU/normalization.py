@@ -94,11 +94,14 @@ for op in ("layer_norm", "rms_norm"):
                      {"x": x, "g": g, "b": b})
     check.close(f"{op} {shape} f32", outs[0] if outs else None,
                 REFS[op](x, g, b, -1, np.float32), 1e-5, 1e-5)
-# Rows of 65536, a constant row (zero variance: the result is beta), rows
-# off zero (mean 10, unit spread: the variance must not cancel; at mean 100
-# the f32 mean's rounding alone reaches the tolerance).
+# Rows of 16384 to 65536 (on the GPU a cluster of 2 to 8 blocks per row), a
+# constant row (zero variance: the result is beta), rows off zero (mean 10,
+# unit spread: the variance must not cancel; at mean 100 the f32 mean's
+# rounding alone reaches the tolerance).
 for op in ("layer_norm", "rms_norm"):
     for name, x in (("rows of 65536", check.uniform((2, 65536), np.float32, -3, 3)),
+                    ("rows of 16384", check.uniform((3, 16384), np.float32, -3, 3)),
+                    ("rows of 32768", 5 + check.uniform((2, 32768), np.float32, -3, 3)),
                     ("constant and offset rows",
                      np.concatenate([np.full((1, 300), 0.75, np.float32),
                                      10 + check.uniform((3, 300), np.float32, -1, 1)

@@ -219,14 +219,17 @@ outs = check.run(graph([("x", (6, 9), np.float32)],
                  {"x": x})
 check.close("softmax rows with -inf, +inf, NaN, zeros", outs[0] if outs else None,
             softmax_ref(x, -1, np.float32), 1e-5, 1e-6)
-for shape in ((3, 65536), (4, 1)):
-    x = check.uniform(shape, np.float32, -20, 20)
-    t = tensor_type(shape, np.float32)
-    outs = check.run(graph([("x", shape, np.float32)],
+# Rows of 16384 to 65536: on the GPU a cluster of blocks per row.
+for shape, dtype in (((3, 65536), np.float32), ((4, 1), np.float32),
+                     ((2, 16384), np.float32), ((2, 65536), np.float16)):
+    x = check.uniform(shape, dtype, -20, 20)
+    t = tensor_type(shape, dtype)
+    outs = check.run(graph([("x", shape, dtype)],
                            [(f"rlx.softmax %x {{axis = -1 : i64}} : {t}", t)]),
                      {"x": x})
-    check.close(f"softmax {shape} axis -1", outs[0] if outs else None,
-                softmax_ref(x, -1, np.float32), 1e-5, 1e-6)
+    rtol, atol = (1e-5, 1e-6) if dtype == np.float32 else (2e-3, 1e-6)
+    check.close(f"softmax {shape} axis -1 {np.dtype(dtype)}",
+                outs[0] if outs else None, softmax_ref(x, -1, dtype), rtol, atol)
 
 #===------------------------------------------------------------------------===#
 # rlx.cumsum

@@ -219,3 +219,37 @@ func.func @split_heads_result_used(%q0: tensor<1x8x64xf32> {rlx.input = "q"}, %k
       : tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>
   return %a : tensor<1x2x8x32xf32>
 }
+
+// -----
+
+// f16 at head dim 128: two row tiles per warp (128 query rows a block) with
+// the block's query rows as a third shared tile, read back by ldmatrix at
+// every K step; key and value tiles of 32 rows. The three tiles (2 x 8704
+// and 34816 bytes, 128-byte aligned) take 52224 bytes of dynamic shared
+// memory, carved by memref.view; the query rows arrive by cp.async before
+// the first key tile.
+
+// LOWER-LABEL: func.func @query_tile_in_shared_memory
+// LOWER:         scf.if
+// LOWER:           arith.ceildivui {{.*}}, %c128 : index
+// LOWER:           %[[BYTES:.*]] = arith.constant 52224 : i32
+// LOWER:           gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128{{.*}}) dynamic_shared_memory_size %[[BYTES]]
+// LOWER:             %[[SHARED:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// LOWER:             memref.view %[[SHARED]][%c0{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x136xf16, #gpu.address_space<workgroup>>
+// LOWER:             memref.view %[[SHARED]][%c8704{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x136xf16, #gpu.address_space<workgroup>>
+// LOWER:             %[[QTILE:.*]] = memref.view %[[SHARED]][%c17408{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128x136xf16, #gpu.address_space<workgroup>>
+// LOWER:             nvgpu.device_async_copy %arg0{{.*}}, %[[QTILE]]
+// LOWER:             nvgpu.device_async_create_group
+// LOWER:             nvgpu.device_async_copy %arg1
+// LOWER:             scf.for
+// LOWER:               nvgpu.ldmatrix %[[QTILE]]{{.*}} {numTiles = 4 : i32, transpose = false}
+// LOWER:               nvvm.mma.sync {{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
+func.func @query_tile_in_shared_memory(%q: tensor<2x4x300x128xf16>,
+                                       %k: tensor<2x4x70x128xf16>,
+                                       %v: tensor<2x4x70x128xf16>)
+    -> tensor<2x4x300x128xf16> {
+  %o = rlx.attention %q, %k, %v {head_dim = 128 : i64,
+      mask_kind = #rlx.mask<none>, num_heads = 4 : i64}
+      : tensor<2x4x300x128xf16>, tensor<2x4x70x128xf16>, tensor<2x4x70x128xf16>
+  return %o : tensor<2x4x300x128xf16>
+}

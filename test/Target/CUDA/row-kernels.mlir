@@ -32,9 +32,21 @@
 // LOWER:         gpu.launch
 // LOWER:             memref.load %arg0
 // LOWER:             memref.store
+// The norms check gamma's and beta's alignment with the row's and read
+// them a group of 16 bytes at a time beside it.
+// LOWER-COUNT-4: memref.extract_aligned_pointer_as_index
+// LOWER:         scf.if
 // LOWER:         gpu.launch {{.*}} workgroup({{.*}} : memref<8x3xf32, #gpu.address_space<workgroup>>)
 // LOWER:           scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32)
 // LOWER:           math.rsqrt
+// LOWER:           scf.for
+// LOWER:             vector.load %arg1{{.*}} {alignment = 16 : i64} : memref<9000xf32>, vector<4xf32>
+// LOWER:             vector.load %arg2{{.*}} {alignment = 16 : i64} : memref<9000xf32>, vector<4xf32>
+// LOWER:             math.fma
+// LOWER:         gpu.launch {{.*}} workgroup({{.*}} : memref<8x3xf32, #gpu.address_space<workgroup>>)
+// LOWER:           scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32)
+// LOWER:           math.rsqrt
+// LOWER:             memref.load %arg1
 // LOWER:         gpu.launch {{.*}} workgroup({{.*}} : memref<8x1xf32, #gpu.address_space<workgroup>>)
 // LOWER:           scf.for {{.*}} iter_args({{.*}}) -> (f32)
 // LOWER:           math.rsqrt
@@ -165,4 +177,31 @@ func.func @norm_backward(%x: tensor<4x96xf32>, %g: tensor<96xf32>, %dy: tensor<4
 func.func @norm_backward_first_axis(%x: tensor<4x96xf32>, %g: tensor<4xf32>, %dy: tensor<4x96xf32>) -> tensor<4x96xf32> {
   %dx = rlx.layer_norm_backward_input %x, %g, %dy {axis = 0 : i64, eps = 1.0e-5 : f32} : tensor<4x96xf32>, tensor<4xf32>, tensor<4x96xf32>
   return %dx : tensor<4x96xf32>
+}
+
+// -----
+
+// Rows of 65536 f32 (16384 groups of 16 bytes) split over a cluster of 8
+// blocks, each keeping its slice (8 groups per thread) in registers: 8
+// blocks per row, launched as clusters of 8. Each reduction (the maximum,
+// then the sum of exponentials) goes across the cluster: each block's thread
+// 0 leaves the block's value in shared memory, a cluster barrier, every
+// thread reads the 8 blocks' values through distributed shared memory, a
+// second barrier.
+
+// LOWER-LABEL: func.func @cluster_rows
+// LOWER:         arith.muli %{{.*}}, %c8 : index
+// LOWER:         gpu.launch clusters({{.*}}) in ({{.*}} = %c8{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) blocks({{.*}}) in ({{.*}} = %{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}) workgroup({{.*}} : memref<8x2xf32, #gpu.address_space<workgroup>>, {{.*}} : memref<2xf32, #gpu.address_space<workgroup>>)
+// LOWER-COUNT-8: vector.load %arg0{{.*}} {alignment = 16 : i64} : memref<6x65536xf32>, vector<4xf32>
+// LOWER:         nvvm.cluster.arrive {aligned}
+// LOWER-NEXT:    nvvm.cluster.wait {aligned}
+// LOWER-COUNT-8: nvvm.mapa {{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+// LOWER:         nvvm.cluster.arrive {aligned}
+// LOWER-NEXT:    nvvm.cluster.wait {aligned}
+// LOWER:         math.exp
+// LOWER:         nvvm.cluster.arrive {aligned}
+// LOWER-COUNT-8: vector.store {{.*}} {alignment = 16 : i64} : memref<6x65536xf32>, vector<4xf32>
+func.func @cluster_rows(%x: tensor<6x65536xf32>) -> tensor<6x65536xf32> {
+  %0 = rlx.softmax %x {axis = 1 : i64} : tensor<6x65536xf32>
+  return %0 : tensor<6x65536xf32>
 }
