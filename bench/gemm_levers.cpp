@@ -3,16 +3,22 @@
 // dnnl_sgemm, and oneDNN's matmul primitive with the weight in plain
 // row-major layout, with the weight reordered once to the primitive's
 // blocked layout ("packed once"), packed with the bias (and GELU) as
-// post-ops ("fused epilogue"), and packed in bf16 with f32 accumulation
-// (the source converted to bf16 on every call, inside the timing).
+// post-ops ("fused epilogue"), and in bf16 with f32 accumulation (the
+// source, and for the attention GEMMs, whose right operand is an activation,
+// that operand too, converted to bf16 on every call, inside the timing;
+// a constant weight is converted and packed once).
 //
-// Usage: gemm_levers [RUNS] [BATCH...]   (default 50 runs, batches 1 8)
-// Prints a Markdown table of medians in ms per GEMM shape (for the per-head
-// attention GEMMs: all heads of all sequences together). Each method runs
-// its calls back to back after 5 warm-up calls: OpenBLAS's threads and
-// oneDNN's OpenMP threads each keep spinning for a while after a call, so
-// interleaving the libraries call by call would time their contention for
-// the cores rather than the libraries.
+// Build and run (docs/perf/cpu.md, "GEMM levers"):
+//   c++ -O2 -std=c++17 bench/gemm_levers.cpp -ldnnl -lopenblas -o gemm_levers
+//   ./gemm_levers [RUNS] [BATCH...]   (default 50 runs, batches 1 8)
+// Prints a Markdown table of medians and minima in ms per GEMM shape (for the
+// per-head attention GEMMs: all heads of all sequences together). The
+// methods take turns in blocks of 10 timed calls, each block after 2 untimed
+// ones: OpenBLAS's threads and oneDNN's OpenMP threads each keep spinning
+// for a while after a call, so alternating the libraries call by call would
+// time their contention for the cores; taking turns by block spreads a
+// change of machine speed (other work on a shared machine) over all
+// methods. The minimum is the speed without such interference.
 //
 // OpenBLAS picks its kernels when it is loaded, from OPENBLAS_CORETYPE
 // (bench/openblas_env.py says why); unset, the program sets it as the rlx
@@ -126,6 +132,9 @@ struct Bench {
   }
 };
 
+/// Calls per method in a row, timed, after kWarmUp untimed ones.
+constexpr int kBlock = 10, kWarmUp = 2;
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -154,11 +163,13 @@ int main(int argc, char **argv) {
 
   Bench bench;
   std::mt19937 rng(1);
-  printf("runs per method: %d (median ms; per-head rows: all heads)\n\n", runs);
+  printf("runs per method: %d; each cell: median / minimum ms (per-head "
+         "rows: all heads together)\n\n",
+         runs);
   printf("| B | GEMM | M x N x K | count | OpenBLAS sgemm | dnnl_sgemm | "
          "matmul f32 plain | matmul f32 packed | packed + bias/GELU fused | "
-         "OpenBLAS + bias/GELU sweep | matmul bf16 packed |\n");
-  printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+         "matmul bf16 |\n");
+  printf("|---|---|---|---|---|---|---|---|---|---|\n");
   for (int64_t batch : batches) {
     int64_t rows = 128 * batch;
     const Shape shapes[] = {
@@ -197,16 +208,25 @@ int main(int argc, char **argv) {
         auto mm = std::make_shared<DnnlMatmul>(
             bench.make(heads, m, nn, k, pa, pb, pc, bias.data(), packed, post,
                        s.gelu, bf16, keep));
-        std::shared_ptr<dnnl::reorder> convert;
-        memory srcF32, srcBf16;
+        std::shared_ptr<dnnl::reorder> convert, convertWeights;
+        memory srcF32, srcBf16, weiF32, weiBf16;
         if (bf16) {
           srcF32 = keep[keep.size() - 3];
           srcBf16 = mm->args.at(DNNL_ARG_SRC);
           convert = std::make_shared<dnnl::reorder>(srcF32, srcBf16);
+          if (!s.constantWeight) {
+            weiBf16 = mm->args.at(DNNL_ARG_WEIGHTS);
+            weiF32 = memory(memory::desc({heads, k, nn}, DType::f32, Tag::abc),
+                            bench.eng, pb);
+            convertWeights = std::make_shared<dnnl::reorder>(weiF32, weiBf16);
+          }
         }
-        methods.emplace_back(name, [&, mm, convert, srcF32, srcBf16]() mutable {
+        methods.emplace_back(name, [&, mm, convert, convertWeights, srcF32,
+                                    srcBf16, weiF32, weiBf16]() mutable {
           if (convert)
             convert->execute(bench.strm, srcF32, srcBf16);
+          if (convertWeights)
+            convertWeights->execute(bench.strm, weiF32, weiBf16);
           mm->prim.execute(bench.strm, mm->args);
           bench.strm.wait();
         });
@@ -215,53 +235,42 @@ int main(int argc, char **argv) {
       if (s.constantWeight) {
         addMatmul("matmul packed", true, false, false);
         addMatmul("matmul packed fused", true, true, false);
-        methods.emplace_back("openblas + sweep", [&] {
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, nn, k, 1.f,
-                      pa, k, pb, nn, 0.f, pc, nn);
-          const float *pbias = bias.data();
-          bool gelu = s.gelu;
-#pragma omp parallel for
-          for (int64_t i = 0; i < m; ++i)
-            for (int64_t j = 0; j < nn; ++j) {
-              float v = pc[i * nn + j] + pbias[j];
-              pc[i * nn + j] =
-                  gelu ? 0.5f * v * (1.f + erff(v * 0.70710678f)) : v;
-            }
-        });
-        addMatmul("matmul bf16 packed", true, false, true);
+        addMatmul("matmul bf16", true, false, true);
       } else {
-        addMatmul("matmul bf16 batched", false, false, true);
+        addMatmul("matmul bf16", false, false, true);
       }
 
       std::vector<std::vector<double>> times(methods.size());
-      for (size_t i = 0; i < methods.size(); ++i) {
-        for (int w = 0; w < 5; ++w)
-          methods[i].second();
-        for (int r = 0; r < runs; ++r) {
-          double start = nowMs();
-          methods[i].second();
-          times[i].push_back(nowMs() - start);
+      // Rounds of blocks: a change of machine speed touches every method.
+      for (int round = 0; round * kBlock < runs; ++round)
+        for (size_t i = 0; i < methods.size(); ++i) {
+          for (int w = 0; w < kWarmUp; ++w)
+            methods[i].second();
+          for (int r = 0; r < kBlock && round * kBlock + r < runs; ++r) {
+            double start = nowMs();
+            methods[i].second();
+            times[i].push_back(nowMs() - start);
+          }
         }
-      }
-      std::map<std::string, double> med;
+      std::map<std::string, std::pair<double, double>> med;
       for (size_t i = 0; i < methods.size(); ++i)
-        med[methods[i].first] = median(times[i]);
+        med[methods[i].first] = {
+            median(times[i]),
+            *std::min_element(times[i].begin(), times[i].end())};
       auto cell = [&](const char *name) {
-        char buf[32] = "n/a";
+        char buf[48] = "n/a";
         if (med.count(name))
-          snprintf(buf, sizeof buf, "%.3f", med[name]);
+          snprintf(buf, sizeof buf, "%.3f / %.3f", med[name].first,
+                   med[name].second);
         return std::string(buf);
       };
       printf("| %lld | %s | %lld x %lld x %lld | %lld | %s | %s | %s | %s | "
-             "%s | %s | %s |\n",
+             "%s | %s |\n",
              (long long)batch, s.name, (long long)m, (long long)nn,
              (long long)k, (long long)s.count, cell("openblas").c_str(),
              cell("dnnl_sgemm").c_str(), cell("matmul plain").c_str(),
              cell("matmul packed").c_str(), cell("matmul packed fused").c_str(),
-             cell("openblas + sweep").c_str(),
-             (s.constantWeight ? cell("matmul bf16 packed")
-                               : cell("matmul bf16 batched"))
-                 .c_str());
+             cell("matmul bf16").c_str());
       fflush(stdout);
     }
   }
