@@ -10,8 +10,8 @@ threads, would handicap it. Debian's PyTorch multiplies through OpenBLAS;
 it and the direct OpenBLAS baseline get the kernels rlx's runtime picks
 (bench/openblas_env.py). rlx runs as rlx-run does by default.
 
-With --rounds R, every case is timed R times, rlx and PyTorch taking turns,
-and each number is the lowest of the R medians (on a shared machine, the
+With --rounds R, every case is timed R times, its rlx rows and PyTorch
+taking turns, and each number is the lowest of the R medians (on a shared machine, the
 rounds that other work disturbed least). --only bert keeps the BERT rows.
 
 Usage: bench/cpu_bench.py [--build build] [--runs 30] [--rounds 1]
@@ -185,31 +185,31 @@ def main():
                    check=True)
 
     rows = []
-    torch_times = {}
 
     def bench(name, mlir, case, extra=None, flops=None, inputs=None,
-              options=None):
+              variants=((None, ""),)):
+        """Times `mlir` under each (rlx-cpu-pipeline options, name suffix)
+        of `variants` and PyTorch's `case`, taking turns in every round;
+        one row per variant."""
+        if args.only and not case.startswith(args.only):
+            return
         path = os.path.join(work, f"case{len(rows)}.mlir")
         with open(path, "w") as f:
             f.write(mlir)
-        if args.only and not case.startswith(args.only):
-            return
-        # Rows of one case with other rlx options share its PyTorch times.
-        need_torch = case not in torch_times
-        rlx_ms, error, torch_rounds = None, None, []
+        best = [None] * len(variants)
+        errors = [None] * len(variants)
+        torch_rounds = []
         for _ in range(args.rounds):
-            ms, error = time_rlx(rlx_run, path, args.runs, inputs, options)
-            if ms is not None:
-                rlx_ms = ms if rlx_ms is None else min(rlx_ms, ms)
-            if need_torch:
-                torch_rounds.append(time_torch_fresh(case, args.runs))
-        if need_torch:
-            torch_times[case] = {k: min(r[k] for r in torch_rounds)
-                                 for k in TORCH_SETTINGS}
-        torch_ms = torch_times[case]
-        print(f"{name}: rlx {rlx_ms} ms, torch {torch_ms}"
-              + (f", {extra[0]} {extra[1]:.3f} ms" if extra else ""), flush=True)
-        rows.append((name, rlx_ms, error, torch_ms, extra, flops))
+            for i, (options, _) in enumerate(variants):
+                ms, errors[i] = time_rlx(rlx_run, path, args.runs, inputs, options)
+                if ms is not None:
+                    best[i] = ms if best[i] is None else min(best[i], ms)
+            torch_rounds.append(time_torch_fresh(case, args.runs))
+        torch_ms = {k: min(r[k] for r in torch_rounds) for k in TORCH_SETTINGS}
+        for (options, suffix), rlx_ms, error in zip(variants, best, errors):
+            print(f"{name}{suffix}: rlx {rlx_ms} ms, torch {torch_ms}"
+                  + (f", {extra[0]} {extra[1]:.3f} ms" if extra else ""), flush=True)
+            rows.append((name + suffix, rlx_ms, error, torch_ms, extra, flops))
 
     n = 1024
     blas_ms = 0.0 if args.only else float(subprocess.run([sgemm_bin, str(n), str(args.runs)], capture_output=True,
@@ -225,12 +225,11 @@ def main():
     # with the opt-in bf16 matmul precision.
     bert_data = bert_inputs(work)
     for batch in (1, 8):
-        data = bert_inputs(work, batch)
-        for suffix, options in (("", None),
-                                (", f32-library=openblas", "f32-library=openblas"),
-                                (", matmul-precision=bf16", "matmul-precision=bf16")):
-            bench(f"BERT-base layer B={batch} S=128{suffix}", bert_graph(batch),
-                  f"bert{batch}", inputs=data, options=options)
+        bench(f"BERT-base layer B={batch} S=128", bert_graph(batch),
+              f"bert{batch}", inputs=bert_inputs(work, batch),
+              variants=((None, ""),
+                        ("f32-library=openblas", ", f32-library=openblas"),
+                        ("matmul-precision=bf16", ", matmul-precision=bf16")))
 
     # The layer's GEMM floor: OpenBLAS called directly on each of its GEMM
     # shapes (the 12 heads' attention products as 12 GEMMs each).
@@ -264,7 +263,8 @@ def main():
              "(> 1: rlx is faster). Medians move between runs on this shared 2-core "
              "machine, so compare columns within one run." +
              (f" Each number is the lowest of {args.rounds} rounds' medians "
-              f"(`--rounds {args.rounds}`), rlx and PyTorch taking turns."
+              f"(`--rounds {args.rounds}`); in each round every row of a case "
+              "and PyTorch take turns."
               if args.rounds > 1 else ""), "",
              "| benchmark | rlx (ms) | PyTorch 1.13 best (ms) | best setting | "
              "PyTorch default / 1 / 2 threads (ms) | OpenBLAS direct (ms) | "
