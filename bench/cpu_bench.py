@@ -10,7 +10,12 @@ threads, would handicap it. Debian's PyTorch multiplies through OpenBLAS;
 it and the direct OpenBLAS baseline get the kernels rlx's runtime picks
 (bench/openblas_env.py). rlx runs as rlx-run does by default.
 
-Usage: bench/cpu_bench.py [--build build] [--runs 30]
+With --rounds R, every case is timed R times, its rlx rows and PyTorch
+taking turns, and each number is the lowest of the R medians (on a shared machine, the
+rounds that other work disturbed least). --only bert keeps the BERT rows.
+
+Usage: bench/cpu_bench.py [--build build] [--runs 30] [--rounds 1]
+                          [--only bert] [--output docs/perf/cpu.md]
 """
 
 import argparse
@@ -76,10 +81,13 @@ def time_torch(fn, runs):
     return statistics.median(times)
 
 
-def time_rlx(rlx_run, mlir_path, runs, inputs=None):
-    """`inputs`: rlx-run's flags for the graph's data; default random."""
+def time_rlx(rlx_run, mlir_path, runs, inputs=None, options=None):
+    """`inputs`: rlx-run's flags for the graph's data; default random.
+    `options`: rlx-cpu-pipeline options."""
     proc = subprocess.run([rlx_run, mlir_path] + (inputs or ["--random-inputs"]) +
-                          ["--bench", str(runs)], capture_output=True, text=True)
+                          ["--bench", str(runs)] +
+                          ([f"--pipeline-options={options}"] if options else []),
+                          capture_output=True, text=True)
     match = re.search(r"bench: median ([0-9.]+) ms", proc.stdout)
     if proc.returncode != 0 or not match:
         return None, (proc.stderr.strip().splitlines() or ["failed"])[-1]
@@ -89,25 +97,33 @@ def time_rlx(rlx_run, mlir_path, runs, inputs=None):
 TORCH_SETTINGS = ["default", "1", "2"]
 
 
-def bert_model():
+def bert_model(batch=1):
     """The BERT-base layer both sides run: PyTorch's initialisation (seed 0)
-    and hidden states N(0, 1). Realistic data matters: unit-scale random
-    weights push the attention scores into exp's subnormal tail, which the
-    CPU takes in microcode."""
+    and hidden states N(0, 1) of `batch` sequences of 128. Realistic data
+    matters: unit-scale random weights push the attention scores into exp's
+    subnormal tail, which the CPU takes in microcode."""
     torch.manual_seed(0)
     layer = torch.nn.TransformerEncoderLayer(
         768, 12, 3072, dropout=0.0, activation="gelu", batch_first=True)
     layer.eval()
-    x = np.random.default_rng(0).standard_normal((1, 128, 768), np.float32)
+    x = np.random.default_rng(0).standard_normal((batch, 128, 768), np.float32)
     return layer, x
 
 
-def bert_inputs(folder):
-    """rlx-run's flags for bert_model()'s weights and input, written under
-    `folder`."""
-    layer, x = bert_model()
+def bert_graph(batch):
+    """examples/bert_layer.mlir (batch 1) for `batch` sequences."""
+    with open(os.path.join(ROOT, "examples", "bert_layer.mlir")) as f:
+        text = f.read()
+    return text.replace("tensor<1x", f"tensor<{batch}x").replace(
+        "new_shape = [1,", f"new_shape = [{batch},")
+
+
+def bert_inputs(folder, batch=1):
+    """rlx-run's flags for bert_model(batch)'s weights and input, written
+    under `folder`."""
+    layer, x = bert_model(batch)
     params = os.path.join(folder, "bert.safetensors")
-    hidden = os.path.join(folder, "bert-hidden.npy")
+    hidden = os.path.join(folder, f"bert-hidden-{batch}.npy")
     write_safetensors(params, bert_layer_params(layer))
     np.save(hidden, x)
     return ["--params", params, "--input", f"hidden={hidden}"]
@@ -118,8 +134,8 @@ def torch_case(case, runs):
     if case == "sgemm":
         a, b = torch.rand(1024, 1024), torch.rand(1024, 1024)
         return time_torch(lambda: a @ b, runs)
-    if case == "bert":
-        layer, x = bert_model()
+    if case.startswith("bert"):
+        layer, x = bert_model(int(case[4:] or 1))
         with torch.no_grad():
             return time_torch(lambda: layer(torch.from_numpy(x)), runs)
     m = 4096
@@ -155,6 +171,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--only", choices=["bert"])
     parser.add_argument("--output", default=os.path.join(ROOT, "docs", "perf", "cpu.md"))
     args = parser.parse_args()
 
@@ -168,18 +186,33 @@ def main():
 
     rows = []
 
-    def bench(name, mlir, case, extra=None, flops=None, inputs=None):
-        path = os.path.join(work, name.split()[0] + ".mlir")
+    def bench(name, mlir, case, extra=None, flops=None, inputs=None,
+              variants=((None, ""),)):
+        """Times `mlir` under each (rlx-cpu-pipeline options, name suffix)
+        of `variants` and PyTorch's `case`, taking turns in every round;
+        one row per variant."""
+        if args.only and not case.startswith(args.only):
+            return
+        path = os.path.join(work, f"case{len(rows)}.mlir")
         with open(path, "w") as f:
             f.write(mlir)
-        rlx_ms, error = time_rlx(rlx_run, path, args.runs, inputs)
-        torch_ms = time_torch_fresh(case, args.runs)
-        print(f"{name}: rlx {rlx_ms} ms, torch {torch_ms}"
-              + (f", {extra[0]} {extra[1]:.3f} ms" if extra else ""), flush=True)
-        rows.append((name, rlx_ms, error, torch_ms, extra, flops))
+        best = [None] * len(variants)
+        errors = [None] * len(variants)
+        torch_rounds = []
+        for _ in range(args.rounds):
+            for i, (options, _) in enumerate(variants):
+                ms, errors[i] = time_rlx(rlx_run, path, args.runs, inputs, options)
+                if ms is not None:
+                    best[i] = ms if best[i] is None else min(best[i], ms)
+            torch_rounds.append(time_torch_fresh(case, args.runs))
+        torch_ms = {k: min(r[k] for r in torch_rounds) for k in TORCH_SETTINGS}
+        for (options, suffix), rlx_ms, error in zip(variants, best, errors):
+            print(f"{name}{suffix}: rlx {rlx_ms} ms, torch {torch_ms}"
+                  + (f", {extra[0]} {extra[1]:.3f} ms" if extra else ""), flush=True)
+            rows.append((name + suffix, rlx_ms, error, torch_ms, extra, flops))
 
     n = 1024
-    blas_ms = float(subprocess.run([sgemm_bin, str(n), str(args.runs)], capture_output=True,
+    blas_ms = 0.0 if args.only else float(subprocess.run([sgemm_bin, str(n), str(args.runs)], capture_output=True,
                                    text=True, check=True, env=openblas_env()).stdout)
     bench("sgemm 1024^3", graph_sgemm(n), "sgemm", ("OpenBLAS", blas_ms), 2 * n ** 3)
 
@@ -187,10 +220,16 @@ def main():
     bench("elementwise chain [4096,4096] (tanh(x*y+x)*y)", graph_chain(m), "chain")
     bench("softmax [4096,4096]", graph_softmax(m), "softmax")
     bench("layer_norm [4096,4096]", graph_layer_norm(m), "layer_norm")
-    with open(os.path.join(ROOT, "examples", "bert_layer.mlir")) as f:
-        bert = f.read()
+    # The BERT layer at batch 1 and 8, as rlx-run compiles it by default
+    # (f32 GEMMs on oneDNN), with the f32 GEMMs on OpenBLAS as before, and
+    # with the opt-in bf16 matmul precision.
     bert_data = bert_inputs(work)
-    bench("BERT-base layer B=1 S=128", bert, "bert", inputs=bert_data)
+    for batch in (1, 8):
+        bench(f"BERT-base layer B={batch} S=128", bert_graph(batch),
+              f"bert{batch}", inputs=bert_inputs(work, batch),
+              variants=((None, ""),
+                        ("f32-library=openblas", ", f32-library=openblas"),
+                        ("matmul-precision=bf16", ", matmul-precision=bf16")))
 
     # The layer's GEMM floor: OpenBLAS called directly on each of its GEMM
     # shapes (the 12 heads' attention products as 12 GEMMs each).
@@ -222,7 +261,11 @@ def main():
              "PyTorch's initialisation and N(0, 1) hidden states on both sides. "
              "ratio = best PyTorch time / rlx time "
              "(> 1: rlx is faster). Medians move between runs on this shared 2-core "
-             "machine, so compare columns within one run.", "",
+             "machine, so compare columns within one run." +
+             (f" Each number is the lowest of {args.rounds} rounds' medians "
+              f"(`--rounds {args.rounds}`); in each round every row of a case "
+              "and PyTorch take turns."
+              if args.rounds > 1 else ""), "",
              "| benchmark | rlx (ms) | PyTorch 1.13 best (ms) | best setting | "
              "PyTorch default / 1 / 2 threads (ms) | OpenBLAS direct (ms) | "
              "rlx vs PyTorch best | rlx vs OpenBLAS |",

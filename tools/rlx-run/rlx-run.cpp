@@ -77,7 +77,9 @@ static cl::opt<std::string> pipelineOptions(
     "pipeline-options",
     cl::desc("Options of the target's pipeline, as rlx-opt takes them "
              "(rlx-cpu-pipeline, rlx-cuda-pipeline), space separated: e.g. "
-             "--target cuda --pipeline-options='allow-tf32 block-size=128'"),
+             "--target cuda --pipeline-options='allow-tf32 block-size=128'; "
+             "--pipeline-options='matmul-precision=bf16' runs the CPU's f32 "
+             "matmuls with bf16 inputs and f32 accumulation"),
     cl::cat(rlxrun::runCategory));
 static cl::opt<std::string> runtimeLib(
     "runtime-lib",

@@ -12,6 +12,13 @@
 // either dimension (row-major, or transposed views) go to OpenBLAS; any other
 // layout takes a plain loop (same result).
 //
+// The f32 products have two more libraries, picked per call site at compile
+// time (`rlx-linalg-to-blas`'s `f32-library` and `matmul-precision`):
+// oneDNN's sgemm (`rlx_rt_*matmul_f32_onednn`), faster than OpenBLAS on the
+// GEMM shapes measured in docs/perf/cpu.md, and oneDNN's matmul primitive
+// on bf16 copies of both operands with f32 accumulation
+// (`rlx_rt_*matmul_f32_bf16`, the opt-in `matmul-precision=bf16`).
+//
 // OpenBLAS is opened here rather than linked, because it picks its kernels
 // once, when it is loaded, from the CPU model it recognises, and a release
 // that predates a CPU falls back to its baseline SSE3 kernels on it
@@ -29,7 +36,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 using rlxrt::MemRefDescriptor;
@@ -81,15 +93,121 @@ struct OpenBlas {
 
 const OpenBlas openBlas;
 
+/// The library a product runs on: OpenBLAS, oneDNN's sgemm, or oneDNN's
+/// matmul on bf16 copies of the operands (f32 accumulation). The last two
+/// exist for f32 only.
+enum class GemmLibrary { OpenBlas, OneDnnF32, OneDnnBf16 };
+
+/// C[m,n] += A[m,k] * B[k,n] through oneDNN's matmul primitive with bf16
+/// source and weights and an f32 destination: both operands are reordered
+/// (converted, rounding to nearest even) into bf16 row-major scratch
+/// buffers, then multiplied with the destination's old value added by a
+/// sum post-op. The primitives of each shape and layout are made once and
+/// kept.
+class OneDnnBf16Gemm {
+public:
+  void run(const float *a, int64_t lda, bool transA, const float *b,
+           int64_t ldb, bool transB, float *c, int64_t ldc, int64_t m,
+           int64_t n, int64_t k) {
+    Key key{m, n, k, lda, transA, ldb, transB, ldc};
+    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_ptr<Primitives> &prims = cache[key];
+    if (!prims)
+      prims = makePrimitives(key);
+    using dnnl::memory;
+    memory aF32(prims->aF32, engine, const_cast<float *>(a));
+    memory bF32(prims->bF32, engine, const_cast<float *>(b));
+    memory cF32(prims->c, engine, c);
+    aScratch.resize(m * k);
+    bScratch.resize(k * n);
+    memory aBf16(prims->aBf16, engine, aScratch.data());
+    memory bBf16(prims->bBf16, engine, bScratch.data());
+    prims->convertA.execute(stream, aF32, aBf16);
+    prims->convertB.execute(stream, bF32, bBf16);
+    prims->matmul.execute(stream, {{DNNL_ARG_SRC, aBf16},
+                                   {DNNL_ARG_WEIGHTS, bBf16},
+                                   {DNNL_ARG_DST, cF32}});
+    stream.wait();
+  }
+
+private:
+  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, bool, int64_t,
+                         bool, int64_t>;
+  struct Primitives {
+    dnnl::memory::desc aF32, bF32, aBf16, bBf16, c;
+    dnnl::reorder convertA, convertB;
+    dnnl::matmul matmul;
+  };
+
+  /// A [rows, cols] f32 view with leading dimension `ld`, stored row-major
+  /// or (`trans`) column-major.
+  static dnnl::memory::desc f32View(int64_t rows, int64_t cols, int64_t ld,
+                                    bool trans) {
+    return dnnl::memory::desc({rows, cols}, dnnl::memory::data_type::f32,
+                              trans ? dnnl::memory::dims{1, ld}
+                                    : dnnl::memory::dims{ld, 1});
+  }
+
+  std::unique_ptr<Primitives> makePrimitives(const Key &key) {
+    auto [m, n, k, lda, transA, ldb, transB, ldc] = key;
+    using dnnl::memory;
+    auto prims = std::make_unique<Primitives>();
+    prims->aF32 = f32View(m, k, lda, transA);
+    prims->bF32 = f32View(k, n, ldb, transB);
+    prims->aBf16 =
+        memory::desc({m, k}, memory::data_type::bf16, memory::format_tag::ab);
+    prims->bBf16 =
+        memory::desc({k, n}, memory::data_type::bf16, memory::format_tag::ab);
+    prims->c = f32View(m, n, ldc, /*trans=*/false);
+    prims->convertA = dnnl::reorder(dnnl::reorder::primitive_desc(
+        engine, prims->aF32, engine, prims->aBf16));
+    prims->convertB = dnnl::reorder(dnnl::reorder::primitive_desc(
+        engine, prims->bF32, engine, prims->bBf16));
+    dnnl::post_ops accumulate;
+    accumulate.append_sum(1.0f);
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(accumulate);
+    prims->matmul = dnnl::matmul(dnnl::matmul::primitive_desc(
+        dnnl::matmul::desc(prims->aBf16, prims->bBf16, prims->c), attr,
+        engine));
+    return prims;
+  }
+
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{engine};
+  std::mutex mutex;
+  std::map<Key, std::unique_ptr<Primitives>> cache;
+  std::vector<uint16_t> aScratch, bScratch;
+};
+
+OneDnnBf16Gemm &oneDnnBf16Gemm() {
+  static OneDnnBf16Gemm gemm;
+  return gemm;
+}
+
 template <typename T>
-bool gemm(CBLAS_TRANSPOSE transA, CBLAS_TRANSPOSE transB, const T *a,
-          const T *b, T *c, int64_t m, int64_t n, int64_t k, int64_t lda,
-          int64_t ldb, int64_t ldc);
+bool gemm(GemmLibrary library, CBLAS_TRANSPOSE transA, CBLAS_TRANSPOSE transB,
+          const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k,
+          int64_t lda, int64_t ldb, int64_t ldc);
 
 template <>
-bool gemm<float>(CBLAS_TRANSPOSE transA, CBLAS_TRANSPOSE transB, const float *a,
-                 const float *b, float *c, int64_t m, int64_t n, int64_t k,
-                 int64_t lda, int64_t ldb, int64_t ldc) {
+bool gemm<float>(GemmLibrary library, CBLAS_TRANSPOSE transA,
+                 CBLAS_TRANSPOSE transB, const float *a, const float *b,
+                 float *c, int64_t m, int64_t n, int64_t k, int64_t lda,
+                 int64_t ldb, int64_t ldc) {
+  switch (library) {
+  case GemmLibrary::OneDnnF32:
+    // Row-major, as cblas_sgemm with CblasRowMajor.
+    return dnnl_sgemm(transA == CblasTrans ? 'T' : 'N',
+                      transB == CblasTrans ? 'T' : 'N', m, n, k, 1.0f, a, lda,
+                      b, ldb, 1.0f, c, ldc) == dnnl_success;
+  case GemmLibrary::OneDnnBf16:
+    oneDnnBf16Gemm().run(a, lda, transA == CblasTrans, b, ldb,
+                         transB == CblasTrans, c, ldc, m, n, k);
+    return true;
+  case GemmLibrary::OpenBlas:
+    break;
+  }
   if (!openBlas.sgemm)
     return false;
   openBlas.sgemm(CblasRowMajor, transA, transB, m, n, k, 1.0f, a, lda, b, ldb,
@@ -98,7 +216,7 @@ bool gemm<float>(CBLAS_TRANSPOSE transA, CBLAS_TRANSPOSE transB, const float *a,
 }
 
 template <>
-bool gemm<double>(CBLAS_TRANSPOSE transA, CBLAS_TRANSPOSE transB,
+bool gemm<double>(GemmLibrary, CBLAS_TRANSPOSE transA, CBLAS_TRANSPOSE transB,
                   const double *a, const double *b, double *c, int64_t m,
                   int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc) {
   if (!openBlas.dgemm)
@@ -132,15 +250,16 @@ std::optional<BlasOperand> blasOperand(int64_t rows, int64_t cols,
 template <typename T>
 void matmul2d(const T *a, const int64_t aStrides[2], const T *b,
               const int64_t bStrides[2], T *c, const int64_t cStrides[2],
-              int64_t m, int64_t n, int64_t k) {
+              int64_t m, int64_t n, int64_t k,
+              GemmLibrary library = GemmLibrary::OpenBlas) {
   if (m == 0 || n == 0 || k == 0)
     return;
   std::optional<BlasOperand> lhs = blasOperand(m, k, aStrides);
   std::optional<BlasOperand> rhs = blasOperand(k, n, bStrides);
   std::optional<BlasOperand> out = blasOperand(m, n, cStrides);
   if (lhs && rhs && out && out->trans == CblasNoTrans &&
-      gemm<T>(lhs->trans, rhs->trans, a, b, c, m, n, k, lhs->ld, rhs->ld,
-              out->ld))
+      gemm<T>(library, lhs->trans, rhs->trans, a, b, c, m, n, k, lhs->ld,
+              rhs->ld, out->ld))
     return;
   for (int64_t i = 0; i < m; ++i)
     for (int64_t p = 0; p < k; ++p) {
@@ -153,19 +272,21 @@ void matmul2d(const T *a, const int64_t aStrides[2], const T *b,
 
 template <typename T>
 void matmul(MemRefDescriptor<T, 2> *a, MemRefDescriptor<T, 2> *b,
-            MemRefDescriptor<T, 2> *c) {
+            MemRefDescriptor<T, 2> *c,
+            GemmLibrary library = GemmLibrary::OpenBlas) {
   matmul2d<T>(a->data(), a->strides, b->data(), b->strides, c->data(),
-              c->strides, c->sizes[0], c->sizes[1], a->sizes[1]);
+              c->strides, c->sizes[0], c->sizes[1], a->sizes[1], library);
 }
 
 template <typename T>
 void batchMatmul(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 3> *b,
-                 MemRefDescriptor<T, 3> *c) {
+                 MemRefDescriptor<T, 3> *c,
+                 GemmLibrary library = GemmLibrary::OpenBlas) {
   for (int64_t batch = 0; batch < c->sizes[0]; ++batch)
     matmul2d<T>(a->data() + batch * a->strides[0], a->strides + 1,
                 b->data() + batch * b->strides[0], b->strides + 1,
                 c->data() + batch * c->strides[0], c->strides + 1, c->sizes[1],
-                c->sizes[2], a->sizes[2]);
+                c->sizes[2], a->sizes[2], library);
 }
 
 /// out[m] += input[m] * weight[expertIdx[m]] for every row m whose expert
@@ -265,6 +386,30 @@ void _mlir_ciface_rlx_rt_batch_matmul_f64(MemRefDescriptor<double, 3> *a,
                                           MemRefDescriptor<double, 3> *b,
                                           MemRefDescriptor<double, 3> *c) {
   batchMatmul(a, b, c);
+}
+
+void _mlir_ciface_rlx_rt_matmul_f32_onednn(MemRefDescriptor<float, 2> *a,
+                                           MemRefDescriptor<float, 2> *b,
+                                           MemRefDescriptor<float, 2> *c) {
+  matmul(a, b, c, GemmLibrary::OneDnnF32);
+}
+
+void _mlir_ciface_rlx_rt_batch_matmul_f32_onednn(
+    MemRefDescriptor<float, 3> *a, MemRefDescriptor<float, 3> *b,
+    MemRefDescriptor<float, 3> *c) {
+  batchMatmul(a, b, c, GemmLibrary::OneDnnF32);
+}
+
+void _mlir_ciface_rlx_rt_matmul_f32_bf16(MemRefDescriptor<float, 2> *a,
+                                         MemRefDescriptor<float, 2> *b,
+                                         MemRefDescriptor<float, 2> *c) {
+  matmul(a, b, c, GemmLibrary::OneDnnBf16);
+}
+
+void _mlir_ciface_rlx_rt_batch_matmul_f32_bf16(MemRefDescriptor<float, 3> *a,
+                                               MemRefDescriptor<float, 3> *b,
+                                               MemRefDescriptor<float, 3> *c) {
+  batchMatmul(a, b, c, GemmLibrary::OneDnnBf16);
 }
 
 } // extern "C"

@@ -53,6 +53,8 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
   if (options.useBlas) {
     RLXLinalgToBLASOptions blas;
     blas.minFlops = options.blasMinFlops;
+    blas.f32Library = options.f32Library;
+    blas.matmulPrecision = options.matmulPrecision;
     pm.addPass(createRLXLinalgToBLAS(blas));
   }
   if (options.profile)

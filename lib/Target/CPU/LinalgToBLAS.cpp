@@ -53,6 +53,18 @@ struct RLXLinalgToBLASPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (f32Library != "onednn" && f32Library != "openblas") {
+      module.emitError() << "rlx-linalg-to-blas: f32-library must be onednn "
+                            "or openblas, not '"
+                         << f32Library << "'";
+      return signalPassFailure();
+    }
+    if (matmulPrecision != "f32" && matmulPrecision != "bf16") {
+      module.emitError() << "rlx-linalg-to-blas: matmul-precision must be "
+                            "f32 or bf16, not '"
+                         << matmulPrecision << "'";
+      return signalPassFailure();
+    }
     SmallVector<std::pair<linalg::LinalgOp, TransposableGemm>> gemms;
     module.walk([&](linalg::LinalgOp op) {
       if (std::optional<TransposableGemm> gemm = matchTransposableGemm(op))
@@ -125,8 +137,15 @@ struct RLXLinalgToBLASPass
 
     int64_t rank = outType.getRank();
     bool batched = isa<linalg::BatchMatmulOp>(op.getOperation());
+    // f32 products run on the library and precision the options name.
+    StringRef library;
+    if (elementType.isF32())
+      library = matmulPrecision == "bf16" ? "_bf16"
+                : f32Library == "onednn"  ? "_onednn"
+                                          : "";
     std::string name =
-        (Twine(batched ? "rlx_rt_batch_matmul_" : "rlx_rt_matmul_") + *suffix)
+        (Twine(batched ? "rlx_rt_batch_matmul_" : "rlx_rt_matmul_") + *suffix +
+         library)
             .str();
     MemRefType argType = getFullyDynamicStridedType(elementType, rank);
     func::FuncOp callee =

@@ -131,14 +131,16 @@ class Checker:
         return self.rng.integers(low, high, shape).astype(dtype)
 
     def run(self, mlir, inputs, entry=None, params=None, gpu_tolerance=None,
-            cuda_options=None):
+            cuda_options=None, cpu_options=None):
         """Runs the graph in `mlir` with `inputs` (name -> array, as .npy)
         and `params` (name -> array, as one .safetensors) and returns its
         outputs in order. `gpu_tolerance`, an (rtol, atol) pair, loosens the
         GPU check against the CPU's outputs for graphs that compute in a
         narrower type than their inputs and outputs (bf16 between casts, or
         TF32). `cuda_options` are rlx-cuda-pipeline options for the CUDA
-        artifact (`--pipeline-options`), such as "allow-tf32"."""
+        artifact (`--pipeline-options`), such as "allow-tf32";
+        `cpu_options` are rlx-cpu-pipeline options for this run, such as
+        "matmul-precision=bf16"."""
         self.cases += 1
         case = os.path.join(self.workdir, f"case{self.cases}")
         os.makedirs(case)
@@ -155,6 +157,8 @@ class Checker:
                os.path.join(case, "out")]
         if entry:
             cmd += ["--entry", entry]
+        if cpu_options:
+            cmd += [f"--pipeline-options={cpu_options}"]
         if params:
             path = os.path.join(case, "params.safetensors")
             write_safetensors(path, params)

@@ -1,14 +1,36 @@
 // RUN: rlx-opt %s --rlx-linalg-to-blas="min-flops=1000" | FileCheck %s
+// RUN: rlx-opt %s --rlx-linalg-to-blas="min-flops=1000 f32-library=openblas" | FileCheck %s --check-prefix=OPENBLAS
+// RUN: rlx-opt %s --rlx-linalg-to-blas="min-flops=1000 matmul-precision=bf16" | FileCheck %s --check-prefix=BF16
+// RUN: not rlx-opt %s --rlx-linalg-to-blas="matmul-precision=fp8" 2>&1 | FileCheck %s --check-prefix=BADPREC
+// RUN: not rlx-opt %s --rlx-linalg-to-blas="f32-library=mkl" 2>&1 | FileCheck %s --check-prefix=BADLIB
+
+// f32 products call oneDNN's sgemm by default, OpenBLAS with
+// f32-library=openblas, and the bf16-input GEMM with matmul-precision=bf16;
+// f64 products call OpenBLAS whatever the options.
+// OPENBLAS-LABEL: func.func @large
+// OPENBLAS: call @rlx_rt_matmul_f32(
+// OPENBLAS-LABEL: func.func @batched_f64
+// OPENBLAS: call @rlx_rt_batch_matmul_f64(
+// OPENBLAS-LABEL: func.func @batched_f32
+// OPENBLAS: call @rlx_rt_batch_matmul_f32(
+// BF16-LABEL: func.func @large
+// BF16: call @rlx_rt_matmul_f32_bf16(
+// BF16-LABEL: func.func @batched_f64
+// BF16: call @rlx_rt_batch_matmul_f64(
+// BF16-LABEL: func.func @batched_f32
+// BF16: call @rlx_rt_batch_matmul_f32_bf16(
+// BADPREC: error: rlx-linalg-to-blas: matmul-precision must be f32 or bf16, not 'fp8'
+// BADLIB: error: rlx-linalg-to-blas: f32-library must be onednn or openblas, not 'mkl'
 
 // The runtime functions are declared once each, with a C interface.
-// CHECK-DAG: func.func private @rlx_rt_matmul_f32(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @rlx_rt_matmul_f32_onednn(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @rlx_rt_batch_matmul_f64(memref<?x?x?xf64, strided<[?, ?, ?], offset: ?>>
 
 // CHECK-LABEL: func.func @large
 // CHECK: %[[A:.*]] = memref.cast %{{.*}} : memref<64x32xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
 // CHECK: %[[B:.*]] = memref.cast %{{.*}} : memref<32x16xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
 // CHECK: %[[C:.*]] = memref.cast %{{.*}} : memref<64x16xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
-// CHECK: call @rlx_rt_matmul_f32(%[[A]], %[[B]], %[[C]])
+// CHECK: call @rlx_rt_matmul_f32_onednn(%[[A]], %[[B]], %[[C]])
 // CHECK-NOT: linalg.matmul
 func.func @large(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x16xf32>) {
   linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%c : memref<64x16xf32>)
@@ -27,6 +49,13 @@ func.func @small(%a: memref<4x8xf32>, %b: memref<8x3xf32>, %c: memref<4x3xf32>) 
 // CHECK: call @rlx_rt_batch_matmul_f64
 func.func @batched_f64(%a: memref<2x16x32xf64>, %b: memref<2x32x16xf64>, %c: memref<2x16x16xf64>) {
   linalg.batch_matmul ins(%a, %b : memref<2x16x32xf64>, memref<2x32x16xf64>) outs(%c : memref<2x16x16xf64>)
+  return
+}
+
+// CHECK-LABEL: func.func @batched_f32
+// CHECK: call @rlx_rt_batch_matmul_f32_onednn(
+func.func @batched_f32(%a: memref<2x16x32xf32>, %b: memref<2x32x16xf32>, %c: memref<2x16x16xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<2x16x32xf32>, memref<2x32x16xf32>) outs(%c : memref<2x16x16xf32>)
   return
 }
 
@@ -52,7 +81,7 @@ func.func @tensors(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %c: tensor<64x1
 // CHECK-SAME: %[[A:[^:]*]]: memref<64x32xf32>, %[[W:[^:]*]]: memref<16x32xf32>
 // CHECK: %[[T:.*]] = memref.transpose %[[W]] (d0, d1) -> (d1, d0) : memref<16x32xf32> to memref<32x16xf32, strided<[1, 32]>>
 // CHECK: %[[B:.*]] = memref.cast %[[T]] : memref<32x16xf32, strided<[1, 32]>> to memref<?x?xf32, strided<[?, ?], offset: ?>>
-// CHECK: call @rlx_rt_matmul_f32(%{{.*}}, %[[B]], %{{.*}})
+// CHECK: call @rlx_rt_matmul_f32_onednn(%{{.*}}, %[[B]], %{{.*}})
 func.func @transposed_rhs(%a: memref<64x32xf32>, %w: memref<16x32xf32>, %c: memref<64x16xf32>) {
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
     ins(%a, %w : memref<64x32xf32>, memref<16x32xf32>) outs(%c : memref<64x16xf32>)

@@ -55,6 +55,17 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::Option<int64_t> blasMinFlops{
       *this, "blas-min-flops", llvm::cl::desc("Smallest M*N*K sent to BLAS"),
       llvm::cl::init(32768)};
+  PassOptions::Option<std::string> f32Library{
+      *this, "f32-library",
+      llvm::cl::desc("Library of the f32 matmuls: onednn (oneDNN's sgemm) "
+                     "or openblas (rlx-linalg-to-blas)"),
+      llvm::cl::init("onednn")};
+  PassOptions::Option<std::string> matmulPrecision{
+      *this, "matmul-precision",
+      llvm::cl::desc("Precision of the f32 matmuls' inputs: f32 (default, "
+                     "exact f32) or bf16 (operands rounded to bf16, f32 "
+                     "accumulation, through oneDNN)"),
+      llvm::cl::init("f32")};
   PassOptions::Option<unsigned> vectorWidth{
       *this, "vector-width",
       llvm::cl::desc("Elements per vector of the innermost loops (0: no "

@@ -38,10 +38,36 @@ def RLXLinalgToBLAS : Pass<"rlx-linalg-to-blas", "ModuleOp"> {
     block and scattered back) and runs one GEMM per expert on the expert's
     `[K, N]` weight slice; rows whose expert id is outside `[0, E)` stay
     zero, as in the generic.
+
+    `f32-library` picks the library of the f32 `matmul`/`batch_matmul`
+    calls: `onednn` (default) calls `rlx_rt_matmul_f32_onednn` /
+    `rlx_rt_batch_matmul_f32_onednn`, oneDNN's sgemm, which measured
+    faster than OpenBLAS on every GEMM shape of the BERT-base layer at
+    batch 1 and 8 on the CPU of docs/perf/cpu.md (the table there, from
+    `bench/gemm_levers.cpp`); `openblas` keeps `rlx_rt_matmul_f32`. Both
+    compute `C += A * B` in f32; results differ only by the order of the
+    additions.
+
+    `matmul-precision=bf16` (opt-in, default `f32`) makes every f32
+    `matmul`/`batch_matmul` call `rlx_rt_matmul_f32_bf16` /
+    `rlx_rt_batch_matmul_f32_bf16` instead: both operands are rounded to
+    bf16 (8-bit significand, round to nearest even) and multiplied by
+    oneDNN's matmul with f32 accumulation, as PyTorch's
+    `set_float32_matmul_precision("medium")`. Each product's relative error
+    grows to about `2^-8` of `sum |a| |b|`; f64 products and the grouped
+    matmul are not affected.
   }];
   let options = [
     Option<"minFlops", "min-flops", "int64_t", /*default=*/"32768",
            "Smallest M*N*K that is sent to BLAS; smaller matmuls stay loops">,
+    Option<"f32Library", "f32-library", "std::string",
+           /*default=*/"\"onednn\"",
+           "Library of the f32 products: onednn (oneDNN's sgemm) or "
+           "openblas">,
+    Option<"matmulPrecision", "matmul-precision", "std::string",
+           /*default=*/"\"f32\"",
+           "Precision of the f32 products' inputs: f32 (exact f32 GEMM) or "
+           "bf16 (operands rounded to bf16, f32 accumulation)">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }

@@ -1,0 +1,92 @@
+"""f32 rlx.matmul on the CPU with `--pipeline-options=matmul-precision=bf16`
+against a float64 oracle; the same graphs with the default options stay f32.
+
+Tolerances, per output element c = sum_k a_k b_k with S = sum_k |a_k| |b_k|:
+- bf16 (8 significant bits, round to nearest even: unit roundoff u = 2^-8):
+  each operand is rounded once, so each product is off by at most
+  (1 + u)^2 - 1 < 2^-7 + 2^-16 of |a_k b_k|; accumulating K products in f32
+  adds at most K * 2^-24 of S (any order). Bound: (2^-7 + 2^-16 +
+  K * 2^-24) * S, which holds for every input.
+- against the exact product of the bf16-rounded operands (the rounding
+  NumPy does here, to nearest even), only the f32 accumulation remains:
+  K * 2^-24 * S_bf16.
+- default (f32): rtol 1e-5 with atol 1e-5 * sqrt(K), as test matmul.py.
+Each bf16 case also checks that the option took effect: its error is at
+least 10x the f32 run's largest error (bf16 rounding errors are about 2^-9
+relative per operand; f32's about 2^-24).
+"""
+
+import sys
+
+import numpy as np
+
+sys.path.insert(0, __file__.rsplit("/", 3)[0] + "/Execution/lib")
+from rlxcheck import Checker, tensor_type  # noqa: E402
+
+check = Checker(sys.argv[1])
+
+
+def to_bf16(x):
+    """`x` (f32) rounded to bf16, round to nearest even, back as f32."""
+    bits = np.ascontiguousarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+    return rounded.astype(np.uint32).view(np.float32).reshape(x.shape)
+
+
+# (lhs shape, rhs shape, rhs transposed in the graph): 2-D, rows of a batch
+# times a matrix, batch_matmul, and a weight read transposed ([N, K]).
+CASES = [
+    ((64, 768), (768, 256), False),
+    ((2, 33, 300), (300, 65), False),
+    ((4, 40, 200), (4, 200, 30), False),
+    ((64, 512), (96, 512), True),
+]
+
+for lshape, rshape, transposed in CASES:
+    a = check.uniform(lshape, np.float32)
+    b = check.uniform(rshape, np.float32)
+    k = lshape[-1]
+    lt, rt = tensor_type(lshape, np.float32), tensor_type(rshape, np.float32)
+    if transposed:
+        wshape = rshape[:-2] + (rshape[-1], rshape[-2])
+        wt = tensor_type(wshape, np.float32)
+        body = (f"  %w = rlx.transpose %b perm = [1, 0] : {rt}\n"
+                f"  %0 = rlx.matmul %a, %w : {lt}, {wt}\n")
+        b_kn = b.T
+    else:
+        body = f"  %0 = rlx.matmul %a, %b : {lt}, {rt}\n"
+        b_kn = b
+    out_shape = np.broadcast_shapes(lshape[:-2], b_kn.shape[:-2]) + (
+        lshape[-2], b_kn.shape[-1])
+    ot = tensor_type(out_shape, np.float32)
+    mlir = (f"func.func @main(%a: {lt} {{rlx.input = \"a\"}}, "
+            f"%b: {rt} {{rlx.input = \"b\"}}) -> {ot} {{\n{body}"
+            f"  return %0 : {ot}\n}}")
+    what = f"matmul {lshape}x{rshape}{' (rhs transposed)' if transposed else ''}"
+
+    exact = np.matmul(a.astype(np.float64), b_kn.astype(np.float64))
+    scale = np.matmul(np.abs(a).astype(np.float64),
+                      np.abs(b_kn).astype(np.float64))
+    a16, b16 = to_bf16(a).astype(np.float64), to_bf16(b_kn).astype(np.float64)
+    exact16 = np.matmul(a16, b16)
+    scale16 = np.matmul(np.abs(a16), np.abs(b16))
+
+    f32 = check.run(mlir, {"a": a, "b": b})
+    check.close(f"{what} default f32", f32[0] if f32 else None,
+                exact.astype(np.float32), 1e-5, 1e-5 * np.sqrt(k))
+    bf16 = check.run(mlir, {"a": a, "b": b},
+                     cpu_options="matmul-precision=bf16")
+    got = bf16[0] if bf16 else None
+    check.close(f"{what} bf16 vs f64", got, exact.astype(np.float32), 0.0,
+                (2.0**-7 + 2.0**-16 + k * 2.0**-24) * scale)
+    check.close(f"{what} bf16 vs f64 of bf16-rounded inputs", got,
+                exact16.astype(np.float32), 0.0,
+                k * 2.0**-24 * scale16 + 1e-30)
+    if f32 and bf16:
+        f32_err = np.abs(f32[0] - exact).max()
+        bf16_err = np.abs(bf16[0] - exact).max()
+        check.close(f"{what} bf16 error {bf16_err:.3g} >= 10x f32 error "
+                    f"{f32_err:.3g}", np.array(bf16_err >= 10 * f32_err),
+                    np.array(True), 0, 0)
+
+check.finish()
