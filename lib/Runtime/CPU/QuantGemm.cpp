@@ -15,10 +15,13 @@
 //   accumulates the dot products at once, so the packed bytes are read
 //   once and nothing else is written.
 // - More rows: the weight is decoded one panel of columns at a time (a
-//   panel of at most kPanelBytes of f32, so it stays in L2), the panel's
-//   decode split over the OpenMP threads, and each panel multiplied by
-//   OpenBLAS's sgemm (which runs on its own threads) into its columns of
-//   the result.
+//   panel of at most kPanelBytes of f32, so it stays in L2) and each panel
+//   multiplied by OpenBLAS's sgemm, which runs on its own threads, into its
+//   columns of the result. The decode runs on the calling thread: an
+//   OpenMP region beside OpenBLAS's threads leaves its workers spinning
+//   through the sgemm (KMP_BLOCKTIME), which made the whole product about
+//   twice as slow on a 2-core machine; the decode is a small part of the
+//   work once M is past the fused path's rows.
 //
 // Each format's decode is one function here (decodeQ4_0, decodeQ8_0,
 // decodeBlockRow), used by both paths; they follow docs/quantization.md
@@ -131,7 +134,7 @@ struct BlockWeight {
 /// (f32(q) * scale without a zero point). For nibbles `n0` and `width` are
 /// even.
 RLX_INLINE void decodeBlockRow(const BlockWeight &wt, int64_t row, int64_t n0,
-                           int64_t width, float *out) {
+                               int64_t width, float *out) {
   if (wt.nibbles) {
     const uint8_t *bytes = wt.w + row * (wt.n / 2) + n0 / 2;
     for (int64_t p = 0; p < width / 2; ++p) {
@@ -235,6 +238,26 @@ void fusedBlockColumns(const BlockWeight &wt, const float *x, float *out,
     std::memcpy(out + r * wt.n + n0, acc[r], width * sizeof(float));
 }
 
+/// The `k` weights of one GGUF column (a row of the bytes) into `out`.
+RLX_MULTIVERSIONED
+void decodeQ4_0Column(const uint8_t *column, int64_t k, float *out) {
+  for (int64_t b = 0; b < k / kGgufElements; ++b)
+    decodeQ4_0(column + b * kQ4_0Bytes, out + b * kGgufElements);
+}
+
+RLX_MULTIVERSIONED
+void decodeQ8_0Column(const uint8_t *column, int64_t k, float *out) {
+  for (int64_t b = 0; b < k / kGgufElements; ++b)
+    decodeQ8_0(column + b * kQ8_0Bytes, out + b * kGgufElements);
+}
+
+/// decodeBlockRow, compiled for each instruction set.
+RLX_MULTIVERSIONED
+void decodePanelRow(const BlockWeight &wt, int64_t row, int64_t n0,
+                    int64_t width, float *out) {
+  decodeBlockRow(wt, row, n0, width, out);
+}
+
 /// Columns per decoded panel: kPanelBytes of f32 rows of `k`, a multiple
 /// of 16 (at least 16), at most `n`.
 int64_t panelColumns(int64_t n, int64_t k) {
@@ -256,17 +279,16 @@ void ggufMatmul(const float *x, const uint8_t *w, float *out, int64_t m,
   }
   // The panel holds W^T: `columns` rows of K, as the bytes store them; the
   // sgemm reads it transposed.
+  auto decodeColumn =
+      F == QuantGemmFormat::GgufQ4_0 ? decodeQ4_0Column : decodeQ8_0Column;
   int64_t columns = panelColumns(n, k);
   std::vector<float> panel(columns * k);
   std::fill(out, out + m * n, 0.0f);
   for (int64_t n0 = 0; n0 < n; n0 += columns) {
     int64_t width = std::min(columns, n - n0);
     float *decoded = panel.data();
-#pragma omp parallel for schedule(static)
     for (int64_t c = 0; c < width; ++c)
-      for (int64_t b = 0; b < k / kGgufElements; ++b)
-        decodeGgufBlock<F>(w + (n0 + c) * rowBytes + b * ggufBlockBytes<F>(),
-                           decoded + c * k + b * kGgufElements);
+      decodeColumn(w + (n0 + c) * rowBytes, k, decoded + c * k);
     rlxrt::sgemmAccumulate(/*transposeB=*/true, x, k, decoded, k, out + n0, n,
                            m, width, k);
   }
@@ -292,9 +314,8 @@ void blockMatmul(const BlockWeight &wt, const float *x, float *out, int64_t m,
   for (int64_t n0 = 0; n0 < n; n0 += columns) {
     int64_t width = std::min(columns, n - n0);
     float *decoded = panel.data();
-#pragma omp parallel for schedule(static)
     for (int64_t row = 0; row < k; ++row)
-      decodeBlockRow(wt, row, n0, width, decoded + row * width);
+      decodePanelRow(wt, row, n0, width, decoded + row * width);
     rlxrt::sgemmAccumulate(/*transposeB=*/false, x, k, decoded, width, out + n0,
                            n, m, width, k);
   }
