@@ -181,29 +181,14 @@ RLX_INLINE void fusedGgufColumnRows(const float *x, const uint8_t *column,
   }
 }
 
-/// The above for `m` (1 .. kMaxFusedRows) rows, with `m` a constant.
-template <QuantGemmFormat F>
+/// The above for `m` (M .. kMaxFusedRows) rows, with `m` a constant.
+template <QuantGemmFormat F, int M = 1>
 RLX_INLINE void fusedGgufColumn(const float *x, const uint8_t *column,
                                 float *out, int64_t m, int64_t n, int64_t k) {
-  static_assert(kMaxFusedRows == 8, "one case per row count");
-  switch (m) {
-  case 1:
-    return fusedGgufColumnRows<F, 1>(x, column, out, n, k);
-  case 2:
-    return fusedGgufColumnRows<F, 2>(x, column, out, n, k);
-  case 3:
-    return fusedGgufColumnRows<F, 3>(x, column, out, n, k);
-  case 4:
-    return fusedGgufColumnRows<F, 4>(x, column, out, n, k);
-  case 5:
-    return fusedGgufColumnRows<F, 5>(x, column, out, n, k);
-  case 6:
-    return fusedGgufColumnRows<F, 6>(x, column, out, n, k);
-  case 7:
-    return fusedGgufColumnRows<F, 7>(x, column, out, n, k);
-  default:
-    return fusedGgufColumnRows<F, 8>(x, column, out, n, k);
-  }
+  if constexpr (M < kMaxFusedRows)
+    if (m > M)
+      return fusedGgufColumn<F, M + 1>(x, column, out, m, n, k);
+  fusedGgufColumnRows<F, M>(x, column, out, n, k);
 }
 
 RLX_MULTIVERSIONED
@@ -265,6 +250,23 @@ int64_t panelColumns(int64_t n, int64_t k) {
   return std::min(std::max<int64_t>(columns, 16), n);
 }
 
+/// out [M, N] = x [M, K] * W, one panel of columns at a time:
+/// `decodePanel(n0, width, panel)` writes W[:, n0 .. n0 + width) into
+/// `panel`, as [width, K] rows (`transposed`) or [K, width].
+template <typename DecodePanel>
+void panelMatmul(bool transposed, const float *x, float *out, int64_t m,
+                 int64_t n, int64_t k, DecodePanel decodePanel) {
+  int64_t columns = panelColumns(n, k);
+  std::vector<float> panel(columns * k);
+  std::fill(out, out + m * n, 0.0f);
+  for (int64_t n0 = 0; n0 < n; n0 += columns) {
+    int64_t width = std::min(columns, n - n0);
+    decodePanel(n0, width, panel.data());
+    rlxrt::sgemmAccumulate(transposed, x, k, panel.data(),
+                           transposed ? k : width, out + n0, n, m, width, k);
+  }
+}
+
 template <QuantGemmFormat F>
 void ggufMatmul(const float *x, const uint8_t *w, float *out, int64_t m,
                 int64_t n, int64_t k) {
@@ -277,21 +279,15 @@ void ggufMatmul(const float *x, const uint8_t *w, float *out, int64_t m,
       column(x, w + col * rowBytes, out + col, m, n, k);
     return;
   }
-  // The panel holds W^T: `columns` rows of K, as the bytes store them; the
-  // sgemm reads it transposed.
+  // The panel holds W^T: rows of K, as the bytes store them; the sgemm
+  // reads it transposed.
   auto decodeColumn =
       F == QuantGemmFormat::GgufQ4_0 ? decodeQ4_0Column : decodeQ8_0Column;
-  int64_t columns = panelColumns(n, k);
-  std::vector<float> panel(columns * k);
-  std::fill(out, out + m * n, 0.0f);
-  for (int64_t n0 = 0; n0 < n; n0 += columns) {
-    int64_t width = std::min(columns, n - n0);
-    float *decoded = panel.data();
-    for (int64_t c = 0; c < width; ++c)
-      decodeColumn(w + (n0 + c) * rowBytes, k, decoded + c * k);
-    rlxrt::sgemmAccumulate(/*transposeB=*/true, x, k, decoded, k, out + n0, n,
-                           m, width, k);
-  }
+  panelMatmul(/*transposed=*/true, x, out, m, n, k,
+              [&](int64_t n0, int64_t width, float *panel) {
+                for (int64_t c = 0; c < width; ++c)
+                  decodeColumn(w + (n0 + c) * rowBytes, k, panel + c * k);
+              });
 }
 
 void blockMatmul(const BlockWeight &wt, const float *x, float *out, int64_t m,
@@ -308,17 +304,11 @@ void blockMatmul(const BlockWeight &wt, const float *x, float *out, int64_t m,
   }
   // The panel is W[:, n0 .. n0 + width) row-major; panel widths are
   // multiples of 16 (or all of N, which is even for nibbles).
-  int64_t columns = panelColumns(n, k);
-  std::vector<float> panel(columns * k);
-  std::fill(out, out + m * n, 0.0f);
-  for (int64_t n0 = 0; n0 < n; n0 += columns) {
-    int64_t width = std::min(columns, n - n0);
-    float *decoded = panel.data();
-    for (int64_t row = 0; row < k; ++row)
-      decodePanelRow(wt, row, n0, width, decoded + row * width);
-    rlxrt::sgemmAccumulate(/*transposeB=*/false, x, k, decoded, width, out + n0,
-                           n, m, width, k);
-  }
+  panelMatmul(/*transposed=*/false, x, out, m, n, k,
+              [&](int64_t n0, int64_t width, float *panel) {
+                for (int64_t row = 0; row < k; ++row)
+                  decodePanelRow(wt, row, n0, width, panel + row * width);
+              });
 }
 
 template <typename T> const T *pointer(int64_t address) {

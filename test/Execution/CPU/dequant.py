@@ -394,15 +394,20 @@ for scheme, (elements, _) in GGUF.items():
 # block, block size 1.
 BLOCKS = [(64, 6, 32), (50, 4, 16), (7, 2, 32), (9, 10, 1), (33, 8, 7)]
 
+
+def block_codes(scheme, k, n):
+    """Random w_q of an int8/int4 block scheme and its codes q [K, N]."""
+    if scheme == "int4_block":
+        w_q = check.integers((k, n // 2), np.uint8, 0, 256)
+        return w_q, np.stack([w_q & 15, w_q >> 4], axis=2).reshape(k, n)
+    w_q = check.integers((k, n), np.int8, -128, 128)
+    return w_q, w_q
+
+
 for scheme in ("int8_block", "int8_block_asym", "int4_block"):
     for k, n, bs in BLOCKS:
         nb = -(-k // bs)
-        if scheme == "int4_block":
-            w_q = check.integers((k, n // 2), np.uint8, 0, 256)
-            q = np.stack([w_q & 15, w_q >> 4], axis=2).reshape(k, n)
-        else:
-            w_q = check.integers((k, n), np.int8, -128, 128)
-            q = w_q
+        w_q, q = block_codes(scheme, k, n)
         scale = check.uniform((nb, n), F32, 0.01, 2.0)
         variants = [True] if scheme == "int8_block_asym" else [False, True]
         for with_zp in variants:
@@ -465,12 +470,7 @@ for scheme in ("gguf_q4_0", "gguf_q8_0"):
 for scheme, with_zp in (("int8_block", False), ("int8_block_asym", True),
                         ("int4_block", False), ("int4_block", True)):
     nb = -(-TILE_K // TILE_BLOCK)
-    if scheme == "int4_block":
-        w_q = check.integers((TILE_K, TILE_N // 2), np.uint8, 0, 256)
-        q = np.stack([w_q & 15, w_q >> 4], axis=2).reshape(TILE_K, TILE_N)
-    else:
-        w_q = check.integers((TILE_K, TILE_N), np.int8, -128, 128)
-        q = w_q
+    w_q, q = block_codes(scheme, TILE_K, TILE_N)
     scale = check.uniform((nb, TILE_N), F32, 0.01, 2.0)
     rows = np.arange(TILE_K) // TILE_BLOCK
     side = {"scale": scale}
