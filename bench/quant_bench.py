@@ -173,7 +173,8 @@ def main():
              "medians by up to about 30% between runs; compare within a "
              "row. The last column is the peak of the runtime's buffers "
              "(`rlx-run --bench`'s `memory: peak` line: the graph's own "
-             "temporaries, such as the whole decoded f32 weight).", "",
+             "temporaries, such as the whole decoded f32 weight; the per-tile "
+             "kernel's own panel, 1 MiB for M > 8, is not among them).", "",
              "| M | format | tiles ms (GFLOP/s) | whole ms (GFLOP/s) | "
              "speedup | rlx f32 ms (GFLOP/s) | PyTorch f32 best ms "
              "(GFLOP/s) | tiles vs f32 | peak MiB tiles / whole |",
