@@ -20,21 +20,23 @@
 //   columns of the result. The decode runs on the calling thread: an
 //   OpenMP region beside OpenBLAS's threads leaves its workers spinning
 //   through the sgemm (KMP_BLOCKTIME), which made the whole product about
-//   twice as slow on a 2-core machine; the decode is a small part of the
-//   work once M is past the fused path's rows.
+//   twice as slow on a 2-core machine.
 //
 // Each format's decode is one function here (decodeQ4_0, decodeQ8_0,
-// decodeBlockRow), used by both paths; they follow docs/quantization.md
-// step by step (one f32 operation per step, no contraction into FMAs), so
-// the decoded weights are bit-identical to the IR decoder of the other
-// lowering (lib/Conversion/RLXToLinalg/DequantToLinalg.cpp) and to the
-// tests' NumPy reference. Only the summation order of the products differs
-// from a decode-then-GEMM: the fused path keeps 32 (GGUF) or one (block
-// schemes) partial sums per output and adds them at the end.
+// decodeBlockRow), used by both paths. The lowering's decoder emits IR and
+// cannot run here, so these formats have a second, C++ statement of the
+// same formulas: both follow docs/quantization.md step by step (one f32
+// operation per step, no contraction into FMAs), so the decoded weights
+// are bit-identical to the IR decoder's
+// (lib/Conversion/RLXToLinalg/DequantToLinalg.cpp) and to the tests' NumPy
+// reference. Only the summation order of the products differs from a
+// decode-then-GEMM: the fused path keeps 32 (GGUF) or one (block schemes)
+// partial sums per output and adds them at the end.
 //
-// The fused kernels are compiled for AVX-512 (x86-64-v4), for AVX2 with FMA
-// (x86-64-v3) and for the baseline instruction set, and the loader picks
-// the one this CPU runs (target_clones).
+// The fused kernels and the panel decoders are compiled for AVX-512
+// (x86-64-v4), for AVX2 with FMA (x86-64-v3) and for the baseline
+// instruction set, and the loader picks the one this CPU runs
+// (target_clones).
 //
 //===----------------------------------------------------------------------===//
 
