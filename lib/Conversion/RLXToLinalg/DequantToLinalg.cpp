@@ -22,8 +22,9 @@
 // parallel generic and multiplies with rlx.matmul (so the product goes
 // through the same BLAS path as any f32 matmul). GGUF bytes hold W's
 // columns, so they are decoded as W^T [N, K], reading and writing along
-// memory, and the GEMM reads that transposed. A blocked kernel that decodes
-// one tile at a time next to the GEMM is not implemented yet.
+// memory, and the GEMM reads that transposed. On the CPU the formats of the
+// runtime's per-tile kernel never get here: rlx-cpu-lower-quant-matmul
+// calls that kernel instead (lib/Runtime/CPU/QuantGemm.cpp).
 //
 // rlx.dequant_grouped_matmul decodes inside its (m, k, n) contraction, like
 // rlx.grouped_matmul reads its weight: an expert stack is E times larger

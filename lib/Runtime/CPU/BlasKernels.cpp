@@ -29,6 +29,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BlasKernels.h"
+
 #include "rlx/Runtime/MemRefDescriptor.h"
 
 #include <algorithm>
@@ -349,6 +351,15 @@ void groupedMatmul(MemRefDescriptor<T, 2> *input,
 }
 
 } // namespace
+
+void rlxrt::sgemmAccumulate(bool transposeB, const float *a, int64_t lda,
+                            const float *b, int64_t ldb, float *c, int64_t ldc,
+                            int64_t m, int64_t n, int64_t k) {
+  const int64_t aStrides[2] = {lda, 1};
+  const int64_t bStrides[2] = {transposeB ? 1 : ldb, transposeB ? ldb : 1};
+  const int64_t cStrides[2] = {ldc, 1};
+  matmul2d<float>(a, aStrides, b, bStrides, c, cStrides, m, n, k);
+}
 
 extern "C" {
 

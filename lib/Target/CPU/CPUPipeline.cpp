@@ -41,6 +41,9 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
   pm.addPass(createRLXCPULowerCustomOps());
   // The Gaussian splat ops call their tile kernels in the runtime.
   pm.addPass(createRLXCPULowerGaussianSplat());
+  // Quantized GEMMs of the formats the runtime decodes per tile.
+  if (options.quantGemmKernel)
+    pm.addPass(createRLXCPULowerQuantMatMul());
   buildRLXToLinalgPipeline(pm, "cpu");
   if (options.useBlas)
     pm.addNestedPass<func::FuncOp>(createRLXCPUTransposedGemmOperands());

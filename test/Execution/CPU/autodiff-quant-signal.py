@@ -235,26 +235,50 @@ for bits, axis in ((2, None), (4, 1), (8, 0), (4, -1), (2, 0)):
 
 # --------------------------------------------------------------------------
 # q_matmul between quantize and dequantize: integer arithmetic with
-# straight-through rounding, no derivative where a value saturates
+# straight-through rounding, no derivative where a value saturates.
+#
+# The oracle computes what the lowering and the rules compute, operation for
+# operation, so that a value at a rounding tie or at a saturation edge falls
+# on the same side for every seed: rlx.quantize rounds f32(x) / f32(scale)
+# in f32, and its rule tests f32(x) / f32(scale) + zp (f32) against the i8
+# range; the integer ops requantize in f64, round(acc * f64(f32(mult))) +
+# out_zp (exact: acc is an integer below 2^24, mult has 24 bits), while
+# their rules test f32(acc) * f32(mult) + out_zp, rounded in f32, against
+# [-128.5, 127.5].
 QX, QZ, QW = 0.02, 3, 1
+
+
+def quantize_ste(v, scale, zp):
+    """rlx.quantize of `v` to i8 (as f64 integers) with its straight-through
+    derivative `1 / scale` where it does not saturate."""
+    s32 = torch.tensor(scale, dtype=torch.float32)
+    quotient = v.detach().float() / s32
+    k = torch.clamp(torch.round(quotient) + zp, -128, 127).double()
+    unrounded = quotient + zp
+    inside = ((unrounded >= -128.5) & (unrounded <= 127.5)).double()
+    return ste(k, (v.double() / float(s32) + zp) * inside)
+
+
+def requantize_ste(acc, mult, out_zp):
+    """The i8 requantization of the f64 integer accumulator `acc` with the
+    rules' straight-through derivative `mult` where it does not saturate."""
+    m32 = np.float32(mult)
+    v = acc * float(m32) + out_zp
+    unrounded = acc.detach().float() * torch.tensor(m32) + out_zp
+    inside = ((unrounded >= -128.5) & (unrounded <= 127.5)).double()
+    return ste(torch.clamp(torch.round(v), -128, 127), v * inside)
+
 for mult, out_scale, out_zp in ((0.01, 0.05, -4), (0.05, 0.02, 10)):
     def make_w(dtype):
         return check.integers((8, 5), np.int8, -20, 20)
 
     def make_bias(dtype):
         return check.integers((5,), np.int32, -300, 300)
-    m32 = float(np.float32(mult))
 
-    def fn(x, w, bias, m32=m32, out_scale=out_scale, out_zp=out_zp):
-        xf = x.float().double()
-        z = xf / QX + QZ
-        k = torch.clamp(torch.round(z), -128, 127)
-        inside = ((z >= -128.5) & (z <= 127.5)).to(x.dtype)
-        xi = ste(k, z * inside) - QZ
+    def fn(x, w, bias, mult=mult, out_scale=out_scale, out_zp=out_zp):
+        xi = quantize_ste(x, QX, QZ) - QZ
         acc = xi @ (w.double() - QW) + bias.double()
-        v = acc * m32 + out_zp
-        o = ste(torch.clamp(torch.round(v), -128, 127),
-                v * ((v >= -128.5) & (v <= 127.5)).to(x.dtype))
+        o = requantize_ste(acc, mult, out_zp)
         y = ((o - out_zp) * float(np.float32(out_scale))).float()
         return y.to(x.dtype)
     case(f"q_matmul mult={mult}",
@@ -278,20 +302,10 @@ for mult, out_scale, out_zp in ((0.01, 0.05, -4), (0.05, 0.02, 10)):
 WS, WZ = 0.05, -2
 
 
-def fake_quant_ste(v, scale, zp):
-    """The i8 value of `quantize` in f64 with its straight-through
-    derivative (no derivative where it saturates)."""
-    z = v.float().double() / scale + zp
-    inside = ((z >= -128.5) & (z <= 127.5)).to(v.dtype)
-    return ste(torch.clamp(torch.round(z), -128, 127), z * inside)
-
-
 def q_matmul_both(x, wf, bias):
-    acc = (fake_quant_ste(x, QX, QZ) - QZ) @ (fake_quant_ste(wf, WS, WZ) -
-                                              WZ) + bias.double()
-    v = acc * float(np.float32(0.002)) + 1
-    o = ste(torch.clamp(torch.round(v), -128, 127),
-            v * ((v >= -128.5) & (v <= 127.5)).to(x.dtype))
+    acc = (quantize_ste(x, QX, QZ) - QZ) @ (quantize_ste(wf, WS, WZ) -
+                                            WZ) + bias.double()
+    o = requantize_ste(acc, 0.002, 1)
     return ((o - 1) * float(np.float32(0.1))).float().to(x.dtype)
 
 
@@ -366,16 +380,10 @@ case("dequant_grouped_matmul gguf_q8_0",
 
 # q_conv2d between quantize and dequantize, like q_matmul above
 def q_conv2d_fn(x, w, bias):
-    xf = x.float().double()
-    z = xf / QX + QZ
-    k = torch.clamp(torch.round(z), -128, 127)
-    inside = ((z >= -128.5) & (z <= 127.5)).to(x.dtype)
-    xi = ste(k, z * inside) - QZ
+    xi = quantize_ste(x, QX, QZ) - QZ
     acc = torch.nn.functional.conv2d(xi, w.double() - QW, padding=1) + \
         bias.double()[None, :, None, None]
-    v = acc * float(np.float32(0.01)) - 3
-    o = ste(torch.clamp(torch.round(v), -128, 127),
-            v * ((v >= -128.5) & (v <= 127.5)).to(x.dtype))
+    o = requantize_ste(acc, 0.01, -3)
     return ((o + 3) * float(np.float32(0.05))).float().to(x.dtype)
 
 

@@ -394,15 +394,20 @@ for scheme, (elements, _) in GGUF.items():
 # block, block size 1.
 BLOCKS = [(64, 6, 32), (50, 4, 16), (7, 2, 32), (9, 10, 1), (33, 8, 7)]
 
+
+def block_codes(scheme, k, n):
+    """Random w_q of an int8/int4 block scheme and its codes q [K, N]."""
+    if scheme == "int4_block":
+        w_q = check.integers((k, n // 2), np.uint8, 0, 256)
+        return w_q, np.stack([w_q & 15, w_q >> 4], axis=2).reshape(k, n)
+    w_q = check.integers((k, n), np.int8, -128, 128)
+    return w_q, w_q
+
+
 for scheme in ("int8_block", "int8_block_asym", "int4_block"):
     for k, n, bs in BLOCKS:
         nb = -(-k // bs)
-        if scheme == "int4_block":
-            w_q = check.integers((k, n // 2), np.uint8, 0, 256)
-            q = np.stack([w_q & 15, w_q >> 4], axis=2).reshape(k, n)
-        else:
-            w_q = check.integers((k, n), np.int8, -128, 128)
-            q = w_q
+        w_q, q = block_codes(scheme, k, n)
         scale = check.uniform((nb, n), F32, 0.01, 2.0)
         variants = [True] if scheme == "int8_block_asym" else [False, True]
         for with_zp in variants:
@@ -423,6 +428,71 @@ for scheme in ("int8_block", "int8_block_asym", "int4_block"):
                 x = check.uniform((m, k), F32)
                 got = run_dequant_matmul(scheme, x, w_q, side, bs)
                 product_check(f"dequant_matmul {what} M={m}", got, x, w)
+
+# --- The CPU's per-tile kernel at odd sizes -------------------------------
+
+# gguf_q4_0, gguf_q8_0 and the int8/int4 block schemes go through the
+# runtime's rlx_rt_quant_matmul (rlx-cpu-lower-quant-matmul): up to 8 rows
+# a fused decode-and-dot kernel over 64-column chunks (GGUF: one column at a
+# time), more rows a decoded panel of 1 MiB of f32 columns per sgemm. K =
+# 2080 gives panels of 112 columns, so N = 250 has two whole panels and a
+# partial one, and three whole 64-column chunks and a partial one; K spans
+# 65 GGUF blocks, and 44 int blocks of 48 (the last partial).
+#
+# The decoded weights are the documented f32 values bit for bit, so only
+# the summation order differs from an exact product: any order of K
+# products, each rounded once (or fused), is within K * 2^-24 * (|x| @ |W|)
+# of the float64 product of the same f32 values (the first-order bound of
+# a recursive f32 sum); the check allows 1.25 times that. One-hot rows of x
+# pick single weights: those products are exact, so the decode itself is
+# checked bit for bit on both paths (M = 3 fused, M = 17 panels).
+TILE_K, TILE_N, TILE_BLOCK = 2080, 250, 48
+
+
+def tile_check(what, got, x, w):
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    bound = 1.25 * x.shape[1] * 2.0**-24 * (np.abs(x64) @ np.abs(w64))
+    err = None if got is None else (
+        np.abs(got - x64 @ w64) / (bound + 1e-30)).astype(F32)
+    check.close(what, err, np.zeros((x.shape[0], w.shape[1]), F32), 0, 1.0)
+
+
+def one_hot_rows(m, k):
+    x = np.zeros((m, k), F32)
+    x[np.arange(m), check.integers((m,), np.int64, 0, k)] = 1
+    return x
+
+
+tile_weights = []
+for scheme in ("gguf_q4_0", "gguf_q8_0"):
+    packed, values = gguf_weight(scheme, TILE_K, TILE_N)
+    tile_weights.append((scheme, scheme, packed, {}, None, values[0]))
+for scheme, with_zp in (("int8_block", False), ("int8_block_asym", True),
+                        ("int4_block", False), ("int4_block", True)):
+    nb = -(-TILE_K // TILE_BLOCK)
+    w_q, q = block_codes(scheme, TILE_K, TILE_N)
+    scale = check.uniform((nb, TILE_N), F32, 0.01, 2.0)
+    rows = np.arange(TILE_K) // TILE_BLOCK
+    side = {"scale": scale}
+    w = f32s(q) * scale[rows]
+    if with_zp:
+        zp = check.uniform((nb, TILE_N), F32, -8.0, 8.0)
+        side["zero_point"] = zp
+        w = (f32s(q) - zp[rows]) * scale[rows]
+    tile_weights.append((f"{scheme} zp={with_zp}", scheme, w_q, side,
+                         TILE_BLOCK, w))
+
+for what, scheme, w_q, side, bs, w in tile_weights:
+    for m in (1, 3, 17, 128):
+        x = check.uniform((m, TILE_K), F32)
+        got = run_dequant_matmul(scheme, x, w_q, side, bs)
+        tile_check(f"per-tile dequant_matmul {what} M={m} K={TILE_K} "
+                   f"N={TILE_N}", got, x, w)
+    for m in (3, 17):
+        x = one_hot_rows(m, TILE_K)
+        got = run_dequant_matmul(scheme, x, w_q, side, bs)
+        check.close(f"per-tile dequant_matmul {what} M={m} one-hot rows "
+                    "bit-exact", got, x @ w, 0, 0)
 
 # --- FP8 -----------------------------------------------------------------
 

@@ -66,6 +66,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "exact f32) or bf16 (operands rounded to bf16, f32 "
                      "accumulation, through oneDNN)"),
       llvm::cl::init("f32")};
+  PassOptions::Option<bool> quantGemmKernel{
+      *this, "quant-gemm-kernel",
+      llvm::cl::desc("Multiply rlx.dequant_matmul of the int8/int4 block "
+                     "and GGUF q4_0/q8_0 formats with the runtime's "
+                     "per-tile kernel (rlx-cpu-lower-quant-matmul); false "
+                     "decodes the whole weight before the GEMM"),
+      llvm::cl::init(true)};
   PassOptions::Option<unsigned> vectorWidth{
       *this, "vector-width",
       llvm::cl::desc("Elements per vector of the innermost loops (0: no "

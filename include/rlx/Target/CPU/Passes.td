@@ -129,6 +129,37 @@ def RLXCPULowerGaussianSplat
                            "::mlir::tensor::TensorDialect"];
 }
 
+def RLXCPULowerQuantMatMul : Pass<"rlx-cpu-lower-quant-matmul", "ModuleOp"> {
+  let summary = "Lower rlx.dequant_matmul to the CPU runtime's per-tile "
+                "quantized GEMM";
+  let description = [{
+    Runs on tensors, before the lowering to linalg. Each
+    `rlx.dequant_matmul` of scheme `int8_block`, `int8_block_asym`,
+    `int4_block`, `gguf_q4_0` or `gguf_q8_0` with a static `K` and `N`
+    becomes a call of the CPU runtime's `rlx_rt_quant_matmul(format, x, w,
+    scale, zero_point, out, M, N, K, block_size)` with the data pointers of
+    its operands (read-only buffers; 0 for an absent scale or zero point)
+    and of a fresh 64-byte aligned `[M, N]` f32 result buffer (`M` may be
+    dynamic). The kernel (`lib/Runtime/CPU/QuantGemm.cpp`) decodes the
+    weight one tile at a time beside the product instead of into a whole
+    `[K, N]` f32 buffer: for up to 8 rows of `x` it accumulates the dot
+    products straight from the packed blocks, for more it decodes panels
+    of columns that stay in L2 and multiplies each with OpenBLAS's sgemm.
+
+    The other schemes, and weights with a dynamic `K` or `N`, are left to
+    the target-independent lowering (the whole weight decoded, then
+    `rlx.matmul`). `rlx-cpu-pipeline{quant-gemm-kernel=false}` leaves out
+    this pass, so every scheme takes that path (to compare the two).
+    See `docs/quantization.md`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def RLXCPUTransposedGemmOperands
     : Pass<"rlx-cpu-transposed-gemm-operands", "func::FuncOp"> {
   let summary = "Let matmuls read transposed operands instead of copies";

@@ -1,0 +1,164 @@
+//===- LowerQuantMatMul.cpp - quantized GEMMs as calls of the runtime -----===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// rlx.dequant_matmul of the formats the CPU runtime decodes per tile
+// becomes a call of rlx_rt_quant_matmul (lib/Runtime/CPU/QuantGemm.cpp),
+// so that the f32 weight is never held whole; the other formats keep the
+// target-independent lowering (decode, then rlx.matmul).
+//
+//===----------------------------------------------------------------------===//
+
+#include "rlx/Target/CPU/Passes.h"
+
+#include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Runtime/QuantGemm.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir {
+namespace rlx {
+#define GEN_PASS_DEF_RLXCPULOWERQUANTMATMUL
+#include "rlx/Target/CPU/Passes.h.inc"
+} // namespace rlx
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::rlx;
+using rlxrt::QuantGemmFormat;
+
+namespace {
+
+constexpr StringLiteral kCalleeName = RLX_RT_QUANT_MATMUL_NAME;
+
+/// The runtime's format for `op`, or none where the op keeps the
+/// whole-weight lowering: another scheme, or a dynamic K or N.
+std::optional<QuantGemmFormat> runtimeFormat(DequantMatMulOp op) {
+  if (ShapedType::isDynamic(op.getX().getType().getDimSize(1)) ||
+      op.getType().isDynamicDim(1))
+    return std::nullopt;
+  switch (op.getScheme()) {
+  case QuantScheme::Int8Block:
+  case QuantScheme::Int8BlockAsym:
+    return QuantGemmFormat::Int8Block;
+  case QuantScheme::Int4Block:
+    return QuantGemmFormat::Int4Block;
+  case QuantScheme::GgufQ4_0:
+    return QuantGemmFormat::GgufQ4_0;
+  case QuantScheme::GgufQ8_0:
+    return QuantGemmFormat::GgufQ8_0;
+  default:
+    return std::nullopt;
+  }
+}
+
+func::FuncOp declareCallee(ModuleOp module, Location loc) {
+  if (auto callee = module.lookupSymbol<func::FuncOp>(kCalleeName))
+    return callee;
+  OpBuilder top(module.getBodyRegion());
+  SmallVector<Type> args(10, top.getI64Type());
+  auto callee = func::FuncOp::create(top, loc, kCalleeName,
+                                     top.getFunctionType(args, {}));
+  callee.setPrivate();
+  return callee;
+}
+
+void lower(ModuleOp module, DequantMatMulOp op, QuantGemmFormat format) {
+  Location loc = op.getLoc();
+  OpBuilder b(op);
+  Type i64 = b.getI64Type();
+  func::FuncOp callee = declareCallee(module, loc);
+  auto buffer = [&](Value tensor) -> Value {
+    if (!tensor)
+      return {};
+    auto type = cast<RankedTensorType>(tensor.getType());
+    // convert-rlx-to-linalg gives ui8 tensors their signless type, and
+    // meets this cast with its own ui8 one: the round trip folds away in
+    // the canonicalization after it, and the buffer is the i8 tensor's.
+    auto intType = dyn_cast<IntegerType>(type.getElementType());
+    if (intType && !intType.isSignless()) {
+      type = type.clone(b.getIntegerType(intType.getWidth()));
+      tensor =
+          UnrealizedConversionCastOp::create(b, loc, type, tensor).getResult(0);
+    }
+    return bufferization::ToBufferOp::create(
+        b, loc, MemRefType::get(type.getShape(), type.getElementType()), tensor,
+        /*read_only=*/true);
+  };
+  RankedTensorType resultType = op.getType();
+  SmallVector<Value> dynamicSizes;
+  if (resultType.isDynamicDim(0))
+    dynamicSizes.push_back(tensor::DimOp::create(b, loc, op.getX(), 0));
+  Value x = buffer(op.getX());
+  Value w = buffer(op.getWQ());
+  Value scale = buffer(op.getScale());
+  Value zeroPoint = buffer(op.getZeroPoint());
+  auto outType = MemRefType::get(resultType.getShape(), b.getF32Type());
+  Value out = memref::AllocOp::create(b, loc, outType, dynamicSizes,
+                                      b.getI64IntegerAttr(64));
+
+  // The pointers and the call sit in one region: rlx-cpu-early-dealloc
+  // frees a buffer after the last op of its block that uses it, and a
+  // pointer taken from it is not a use it can follow (as for rlx.custom).
+  auto region = scf::ExecuteRegionOp::create(b, loc, TypeRange());
+  region.setNoInline(true);
+  b.setInsertionPointToStart(&region.getRegion().emplaceBlock());
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, i64, v);
+  };
+  auto pointer = [&](Value memref) -> Value {
+    if (!memref)
+      return constant(0);
+    Value index =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    return arith::IndexCastOp::create(b, loc, i64, index);
+  };
+  Value m = resultType.isDynamicDim(0)
+                ? arith::IndexCastOp::create(
+                      b, loc, i64, memref::DimOp::create(b, loc, out, 0))
+                      .getResult()
+                : constant(resultType.getDimSize(0));
+  SmallVector<Value> args = {constant(static_cast<int64_t>(format)),
+                             pointer(x),
+                             pointer(w),
+                             pointer(scale),
+                             pointer(zeroPoint),
+                             pointer(out),
+                             m,
+                             constant(resultType.getDimSize(1)),
+                             constant(op.getX().getType().getDimSize(1)),
+                             constant(op.getBlockSize().value_or(0))};
+  func::CallOp::create(b, loc, callee, args);
+  scf::YieldOp::create(b, loc);
+
+  b.setInsertionPointAfter(region);
+  Value result = bufferization::ToTensorOp::create(
+      b, loc, resultType, out, /*restrict=*/true, /*writable=*/true);
+  op.getResult().replaceAllUsesWith(result);
+  op.erase();
+}
+
+struct RLXCPULowerQuantMatMulPass
+    : rlx::impl::RLXCPULowerQuantMatMulBase<RLXCPULowerQuantMatMulPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<std::pair<DequantMatMulOp, QuantGemmFormat>> routed;
+    module.walk([&](DequantMatMulOp op) {
+      if (std::optional<QuantGemmFormat> format = runtimeFormat(op))
+        routed.emplace_back(op, *format);
+    });
+    for (auto [op, format] : routed)
+      lower(module, op, format);
+  }
+};
+
+} // namespace
