@@ -55,6 +55,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::Option<int64_t> blasMinFlops{
       *this, "blas-min-flops", llvm::cl::desc("Smallest M*N*K sent to BLAS"),
       llvm::cl::init(32768)};
+  PassOptions::Option<bool> dnnlConvolutions{
+      *this, "dnnl-convolutions",
+      llvm::cl::desc("Run f32 convolutions and their gradients through "
+                     "oneDNN (rlx-cpu-lower-convolutions); false keeps "
+                     "im2col and a GEMM"),
+      llvm::cl::init(true)};
   PassOptions::Option<unsigned> vectorWidth{
       *this, "vector-width",
       llvm::cl::desc("Elements per vector of the innermost loops (0: no "
