@@ -11,22 +11,24 @@
 // weights) on the graph's NCHW buffers.
 //
 // oneDNN's fast kernels work on blocked layouts (nChw16c and blocked
-// weights on AVX-512). Each primitive is created with `format_tag::any`, so
-// oneDNN picks the layout, and the NCHW operands are reordered into it and
-// the result back, as PyTorch's oneDNN path does for NCHW tensors. The
-// primitive, its reorders and the blocked buffers are created once per
-// geometry (sizes and strides of the three operands, stride, padding,
-// dilation, groups) and kept in a per-thread cache. Weights are reordered on
-// every call: a parameter buffer keeps its address while a training step or
-// a caller rewrites its values, and the reorder of a ResNet weight costs
-// about 1% of its convolution.
+// weights on AVX-512): a primitive created with `format_tag::any` gets them,
+// and the NCHW operands are reordered into them and the result back, as
+// PyTorch's oneDNN path does for NCHW tensors. Where the blocking pads the
+// channels (3 input channels become 16) or the images are small, the
+// primitive on the graph's own NCHW layout (oneDNN's GEMM-based kernels)
+// is faster; the first call of each geometry times both and keeps the
+// faster (chooseConvolution). The primitive, its reorders and the blocked
+// buffers are kept per geometry (sizes and strides of the three operands,
+// stride, padding, dilation, groups) in a per-thread cache. Weights are
+// reordered on every call: a parameter buffer keeps its address while a
+// training step or a caller rewrites its values.
 //
 // oneDNN runs its loops on GNU OpenMP (libgomp), compiled graphs on LLVM
-// OpenMP. Both pools spin a short while after each parallel region; the
-// LLVM pool is held at 1 ms (ThreadSettings.cpp) and libgomp's default spin
-// (GOMP_SPINCOUNT, 300000 iterations) ends within about a millisecond as
-// well, so neither holds a core through the other's next region.
-// libgomp's thread count follows OMP_NUM_THREADS, like the LLVM pool's.
+// OpenMP: two pools, both sized by OMP_NUM_THREADS. Each spins briefly after
+// its regions (the LLVM pool 1 ms, ThreadSettings.cpp; libgomp its default
+// GOMP_SPINCOUNT); alternating convolutions and loops measured no
+// difference with other spin settings (docs/rlx-run.md), so nothing is set
+// here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,10 +37,14 @@
 #include <dnnl.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -134,6 +140,10 @@ struct Operand {
   }
 };
 
+/// The layouts a primitive works in: the ones oneDNN picks (blocked), with
+/// reorders from and to the graph's, or the graph's own.
+enum class Layout { Blocked, Plain };
+
 /// A primitive for one geometry, with its three operands in src, weights,
 /// dst order.
 struct CachedConvolution {
@@ -143,12 +153,24 @@ struct CachedConvolution {
   int args[3];
   /// Which operand the primitive writes.
   int output;
+  /// oneDNN's name of the kernel it runs (`jit:avx512_core`, `ref:any`).
+  std::string implementation;
+
+  /// Runs the primitive on the buffers `data` (src, weights, dst).
+  void run(const dnnl::engine &engine, dnnl::stream &stream,
+           float *const (&data)[3]) {
+    std::unordered_map<int, dnnl::memory> bound;
+    for (int i = 0; i < 3; ++i)
+      bound[args[i]] = operands[i].bind(engine, stream, data[i], i == output);
+    primitive.execute(stream, bound);
+    operands[output].writeBack(engine, stream, data[output]);
+    stream.wait();
+  }
 };
 
-std::unique_ptr<CachedConvolution> createConvolution(const dnnl::engine &engine,
-                                                     ConvKind kind,
-                                                     const ConvTensors &t,
-                                                     const ConvGeometry &g) {
+std::unique_ptr<CachedConvolution>
+createConvolution(const dnnl::engine &engine, ConvKind kind,
+                  const ConvTensors &t, const ConvGeometry &g, Layout layout) {
   using namespace dnnl;
   memory::desc src(dimsOf(*t.src), memory::data_type::f32, stridesOf(*t.src));
   memory::desc dst(dimsOf(*t.dst), memory::data_type::f32, stridesOf(*t.dst));
@@ -158,8 +180,10 @@ std::unique_ptr<CachedConvolution> createConvolution(const dnnl::engine &engine,
   memory::dims dilates = {g.dilation[0] - 1, g.dilation[1] - 1};
   memory::dims padL = {g.padding[0], g.padding[1]};
   memory::dims padR = padL;
-  memory::desc srcAny = anyLayout(src), weightsAny = anyLayout(weights),
-               dstAny = anyLayout(dst);
+  bool blocked = layout == Layout::Blocked;
+  memory::desc srcAny = blocked ? anyLayout(src) : src,
+               weightsAny = blocked ? anyLayout(weights) : weights,
+               dstAny = blocked ? anyLayout(dst) : dst;
 
   auto cached = std::make_unique<CachedConvolution>();
   // Backward primitives take the forward one as a hint of its layouts.
@@ -172,6 +196,7 @@ std::unique_ptr<CachedConvolution> createConvolution(const dnnl::engine &engine,
   switch (kind) {
   case ConvKind::Forward:
     cached->primitive = convolution_forward(forward);
+    cached->implementation = forward.impl_info_str();
     inner[0] = forward.src_desc();
     inner[1] = forward.weights_desc();
     inner[2] = forward.dst_desc();
@@ -187,6 +212,7 @@ std::unique_ptr<CachedConvolution> createConvolution(const dnnl::engine &engine,
                                         padL, padR),
         engine, forward);
     cached->primitive = convolution_backward_data(pd);
+    cached->implementation = pd.impl_info_str();
     inner[0] = pd.diff_src_desc();
     inner[1] = pd.weights_desc();
     inner[2] = pd.diff_dst_desc();
@@ -203,6 +229,7 @@ std::unique_ptr<CachedConvolution> createConvolution(const dnnl::engine &engine,
                                            dilates, padL, padR),
         engine, forward);
     cached->primitive = convolution_backward_weights(pd);
+    cached->implementation = pd.impl_info_str();
     inner[0] = pd.src_desc();
     inner[1] = pd.diff_weights_desc();
     inner[2] = pd.diff_dst_desc();
@@ -264,6 +291,65 @@ void zero(MemRefDescriptor<float, 4> &m) {
                    d * m.strides[3]] = 0.0f;
 }
 
+/// The layout RLX_DNNL_CONV_LAYOUT asks for (`blocked`, `plain`), or none
+/// (`auto`, unset): measure.
+std::optional<Layout> forcedLayout() {
+  const char *value = std::getenv("RLX_DNNL_CONV_LAYOUT");
+  if (value && std::strcmp(value, "blocked") == 0)
+    return Layout::Blocked;
+  if (value && std::strcmp(value, "plain") == 0)
+    return Layout::Plain;
+  return std::nullopt;
+}
+
+/// The faster of the blocked and the plain primitive for this geometry,
+/// timed on the call's own buffers: the blocked kernels are the fast ones
+/// in general, but pad the channels to a multiple of 16 (3 input channels
+/// of a stem convolution become 16, which makes its input gradient 2x
+/// slower than the plain GEMM-based kernel), and on small images (7x7
+/// and 14x14 ResNet layers) the reorders cost more than they save. The
+/// candidates run alternately, each keeping its fastest run; a plain
+/// candidate for which oneDNN has only its reference kernel is not tried.
+/// The choice is made once per geometry and thread, on the first call.
+std::unique_ptr<CachedConvolution>
+chooseConvolution(DnnlContext &ctx, ConvKind kind, const ConvTensors &t,
+                  const ConvGeometry &g, float *const (&data)[3]) {
+  static const std::optional<Layout> forced = forcedLayout();
+  if (forced)
+    return createConvolution(ctx.engine, kind, t, g, *forced);
+  std::unique_ptr<CachedConvolution> blocked =
+      createConvolution(ctx.engine, kind, t, g, Layout::Blocked);
+  std::unique_ptr<CachedConvolution> plain;
+  try {
+    plain = createConvolution(ctx.engine, kind, t, g, Layout::Plain);
+  } catch (const dnnl::error &) {
+    return blocked;
+  }
+  if (plain->implementation.find("ref") != std::string::npos)
+    return blocked;
+  CachedConvolution *candidates[2] = {blocked.get(), plain.get()};
+  double best[2] = {INFINITY, INFINITY};
+  auto started = std::chrono::steady_clock::now();
+  auto secondsSince = [](std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  };
+  // Round 0 warms up; then at least 2 timed rounds, up to 6 while the
+  // choice has taken less than 0.2 s.
+  for (int round = 0; round < 3 || (round < 7 && secondsSince(started) < 0.2);
+       ++round)
+    for (int i = 0; i < 2; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      candidates[i]->run(ctx.engine, ctx.stream, data);
+      if (round > 0)
+        best[i] = std::min(best[i], secondsSince(start));
+    }
+  // The blocked primitive (PyTorch's) unless the plain one is clearly
+  // faster: timings on a busy machine are noisy.
+  return best[1] < 0.9 * best[0] ? std::move(plain) : std::move(blocked);
+}
+
 void convolve(ConvKind kind, const ConvTensors &t, const ConvGeometry &g) {
   MemRefDescriptor<float, 4> *output = kind == ConvKind::Forward ? t.dst
                                        : kind == ConvKind::BackwardData
@@ -280,18 +366,11 @@ void convolve(ConvKind kind, const ConvTensors &t, const ConvGeometry &g) {
   thread_local std::string message;
   try {
     DnnlContext &ctx = context();
+    float *const data[3] = {t.src->data(), t.weights->data(), t.dst->data()};
     std::unique_ptr<CachedConvolution> &cached = ctx.cache[keyOf(kind, t, g)];
     if (!cached)
-      cached = createConvolution(ctx.engine, kind, t, g);
-    float *data[3] = {t.src->data(), t.weights->data(), t.dst->data()};
-    std::unordered_map<int, dnnl::memory> args;
-    for (int i = 0; i < 3; ++i)
-      args[cached->args[i]] = cached->operands[i].bind(
-          ctx.engine, ctx.stream, data[i], i == cached->output);
-    cached->primitive.execute(ctx.stream, args);
-    cached->operands[cached->output].writeBack(ctx.engine, ctx.stream,
-                                               data[cached->output]);
-    ctx.stream.wait();
+      cached = chooseConvolution(ctx, kind, t, g, data);
+    cached->run(ctx.engine, ctx.stream, data);
     return;
   } catch (const dnnl::error &error) {
     static const char *const names[] = {"forward", "backward data",
