@@ -8,7 +8,8 @@ the 3x3 stride-1 and stride-2 convolutions, the 1x1 stride-2 downsamples),
 at batch 1 and 8, f32, each as three graphs: `rlx.conv` (x, w),
 `rlx.conv2d_backward_input` (dy, w) and `rlx.conv2d_backward_weight`
 (x, dy), on random inputs. rlx runs as rlx-run does by default (oneDNN
-convolutions, `rlx-cpu-lower-convolutions`), and, for the `im2col` column,
+convolutions, `rlx-cpu-lower-convolutions`) and with OMP_NUM_THREADS=1,
+compared at the better of the two, and, for the `im2col` column,
 with `--pipeline-options=dnnl-convolutions=false` (im2col and an OpenBLAS
 GEMM; the gradients as rlx-unfuse decomposes them).
 
@@ -44,6 +45,8 @@ from openblas_env import openblas_env  # noqa: E402
 from torchvision_bench import replace_section  # noqa: E402
 
 TORCH_SETTINGS = ["default", "1", "2"]
+# OMP_NUM_THREADS of rlx-run; its default is every core (2 here).
+RLX_SETTINGS = ["default", "1"]
 HEADING = "## ResNet-18 convolutions (oneDNN)"
 # (where, C_in, H = W, C_out, kernel, stride, padding)
 SHAPES = [
@@ -154,12 +157,16 @@ def time_torch_fresh(runs):
     return results
 
 
-def time_rlx(rlx_run, mlir_path, runs, options=None):
-    """The median ms of rlx-run --bench, or None with the error."""
+def time_rlx(rlx_run, mlir_path, runs, options=None, threads="default"):
+    """The median ms of rlx-run --bench, or None with the error; `threads`
+    other than "default" sets OMP_NUM_THREADS (both OpenMP pools)."""
     cmd = [rlx_run, mlir_path, "--random-inputs", "--bench", str(runs)]
     if options:
         cmd.append(f"--pipeline-options={options}")
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    env = dict(os.environ)
+    if threads != "default":
+        env["OMP_NUM_THREADS"] = threads
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     match = re.search(r"bench: median ([0-9.]+) ms", proc.stdout)
     if proc.returncode != 0 or not match:
         return None, (proc.stderr.strip().splitlines() or ["failed"])[-1]
@@ -200,16 +207,19 @@ def main():
     errors = {}
     for round_ in range(args.rounds):
         for key, _, _, _ in cases():
-            ms, error = time_rlx(rlx_run, paths[key], args.runs)
-            keep("rlx", key, ms)
-            if error:
-                errors[key] = error
+            for threads in RLX_SETTINGS:
+                ms, error = time_rlx(rlx_run, paths[key], args.runs,
+                                     threads=threads)
+                keep(f"rlx {threads}", key, ms)
+                if error:
+                    errors[key] = error
             if not args.no_im2col:
                 ms, _ = time_rlx(rlx_run, paths[key], args.runs,
                                  "dnnl-convolutions=false")
                 keep("im2col", key, ms)
             print(f"round {round_ + 1} {key}: rlx "
-                  f"{best.get(('rlx', key))} im2col "
+                  f"{[best.get((f'rlx {t}', key)) for t in RLX_SETTINGS]} "
+                  "im2col "
                   f"{best.get(('im2col', key))}", flush=True)
         for key, settings in time_torch_fresh(args.runs).items():
             for setting, ms in settings.items():
@@ -224,8 +234,10 @@ def main():
              f"lowest of {args.rounds} rounds' medians, the rounds "
              "alternating rlx and PyTorch. f32, random inputs. rlx: "
              "`rlx-run graph.mlir --random-inputs --bench N` with one op per "
-             "graph (oneDNN through `rlx-cpu-lower-convolutions`); im2col: "
-             "the same with `--pipeline-options=dnnl-convolutions=false`. "
+             "graph (oneDNN through `rlx-cpu-lower-convolutions`), by default "
+             "and with `OMP_NUM_THREADS=1`, compared at the better; im2col: "
+             "the default run with "
+             "`--pipeline-options=dnnl-convolutions=false`. "
              "PyTorch 1.13: `F.conv2d` and "
              "`torch.ops.aten.convolution_backward` with one gradient's "
              "output mask, in a fresh process per thread setting (default, "
@@ -234,25 +246,31 @@ def main():
              "as fast). The 1-minute load average was "
              f"{load_before:.1f} when the run started and "
              f"{os.getloadavg()[0]:.1f} when it ended.", "",
-             "| convolution | B | op | rlx (ms) | GFLOP/s | im2col (ms) | "
-             "PyTorch best (ms) | best setting | PyTorch default / 1 / 2 "
-             "threads (ms) | rlx vs PyTorch best |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| convolution | B | op | rlx best (ms) | GFLOP/s | rlx default "
+             "/ 1 thread (ms) | im2col (ms) | PyTorch best (ms) | best "
+             "setting | PyTorch default / 1 / 2 threads (ms) | rlx vs "
+             "PyTorch best |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     ratios = []
     for key, shape, batch, op in cases():
         torch_ms = {s: best[(s, key)] for s in TORCH_SETTINGS}
         setting = min(torch_ms, key=torch_ms.get)
         label = ("default" if setting == "default" else
                  f"{setting} thread" + ("s" if setting != "1" else ""))
-        rlx_ms = best.get(("rlx", key))
+        rlx_by = {t: best[(f"rlx {t}", key)] for t in RLX_SETTINGS
+                  if (f"rlx {t}", key) in best}
+        rlx_setting = min(rlx_by, key=rlx_by.get) if rlx_by else None
+        rlx_ms = rlx_by.get(rlx_setting)
         im2col = best.get(("im2col", key))
         cells = [shape[0], str(batch), op]
         if rlx_ms:
             ratios.append(torch_ms[setting] / rlx_ms)
             cells += [f"{rlx_ms:.3f}",
-                      f"{flops(shape, batch) / rlx_ms / 1e6:.0f}"]
+                      f"{flops(shape, batch) / rlx_ms / 1e6:.0f}",
+                      " / ".join(f"{rlx_by[t]:.3f}" if t in rlx_by else "n/a"
+                                 for t in RLX_SETTINGS)]
         else:
-            cells += [f"n/a ({errors.get(key)})", ""]
+            cells += [f"n/a ({errors.get(key)})", "", ""]
         cells += [f"{im2col:.3f}" if im2col else "",
                   f"{torch_ms[setting]:.3f}", label,
                   " / ".join(f"{torch_ms[s]:.3f}" for s in TORCH_SETTINGS),
