@@ -106,15 +106,15 @@ def time_rlx(rlx_run, mlir_path, params_path, input_path, runs):
     return float(match.group(1)), float(match.group(2))
 
 
-def replace_section(path, section):
-    """Puts `section` (starting with HEADING) into the file at `path` in
+def replace_section(path, section, heading=HEADING):
+    """Puts `section` (starting with `heading`) into the file at `path` in
     place of its previous version, or at the end."""
     text = open(path).read() if os.path.exists(path) else ""
-    start = text.find(HEADING)
+    start = text.find(heading)
     if start < 0:
         text = text.rstrip("\n") + "\n\n" + section
     else:
-        end = text.find("\n## ", start + len(HEADING))
+        end = text.find("\n## ", start + len(heading))
         rest = text[end + 1:] if end >= 0 else ""
         text = text[:start] + section + ("\n" + rest if rest else "")
     with open(path, "w") as f:

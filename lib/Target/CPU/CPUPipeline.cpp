@@ -41,6 +41,10 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
   pm.addPass(createRLXCPULowerCustomOps());
   // The Gaussian splat ops call their tile kernels in the runtime.
   pm.addPass(createRLXCPULowerGaussianSplat());
+  // f32 convolutions and their gradients call oneDNN, before the unfuse
+  // policy would decompose the gradients.
+  if (options.dnnlConvolutions)
+    pm.addPass(createRLXCPULowerConvolutions());
   // Quantized GEMMs of the formats the runtime decodes per tile.
   if (options.quantGemmKernel)
     pm.addPass(createRLXCPULowerQuantMatMul());

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RuntimeCalls.h"
 #include "rlx/Conversion/GemmCalls.h"
 #include "rlx/Target/CPU/Passes.h"
 
@@ -24,20 +25,6 @@ using namespace mlir;
 using namespace mlir::rlx;
 
 namespace {
-
-/// Declares (once) `func.func private @name(memrefs...)` with a C
-/// interface.
-static func::FuncOp getOrDeclareRuntime(ModuleOp module, StringRef name,
-                                        TypeRange types) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder b(module.getBodyRegion());
-  auto fn = func::FuncOp::create(b, module.getLoc(), name,
-                                 b.getFunctionType(types, {}));
-  fn.setPrivate();
-  fn->setAttr("llvm.emit_c_interface", b.getUnitAttr());
-  return fn;
-}
 
 static std::optional<StringRef> elementSuffix(Type type) {
   if (type.isF32())

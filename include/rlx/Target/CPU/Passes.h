@@ -73,6 +73,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "per-tile kernel (rlx-cpu-lower-quant-matmul); false "
                      "decodes the whole weight before the GEMM"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> dnnlConvolutions{
+      *this, "dnnl-convolutions",
+      llvm::cl::desc("Run f32 convolutions and their gradients through "
+                     "oneDNN (rlx-cpu-lower-convolutions); false keeps "
+                     "im2col and a GEMM"),
+      llvm::cl::init(true)};
   PassOptions::Option<unsigned> vectorWidth{
       *this, "vector-width",
       llvm::cl::desc("Elements per vector of the innermost loops (0: no "

@@ -160,6 +160,36 @@ def RLXCPULowerQuantMatMul : Pass<"rlx-cpu-lower-quant-matmul", "ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def RLXCPULowerConvolutions
+    : Pass<"rlx-cpu-lower-convolutions", "ModuleOp"> {
+  let summary = "Lower f32 convolutions and their gradients to oneDNN calls";
+  let description = [{
+    Runs on tensors, before the unfuse policy and the lowering to linalg.
+    Each f32 `rlx.conv`, `rlx.conv2d_backward_input` and
+    `rlx.conv2d_backward_weight` becomes a call of the CPU runtime's
+    `rlx_rt_conv2d_forward_f32(x, w, y, ...)`,
+    `rlx_rt_conv2d_backward_data_f32(dy, w, dx, ...)` or
+    `rlx_rt_conv2d_backward_weights_f32(x, dy, dw, ...)`: the two operands
+    as read-only buffers, the result in a fresh 64-byte aligned buffer (its
+    batch size taken from the activation operand when `?`), then the
+    forward op's stride, padding, dilation (each `[H, W]`) and groups as
+    `i64`. The runtime (`lib/Runtime/CPU/DnnlConvolution.cpp`) runs
+    oneDNN's direct convolution primitives, created once per geometry.
+
+    Every stride, padding, dilation and group count the ops accept is
+    lowered. Kept for the linalg lowering (im2col and a GEMM, or direct
+    loops; see `docs/rlx-run.md`): other element types (f16, bf16,
+    f64) and operands or results with a `?` dim other than the batch.
+    `rlx.conv_transpose2d` and the ops that decompose into `rlx.conv`
+    later (`rlx.q_conv2d`) take the linalg lowering too.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def RLXCPUTransposedGemmOperands
     : Pass<"rlx-cpu-transposed-gemm-operands", "func::FuncOp"> {
   let summary = "Let matmuls read transposed operands instead of copies";

@@ -1,0 +1,142 @@
+//===- LowerConvolutions.cpp - f32 convolutions as oneDNN runtime calls ---===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// rlx.conv and its two gradients, on f32, become calls of the CPU runtime's
+// oneDNN convolutions (lib/Runtime/CPU/DnnlConvolution.cpp), which run
+// 2-4x faster than im2col plus a GEMM. Every geometry the ops accept goes
+// there (groups, stride, padding, dilation); other element types, and
+// channel or spatial dims that are not static, keep the linalg lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeCalls.h"
+#include "rlx/Conversion/GemmCalls.h"
+#include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Target/CPU/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace mlir {
+namespace rlx {
+#define GEN_PASS_DEF_RLXCPULOWERCONVOLUTIONS
+#include "rlx/Target/CPU/Passes.h.inc"
+} // namespace rlx
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::rlx;
+
+namespace {
+
+/// One runtime call: the callee, its two operands and the geometry of the
+/// forward convolution. The result has the type of `op`'s result and takes
+/// its batch size from `batchSource` (dim 0) when that is dynamic.
+struct ConvCall {
+  StringRef callee;
+  Value operands[2];
+  Value batchSource;
+  ArrayRef<int64_t> stride, padding, dilation;
+  int64_t groups;
+};
+
+std::optional<ConvCall> describe(Operation *op) {
+  if (auto conv = dyn_cast<ConvOp>(op))
+    return ConvCall{"rlx_rt_conv2d_forward_f32",
+                    {conv.getInput(), conv.getWeight()},
+                    conv.getInput(),
+                    conv.getStride(),
+                    conv.getPadding(),
+                    conv.getDilation(),
+                    static_cast<int64_t>(conv.getGroups())};
+  if (auto grad = dyn_cast<Conv2dBackwardInputOp>(op))
+    return ConvCall{"rlx_rt_conv2d_backward_data_f32",
+                    {grad.getDy(), grad.getWeight()},
+                    grad.getDy(),
+                    grad.getStride(),
+                    grad.getPadding(),
+                    grad.getDilation(),
+                    static_cast<int64_t>(grad.getGroups())};
+  if (auto grad = dyn_cast<Conv2dBackwardWeightOp>(op))
+    return ConvCall{"rlx_rt_conv2d_backward_weights_f32",
+                    {grad.getX(), grad.getDy()},
+                    Value(),
+                    grad.getStride(),
+                    grad.getPadding(),
+                    grad.getDilation(),
+                    static_cast<int64_t>(grad.getGroups())};
+  return std::nullopt;
+}
+
+/// Whether the runtime takes `op`: f32 tensors whose dims other than the
+/// batch (dim 0 of an activation) are static. The runtime reads every size
+/// from the buffers, but the linalg lowering has the same limit and the
+/// verifiers check the shapes only where they are known.
+bool isSupported(Operation *op) {
+  auto staticBeyondBatch = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.getRank() == 4 && tensor.getElementType().isF32() &&
+           llvm::none_of(tensor.getShape().drop_front(), ShapedType::isDynamic);
+  };
+  return llvm::all_of(op->getOperandTypes(), staticBeyondBatch) &&
+         staticBeyondBatch(op->getResult(0).getType()) &&
+         // A weight gradient's dim 0 is C_out.
+         (!isa<Conv2dBackwardWeightOp>(op) ||
+          cast<RankedTensorType>(op->getResult(0).getType()).hasStaticShape());
+}
+
+void lower(ModuleOp module, Operation *op, const ConvCall &call) {
+  Location loc = op->getLoc();
+  OpBuilder b(op);
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  MemRefType argType = getFullyDynamicStridedType(b.getF32Type(), 4);
+  SmallVector<Value> args;
+  for (Value operand : call.operands) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    Value buffer = bufferization::ToBufferOp::create(
+        b, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        operand, /*read_only=*/true);
+    args.push_back(memref::CastOp::create(b, loc, argType, buffer));
+  }
+  SmallVector<Value> dynamicSizes;
+  if (resultType.isDynamicDim(0))
+    dynamicSizes.push_back(tensor::DimOp::create(b, loc, call.batchSource, 0));
+  auto outType =
+      MemRefType::get(resultType.getShape(), resultType.getElementType());
+  Value out = memref::AllocOp::create(b, loc, outType, dynamicSizes,
+                                      b.getI64IntegerAttr(64));
+  args.push_back(memref::CastOp::create(b, loc, argType, out));
+  for (int64_t value :
+       {call.stride[0], call.stride[1], call.padding[0], call.padding[1],
+        call.dilation[0], call.dilation[1], call.groups})
+    args.push_back(arith::ConstantIntOp::create(b, loc, b.getI64Type(), value));
+  func::FuncOp callee =
+      getOrDeclareRuntime(module, call.callee, ValueRange(args).getTypes());
+  func::CallOp::create(b, loc, callee, args);
+  Value result = bufferization::ToTensorOp::create(
+      b, loc, resultType, out, /*restrict=*/true, /*writable=*/true);
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
+}
+
+struct RLXCPULowerConvolutionsPass
+    : rlx::impl::RLXCPULowerConvolutionsBase<RLXCPULowerConvolutionsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<std::pair<Operation *, ConvCall>> calls;
+    module.walk([&](Operation *op) {
+      if (std::optional<ConvCall> call = describe(op); call && isSupported(op))
+        calls.emplace_back(op, *call);
+    });
+    for (auto &[op, call] : calls)
+      lower(module, op, call);
+  }
+};
+
+} // namespace
