@@ -95,11 +95,11 @@ func.func @int8_dynamic_k(%x: tensor<3x?xf32>, %w: tensor<?x6xi8>, %s: tensor<?x
 // Through the whole pipeline the weight's casts fold away: the kernel is
 // called on the i8 argument's memref, and the f32 weight is never
 // allocated. With quant-gemm-kernel=false the weight is decoded whole and
-// multiplied by BLAS.
+// multiplied by the f32 GEMM (oneDNN's sgemm by default).
 // PIPELINE-LABEL: llvm.func @q4_0_dynamic_rows(
 // PIPELINE: llvm.call @rlx_rt_quant_matmul(
 // PIPELINE-NOT: rlx_rt_matmul_f32
 // PIPELINE-LABEL: llvm.func @q8_0(
 // WHOLE-LABEL: llvm.func @q4_0_dynamic_rows(
 // WHOLE-NOT: rlx_rt_quant_matmul
-// WHOLE: llvm.call @rlx_rt_matmul_f32(
+// WHOLE: llvm.call @rlx_rt_matmul_f32_onednn(
