@@ -41,6 +41,7 @@ import torch.nn.functional as F
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+from cpu_bench import time_torch  # noqa: E402
 from openblas_env import openblas_env  # noqa: E402
 from torchvision_bench import replace_section  # noqa: E402
 
@@ -106,17 +107,6 @@ def graph(shape, batch, op):
                        for n, d in args)
     return (f"func.func @main({params}) -> {t(result)} {{\n  %r = {body}\n"
             f"  return %r : {t(result)}\n}}\n")
-
-
-def time_torch(fn, runs):
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
 
 
 def torch_worker(setting, runs):
