@@ -249,14 +249,19 @@ llvm::Error CompiledGraph::bindLibraryProfile() {
   return llvm::Error::success();
 }
 
+llvm::Error CompiledGraph::checkArgumentCount(size_t count) const {
+  if (count == signature.arguments.size())
+    return llvm::Error::success();
+  return llvm::createStringError("@" + signature.name + " takes " +
+                                 std::to_string(signature.arguments.size()) +
+                                 " arguments (" + signature.argumentNames() +
+                                 "), got " + std::to_string(count));
+}
+
 llvm::Error
 CompiledGraph::checkArguments(llvm::ArrayRef<HostTensor> arguments) const {
-  if (arguments.size() != signature.arguments.size())
-    return llvm::createStringError("@" + signature.name + " takes " +
-                                   std::to_string(signature.arguments.size()) +
-                                   " arguments (" + signature.argumentNames() +
-                                   "), got " +
-                                   std::to_string(arguments.size()));
+  if (llvm::Error error = checkArgumentCount(arguments.size()))
+    return error;
   for (auto [spec, tensor] : llvm::zip_equal(signature.arguments, arguments))
     if (llvm::Error error = spec.checkMatches(tensor))
       return error;
@@ -303,12 +308,8 @@ CompiledGraph::run(llvm::ArrayRef<HostTensor> arguments) const {
   if (signature.returnsOutputs()) {
     if (llvm::Error error = checkArguments(arguments))
       return std::move(error);
-    MemRefDescriptors descriptors =
-        describeReturning(tensorData(tensorPointers(arguments)),
-                          tensorShapes(tensorPointers(arguments)));
-    if (llvm::Error error = invoke(descriptors))
-      return std::move(error);
-    return takeReturnedOutputs(descriptors);
+    return runReturning(tensorData(tensorPointers(arguments)),
+                        tensorShapes(tensorPointers(arguments)));
   }
   llvm::Expected<std::vector<HostTensor>> outputs = allocateOutputs();
   if (!outputs)
@@ -377,6 +378,15 @@ MemRefDescriptors CompiledGraph::describeReturning(
   return MemRefDescriptors(allData, allShapes);
 }
 
+llvm::Expected<std::vector<HostTensor>> CompiledGraph::runReturning(
+    llvm::ArrayRef<const void *> data,
+    llvm::ArrayRef<const std::vector<int64_t> *> shapes) const {
+  MemRefDescriptors descriptors = describeReturning(data, shapes);
+  if (llvm::Error error = invoke(descriptors))
+    return std::move(error);
+  return takeReturnedOutputs(descriptors);
+}
+
 void CompiledGraph::freeReturnedOutputs(
     const MemRefDescriptors &descriptors) const {
   size_t first = signature.arguments.size();
@@ -439,12 +449,8 @@ CompiledGraph::takeReturnedOutputs(const MemRefDescriptors &descriptors) const {
 llvm::Expected<std::vector<HostTensor>> CompiledGraph::runShapedBuffers(
     llvm::ArrayRef<const void *> arguments,
     llvm::ArrayRef<std::vector<int64_t>> argumentShapes) const {
-  if (arguments.size() != signature.arguments.size())
-    return llvm::createStringError("@" + signature.name + " takes " +
-                                   std::to_string(signature.arguments.size()) +
-                                   " arguments (" + signature.argumentNames() +
-                                   "), got " +
-                                   std::to_string(arguments.size()));
+  if (llvm::Error error = checkArgumentCount(arguments.size()))
+    return error;
   if (argumentShapes.size() != arguments.size())
     return llvm::createStringError(
         "@" + signature.name + ": " + std::to_string(arguments.size()) +
@@ -466,12 +472,8 @@ llvm::Expected<std::vector<HostTensor>> CompiledGraph::runShapedBuffers(
     }
     shapes.push_back(&shape);
   }
-  if (signature.returnsOutputs()) {
-    MemRefDescriptors descriptors = describeReturning(arguments, shapes);
-    if (llvm::Error error = invoke(descriptors))
-      return std::move(error);
-    return takeReturnedOutputs(descriptors);
-  }
+  if (signature.returnsOutputs())
+    return runReturning(arguments, shapes);
   llvm::Expected<std::vector<HostTensor>> outputs = allocateOutputs();
   if (!outputs)
     return outputs.takeError();

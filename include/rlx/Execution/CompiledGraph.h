@@ -63,6 +63,8 @@ public:
   /// Fails unless `arguments` match the signature in count, dtypes and
   /// shapes; the message names the first tensor that does not.
   llvm::Error checkArguments(llvm::ArrayRef<HostTensor> arguments) const;
+  /// Fails unless the graph takes `count` arguments; the message names them.
+  llvm::Error checkArgumentCount(size_t count) const;
   /// Zero-initialised tensors of the output dtypes and shapes; an error
   /// naming the output that cannot be allocated.
   llvm::Expected<std::vector<HostTensor>> allocateOutputs() const;
@@ -160,6 +162,11 @@ private:
   /// Copies the outputs a graph returned into host tensors and frees them.
   llvm::Expected<std::vector<HostTensor>>
   takeReturnedOutputs(const MemRefDescriptors &descriptors) const;
+  /// One call of a graph that returns its outputs, on arguments `data` of
+  /// `shapes`: describeReturning, invoke, takeReturnedOutputs.
+  llvm::Expected<std::vector<HostTensor>>
+  runReturning(llvm::ArrayRef<const void *> data,
+               llvm::ArrayRef<const std::vector<int64_t> *> shapes) const;
   /// Frees the outputs a graph returned (bench's runs).
   void freeReturnedOutputs(const MemRefDescriptors &descriptors) const;
 
