@@ -120,6 +120,17 @@ struct Settings {
   float radiusScale, alphaCutoff, transmittanceThreshold;
   int64_t tilesX() const { return (width + tileSize - 1) / tileSize; }
   int64_t tilesY() const { return (height + tileSize - 1) / tileSize; }
+  int64_t numTiles() const { return tilesX() * tilesY(); }
+  /// The pixels [x0, x1) x [y0, y1) of tile `tile` (row-major tiles; the
+  /// last row and column of tiles are cut at the image's edge).
+  struct TileBounds {
+    int64_t x0, y0, x1, y1;
+  };
+  TileBounds tileBounds(int64_t tile) const {
+    int64_t x0 = tile % tilesX() * tileSize, y0 = tile / tilesX() * tileSize;
+    return {x0, y0, std::min(x0 + tileSize, width),
+            std::min(y0 + tileSize, height)};
+  }
 };
 
 /// The look-at pinhole camera of the meta buffer.
@@ -369,8 +380,7 @@ constexpr int64_t kHeaderWords = 8;
 constexpr int32_t kPrepMagic = 0x31505352; // "RSP1"
 
 int64_t packedLength(int64_t n, const Settings &s) {
-  return kHeaderWords + kRecordWords * n + 2 * s.tilesX() * s.tilesY() +
-         s.maxList;
+  return kHeaderWords + kRecordWords * n + 2 * s.numTiles() + s.maxList;
 }
 
 void putInt(float *word, int32_t v) { std::memcpy(word, &v, sizeof(v)); }
@@ -480,7 +490,7 @@ std::vector<Projected<float>> projectAll(const Camera &cam, const Settings &s,
 /// Bins into fresh storage, sized by the entries (at most max_list_entries).
 Binned binToStorage(const std::vector<Projected<float>> &splats,
                     const Settings &s, BinnedStorage &storage) {
-  int64_t n = splats.size(), tiles = s.tilesX() * s.tilesY();
+  int64_t n = splats.size(), tiles = s.numTiles();
   // First the number of entries (all dropped at capacity 0), to size the
   // list.
   std::vector<float> records(kRecordWords * n), ranges(2 * tiles);
@@ -552,13 +562,10 @@ float blendPixel(const Binned &b, const Settings &s, int64_t tile, float px,
 /// Renders every pixel, tile by tile (tiles are independent).
 void rasterize(const Binned &b, const Settings &s, const float *background,
                float *out) {
-  int64_t tilesX = s.tilesX(), tiles = tilesX * s.tilesY();
+  int64_t tiles = s.numTiles();
 #pragma omp parallel for schedule(dynamic)
   for (int64_t tile = 0; tile < tiles; ++tile) {
-    int64_t tx = tile % tilesX, ty = tile / tilesX;
-    int64_t x0 = tx * s.tileSize, y0 = ty * s.tileSize;
-    int64_t x1 = std::min(x0 + s.tileSize, s.width);
-    int64_t y1 = std::min(y0 + s.tileSize, s.height);
+    auto [x0, y0, x1, y1] = s.tileBounds(tile);
     for (int64_t y = y0; y < y1; ++y)
       for (int64_t x = x0; x < x1; ++x) {
         float rgb[3] = {0, 0, 0};
@@ -586,10 +593,10 @@ int64_t readPrepHeader(const float *prep, int64_t length, const Settings &s) {
     fail(op, "prep's length does not match its splat count and "
              "max_list_entries");
   const float *ranges = prep + kHeaderWords + kRecordWords * n;
-  const float *list = ranges + 2 * s.tilesX() * s.tilesY();
+  const float *list = ranges + 2 * s.numTiles();
   int64_t kept = getInt(prep + 4);
   bool ok = kept >= 0 && kept <= s.maxList;
-  for (int64_t t = 0; ok && t < s.tilesX() * s.tilesY(); ++t) {
+  for (int64_t t = 0; ok && t < s.numTiles(); ++t) {
     int64_t begin = getInt(ranges + 2 * t), end = getInt(ranges + 2 * t + 1);
     ok = 0 <= begin && begin <= end && end <= kept;
   }
@@ -622,14 +629,11 @@ void renderBackward(const Camera &cam, const Settings &s, const Scene &scene,
 
   // Pixel gradients, summed per splat over the tiles in order (serial: the
   // result does not depend on a thread count).
-  int64_t tilesX = s.tilesX(), tiles = tilesX * s.tilesY();
+  int64_t tiles = s.numTiles();
   std::vector<ProjectedGrad> grad(n);
   std::vector<Blended> blended;
   for (int64_t tile = 0; tile < tiles; ++tile) {
-    int64_t tx = tile % tilesX, ty = tile / tilesX;
-    int64_t x0 = tx * s.tileSize, y0 = ty * s.tileSize;
-    int64_t x1 = std::min(x0 + s.tileSize, s.width);
-    int64_t y1 = std::min(y0 + s.tileSize, s.height);
+    auto [x0, y0, x1, y1] = s.tileBounds(tile);
     for (int64_t y = y0; y < y1; ++y)
       for (int64_t x = x0; x < x1; ++x) {
         const float *dl = dLoss + 4 * (y * s.width + x);
@@ -768,7 +772,7 @@ __attribute__((visibility("default"))) void rlx_rt_gaussian_splat(
       fail("gaussian_splat_prepare", "the result length does not match the "
                                      "packing (a compiler defect)");
     std::vector<Projected<float>> splats = projectAll(cam, s, scene, -1);
-    int64_t tiles = s.tilesX() * s.tilesY();
+    int64_t tiles = s.numTiles();
     float *records = outData + kHeaderWords;
     float *ranges = records + kRecordWords * n;
     float *list = ranges + 2 * tiles;
@@ -793,7 +797,7 @@ __attribute__((visibility("default"))) void rlx_rt_gaussian_splat(
   case RLX_SPLAT_RASTERIZE: {
     const float *prep = ptr(extra);
     int64_t prepN = readPrepHeader(prep, prepLength, s);
-    int64_t tiles = s.tilesX() * s.tilesY();
+    int64_t tiles = s.numTiles();
     Binned b{prep + kHeaderWords, prep + kHeaderWords + kRecordWords * prepN,
              prep + kHeaderWords + kRecordWords * prepN + 2 * tiles};
     rasterize(b, s, metaData + 12, outData);
