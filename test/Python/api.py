@@ -10,24 +10,9 @@ import sys
 import numpy as np
 
 import rlx
+from pychecks import check, expect_error, finish
 
 scratch, rlx_run, libs_dir = sys.argv[1], sys.argv[2], sys.argv[3]
-failures = []
-
-
-def check(condition, what):
-    print(("ok   " if condition else "FAIL ") + what)
-    if not condition:
-        failures.append(what)
-
-
-def expect_error(function, needle, what):
-    try:
-        function()
-    except rlx.RLXError as error:
-        check(needle in str(error), f"{what}: '{needle}' in: {error}")
-        return
-    check(False, f"{what}: no RLXError raised")
 
 
 MLP = """
@@ -259,7 +244,4 @@ doubled = rlx.compile(BF16)(a=values)
 check(doubled.dtype == np.float32 and np.array_equal(doubled, 2 * halved),
       "bf16 in and out as float32")
 
-if failures:
-    print(f"{len(failures)} checks failed")
-    sys.exit(1)
-print("all checks passed")
+finish()

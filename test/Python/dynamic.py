@@ -17,19 +17,13 @@ import sys
 import numpy as np
 
 import rlx
+from pychecks import check, expect_error, finish
 
 scratch = sys.argv[1]
 seed = int(os.environ.get("RLX_TEST_SEED", "0")) or int.from_bytes(
     os.urandom(4), "little")
 print(f"seed {seed} (replay with RLX_TEST_SEED={seed})")
 rng = np.random.default_rng(seed)
-failures = []
-
-
-def check(condition, what):
-    print(("ok   " if condition else "FAIL ") + what)
-    if not condition:
-        failures.append(what)
 
 
 def close(got, want, what, rtol=1e-4, atol=1e-5):
@@ -37,15 +31,6 @@ def close(got, want, what, rtol=1e-4, atol=1e-5):
     err = (np.max(np.abs(got - want)) if got.shape == want.shape
            else float("nan"))
     check(ok, f"{what}: shape {got.shape} vs {want.shape}, max |err| {err:.3g}")
-
-
-def expect_error(function, needle, what):
-    try:
-        function()
-    except rlx.RLXError as error:
-        check(needle in str(error), f"{what}: '{needle}' in: {error}")
-        return
-    check(False, f"{what}: no RLXError raised")
 
 
 BLOCK = """
@@ -184,7 +169,4 @@ expect_error(lambda: reshape(x=a3), "element count differs from the 8",
 # The graph still runs after a failed check.
 close(add(x=a3, y=a3), 2 * a3.astype(np.float64), "add after an error")
 
-if failures:
-    print(f"{len(failures)} failed (seed {seed})")
-    sys.exit(1)
-print("all passed")
+finish(f" (seed {seed})")

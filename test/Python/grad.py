@@ -2,20 +2,11 @@
 # Exceptions. See the LICENSE file for license information.
 """rlx.grad against torch.autograd on a softmax cross-entropy MLP."""
 
-import sys
-
 import numpy as np
 import torch
 
 import rlx
-
-failures = []
-
-
-def check(condition, what):
-    print(("ok   " if condition else "FAIL ") + what)
-    if not condition:
-        failures.append(what)
+from pychecks import check, finish
 
 
 LOSS = """
@@ -81,7 +72,4 @@ try:
 except rlx.RLXError as error:
     check("nope" in str(error), f"unknown wrt names it: {error}")
 
-if failures:
-    print(f"{len(failures)} checks failed")
-    sys.exit(1)
-print("all checks passed")
+finish()

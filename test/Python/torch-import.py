@@ -17,17 +17,11 @@ import torch.nn.functional as F
 
 import rlx
 import rlx.torch
+from pychecks import check, finish
 
 torch.manual_seed(0)
 scratch = sys.argv[1]
 os.makedirs(scratch, exist_ok=True)
-failures = []
-
-
-def check(condition, what):
-    print(("ok   " if condition else "FAIL ") + what)
-    if not condition:
-        failures.append(what)
 
 
 def compare(name, module, *inputs, rtol=1e-5, atol=1e-5):
@@ -278,7 +272,4 @@ bad = subprocess.run([sys.executable, "-m", "rlx.torch", "nofile.py:make",
 check(bad.returncode == 1 and "no such file 'nofile.py'" in bad.stderr,
       f"command line error: {bad.stderr.strip()}")
 
-if failures:
-    print(f"{len(failures)} checks failed")
-    sys.exit(1)
-print("all checks passed")
+finish()
