@@ -47,10 +47,7 @@ using namespace mlir::rlx;
 namespace {
 
 constexpr int64_t kRowThreads = 256;
-/// Threads per block of a row kernel whose row a cluster of blocks takes
-/// (blocks of 512, half as many per cluster, measured no faster on rows of
-/// 65536).
-constexpr int64_t kClusterRowThreads = 256;
+constexpr int64_t kRowWarps = kRowThreads / kWarpThreads;
 /// The most groups of elements (16 bytes each, or one element) a thread
 /// keeps in registers between the sweeps.
 constexpr int64_t kMaxCachedGroups = 8;
@@ -365,11 +362,6 @@ struct NormBackwardInputMath : RowMath {
   Value shift;
 };
 
-/// The warps of a block, as the rows of its `partials` buffer.
-int64_t warpsOf(Value partials) {
-  return cast<MemRefType>(partials.getType()).getDimSize(0);
-}
-
 /// The block's combination of every thread's state, in every thread: warp
 /// shuffles, then each warp's result through shared memory.
 SmallVector<Value> blockCombine(KernelBuilder &k, RowMath &math,
@@ -400,7 +392,7 @@ SmallVector<Value> blockCombine(KernelBuilder &k, RowMath &math,
     return values;
   };
   SmallVector<Value> total = read(0);
-  for (int64_t w = 1, warps = warpsOf(partials); w < warps; ++w)
+  for (int64_t w = 1; w < kRowWarps; ++w)
     total = math.combine(k, total, read(w));
   return total;
 }
@@ -424,7 +416,7 @@ Value blockReduce(KernelBuilder &k, Value x, bool isMax, Value partials,
   }
   gpu::BarrierOp::create(b, loc);
   Value total;
-  for (int64_t w = 0, warps = warpsOf(partials); w < warps; ++w) {
+  for (int64_t w = 0; w < kRowWarps; ++w) {
     Value partial = memref::LoadOp::create(b, loc, partials,
                                            ValueRange{k.index(w), k.index(0)});
     total = !total ? partial
@@ -437,16 +429,18 @@ Value blockReduce(KernelBuilder &k, Value x, bool isMax, Value partials,
 }
 
 /// The values `values` (the same in every thread of the block) of every
-/// block of the cluster, in every thread, by rank: each block's first thread
-/// leaves them in `exchange` (shared memory, at least as many f32), a
-/// cluster barrier (release, then acquire) makes them visible, every thread
-/// reads each block's through distributed shared memory, and a second
-/// barrier keeps every block's `exchange` alive and unchanged until all have
-/// read it.
-SmallVector<SmallVector<Value>> clusterExchange(KernelBuilder &k,
-                                                ArrayRef<Value> values,
-                                                Value exchange, Value thread,
-                                                int64_t clusterBlocks) {
+/// block of the cluster folded by `combine` in rank order (the same order in
+/// every block: the same result everywhere), in every thread: each block's
+/// first thread leaves them in `exchange` (shared memory, at least as many
+/// f32), a cluster barrier (release, then acquire) makes them visible, every
+/// thread reads each block's through distributed shared memory, and a
+/// second barrier keeps every block's `exchange` alive and unchanged until
+/// all have read it.
+SmallVector<Value> clusterCombine(
+    KernelBuilder &k, ArrayRef<Value> values, Value exchange, Value thread,
+    int64_t clusterBlocks,
+    function_ref<SmallVector<Value>(ArrayRef<Value>, ArrayRef<Value>)>
+        combine) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
   auto leader = scf::IfOp::create(
@@ -475,7 +469,7 @@ SmallVector<SmallVector<Value>> clusterExchange(KernelBuilder &k,
       address);
   auto clusterPointer = LLVM::LLVMPointerType::get(
       context, static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
-  SmallVector<SmallVector<Value>> byRank;
+  SmallVector<Value> combined;
   for (int64_t rank = 0; rank < clusterBlocks; ++rank) {
     Value remote = NVVM::MapaOp::create(
         b, loc, clusterPointer, local,
@@ -487,10 +481,10 @@ SmallVector<SmallVector<Value>> clusterExchange(KernelBuilder &k,
                               ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
       read.push_back(LLVM::LoadOp::create(b, loc, f32, element));
     }
-    byRank.push_back(std::move(read));
+    combined = rank == 0 ? read : combine(combined, read);
   }
   clusterBarrier();
-  return byRank;
+  return combined;
 }
 
 /// The kernel of a row op on buffers: a block of 256 threads per row of
@@ -505,7 +499,7 @@ SmallVector<SmallVector<Value>> clusterExchange(KernelBuilder &k,
 /// for block barriers. With `clusterBlocks` > 1, a cluster of that many
 /// blocks takes each row, a block per slice of `cachedGroups` groups per
 /// thread (the row is exactly that long), and the reductions go on across
-/// the cluster (clusterExchange).
+/// the cluster (clusterCombine).
 void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
                     Value out, RowMath &math, unsigned stateSize, int64_t width,
                     int64_t cachedGroups, bool warpPerRow,
@@ -523,24 +517,21 @@ void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
     rows = host.mul(rows, leadingDims.back());
   }
   Value rowLength = memref::DimOp::create(rewriter, loc, input, rank - 1);
-  // A cluster's blocks are larger: fewer of them share a row.
-  int64_t blockThreads = clusterBlocks > 1 ? kClusterRowThreads : kRowThreads;
-  int64_t rowThreads = warpPerRow ? kWarpThreads : blockThreads;
-  int64_t rowsPerBlock = blockThreads / rowThreads;
+  int64_t rowThreads = warpPerRow ? kWarpThreads : kRowThreads;
+  int64_t rowsPerBlock = kRowThreads / rowThreads;
   Value blocks = host.mul(rows, host.index(clusterBlocks));
   if (warpPerRow)
     blocks = arith::CeilDivUIOp::create(rewriter, loc, rows,
                                         host.index(rowsPerBlock));
   OpBuilder::InsertionGuard guard(rewriter);
   SmallVector<MemRefType> shared = {workgroupBufferType(
-      rewriter.getContext(),
-      {blockThreads / kWarpThreads, static_cast<int64_t>(stateSize)},
+      rewriter.getContext(), {kRowWarps, static_cast<int64_t>(stateSize)},
       rewriter.getF32Type())};
   if (clusterBlocks > 1)
     shared.push_back(workgroupBufferType(rewriter.getContext(),
                                          {static_cast<int64_t>(stateSize)},
                                          rewriter.getF32Type()));
-  auto launch = createGuardedLaunch(rewriter, loc, blocks, blockThreads, shared,
+  auto launch = createGuardedLaunch(rewriter, loc, blocks, kRowThreads, shared,
                                     /*dynamicSharedBytes=*/0, clusterBlocks);
   Value partials = launch.getWorkgroupAttributions()[0];
   KernelBuilder k{rewriter, loc};
@@ -610,13 +601,11 @@ void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
     state = blockCombine(k, math, state, partials, warp, lane);
     if (clusterBlocks == 1)
       return state;
-    SmallVector<SmallVector<Value>> byRank = clusterExchange(
-        k, state, launch.getWorkgroupAttributions()[1], thread, clusterBlocks);
-    // The same order in every block: the same result everywhere.
-    state = byRank[0];
-    for (int64_t rank = 1; rank < clusterBlocks; ++rank)
-      state = math.combine(k, state, byRank[rank]);
-    return state;
+    return clusterCombine(k, state, launch.getWorkgroupAttributions()[1],
+                          thread, clusterBlocks,
+                          [&](ArrayRef<Value> x, ArrayRef<Value> y) {
+                            return math.combine(k, x, y);
+                          });
   };
   auto reduce = [&](Value x, bool isMax) {
     if (warpPerRow)
@@ -624,14 +613,15 @@ void buildRowKernel(RewriterBase &rewriter, Location loc, Value input,
     x = blockReduce(k, x, isMax, partials, warp, lane);
     if (clusterBlocks == 1)
       return x;
-    SmallVector<SmallVector<Value>> byRank = clusterExchange(
-        k, x, launch.getWorkgroupAttributions()[1], thread, clusterBlocks);
-    x = byRank[0][0];
-    for (int64_t rank = 1; rank < clusterBlocks; ++rank)
-      x = isMax ? arith::MaximumFOp::create(b, loc, x, byRank[rank][0])
-                      .getResult()
-                : k.add(x, byRank[rank][0]);
-    return x;
+    return clusterCombine(
+               k, x, launch.getWorkgroupAttributions()[1], thread,
+               clusterBlocks,
+               [&](ArrayRef<Value> a, ArrayRef<Value> c) -> SmallVector<Value> {
+                 if (isMax)
+                   return {arith::MaximumFOp::create(b, loc, a[0], c[0])};
+                 return {k.add(a[0], c[0])};
+               })
+        .front();
   };
   // The results of the `width` elements of a group, stored at `column`.
   auto storeResults = [&](ArrayRef<Value> finished, ArrayRef<Value> elements,
@@ -746,8 +736,8 @@ int64_t rowClusterOf(Value input, int64_t width) {
     return 1;
   int64_t groups = rowLength / width;
   for (int64_t blocks = 2; blocks <= kMaxRowCluster; blocks *= 2)
-    if (groups % (blocks * kClusterRowThreads) == 0 &&
-        groups / (blocks * kClusterRowThreads) <= kMaxCachedGroups)
+    if (groups % (blocks * kRowThreads) == 0 &&
+        groups / (blocks * kRowThreads) <= kMaxCachedGroups)
       return blocks;
   return 1;
 }
@@ -769,7 +759,7 @@ void buildRowKernelFor(RewriterBase &rewriter, Location loc, Value input,
       groups == 0 && clusterBlocks > 1) {
     int64_t rowLength = cast<MemRefType>(input.getType()).getShape().back();
     buildRowKernel(rewriter, loc, input, out, math, stateSize, width,
-                   rowLength / width / (clusterBlocks * kClusterRowThreads),
+                   rowLength / width / (clusterBlocks * kRowThreads),
                    /*warpPerRow=*/false, clusterBlocks);
     return;
   }
