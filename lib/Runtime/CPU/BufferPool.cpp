@@ -37,7 +37,11 @@ constexpr size_t kMaxCachedBytes = size_t(1) << 30;
 
 struct Pool {
   std::mutex mutex;
-  std::unordered_map<size_t, std::vector<void *>> freeBlocks;
+  /// Freed blocks by size, each as the start of its malloc'd chunk (the
+  /// header), not the pointer handed out: a zero-byte block's pointer is
+  /// one past its chunk, which leak checkers do not count as a reference,
+  /// so a cached one would be reported as leaked.
+  std::unordered_map<size_t, std::vector<char *>> freeBlocks;
   size_t cachedBytes = 0;
 };
 
@@ -69,11 +73,11 @@ extern "C" void *_mlir_memref_to_llvm_alloc(size_t size) {
     std::lock_guard<std::mutex> lock(p.mutex);
     auto it = p.freeBlocks.find(size);
     if (it != p.freeBlocks.end() && !it->second.empty()) {
-      void *block = it->second.back();
+      char *raw = it->second.back();
       it->second.pop_back();
       p.cachedBytes -= size;
       countAllocated(size);
-      return block;
+      return raw + kHeaderBytes;
     }
   }
   // The compiled code has no error path: it would write through a null
@@ -107,7 +111,7 @@ extern "C" void _mlir_memref_to_llvm_free(void *block) {
   {
     std::lock_guard<std::mutex> lock(p.mutex);
     if (p.cachedBytes + size <= kMaxCachedBytes) {
-      p.freeBlocks[size].push_back(block);
+      p.freeBlocks[size].push_back(raw);
       p.cachedBytes += size;
       return;
     }
