@@ -129,13 +129,15 @@ struct RLXCPULowerConvolutionsPass
     : rlx::impl::RLXCPULowerConvolutionsBase<RLXCPULowerConvolutionsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<std::pair<Operation *, ConvCall>> calls;
+    SmallVector<Operation *> convolutions;
     module.walk([&](Operation *op) {
-      if (std::optional<ConvCall> call = describe(op); call && isSupported(op))
-        calls.emplace_back(op, *call);
+      if (describe(op) && isSupported(op))
+        convolutions.push_back(op);
     });
-    for (auto &[op, call] : calls)
-      lower(module, op, call);
+    // Described only when lowered: lowering a convolution replaces its
+    // result, which a later one may take as an operand.
+    for (Operation *op : convolutions)
+      lower(module, op, *describe(op));
   }
 };
 

@@ -81,3 +81,23 @@ func.func @kept(%a: tensor<1x3x8x8xf64>, %wa: tensor<4x3x3x3xf64>,
   %3 = rlx.conv2d_backward_weight %c, %dy kernel_size = [3, 3], stride = [1, 1], padding = [1, 1], dilation = [1, 1], groups = 1 : tensor<1x3x?x8xf32>, tensor<1x4x?x8xf32>
   return %0, %1, %2, %3 : tensor<1x4x8x8xf64>, tensor<1x4x8x8xf16>, tensor<1x4x?x8xf32>, tensor<4x3x3x3xf32>
 }
+
+// -----
+
+// A convolution of a convolution's result (a chain, as in every network)
+// reads the first call's result buffer.
+// CHECK-LABEL: func.func @chained(
+// CHECK: %[[OUT1:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x4x6x6xf32>
+// CHECK: call @rlx_rt_conv2d_forward_f32(
+// CHECK: %[[Y1:.*]] = bufferization.to_tensor %[[OUT1]]
+// CHECK: bufferization.to_buffer %[[Y1]] read_only : tensor<1x4x6x6xf32>
+// CHECK: call @rlx_rt_conv2d_forward_f32(
+// CHECK: %[[Y2:.*]] = bufferization.to_tensor
+// CHECK: bufferization.to_buffer %[[Y2]] read_only : tensor<1x4x6x6xf32>
+// CHECK: call @rlx_rt_conv2d_backward_data_f32(
+func.func @chained(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %0 = rlx.conv %x, %w kernel_size = [3, 3], stride = [1, 1], padding = [1, 1], dilation = [1, 1], groups = 1 : tensor<1x4x6x6xf32>, tensor<4x4x3x3xf32>
+  %1 = rlx.conv %0, %w kernel_size = [3, 3], stride = [1, 1], padding = [1, 1], dilation = [1, 1], groups = 1 : tensor<1x4x6x6xf32>, tensor<4x4x3x3xf32>
+  %2 = rlx.conv2d_backward_input %1, %w kernel_size = [3, 3], stride = [1, 1], padding = [1, 1], dilation = [1, 1], groups = 1 : tensor<1x4x6x6xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x6x6xf32>
+  return %2 : tensor<1x4x6x6xf32>
+}
