@@ -16,12 +16,12 @@
 // PyTorch's oneDNN path does for NCHW tensors. Where the blocking pads the
 // channels (3 input channels become 16) or the images are small, the
 // primitive on the graph's own NCHW layout (oneDNN's GEMM-based kernels)
-// is faster; the first call of each geometry times both and keeps the
-// faster (chooseConvolution). The primitive, its reorders and the blocked
-// buffers are kept per geometry (sizes and strides of the three operands,
-// stride, padding, dilation, groups) in a per-thread cache. Weights are
-// reordered on every call: a parameter buffer keeps its address while a
-// training step or a caller rewrites its values.
+// is faster; the first call of each geometry times both, and a later call
+// times them again before the faster is kept (choose). The primitive, its
+// reorders and the blocked buffers are kept per geometry (sizes and strides of
+// the three operands, stride, padding, dilation, groups) in a per-thread cache.
+// Weights are reordered on every call: a parameter buffer keeps its address
+// while a training step or a caller rewrites its values.
 //
 // oneDNN runs its loops on GNU OpenMP (libgomp), compiled graphs on LLVM
 // OpenMP: two pools, both sized by OMP_NUM_THREADS. Each spins briefly after
@@ -249,13 +249,26 @@ createConvolution(const dnnl::engine &engine, ConvKind kind,
   return cached;
 }
 
+/// The primitives of one geometry. While the choice between the blocked
+/// and the plain layout is open, both candidates are kept with the fastest
+/// run each has had; once it is made, only the chosen one.
+struct ConvChoice {
+  /// Blocked, plain (either may be null: not available, or dropped).
+  std::unique_ptr<CachedConvolution> candidates[2];
+  double best[2] = {INFINITY, INFINITY};
+  /// The candidate calls run; settled once the other one is dropped.
+  int chosen = 0;
+  bool settled = false;
+  int calls = 0;
+};
+
 /// The per-thread oneDNN engine, stream and primitive cache. Per thread,
 /// so graphs run concurrently on several threads never share a primitive's
 /// blocked buffers.
 struct DnnlContext {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
-  std::map<std::vector<int64_t>, std::unique_ptr<CachedConvolution>> cache;
+  std::map<std::vector<int64_t>, ConvChoice> cache;
 };
 
 DnnlContext &context() {
@@ -302,52 +315,106 @@ std::optional<Layout> forcedLayout() {
   return std::nullopt;
 }
 
-/// The faster of the blocked and the plain primitive for this geometry,
-/// timed on the call's own buffers: the blocked kernels are the fast ones
-/// in general, but pad the channels to a multiple of 16 (3 input channels
-/// of a stem convolution become 16, which makes its input gradient 2x
-/// slower than the plain GEMM-based kernel), and on small images (7x7
-/// and 14x14 ResNet layers) the reorders cost more than they save. The
-/// candidates run alternately, each keeping its fastest run; a plain
-/// candidate for which oneDNN has only its reference kernel is not tried.
-/// The choice is made once per geometry and thread, on the first call.
-std::unique_ptr<CachedConvolution>
-chooseConvolution(DnnlContext &ctx, ConvKind kind, const ConvTensors &t,
-                  const ConvGeometry &g, float *const (&data)[3]) {
+/// The call of a geometry that takes the second look at both candidates:
+/// the first call's timing can be disturbed for its whole duration (another
+/// process's burst, a cold page cache), the second look comes later, in
+/// the graph's steady state.
+constexpr int kSecondLookCall = 3;
+
+/// Creates the candidates of a geometry: the blocked primitive, and the
+/// plain one where oneDNN has more than its reference kernel for it. With
+/// one candidate (or a layout forced), the choice is settled.
+void createCandidates(DnnlContext &ctx, ConvChoice &choice, ConvKind kind,
+                      const ConvTensors &t, const ConvGeometry &g) {
   static const std::optional<Layout> forced = forcedLayout();
-  if (forced)
-    return createConvolution(ctx.engine, kind, t, g, *forced);
-  std::unique_ptr<CachedConvolution> blocked =
-      createConvolution(ctx.engine, kind, t, g, Layout::Blocked);
-  std::unique_ptr<CachedConvolution> plain;
-  try {
-    plain = createConvolution(ctx.engine, kind, t, g, Layout::Plain);
-  } catch (const dnnl::error &) {
-    return blocked;
+  if (forced) {
+    choice.chosen = *forced == Layout::Blocked ? 0 : 1;
+    choice.candidates[choice.chosen] =
+        createConvolution(ctx.engine, kind, t, g, *forced);
+    choice.settled = true;
+    return;
   }
-  if (plain->implementation.find("ref") != std::string::npos)
-    return blocked;
-  CachedConvolution *candidates[2] = {blocked.get(), plain.get()};
-  double best[2] = {INFINITY, INFINITY};
+  choice.candidates[0] =
+      createConvolution(ctx.engine, kind, t, g, Layout::Blocked);
+  try {
+    choice.candidates[1] =
+        createConvolution(ctx.engine, kind, t, g, Layout::Plain);
+  } catch (const dnnl::error &) {
+  }
+  if (!choice.candidates[1] ||
+      choice.candidates[1]->implementation.find("ref") != std::string::npos) {
+    choice.candidates[1].reset();
+    choice.settled = true;
+  }
+}
+
+/// Times both candidates on the call's own buffers, alternately (a warm-up
+/// round, then at least 2 timed rounds, up to 6 while this look has taken
+/// less than 0.2 s), each keeping its fastest run over every look so far,
+/// and chooses: the blocked primitive (PyTorch's) unless the plain one is
+/// clearly faster, as timings on a busy machine are noisy. The blocked
+/// kernels are the fast ones in general, but pad the channels to a
+/// multiple of 16 (3 input channels of a stem convolution become 16, which
+/// makes its input gradient 2x slower than the plain GEMM-based kernel),
+/// and on small images (7x7 and 14x14 ResNet layers) the reorders cost more
+/// than they save.
+void look(DnnlContext &ctx, ConvChoice &choice, float *const (&data)[3]) {
   auto started = std::chrono::steady_clock::now();
   auto secondsSince = [](std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                          start)
         .count();
   };
-  // Round 0 warms up; then at least 2 timed rounds, up to 6 while the
-  // choice has taken less than 0.2 s.
   for (int round = 0; round < 3 || (round < 7 && secondsSince(started) < 0.2);
        ++round)
     for (int i = 0; i < 2; ++i) {
       auto start = std::chrono::steady_clock::now();
-      candidates[i]->run(ctx.engine, ctx.stream, data);
+      choice.candidates[i]->run(ctx.engine, ctx.stream, data);
       if (round > 0)
-        best[i] = std::min(best[i], secondsSince(start));
+        choice.best[i] = std::min(choice.best[i], secondsSince(start));
     }
-  // The blocked primitive (PyTorch's) unless the plain one is clearly
-  // faster: timings on a busy machine are noisy.
-  return best[1] < 0.9 * best[0] ? std::move(plain) : std::move(blocked);
+  choice.chosen = choice.best[1] < 0.9 * choice.best[0] ? 1 : 0;
+}
+
+/// Whether RLX_DNNL_CONV_VERBOSE asks for a line per layout choice.
+bool verboseChoices() {
+  const char *value = std::getenv("RLX_DNNL_CONV_VERBOSE");
+  return value && *value && std::strcmp(value, "0") != 0;
+}
+
+/// The primitive this call of a geometry runs. The layout is chosen on the
+/// geometry's first call and looked at again on call kSecondLookCall, after
+/// which the other candidate is dropped; per thread, like the cache.
+CachedConvolution &choose(DnnlContext &ctx, ConvChoice &choice, ConvKind kind,
+                          const ConvTensors &t, const ConvGeometry &g,
+                          float *const (&data)[3]) {
+  if (choice.calls++ == 0)
+    createCandidates(ctx, choice, kind, t, g);
+  if (choice.settled)
+    return *choice.candidates[choice.chosen];
+  if (choice.calls == 1 || choice.calls == kSecondLookCall)
+    look(ctx, choice, data);
+  if (choice.calls == kSecondLookCall) {
+    static const bool verbose = verboseChoices();
+    if (verbose) {
+      static const char *const kinds[] = {"forward", "backward data",
+                                          "backward weights"};
+      std::fprintf(
+          stderr,
+          "rlx: oneDNN convolution (%s) src %lldx%lldx%lldx%lld, "
+          "weights %lldx%lldx%lldx%lld: blocked %.3f ms, plain %.3f "
+          "ms: %s\n",
+          kinds[static_cast<int>(kind)], (long long)t.src->sizes[0],
+          (long long)t.src->sizes[1], (long long)t.src->sizes[2],
+          (long long)t.src->sizes[3], (long long)t.weights->sizes[0],
+          (long long)t.weights->sizes[1], (long long)t.weights->sizes[2],
+          (long long)t.weights->sizes[3], choice.best[0] * 1e3,
+          choice.best[1] * 1e3, choice.chosen == 0 ? "blocked" : "plain");
+    }
+    choice.candidates[1 - choice.chosen].reset();
+    choice.settled = true;
+  }
+  return *choice.candidates[choice.chosen];
 }
 
 void convolve(ConvKind kind, const ConvTensors &t, const ConvGeometry &g) {
@@ -367,10 +434,8 @@ void convolve(ConvKind kind, const ConvTensors &t, const ConvGeometry &g) {
   try {
     DnnlContext &ctx = context();
     float *const data[3] = {t.src->data(), t.weights->data(), t.dst->data()};
-    std::unique_ptr<CachedConvolution> &cached = ctx.cache[keyOf(kind, t, g)];
-    if (!cached)
-      cached = chooseConvolution(ctx, kind, t, g, data);
-    cached->run(ctx.engine, ctx.stream, data);
+    choose(ctx, ctx.cache[keyOf(kind, t, g)], kind, t, g, data)
+        .run(ctx.engine, ctx.stream, data);
     return;
   } catch (const dnnl::error &error) {
     static const char *const names[] = {"forward", "backward data",

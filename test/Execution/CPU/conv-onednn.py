@@ -79,6 +79,35 @@ def conv_case(xshape, wshape, stride, padding, dilation, groups,
                     TOL * math.sqrt(terms[op]))
 
 
+def repeated_case(count, xshape, wshape):
+    """`count` convolutions of one geometry in one graph: the runtime times
+    both layouts on the first and the third call and drops the loser after
+    the third (DnnlConvolution.cpp), so calls before, at and after the
+    choice all run here."""
+    w = check.uniform(wshape, np.float32)
+    xs = [check.uniform(xshape, np.float32) for _ in range(count)]
+    tx, tw = tensor_type(xshape, np.float32), tensor_type(wshape, np.float32)
+    ys = [F.conv2d(f64(x), f64(w), padding=1) for x in xs]
+    ty = tensor_type(tuple(ys[0].shape), np.float32)
+    geom = ("kernel_size = [3, 3], stride = [1, 1], padding = [1, 1], "
+            "dilation = [1, 1], groups = 1")
+    args = ", ".join(f"%x{i}: {tx} {{rlx.input = \"x{i}\"}}"
+                     for i in range(count))
+    body = "".join(f"  %y{i} = rlx.conv %x{i}, %w {geom} : {tx}, {tw}\n"
+                   for i in range(count))
+    results = ", ".join(f"%y{i}" for i in range(count))
+    mlir = (f"func.func @main({args}, %w: {tw} {{rlx.param = \"w\"}}) -> "
+            f"({', '.join([ty] * count)}) {{\n{body}  return {results} : "
+            f"{', '.join([ty] * count)}\n}}")
+    inputs = {f"x{i}": x for i, x in enumerate(xs)}
+    inputs["w"] = w
+    outs = check.run(mlir, inputs) or [None] * count
+    for i, (got, want) in enumerate(zip(outs, ys)):
+        check.close(f"call {i + 1} of {count} of {xshape} {wshape}", got,
+                    want.numpy().astype(np.float32), TOL,
+                    TOL * math.sqrt(wshape[1] * 9))
+
+
 CASES = [
     # x, w, stride, padding, dilation, groups
     ((1, 3, 32, 32), (64, 3, 7, 7), (2, 2), (3, 3), (1, 1), 1),    # stem
@@ -105,5 +134,7 @@ conv_case((3, 16, 10, 9), (24, 16, 3, 3), (2, 1), (1, 1), (1, 1), 1,
           dynamic_batch=True)
 conv_case((2, 8, 7, 7), (8, 2, 3, 3), (1, 1), (1, 1), (1, 1), 4,
           dynamic_batch=True)
+
+repeated_case(5, (2, 32, 12, 12), (48, 32, 3, 3))
 
 check.finish()
