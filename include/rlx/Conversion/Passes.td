@@ -27,16 +27,20 @@ def ConvertRLXToLinalg : Pass<"convert-rlx-to-linalg", "ModuleOp"> {
     writes the trajectory (or its checkpoint rows) with
     `tensor.insert_slice`.
 
-    `rlx.fft` needs a static transform length (a dynamic last axis is
-    reported as not lowerable): powers of two run an unrolled radix-2 FFT
-    (a bit-reversal gather, then one generic per stage), other lengths up
-    to 16 a DFT contracted against a twiddle table, and longer ones
+    `rlx.fft` of a static length N: powers of two run an unrolled radix-2
+    FFT (a bit-reversal gather, then one generic per stage), other lengths
+    up to 16 a DFT contracted against a twiddle table, and longer ones
     Bluestein's FFT in O(N log N) (the chirp-weighted input convolved with
     the conjugate chirp through radix-2 FFTs of the power-of-two length
-    M >= 2N - 1). Every twiddle and chirp table is computed in f64 by a
-    generic over its index, never stored as a constant, so compile time and
-    memory do not grow with N. `rlx.log_mel` and `rlx.log_mel_backward` need a static spectrum
-    last axis; the backward treats the `max - 8` clamp threshold as a
+    M >= 2N - 1). A dynamic N (a `?` last axis) is checked at run time as
+    the verifier checks a static one (`cf.assert`), then an `scf.if` runs
+    the radix-2 FFT (an `scf.for` over its log2(N) stages) where N is a
+    power of two and Bluestein's FFT otherwise. Every twiddle and chirp
+    table is computed in f64 by a generic over its index, never stored as a
+    constant, so compile time and memory do not grow with N.
+    `rlx.log_mel` and `rlx.log_mel_backward` take a static or dynamic
+    spectrum axis (a dynamic one checked against the filterbank's bins at
+    run time); the backward treats the `max - 8` clamp threshold as a
     constant (no gradient through the max).
 
     Before rewriting, the pass checks that it can lower every rlx op in the

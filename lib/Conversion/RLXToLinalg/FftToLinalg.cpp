@@ -9,11 +9,13 @@
 // type, whatever the layout: the real-block layout is read at explicit
 // indices (k and N + k), complex<f32> is split elementwise. Power-of-two
 // lengths run an iterative radix-2 FFT (a bit-reversal gather, then log2(N)
-// butterfly stages, unrolled); other lengths up to 16 a DFT contracted against
+// butterfly stages, unrolled for a static N, an scf.for over the stages for a
+// dynamic one); other static lengths up to 16 a DFT contracted against
 // a twiddle table exp(-2 pi i m / N), m in [0, N), computed in f64 and indexed
 // by n * k mod N so that every twiddle is exact to the table's rounding;
 // longer ones Bluestein's FFT, a convolution with a chirp through radix-2
-// FFTs of a power-of-two length (O(N log N)). The norm scale is applied when
+// FFTs of a power-of-two length (O(N log N)). A dynamic N chooses between
+// radix-2 and Bluestein at run time (scf.if). The norm scale is applied when
 // the planes are joined back into the input's layout.
 //
 // rlx.log_mel is a power generic, a contraction with the filterbank, a log
@@ -27,10 +29,13 @@
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -52,6 +57,21 @@ static Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
 }
 
+/// `size` as an index value (a constant when it is static).
+static Value indexValue(OpBuilder &b, Location loc, OpFoldResult size) {
+  return getValueOrCreateConstantIndexOp(b, loc, size);
+}
+
+/// `size * factor`, static when `size` is.
+static OpFoldResult scaledSize(OpBuilder &b, Location loc, OpFoldResult size,
+                               int64_t factor) {
+  if (std::optional<int64_t> value = getConstantIntValue(size))
+    return b.getIndexAttr(*value * factor);
+  return arith::MulIOp::create(b, loc, indexValue(b, loc, size),
+                               indexConstant(b, loc, factor))
+      .getResult();
+}
+
 /// A `linalg.generic` with several results written into `inits`.
 static SmallVector<Value>
 buildMultiGeneric(OpBuilder &b, Location loc, ValueRange inputs,
@@ -67,21 +87,21 @@ buildMultiGeneric(OpBuilder &b, Location loc, ValueRange inputs,
 
 /// `tensor.insert_slice` of `source` at `offset` of the last axis of `dest`.
 static Value insertLast(OpBuilder &b, Location loc, Value source, Value dest,
-                        int64_t offset) {
+                        OpFoldResult offset) {
   int64_t rank = cast<RankedTensorType>(source.getType()).getRank();
   SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, source);
   SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-  offsets.back() = b.getIndexAttr(offset);
+  offsets.back() = offset;
   return tensor::InsertSliceOp::create(b, loc, source, dest, offsets, sizes,
                                        strides);
 }
 
 /// The sizes of `tensor` with the last one replaced by `last`.
-static SmallVector<OpFoldResult> sizesWithLast(OpBuilder &b, Location loc,
-                                               Value tensor, int64_t last) {
+static SmallVector<OpFoldResult>
+sizesWithLast(OpBuilder &b, Location loc, Value tensor, OpFoldResult last) {
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tensor);
-  sizes.back() = b.getIndexAttr(last);
+  sizes.back() = last;
   return sizes;
 }
 
@@ -110,14 +130,14 @@ using BinBody =
 /// tensor.extract at explicit indices: as operands, `input`'s last extent
 /// (2n) would claim the loop's size, which is `count`.
 static SmallVector<Value> buildOverBins(OpBuilder &b, Location loc, Value input,
-                                        int64_t n, int64_t count,
+                                        OpFoldResult n, OpFoldResult count,
                                         TypeRange resultTypes, BinBody body) {
   int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
   return buildParallel(
       b, loc, sizesWithLast(b, loc, input, count), resultTypes, {}, {},
       [&](OpBuilder &nb, Location nl, ValueRange) {
         Value k = linalg::IndexOp::create(nb, nl, rank - 1);
-        Value kIm = arith::AddIOp::create(nb, nl, k, indexConstant(nb, nl, n));
+        Value kIm = arith::AddIOp::create(nb, nl, k, indexValue(nb, nl, n));
         Value re = tensor::ExtractOp::create(nb, nl, input,
                                              indicesWithLast(nb, nl, rank, k));
         Value im = tensor::ExtractOp::create(
@@ -127,7 +147,8 @@ static SmallVector<Value> buildOverBins(OpBuilder &b, Location loc, Value input,
 }
 
 /// The planes of an rlx.fft operand, in its compute type.
-static Planes splitPlanes(OpBuilder &b, Location loc, Value input, int64_t n) {
+static Planes splitPlanes(OpBuilder &b, Location loc, Value input,
+                          OpFoldResult n) {
   auto type = cast<RankedTensorType>(input.getType());
   auto complexType = dyn_cast<ComplexType>(type.getElementType());
   if (!complexType) {
@@ -150,28 +171,28 @@ static Planes splitPlanes(OpBuilder &b, Location loc, Value input, int64_t n) {
   return {planes[0], planes[1]};
 }
 
-/// Scales the planes by `scale` (skipped when 1) and joins them into the
-/// layout of `resultType`.
+/// Scales the planes by `scale` (in their type; none: 1) and joins them
+/// into the layout of `resultType`.
 static Value joinPlanes(OpBuilder &b, Location loc, Planes planes,
-                        RankedTensorType resultType, double scale) {
+                        RankedTensorType resultType, Value scale) {
   MLIRContext *ctx = b.getContext();
   int64_t rank = resultType.getRank();
   Type part = cast<RankedTensorType>(planes.re.getType()).getElementType();
   auto complexType = dyn_cast<ComplexType>(resultType.getElementType());
-  if (!complexType && scale == 1.0) {
-    int64_t n = resultType.getShape().back() / 2;
+  if (!complexType && !scale) {
+    OpFoldResult n = tensor::getMixedSizes(b, loc, planes.re).back();
     Value empty = tensor::EmptyOp::create(
-        b, loc, sizesWithLast(b, loc, planes.re, 2 * n), part);
-    Value withRe = insertLast(b, loc, planes.re, empty, 0);
+        b, loc, sizesWithLast(b, loc, planes.re, scaledSize(b, loc, n, 2)),
+        part);
+    Value withRe = insertLast(b, loc, planes.re, empty, b.getIndexAttr(0));
     return insertLast(b, loc, planes.im, withRe, n);
   }
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, planes.re);
   AffineMap identity = identityMap(ctx, rank);
-  Value scaleValue = floatConstant(b, loc, part, scale);
   auto scaled = [&](OpBuilder &nb, Location nl, Value x) -> Value {
-    if (scale == 1.0)
+    if (!scale)
       return x;
-    return arith::MulFOp::create(nb, nl, x, scaleValue);
+    return arith::MulFOp::create(nb, nl, x, scale);
   };
   if (complexType)
     return buildParallel(b, loc, sizes, {complexType}, {planes.re, planes.im},
@@ -189,7 +210,7 @@ static Value joinPlanes(OpBuilder &b, Location loc, Planes planes,
                                   scaled(nb, nl, args[1])};
       });
   return joinPlanes(b, loc, {scaledPlanes[0], scaledPlanes[1]}, resultType,
-                    1.0);
+                    Value());
 }
 
 /// cos and sign * sin of 2 pi m / n for m in [0, count), in f64 and then
@@ -198,10 +219,12 @@ static Value joinPlanes(OpBuilder &b, Location loc, Planes planes,
 /// The table is computed by a generic over m, not materialised as a
 /// constant, so that compile time and memory do not grow with n.
 static std::pair<Value, Value> twiddleTable(OpBuilder &b, Location loc,
-                                            Type type, int64_t n, int64_t count,
-                                            double sign) {
+                                            Type type, OpFoldResult n,
+                                            OpFoldResult count, double sign) {
   Type f64 = b.getF64Type(), i64 = b.getI64Type();
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(count)};
+  SmallVector<OpFoldResult> sizes = {count};
+  Value length = arith::IndexCastOp::create(b, loc, i64, indexValue(b, loc, n));
+  Value lengthF64 = arith::SIToFPOp::create(b, loc, f64, length);
   SmallVector<Value> table = buildParallel(
       b, loc, sizes, {type, type}, {}, {},
       [&](OpBuilder &nb, Location nl, ValueRange) {
@@ -220,14 +243,13 @@ static std::pair<Value, Value> twiddleTable(OpBuilder &b, Location loc,
             nb, nl, i64, linalg::IndexOp::create(nb, nl, 0));
         // 4 m / n is the quadrant when 4 m is a multiple of n.
         Value fourM = arith::MulIOp::create(nb, nl, m, i64Const(4));
-        Value onAxis =
-            equals(arith::RemSIOp::create(nb, nl, fourM, i64Const(n)), 0);
-        Value quadrant = arith::DivSIOp::create(nb, nl, fourM, i64Const(n));
+        Value onAxis = equals(arith::RemSIOp::create(nb, nl, fourM, length), 0);
+        Value quadrant = arith::DivSIOp::create(nb, nl, fourM, length);
         Value angle = arith::DivFOp::create(
             nb, nl,
             arith::MulFOp::create(nb, nl, f64Const(2.0 * M_PI),
                                   arith::SIToFPOp::create(nb, nl, f64, m)),
-            f64Const(static_cast<double>(n)));
+            lengthF64);
         Value one = f64Const(1.0), minusOne = f64Const(-1.0),
               zero = f64Const(0.0);
         Value axisCos = select(equals(quadrant, 0), one,
@@ -265,8 +287,8 @@ static Planes buildDft(OpBuilder &b, Location loc, Planes x, int64_t n,
   auto type = cast<RankedTensorType>(x.re.getType());
   Type part = type.getElementType();
   int64_t rank = type.getRank();
-  std::pair<Value, Value> table =
-      twiddleTable(b, loc, part, n, n, inverse ? 1.0 : -1.0);
+  std::pair<Value, Value> table = twiddleTable(
+      b, loc, part, b.getIndexAttr(n), b.getIndexAttr(n), inverse ? 1.0 : -1.0);
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x.re);
   Value zero = floatConstant(b, loc, part, 0.0);
   Value empty = tensor::EmptyOp::create(b, loc, sizes, part);
@@ -302,28 +324,60 @@ static Planes buildDft(OpBuilder &b, Location loc, Planes x, int64_t n,
   return {result[0], result[1]};
 }
 
-/// `value` with its low `bits` bits reversed, on index values.
+/// `value` (an index below 2^bits) with its low `bits` bits reversed: all 64
+/// bits reversed by swapping ever smaller halves, then shifted down by
+/// 64 - bits (a constant count for a static length, a run-time one for a
+/// dynamic length, whose `bits` is a value).
 static Value reverseBits(OpBuilder &b, Location loc, Value value,
-                         int64_t bits) {
-  Value one = indexConstant(b, loc, 1);
-  Value result = indexConstant(b, loc, 0);
-  for (int64_t bit = 0; bit < bits; ++bit) {
-    Value shifted =
-        arith::ShRUIOp::create(b, loc, value, indexConstant(b, loc, bit));
-    Value set = arith::AndIOp::create(b, loc, shifted, one);
-    Value placed = arith::ShLIOp::create(b, loc, set,
-                                         indexConstant(b, loc, bits - 1 - bit));
-    result = arith::OrIOp::create(b, loc, result, placed);
+                         OpFoldResult bits) {
+  Type i64 = b.getI64Type();
+  auto constant = [&](uint64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, i64, static_cast<int64_t>(v));
+  };
+  Value x = arith::IndexCastUIOp::create(b, loc, i64, value);
+  static constexpr uint64_t kMasks[] = {
+      0x5555555555555555ull, 0x3333333333333333ull, 0x0f0f0f0f0f0f0f0full,
+      0x00ff00ff00ff00ffull, 0x0000ffff0000ffffull, 0x00000000ffffffffull};
+  for (int step = 0; step < 6; ++step) {
+    Value shift = constant(uint64_t(1) << step);
+    Value mask = constant(kMasks[step]);
+    Value low = arith::ShLIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, x, mask), shift);
+    Value high = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, x, shift), mask);
+    x = arith::OrIOp::create(b, loc, low, high);
   }
-  return result;
+  // bits = 0 (a length-1 transform) keeps index 0: a shift by 64 would be
+  // poison.
+  Value bitCount =
+      arith::IndexCastUIOp::create(b, loc, i64, indexValue(b, loc, bits));
+  Value down = arith::SubIOp::create(b, loc, constant(64), bitCount);
+  Value isEmpty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        bitCount, constant(0));
+  Value safeDown = arith::SelectOp::create(b, loc, isEmpty, constant(0), down);
+  Value reversed = arith::ShRUIOp::create(b, loc, x, safeDown);
+  reversed = arith::SelectOp::create(b, loc, isEmpty, constant(0), reversed);
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), reversed);
+}
+
+/// log2 of the power of two `n`, static when `n` is.
+static OpFoldResult log2Of(OpBuilder &b, Location loc, OpFoldResult n) {
+  if (std::optional<int64_t> value = getConstantIntValue(n))
+    return b.getIndexAttr(llvm::Log2_64(*value));
+  Value n64 = arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
+                                           indexValue(b, loc, n));
+  return arith::IndexCastUIOp::create(
+             b, loc, b.getIndexType(),
+             math::CountTrailingZerosOp::create(b, loc, n64))
+      .getResult();
 }
 
 /// Planes permuted to bit-reversed order along the last axis. The source
 /// index is computed in the body (a gather): bit reversal is not affine.
-static Planes bitReverse(OpBuilder &b, Location loc, Planes x, int64_t n) {
+static Planes bitReverse(OpBuilder &b, Location loc, Planes x, OpFoldResult n) {
   auto type = cast<RankedTensorType>(x.re.getType());
   int64_t rank = type.getRank();
-  int64_t bits = llvm::Log2_64(n);
+  OpFoldResult bits = log2Of(b, loc, n);
   SmallVector<Value> result = buildParallel(
       b, loc, tensor::getMixedSizes(b, loc, x.re),
       {type.getElementType(), type.getElementType()}, {}, {},
@@ -347,37 +401,35 @@ struct ButterflyIndices {
 } // namespace
 
 static ButterflyIndices butterflyIndices(OpBuilder &b, Location loc, Value i,
-                                         int64_t stride) {
-  Value strideValue = indexConstant(b, loc, stride);
-  Value block =
-      arith::DivUIOp::create(b, loc, i, indexConstant(b, loc, 2 * stride));
+                                         OpFoldResult stride) {
+  Value strideValue = indexValue(b, loc, stride);
+  Value span = indexValue(b, loc, scaledSize(b, loc, stride, 2));
+  Value block = arith::DivUIOp::create(b, loc, i, span);
   Value offset = arith::RemUIOp::create(b, loc, i, strideValue);
-  Value isLow = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ult,
-      arith::RemUIOp::create(b, loc, i, indexConstant(b, loc, 2 * stride)),
-      strideValue);
+  Value isLow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                      arith::RemUIOp::create(b, loc, i, span),
+                                      strideValue);
   Value j = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, block, strideValue), offset);
   Value i0 = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, block, indexConstant(b, loc, 2 * stride)),
-      offset);
+      b, loc, arith::MulIOp::create(b, loc, block, span), offset);
   Value i1 = arith::AddIOp::create(b, loc, i0, strideValue);
   return {j, offset, i0, i1, isLow};
 }
 
 /// One radix-2 stage of the FFT on planes: out[i0] = x[i0] + w x[i1],
-/// out[i1] = x[i0] - w x[i1] with w the twiddle of butterfly j.
-static Planes radix2Stage(OpBuilder &b, Location loc, Planes x, int64_t stage,
-                          bool inverse) {
+/// out[i1] = x[i0] - w x[i1] with w the twiddle of butterfly j; `stride` is
+/// 2^stage.
+static Planes radix2Stage(OpBuilder &b, Location loc, Planes x,
+                          OpFoldResult stride, bool inverse) {
   auto type = cast<RankedTensorType>(x.re.getType());
   Type part = type.getElementType();
   int64_t rank = type.getRank();
-  int64_t stride = int64_t(1) << stage;
   // Butterfly j uses exp(-+2 pi i (j mod stride) / (2 stride)): the first
   // half of the table of length 2 stride.
   std::pair<Value, Value> table =
-      twiddleTable(b, loc, part, 2 * stride, stride, inverse ? 1.0 : -1.0);
+      twiddleTable(b, loc, part, scaledSize(b, loc, stride, 2), stride,
+                   inverse ? 1.0 : -1.0);
   SmallVector<Value> result = buildParallel(
       b, loc, tensor::getMixedSizes(b, loc, x.re), {part, part}, {}, {},
       [&](OpBuilder &nb, Location nl, ValueRange) {
@@ -404,13 +456,28 @@ static Planes radix2Stage(OpBuilder &b, Location loc, Planes x, int64_t stage,
 }
 
 /// The radix-2 FFT of the planes along the last axis, of length `n`, a
-/// power of two.
-static Planes buildRadix2Fft(OpBuilder &b, Location loc, Planes x, int64_t n,
-                             bool inverse) {
+/// power of two: log2(n) stages unrolled when `n` is static, an scf.for
+/// over them (the stride doubling) when it is not.
+static Planes buildRadix2Fft(OpBuilder &b, Location loc, Planes x,
+                             OpFoldResult n, bool inverse) {
   Planes state = bitReverse(b, loc, x, n);
-  for (int64_t stage = 0, e = llvm::Log2_64(n); stage < e; ++stage)
-    state = radix2Stage(b, loc, state, stage, inverse);
-  return state;
+  if (std::optional<int64_t> length = getConstantIntValue(n)) {
+    for (int64_t stage = 0, e = llvm::Log2_64(*length); stage < e; ++stage)
+      state = radix2Stage(b, loc, state, b.getIndexAttr(int64_t(1) << stage),
+                          inverse);
+    return state;
+  }
+  Value stages = indexValue(b, loc, log2Of(b, loc, n));
+  SmallVector<Value> result = buildForLoop(
+      b, loc, indexConstant(b, loc, 0), stages, {state.re, state.im},
+      [&](OpBuilder &nb, Location nl, Value stage, ValueRange planes) {
+        Value stride =
+            arith::ShLIOp::create(nb, nl, indexConstant(nb, nl, 1), stage);
+        Planes next =
+            radix2Stage(nb, nl, {planes[0], planes[1]}, stride, inverse);
+        return SmallVector<Value>{next.re, next.im};
+      });
+  return {result[0], result[1]};
 }
 
 /// The chirp w[k] = exp(sign i pi k^2 / n) at `k`, read from the table of
@@ -418,11 +485,34 @@ static Planes buildRadix2Fft(OpBuilder &b, Location loc, Planes x, int64_t n,
 /// arithmetic, so the angle's rounding does not grow with k^2).
 static std::pair<Value, Value> readChirp(OpBuilder &b, Location loc,
                                          std::pair<Value, Value> table, Value k,
-                                         int64_t n) {
-  Value m = arith::RemUIOp::create(b, loc, arith::MulIOp::create(b, loc, k, k),
-                                   indexConstant(b, loc, 2 * n));
+                                         OpFoldResult n) {
+  Value m =
+      arith::RemUIOp::create(b, loc, arith::MulIOp::create(b, loc, k, k),
+                             indexValue(b, loc, scaledSize(b, loc, n, 2)));
   return {tensor::ExtractOp::create(b, loc, table.first, m),
           tensor::ExtractOp::create(b, loc, table.second, m)};
+}
+
+/// The power of two m >= 2n - 1 that Bluestein's convolution runs at (for
+/// n >= 2), static when `n` is.
+static OpFoldResult paddedLength(OpBuilder &b, Location loc, OpFoldResult n) {
+  if (std::optional<int64_t> value = getConstantIntValue(n))
+    return b.getIndexAttr(
+        static_cast<int64_t>(llvm::PowerOf2Ceil(2 * *value - 1)));
+  // 2^(64 - clz(2n - 2)): the least power of two above 2n - 2.
+  Type i64 = b.getI64Type();
+  Value n64 = arith::IndexCastUIOp::create(b, loc, i64, indexValue(b, loc, n));
+  Value span = arith::SubIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, n64,
+                            arith::ConstantIntOp::create(b, loc, i64, 2)),
+      arith::ConstantIntOp::create(b, loc, i64, 2));
+  Value bits = arith::SubIOp::create(
+      b, loc, arith::ConstantIntOp::create(b, loc, i64, 64),
+      math::CountLeadingZerosOp::create(b, loc, span));
+  Value m = arith::ShLIOp::create(
+      b, loc, arith::ConstantIntOp::create(b, loc, i64, 1), bits);
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), m).getResult();
 }
 
 /// Bluestein's FFT of any length `n` in O(n log n): with the chirp
@@ -431,17 +521,25 @@ static std::pair<Value, Value> readChirp(OpBuilder &b, Location loc,
 /// computed circularly at the power-of-two length m >= 2n - 1 by three
 /// radix-2 FFTs: the zero-padded a = x w, the filter h (conj(w[j]) at j and
 /// m - j), and the inverse of their product, scaled by 1/m (exact).
-static Planes buildBluesteinFft(OpBuilder &b, Location loc, Planes x, int64_t n,
-                                bool inverse) {
+static Planes buildBluesteinFft(OpBuilder &b, Location loc, Planes x,
+                                OpFoldResult n, bool inverse) {
   MLIRContext *ctx = b.getContext();
   auto type = cast<RankedTensorType>(x.re.getType());
   Type part = type.getElementType();
   int64_t rank = type.getRank();
-  int64_t m = static_cast<int64_t>(llvm::PowerOf2Ceil(2 * n - 1));
+  OpFoldResult m = paddedLength(b, loc, n);
+  OpFoldResult twiceN = scaledSize(b, loc, n, 2);
   std::pair<Value, Value> chirp =
-      twiddleTable(b, loc, part, 2 * n, 2 * n, inverse ? 1.0 : -1.0);
+      twiddleTable(b, loc, part, twiceN, twiceN, inverse ? 1.0 : -1.0);
   Value zero = floatConstant(b, loc, part, 0.0);
-  Value length = indexConstant(b, loc, n);
+  Value length = indexValue(b, loc, n);
+  Value mValue = indexValue(b, loc, m);
+  // The filter's mirrored half starts above m - n.
+  Value highStart;
+  if (std::optional<int64_t> mLength = getConstantIntValue(m))
+    highStart = indexConstant(b, loc, *mLength - *getConstantIntValue(n));
+  else
+    highStart = arith::SubIOp::create(b, loc, mValue, length);
 
   // a[..., j] = x[..., j] w[j] for j < n, 0 up to m.
   SmallVector<Value> a = buildParallel(
@@ -465,15 +563,14 @@ static Planes buildBluesteinFft(OpBuilder &b, Location loc, Planes x, int64_t n,
   // h[j] = conj(w[j]) for j < n and conj(w[m - j]) for j > m - n, else 0:
   // the chirp is even, so the circular filter reads it at both ends.
   SmallVector<Value> h = buildParallel(
-      b, loc, {b.getIndexAttr(m)}, {part, part}, {}, {},
+      b, loc, {m}, {part, part}, {}, {},
       [&](OpBuilder &nb, Location nl, ValueRange) {
         Value j = linalg::IndexOp::create(nb, nl, 0);
         Value low =
             arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ult, j, length);
         Value high = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ugt, j,
-                                           indexConstant(nb, nl, m - n));
-        Value mirrored =
-            arith::SubIOp::create(nb, nl, indexConstant(nb, nl, m), j);
+                                           highStart);
+        Value mirrored = arith::SubIOp::create(nb, nl, mValue, j);
         Value at = arith::SelectOp::create(
             nb, nl, low, j,
             arith::SelectOp::create(nb, nl, high, mirrored,
@@ -501,8 +598,17 @@ static Planes buildBluesteinFft(OpBuilder &b, Location loc, Planes x, int64_t n,
   Planes convolution =
       buildRadix2Fft(b, loc, {product[0], product[1]}, m, /*inverse=*/true);
 
-  // X[..., k] = w[k] c[..., k] / m for k < n.
-  Value inverseM = floatConstant(b, loc, part, 1.0 / static_cast<double>(m));
+  // X[..., k] = w[k] c[..., k] / m for k < n (1/m is exact: m is a power
+  // of two).
+  Value inverseM;
+  if (std::optional<int64_t> length = getConstantIntValue(m))
+    inverseM = floatConstant(b, loc, part, 1.0 / static_cast<double>(*length));
+  else
+    inverseM = arith::DivFOp::create(
+        b, loc, floatConstant(b, loc, part, 1.0),
+        arith::UIToFPOp::create(
+            b, loc, part,
+            arith::IndexCastUIOp::create(b, loc, b.getI64Type(), mValue)));
   SmallVector<Value> result = buildParallel(
       b, loc, sizesWithLast(b, loc, x.re, n), {part, part}, {}, {},
       [&](OpBuilder &nb, Location nl, ValueRange) {
@@ -524,36 +630,71 @@ static Planes buildBluesteinFft(OpBuilder &b, Location loc, Planes x, int64_t n,
 /// 2n or more), longer ones Bluestein's FFT.
 static constexpr int64_t kMaxDirectDftLength = 16;
 
-/// The FFT of the planes: radix-2 for powers of two, a DFT for other short
-/// lengths, Bluestein's FFT for other long ones.
+/// The FFT of the planes, of static length `n`: radix-2 for powers of two,
+/// a DFT for other short lengths, Bluestein's FFT for other long ones.
 static Planes buildFft(OpBuilder &b, Location loc, Planes x, int64_t n,
                        bool inverse) {
   if (n == 1)
     return x;
   if (llvm::isPowerOf2_64(n))
-    return buildRadix2Fft(b, loc, x, n, inverse);
+    return buildRadix2Fft(b, loc, x, b.getIndexAttr(n), inverse);
   if (n <= kMaxDirectDftLength)
     return buildDft(b, loc, x, n, inverse);
-  return buildBluesteinFft(b, loc, x, n, inverse);
+  return buildBluesteinFft(b, loc, x, b.getIndexAttr(n), inverse);
 }
 
-/// The factor rlx.fft applies after the transform (RLX, not NumPy, norms).
-static double fftScale(FftNorm norm, bool inverse, int64_t n) {
-  switch (norm) {
-  case FftNorm::Backward:
-    return 1.0;
-  case FftNorm::Forward:
-    return inverse ? 1.0 / static_cast<double>(n) : 1.0;
-  case FftNorm::Ortho:
-    return 1.0 / std::sqrt(static_cast<double>(n));
+/// The FFT of the planes, of the dynamic length `n` (at least 1): radix-2
+/// where `n` is a power of two at run time (1 included: no stage), else
+/// Bluestein's FFT.
+static Planes buildDynamicFft(OpBuilder &b, Location loc, Planes x, Value n,
+                              bool inverse) {
+  Value nMinusOne = arith::SubIOp::create(b, loc, n, indexConstant(b, loc, 1));
+  Value isPowerOf2 = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::AndIOp::create(b, loc, n, nMinusOne), indexConstant(b, loc, 0));
+  auto branch = scf::IfOp::create(
+      b, loc, isPowerOf2,
+      [&](OpBuilder &nb, Location nl) {
+        Planes y = buildRadix2Fft(nb, nl, x, n, inverse);
+        scf::YieldOp::create(nb, nl, ValueRange{y.re, y.im});
+      },
+      [&](OpBuilder &nb, Location nl) {
+        Planes y = buildBluesteinFft(nb, nl, x, n, inverse);
+        scf::YieldOp::create(nb, nl, ValueRange{y.re, y.im});
+      });
+  return {branch.getResult(0), branch.getResult(1)};
+}
+
+/// The factor rlx.fft applies after the transform (RLX, not NumPy, norms)
+/// in `type`, or none for 1: a constant for a static length, computed in
+/// f64 from a dynamic one.
+static Value fftScale(OpBuilder &b, Location loc, Type type, FftNorm norm,
+                      bool inverse, OpFoldResult n) {
+  if (norm == FftNorm::Backward || (norm == FftNorm::Forward && !inverse))
+    return Value();
+  if (std::optional<int64_t> length = getConstantIntValue(n)) {
+    double size = static_cast<double>(*length);
+    double scale = norm == FftNorm::Ortho ? 1.0 / std::sqrt(size) : 1.0 / size;
+    if (scale == 1.0)
+      return Value();
+    return floatConstant(b, loc, type, scale);
   }
-  llvm_unreachable("unknown FftNorm");
+  Type f64 = b.getF64Type();
+  Value size = arith::UIToFPOp::create(
+      b, loc, f64,
+      arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
+                                   indexValue(b, loc, n)));
+  if (norm == FftNorm::Ortho)
+    size = math::SqrtOp::create(b, loc, size);
+  Value scale =
+      arith::DivFOp::create(b, loc, floatConstant(b, loc, f64, 1.0), size);
+  return truncateTo(b, loc, type, scale);
 }
 
 /// The power |X[k]|^2 of the first `bins` frequencies of a block-layout
 /// spectrum with transform length `n`, in `computeType`.
-static Value buildPower(OpBuilder &b, Location loc, Value spectrum, int64_t n,
-                        int64_t bins, Type computeType) {
+static Value buildPower(OpBuilder &b, Location loc, Value spectrum,
+                        OpFoldResult n, OpFoldResult bins, Type computeType) {
   return buildOverBins(b, loc, spectrum, n, bins, {computeType},
                        [&](OpBuilder &nb, Location nl, Value re, Value im) {
                          Value r = extendTo(nb, nl, computeType, re);
@@ -570,7 +711,8 @@ static Value buildPower(OpBuilder &b, Location loc, Value spectrum, int64_t n,
 /// sum_i filters(o, i) x[..., i], where `transposed` reads `filters` as
 /// [inner, outer] instead of [outer, inner].
 static Value contractLast(OpBuilder &b, Location loc, Value x, Value filters,
-                          int64_t outer, bool transposed, Type computeType) {
+                          OpFoldResult outer, bool transposed,
+                          Type computeType) {
   MLIRContext *ctx = b.getContext();
   int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
   SmallVector<int64_t> xDims, outDims;
@@ -614,17 +756,20 @@ struct LogMelParts {
   Value logs;
   Value max;
 };
+
+/// The sizes of a log-mel spectrum: n_fft and its n_fft / 2 + 1 bins.
+struct SpectrumSizes {
+  OpFoldResult n, bins;
+};
 } // namespace
 
 static LogMelParts buildLogMelParts(OpBuilder &b, Location loc, Value spectrum,
-                                    Value filterbank, Type computeType) {
+                                    Value filterbank, SpectrumSizes sizes,
+                                    Type computeType) {
   auto specType = cast<RankedTensorType>(spectrum.getType());
-  auto fbType = cast<RankedTensorType>(filterbank.getType());
-  int64_t n = specType.getShape().back() / 2;
-  int64_t bins = n / 2 + 1;
-  int64_t mels = fbType.getDimSize(0);
+  OpFoldResult mels = tensor::getMixedSize(b, loc, filterbank, 0);
   int64_t rank = specType.getRank();
-  Value power = buildPower(b, loc, spectrum, n, bins, computeType);
+  Value power = buildPower(b, loc, spectrum, sizes.n, sizes.bins, computeType);
   Value mel = contractLast(b, loc, power, filterbank, mels,
                            /*transposed=*/false, computeType);
   Value floor = floatConstant(b, loc, computeType, 1e-10);
@@ -650,26 +795,6 @@ static LogMelParts buildLogMelParts(OpBuilder &b, Location loc, Value spectrum,
                      })
           .front();
   return {mel, logs, max};
-}
-
-/// Reports a form the CPU lowering does not handle at the op (the pass
-/// then fails on it instead of leaving a silent legalization failure).
-static LogicalResult unsupported(Operation *op,
-                                 ConversionPatternRewriter &rewriter,
-                                 const Twine &reason) {
-  op->emitOpError() << "the CPU lowering " << reason;
-  return rewriter.notifyMatchFailure(op, reason);
-}
-
-/// Fails unless the spectrum's transform length is static.
-static LogicalResult
-requireStaticSpectrum(Operation *op, Value spectrum,
-                      ConversionPatternRewriter &rewriter) {
-  auto type = cast<RankedTensorType>(spectrum.getType());
-  if (type.isDynamicDim(type.getRank() - 1))
-    return unsupported(op, rewriter,
-                       "needs a static spectrum last axis (2 * n_fft)");
-  return success();
 }
 
 namespace {
@@ -714,7 +839,52 @@ struct ConjugateLowering : OpConversionPattern<ConjugateOp> {
   }
 };
 
-/// rlx.fft along the last axis, any static length.
+/// The transform length N of a dynamic last axis, checked at run time as
+/// the verifier checks a static one: at least one complex value, or an
+/// even real-block axis of at least 2.
+static Value dynamicTransformLength(OpBuilder &b, Location loc, Value input) {
+  auto type = cast<RankedTensorType>(input.getType());
+  Value last = tensor::DimOp::create(b, loc, input, type.getRank() - 1);
+  Value zero = indexConstant(b, loc, 0), one = indexConstant(b, loc, 1);
+  if (isa<ComplexType>(type.getElementType())) {
+    buildShapeAssert(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, last, one),
+        "the last axis must hold at least one complex value");
+    return last;
+  }
+  Value even =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            arith::AndIOp::create(b, loc, last, one), zero);
+  Value positive =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, last, zero);
+  buildShapeAssert(
+      b, loc, arith::AndIOp::create(b, loc, even, positive),
+      "the real-block layout needs an even last axis of length 2N >= 2");
+  return arith::DivUIOp::create(b, loc, last, indexConstant(b, loc, 2));
+}
+
+/// n_fft and the bin count of a log-mel spectrum ([..., 2 n_fft]) and its
+/// filterbank ([n_mels, n_fft / 2 + 1]): static, or from the dynamic
+/// spectrum axis, checked at run time against the filterbank's bins as the
+/// verifier checks static ones.
+static SpectrumSizes spectrumSizes(OpBuilder &b, Location loc, Value spectrum,
+                                   Value filterbank) {
+  auto type = cast<RankedTensorType>(spectrum.getType());
+  int64_t last = type.getShape().back();
+  if (!ShapedType::isDynamic(last))
+    return {b.getIndexAttr(last / 2), b.getIndexAttr(last / 2 / 2 + 1)};
+  Value n = dynamicTransformLength(b, loc, spectrum);
+  Value bins = arith::AddIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, n, indexConstant(b, loc, 2)),
+      indexConstant(b, loc, 1));
+  buildSizeCheck(b, loc, tensor::getMixedSize(b, loc, filterbank, 1), bins,
+                 "the filterbank's frequency bins (dim 1) must be n_fft / 2 + "
+                 "1 for the spectrum's n_fft");
+  return {n, bins};
+}
+
+/// rlx.fft along the last axis, any length (static or dynamic).
 struct FftLowering : OpConversionPattern<FftOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -723,17 +893,24 @@ struct FftLowering : OpConversionPattern<FftOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
+    Value input = adaptor.getInput();
     int64_t last = type.getShape().back();
-    if (ShapedType::isDynamic(last))
-      return unsupported(op, rewriter,
-                         "needs a static transform length (last axis)");
     bool isComplex = isa<ComplexType>(type.getElementType());
-    int64_t n = isComplex ? last : last / 2;
-    Planes planes = splitPlanes(rewriter, loc, adaptor.getInput(), n);
-    Planes transformed = buildFft(rewriter, loc, planes, n, op.getInverse());
-    rewriter.replaceOp(op,
-                       joinPlanes(rewriter, loc, transformed, type,
-                                  fftScale(op.getNorm(), op.getInverse(), n)));
+    OpFoldResult n;
+    if (ShapedType::isDynamic(last))
+      n = dynamicTransformLength(rewriter, loc, input);
+    else
+      n = rewriter.getIndexAttr(isComplex ? last : last / 2);
+    Planes planes = splitPlanes(rewriter, loc, input, n);
+    std::optional<int64_t> staticN = getConstantIntValue(n);
+    Planes transformed =
+        staticN ? buildFft(rewriter, loc, planes, *staticN, op.getInverse())
+                : buildDynamicFft(rewriter, loc, planes, cast<Value>(n),
+                                  op.getInverse());
+    Type part = cast<RankedTensorType>(planes.re.getType()).getElementType();
+    Value scale =
+        fftScale(rewriter, loc, part, op.getNorm(), op.getInverse(), n);
+    rewriter.replaceOp(op, joinPlanes(rewriter, loc, transformed, type, scale));
     return success();
   }
 };
@@ -751,7 +928,7 @@ struct FftButterflyStageLowering : OpConversionPattern<FftButterflyStageOp> {
     auto type = cast<RankedTensorType>(state.getType());
     Type elementType = type.getElementType();
     Type computeType = computeTypeOf(elementType);
-    int64_t stride = int64_t(1) << op.getStage();
+    OpFoldResult stride = rewriter.getIndexAttr(int64_t(1) << op.getStage());
     Value result =
         buildParallel(
             rewriter, loc, tensor::getMixedSizes(rewriter, loc, state),
@@ -807,14 +984,15 @@ struct LogMelLowering : OpConversionPattern<LogMelOp> {
   LogicalResult
   matchAndRewrite(LogMelOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStaticSpectrum(op, adaptor.getSpectrum(), rewriter)))
-      return failure();
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     Type elementType = type.getElementType();
     Type computeType = computeTypeOf(elementType);
-    LogMelParts parts = buildLogMelParts(rewriter, loc, adaptor.getSpectrum(),
-                                         adaptor.getFilterbank(), computeType);
+    SpectrumSizes sizes = spectrumSizes(rewriter, loc, adaptor.getSpectrum(),
+                                        adaptor.getFilterbank());
+    LogMelParts parts =
+        buildLogMelParts(rewriter, loc, adaptor.getSpectrum(),
+                         adaptor.getFilterbank(), sizes, computeType);
     int64_t rank = type.getRank();
     Value eight = floatConstant(rewriter, loc, computeType, 8.0);
     Value four = floatConstant(rewriter, loc, computeType, 4.0);
@@ -849,17 +1027,15 @@ struct LogMelBackwardLowering : OpConversionPattern<LogMelBackwardOp> {
   matchAndRewrite(LogMelBackwardOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Value spectrum = adaptor.getSpectrum();
-    if (failed(requireStaticSpectrum(op, spectrum, rewriter)))
-      return failure();
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(spectrum.getType());
     Type elementType = type.getElementType();
     Type computeType = computeTypeOf(elementType);
     int64_t rank = type.getRank();
-    int64_t n = type.getShape().back() / 2;
-    int64_t bins = n / 2 + 1;
-    LogMelParts parts = buildLogMelParts(rewriter, loc, spectrum,
-                                         adaptor.getFilterbank(), computeType);
+    SpectrumSizes sizes =
+        spectrumSizes(rewriter, loc, spectrum, adaptor.getFilterbank());
+    LogMelParts parts = buildLogMelParts(
+        rewriter, loc, spectrum, adaptor.getFilterbank(), sizes, computeType);
     Value eight = floatConstant(rewriter, loc, computeType, 8.0);
     Value floor = floatConstant(rewriter, loc, computeType, 1e-10);
     Value zero = floatConstant(rewriter, loc, computeType, 0.0);
@@ -887,9 +1063,9 @@ struct LogMelBackwardLowering : OpConversionPattern<LogMelBackwardOp> {
             })
             .front();
     Value dPower = contractLast(rewriter, loc, dMel, adaptor.getFilterbank(),
-                                bins, /*transposed=*/true, computeType);
-    Value nValue = indexConstant(rewriter, loc, n);
-    Value binsValue = indexConstant(rewriter, loc, bins);
+                                sizes.bins, /*transposed=*/true, computeType);
+    Value nValue = indexValue(rewriter, loc, sizes.n);
+    Value binsValue = indexValue(rewriter, loc, sizes.bins);
     Value two = floatConstant(rewriter, loc, computeType, 2.0);
     Value result =
         buildParallel(

@@ -53,6 +53,15 @@ void rlx::buildSizeCheck(OpBuilder &b, Location loc, OpFoldResult actual,
   std::optional<int64_t> expectedSize = getConstantIntValue(expected);
   if (actualSize && expectedSize)
     return;
+  Value same =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            getValueOrCreateConstantIndexOp(b, loc, actual),
+                            getValueOrCreateConstantIndexOp(b, loc, expected));
+  buildShapeAssert(b, loc, same, what);
+}
+
+void rlx::buildShapeAssert(OpBuilder &b, Location loc, Value holds,
+                           const Twine &what) {
   // The op being lowered sits at the insertion point of its pattern.
   std::string opName = "an op";
   if (Block *block = b.getInsertionBlock();
@@ -64,12 +73,8 @@ void rlx::buildSizeCheck(OpBuilder &b, Location loc, OpFoldResult actual,
   if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
     os << " at " << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine()
        << ":" << fileLoc.getColumn();
-  Value same =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                            getValueOrCreateConstantIndexOp(b, loc, actual),
-                            getValueOrCreateConstantIndexOp(b, loc, expected));
   cf::AssertOp::create(
-      b, loc, same,
+      b, loc, holds,
       b.getStringAttr("shape mismatch in " + opName + where + ": " + what));
 }
 

@@ -28,6 +28,12 @@ using ScalarBodyBuilder =
 void buildSizeCheck(OpBuilder &b, Location loc, OpFoldResult actual,
                     OpFoldResult expected, const Twine &what);
 
+/// Checks at run time that `holds` (an i1) is true: a `cf.assert` whose
+/// message names the op being lowered at `loc` and `what`, as
+/// buildSizeCheck's.
+void buildShapeAssert(OpBuilder &b, Location loc, Value holds,
+                      const Twine &what);
+
 /// A `linalg.generic` computing `body` over `inputs` broadcast NumPy-style
 /// to `resultType` (right-aligned; size-1 dims stretch). A dynamic result
 /// dim takes its size from the first input that has that dim dynamic; a

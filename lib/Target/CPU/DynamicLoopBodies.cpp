@@ -6,15 +6,17 @@
 //===----------------------------------------------------------------------===//
 //
 // The CPU pipeline lowers linalg ops to affine loops, whose bounds must be
-// valid affine dims. Inside an scf.while, the sizes of the buffers the loop
-// carries are block arguments' dims, which are not: an rlx.while with a `?`
-// carried tensor produced invalid affine.for ops. Those linalg ops become
-// scf.for nests instead.
+// valid affine dims. The dims of a `?` buffer defined inside an scf region
+// are not: the buffers an scf.while carries (an rlx.while with a `?` carried
+// tensor), or those a dynamic-length FFT allocates inside its scf.for over
+// stages and its scf.if between algorithms. Linalg ops on such buffers
+// become scf.for nests instead.
 //
 //===----------------------------------------------------------------------===//
 
 #include "rlx/Target/CPU/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -40,13 +42,14 @@ struct RLXCPUDynamicLoopBodiesToSCFPass
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> targets;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (!op->getParentOfType<scf::WhileOp>())
-        return;
-      bool dynamic = llvm::any_of(op->getOperandTypes(), [](Type type) {
-        auto shaped = dyn_cast<ShapedType>(type);
-        return shaped && !shaped.hasStaticShape();
+      // The affine loops' bounds would be dims of these operands: valid
+      // only for buffers defined at the function's top level.
+      bool invalidBounds = llvm::any_of(op->getOperands(), [](Value operand) {
+        auto shaped = dyn_cast<ShapedType>(operand.getType());
+        return shaped && !shaped.hasStaticShape() &&
+               !affine::isTopLevelValue(operand);
       });
-      if (dynamic)
+      if (invalidBounds)
         targets.push_back(op);
     });
     IRRewriter rewriter(&getContext());

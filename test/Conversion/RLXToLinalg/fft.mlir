@@ -217,3 +217,51 @@ func.func @fft_bluestein(%x: tensor<2x17xcomplex<f32>>) -> tensor<2x17xcomplex<f
   %0 = rlx.fft %x : tensor<2x17xcomplex<f32>>
   return %0 : tensor<2x17xcomplex<f32>>
 }
+
+// -----
+
+// A dynamic transform length: checked at run time as the verifier checks a
+// static one, then radix-2 when N is a power of two at run time (the
+// bit-reversal gather and an scf.for over the log2(N) = cttz(N) stages,
+// each with its twiddle table of `stride` entries), Bluestein's FFT
+// otherwise (M = 2^(64 - clz(2N - 2)), three radix-2 FFTs of length M);
+// the forward-normed inverse scales by 1/N computed from N.
+// CHECK-LABEL: func.func @fft_dynamic_length
+// CHECK-SAME: (%[[X:.*]]: tensor<2x?xf32>)
+// CHECK: %[[LAST:.*]] = tensor.dim %[[X]], %c1
+// CHECK: cf.assert %{{.*}}, "shape mismatch in 'rlx.fft' at {{.*}}fft.mlir:{{[0-9]+}}:8: the real-block layout needs an even last axis of length 2N >= 2"
+// CHECK: %[[N:.*]] = arith.divui %[[LAST]], %c2
+// CHECK: %[[POW2:.*]] = arith.cmpi eq
+// CHECK: %[[Y:.*]]:2 = scf.if %[[POW2]] -> (tensor<2x?xf32>, tensor<2x?xf32>) {
+// CHECK: math.cttz
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<2x?xf32>, tensor<2x?xf32>)
+// CHECK: arith.shli
+// CHECK: outs(%{{.*}}, %{{.*}} : tensor<?xf32>, tensor<?xf32>)
+// CHECK: } else {
+// CHECK: math.ctlz
+// CHECK-COUNT-3: scf.for
+// CHECK: }
+// CHECK: arith.uitofp %{{.*}} : i64 to f64
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f64
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+// CHECK: linalg.generic
+// CHECK: arith.mulf
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [2, %{{.*}}] [1, 1] : tensor<2x?xf32> into tensor<2x?xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, %{{.*}}] [2, %{{.*}}] [1, 1] : tensor<2x?xf32> into tensor<2x?xf32>
+func.func @fft_dynamic_length(%x: tensor<2x?xf32>) -> tensor<2x?xf32> {
+  %0 = rlx.fft inverse %x {norm = #rlx.fft_norm<forward>} : tensor<2x?xf32>
+  return %0 : tensor<2x?xf32>
+}
+
+// -----
+
+// log_mel with a dynamic spectrum axis: n_fft from it, and the
+// filterbank's bins checked against n_fft / 2 + 1 at run time.
+// CHECK-LABEL: func.func @log_mel_dynamic_spectrum
+// CHECK: cf.assert %{{.*}}, "shape mismatch in 'rlx.log_mel' at {{.*}}: the real-block layout needs an even last axis of length 2N >= 2"
+// CHECK: cf.assert %{{.*}}, "shape mismatch in 'rlx.log_mel' at {{.*}}: the filterbank's frequency bins (dim 1) must be n_fft / 2 + 1 for the spectrum's n_fft"
+// CHECK: math.log10
+func.func @log_mel_dynamic_spectrum(%s: tensor<3x?xf32>, %f: tensor<4x?xf32>) -> tensor<3x4xf32> {
+  %0 = rlx.log_mel %s, %f : tensor<3x?xf32>, tensor<4x?xf32>
+  return %0 : tensor<3x4xf32>
+}

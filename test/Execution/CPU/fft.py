@@ -7,7 +7,9 @@ neither direction, `forward` scales the inverse by 1/N, `ortho` both by
 against a twiddle table) and longer ones (Bluestein's FFT through radix-2
 FFTs of length M, the power of two >= 2N - 1), lengths 1, 2, primes (7, 17,
 97, 1009) and odd composites (9, 15, 21, 255), no / one / two batch dims,
-the f32 and f64 real-block layouts and complex<f32>. The error of each row is
+the f32 and f64 real-block layouts and complex<f32>, and a dynamic transform
+length (`?` last axis: radix-2 where N is a power of two at run time,
+Bluestein's FFT for every other N). The error of each row is
 measured normwise (an FFT error bound is a normwise one: single entries of
 the result can be arbitrarily small):
   ||got - want||_2 / ||want||_2 per row
@@ -62,8 +64,8 @@ def to_complex(x, dtype):
     return x[..., :n].astype(np.float64) + 1j * x[..., n:].astype(np.float64)
 
 
-def fft_graph(shape, dtype):
-    t = tensor_type(shape, dtype)
+def fft_graph(shape, dtype, dynamic=False):
+    t = tensor_type(shape[:-1] + ("?",) if dynamic else shape, dtype)
     lines, results = [], []
     for inverse in (False, True):
         for norm in NORMS:
@@ -81,26 +83,28 @@ def fft_graph(shape, dtype):
 MAX_DIRECT_DFT = 16
 
 
-def fft_tolerance(n, dtype):
+def fft_tolerance(n, dtype, dynamic=False):
     """Radix-2 (powers of two) rounds once per stage, the DFT sums n
-    products, Bluestein's FFT runs radix-2 FFTs of length M >= 2n - 1."""
+    products, Bluestein's FFT runs radix-2 FFTs of length M >= 2n - 1 (for
+    every length that is not a power of two when the length is dynamic)."""
     if n & (n - 1) == 0:
         growth = np.log2(n)
-    elif n <= MAX_DIRECT_DFT:
+    elif n <= MAX_DIRECT_DFT and not dynamic:
         growth = np.sqrt(n)
     else:
         growth = np.log2(1 << int(2 * n - 2).bit_length())
     return FFT_TOL[dtype] * (growth + 1)
 
 
-def check_fft(batch, n, dtype):
+def check_fft(batch, n, dtype, dynamic=False):
     shape = batch + ((n,) if dtype == np.complex64 else (2 * n,))
     x = check.uniform(shape, dtype)
-    outs = check.run(fft_graph(shape, dtype), {"x": x})
+    outs = check.run(fft_graph(shape, dtype, dynamic), {"x": x})
     k = 0
     for inverse in (False, True):
         for norm in NORMS:
-            what = f"fft {dtype.__name__} {shape} N={n} inverse={inverse} {norm}"
+            what = (f"fft {dtype.__name__} {shape}{' (?)' if dynamic else ''} "
+                    f"N={n} inverse={inverse} {norm}")
             want = fft_oracle(to_complex(x, dtype), inverse, norm)
             got = None if outs is None else outs[k]
             k += 1
@@ -108,7 +112,8 @@ def check_fft(batch, n, dtype):
                 err = np.linalg.norm(to_complex(got, dtype) - want, axis=-1)
                 # Normwise relative error of each row.
                 got = err / np.linalg.norm(want, axis=-1)
-            check.close(what, got, np.zeros(batch), 0, fft_tolerance(n, dtype))
+            check.close(what, got, np.zeros(batch), 0,
+                        fft_tolerance(n, dtype, dynamic))
 
 
 for dtype in (np.float32, np.float64, np.complex64):
@@ -120,6 +125,10 @@ for dtype in (np.float32, np.float64, np.complex64):
     check_fft((2, 3), 8, dtype)
     check_fft((2, 3), 6, dtype)
     check_fft((2, 3), 33, dtype)
+    # A `?` transform length: the same graph at every length.
+    for n in (1, 2, 3, 4, 5, 8, 12, 17, 64, 97, 255, 256, 1009, 1024):
+        check_fft((3,), n, dtype, dynamic=True)
+    check_fft((2, 3), 6, dtype, dynamic=True)
 
 
 # Butterfly stages against the definition, every stage of n_fft = 16 and
@@ -179,9 +188,12 @@ def log_mel_torch(spec, fb):
     return (logs + 4.0) / 4.0
 
 
-def log_mel_graphs(spec_shape, fb_shape, dtype):
-    st = tensor_type(spec_shape, dtype)
-    ft = tensor_type(fb_shape, dtype)
+def log_mel_graphs(spec_shape, fb_shape, dtype, dynamic=False):
+    """With `dynamic`, the spectrum's last axis and the filterbank's bins
+    are `?`."""
+    st = tensor_type(spec_shape[:-1] + ("?",) if dynamic else spec_shape,
+                     dtype)
+    ft = tensor_type((fb_shape[0], "?") if dynamic else fb_shape, dtype)
     yt = tensor_type(spec_shape[:-1] + (fb_shape[0],), dtype)
     fwd = (f"func.func @main(%s: {st} {{rlx.input = \"s\"}}, %f: {ft} {{rlx.input = \"f\"}}) -> {yt} {{\n"
            f"  %0 = rlx.log_mel %s, %f : {st}, {ft}\n  return %0 : {yt}\n}}")
@@ -195,8 +207,10 @@ def log_mel_graphs(spec_shape, fb_shape, dtype):
 # max - 8 (and, with zeroed rows, at the 1e-10 floor).
 for dtype, (ftol, btol, batol) in ((np.float32, (1e-5, 1e-4, 1e-6)),
                                    (np.float64, (1e-12, 1e-10, 1e-12))):
-    for batch, n_fft, n_mels in (((5,), 16, 4), ((2, 3), 9, 3), ((7,), 1, 2),
-                                 ((4,), 400, 80)):
+    for batch, n_fft, n_mels, dynamic in (
+            ((5,), 16, 4, False), ((2, 3), 9, 3, False), ((7,), 1, 2, False),
+            ((4,), 400, 80, False), ((5,), 16, 4, True), ((2, 3), 9, 3, True),
+            ((7,), 1, 2, True), ((4,), 400, 80, True)):
         bins = n_fft // 2 + 1
         spec_shape = batch + (2 * n_fft,)
         spec = check.uniform(spec_shape, dtype) * \
@@ -204,11 +218,12 @@ for dtype, (ftol, btol, batol) in ((np.float32, (1e-5, 1e-4, 1e-6)),
         spec[(0,) * (len(batch) - 1) + (0,)] = 0
         fb = check.uniform((n_mels, bins), dtype, 0, 1)
         dy = check.uniform(batch + (n_mels,), dtype)
-        fwd, bwd = log_mel_graphs(spec_shape, fb.shape, dtype)
+        fwd, bwd = log_mel_graphs(spec_shape, fb.shape, dtype, dynamic)
         s = torch.tensor(spec.astype(np.float64), requires_grad=True)
         y = log_mel_torch(s, torch.tensor(fb.astype(np.float64)))
         (y * torch.tensor(dy.astype(np.float64))).sum().backward()
-        what = f"{dtype.__name__} {spec_shape} mels={n_mels}"
+        what = (f"{dtype.__name__} {spec_shape}{' (?)' if dynamic else ''} "
+                f"mels={n_mels}")
         got = check.run(fwd, {"s": spec, "f": fb})
         check.close(f"log_mel {what}", got and got[0],
                     y.detach().numpy().astype(dtype), ftol, ftol)

@@ -240,14 +240,16 @@ def RLXCPULowerShapeChecks : Pass<"rlx-cpu-lower-shape-checks", "ModuleOp"> {
 
 def RLXCPUDynamicLoopBodiesToSCF
     : Pass<"rlx-cpu-dynamic-loop-bodies-to-scf", "func::FuncOp"> {
-  let summary = "Lower linalg ops on `?` buffers inside scf.while to scf loops";
+  let summary = "Lower linalg ops on `?` buffers defined inside scf regions to scf loops";
   let description = [{
     `convert-linalg-to-affine-loops` needs loop bounds that are valid affine
-    dims; the size of a buffer carried by an `scf.while` (an `rlx.while`
-    whose carried tensor has `?` dims) is not one, and the affine loops it
-    would build are invalid. Such linalg ops become `scf.for` nests here
-    first (sequential: the parallelizer works on affine loops); every other
-    linalg op stays for the affine lowering.
+    dims; the size of a `?` buffer defined below the function's top level
+    is not one (a buffer carried by an `scf.while`, as an `rlx.while` whose
+    carried tensor has `?` dims; the tables and planes of a dynamic-length
+    `rlx.fft`, inside its `scf.for` over stages and `scf.if`), and the
+    affine loops it would build are invalid. Linalg ops on such buffers
+    become `scf.for` nests here first (sequential: the parallelizer works
+    on affine loops); every other linalg op stays for the affine lowering.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect"];

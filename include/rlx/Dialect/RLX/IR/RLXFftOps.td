@@ -32,11 +32,15 @@ def RLX_FftOp : RLX_SameTypeOp<"fft"> {
     the last axis is `2N` long, `[re_0 .. re_(N-1), im_0 .. im_(N-1)]`, and
     must be even and positive. The result has the input's type.
 
-    Lowering (`convert-rlx-to-linalg`): any static `N` runs in
-    O(N log N) (radix-2 for powers of two, Bluestein's FFT for other
-    lengths above 16, a direct DFT below); batch dims may be dynamic. A
-    dynamic transform length (last axis) is not lowerable and is reported
-    as such, naming the op.
+    Lowering (`convert-rlx-to-linalg`): any `N` runs in O(N log N)
+    (radix-2 for powers of two, Bluestein's FFT for other lengths above
+    16, a direct DFT below); batch dims may be dynamic. A dynamic transform
+    length (`?` last axis) compiles once for every length: the run checks
+    the axis as the verifier checks a static one (an odd or empty
+    real-block axis is the run's error, naming the op), then takes radix-2
+    where `N` is a power of two and Bluestein's FFT for every other `N`
+    (including those up to 16). On the CPU the loops of a dynamic-length
+    transform run sequentially (not OpenMP-parallel or vectorized).
 
     Example:
 
