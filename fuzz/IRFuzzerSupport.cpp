@@ -195,7 +195,16 @@ Attribute retypeDense(DenseElementsAttr attr, ShapedType newType) {
     return DenseElementsAttr::get(newType, FloatAttr::get(newElement, first));
   unsigned width =
       newElement.isIndex() ? 64 : newElement.getIntOrFloatBitWidth();
-  APInt value(width, static_cast<uint64_t>(static_cast<int64_t>(first)),
+  // NaN, infinities and values beyond int64 have no integer to become
+  // (converting them is undefined): 0 and the extremes instead.
+  int64_t integer = 0;
+  if (first >= 0x1p63)
+    integer = std::numeric_limits<int64_t>::max();
+  else if (first < -0x1p63)
+    integer = std::numeric_limits<int64_t>::min();
+  else if (!std::isnan(first))
+    integer = static_cast<int64_t>(first);
+  APInt value(width, static_cast<uint64_t>(integer),
               /*isSigned=*/true, /*implicitTrunc=*/true);
   return DenseElementsAttr::get(newType, value);
 }
@@ -487,7 +496,11 @@ void rlx_fuzz::recycleContext() {
 OwningOpRef<ModuleOp> rlx_fuzz::parseModule(StringRef text,
                                             MLIRContext &context, bool verify) {
   ParserConfig config(&context, verify);
-  return parseSourceString<ModuleOp>(text, config, "fuzz-input");
+  // MLIR's lexer stops at a NUL, as every file buffer ends with one; the
+  // fuzzer's input has none after it, so a token running to its end would
+  // be read past it. The copy ends with the NUL std::string keeps.
+  std::string terminated = text.str();
+  return parseSourceString<ModuleOp>(terminated, config, "fuzz-input");
 }
 
 size_t rlx_fuzz::mutate(uint8_t *data, size_t size, size_t maxSize,

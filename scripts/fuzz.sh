@@ -68,7 +68,9 @@ else
   fi
   cmake --build "$build" --target "rlx-fuzz-$target" rlx-opt
   seeds=$build/fuzz/seeds/ir
-  if [[ ! -d $seeds ]]; then
+  # Written again when the script that selects them changed.
+  if [[ ! -d $seeds || $root/fuzz/make_ir_corpus.py -nt $seeds ]]; then
+    rm -rf "$seeds"
     python3 "$root/fuzz/make_ir_corpus.py" "$build/bin/rlx-opt" "$root/test" \
       "$seeds.tmp"
     mv "$seeds.tmp" "$seeds"

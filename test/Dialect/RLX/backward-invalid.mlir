@@ -418,6 +418,15 @@ func.func @max_pool2d_backward_padding(%x: tensor<1x8x32x32xf32>, %dy: tensor<1x
 
 // -----
 
+// Found by rlx-fuzz-fuse under UBSan: 2 * padding overflowed.
+func.func @max_pool2d_backward_padding_huge(%x: tensor<1x8x32x32xf32>, %dy: tensor<1x8x17x17xf32>) {
+  // expected-error @+1 {{padding [9223372036854775807, 0] exceeds half of kernel_size [2, 2]; every window must overlap the input}}
+  %0 = rlx.max_pool2d_backward %x, %dy kernel_size = [2, 2], stride = [2, 2], padding = [9223372036854775807, 0] : tensor<1x8x32x32xf32>, tensor<1x8x17x17xf32>
+  return
+}
+
+// -----
+
 func.func @max_pool2d_backward_kernel(%x: tensor<1x8x32x32xf32>, %dy: tensor<1x8x16x16xf32>) {
   // expected-error @+1 {{'kernel_size' must have 2 entries [kH, kW], got [2, 2, 2]}}
   %0 = rlx.max_pool2d_backward %x, %dy kernel_size = [2, 2, 2], stride = [2, 2], padding = [0, 0] : tensor<1x8x32x32xf32>, tensor<1x8x16x16xf32>

@@ -56,6 +56,15 @@ func.func @render_opacities_rank(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: 
 
 // -----
 
+// Found by rlx-fuzz-ir under UBSan: N * 3 overflowed for N = 2^62.
+func.func @render_huge_count(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: tensor<4611686018427387904xf32>, %meta: tensor<23xf32>) {
+  // expected-error @+1 {{N = 4611686018427387904 Gaussians: N * 4 overflows a 64-bit size}}
+  %0 = rlx.gaussian_splat_render %b3, %b3, %b4, %b1, %b3, %b3, %meta {width = 8 : i64, height = 8 : i64, tile_size = 16 : i64, radius_scale = 3.0 : f32, alpha_cutoff = 0.0 : f32, max_splat_steps = 256 : i64, transmittance_threshold = 0.0 : f32, max_list_entries = 1024 : i64} : tensor<30xf32>, tensor<30xf32>, tensor<40xf32>, tensor<4611686018427387904xf32>, tensor<30xf32>, tensor<30xf32>, tensor<23xf32>
+  return
+}
+
+// -----
+
 func.func @render_positions(%p: tensor<27xf32>, %b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: tensor<10xf32>, %meta: tensor<23xf32>) {
   // expected-error @+1 {{positions must have shape [30] ([N * 3]), got [27]}}
   %0 = rlx.gaussian_splat_render %p, %b3, %b4, %b1, %b3, %b3, %meta {width = 8 : i64, height = 8 : i64, tile_size = 16 : i64, radius_scale = 3.0 : f32, alpha_cutoff = 0.0 : f32, max_splat_steps = 256 : i64, transmittance_threshold = 0.0 : f32, max_list_entries = 1024 : i64} : tensor<27xf32>, tensor<30xf32>, tensor<40xf32>, tensor<10xf32>, tensor<30xf32>, tensor<30xf32>, tensor<23xf32>

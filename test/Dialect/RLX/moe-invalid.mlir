@@ -408,6 +408,16 @@ func.func @dequant_grouped_slabs(%x: tensor<6x64xf32>, %w: tensor<2000xui8>, %i:
 
 // -----
 
+// Found by rlx-fuzz-ir under UBSan: the slab's byte count (68 bytes per
+// row times N = 2^62 rows) overflowed 64 bits.
+func.func @dequant_grouped_slab_overflow(%x: tensor<6x64xf32>, %w: tensor<2176xui8>, %i: tensor<6xi64>) {
+  // expected-error @+1 {{an expert slab of N = 4611686018427387904 rows of K = 64 elements (68 bytes each) overflows a 64-bit byte count}}
+  %0 = rlx.dequant_grouped_matmul gguf_q8_0 %x, %w, %i : tensor<6x64xf32>, tensor<2176xui8>, tensor<6xi64> -> tensor<6x4611686018427387904xf32>
+  return
+}
+
+// -----
+
 func.func @dequant_grouped_k(%x: tensor<6x100xf32>, %w: tensor<2176xui8>, %i: tensor<6xi64>) {
   // expected-error @+1 {{scheme 'gguf_q4_k' quantizes K in blocks of 256 elements, but K = 100 is not a positive multiple of 256}}
   %0 = rlx.dequant_grouped_matmul gguf_q4_k %x, %w, %i : tensor<6x100xf32>, tensor<2176xui8>, tensor<6xi64> -> tensor<6x16xf32>

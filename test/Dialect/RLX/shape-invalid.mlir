@@ -163,6 +163,15 @@ func.func @narrow_bounds(%x: tensor<4x8xf32>) {
 
 // -----
 
+// start + len beyond int64 (found by rlx-fuzz-ir: the sum overflowed).
+func.func @narrow_bounds_overflow(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{slice [9223372036854775807, 9223372036854775807 + 5) (start 9223372036854775807, len 5) exceeds dim 1 of the input [4, 8], which has size 8}}
+  %0 = rlx.narrow %x axis = 1 start = 9223372036854775807 len = 5 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
 func.func @narrow_rank0(%x: tensor<f32>) {
   // expected-error @+1 {{axis 0 is out of range for the input [] of rank 0 (axis must be in [0, 0))}}
   %0 = rlx.narrow %x axis = 0 start = 0 len = 1 : tensor<f32>

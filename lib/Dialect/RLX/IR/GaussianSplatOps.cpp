@@ -9,6 +9,7 @@
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::rlx;
@@ -64,6 +65,11 @@ static LogicalResult verifyScene(Operation *op, ValueRange scene, int64_t &n) {
     return op->emitOpError() << "opacities must have rank 1 ([N]), got "
                              << formatShape(opacities);
   n = opacities[0];
+  // Every buffer holds N * 4 or fewer elements per Gaussian; an N for which
+  // that count overflows has no buffers.
+  if (!ShapedType::isDynamic(n) && n > std::numeric_limits<int64_t>::max() / 4)
+    return op->emitOpError()
+           << "N = " << n << " Gaussians: N * 4 overflows a 64-bit size";
   auto times = [&](int64_t k) {
     return ShapedType::isDynamic(n) ? ShapedType::kDynamic : k * n;
   };

@@ -8,6 +8,7 @@
 #include "rlx/Dialect/RLX/IR/GgufBlock.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
@@ -539,20 +540,33 @@ static LogicalResult verifySlabs(Operation *op, QuantScheme scheme,
   if (!*rowBytes || ShapedType::isDynamic(n) ||
       ShapedType::isDynamic(packed[0]))
     return success();
-  int64_t slab = *rowBytes * n;
+  // Sizes from attributes and types may be huge: checked products, an
+  // overflow being a size no buffer has.
+  std::optional<int64_t> slab = llvm::checkedMul(*rowBytes, n);
+  if (!slab)
+    return op->emitOpError()
+           << "an expert slab of N = " << n << " rows of K = " << k
+           << " elements (" << *rowBytes
+           << " bytes each) overflows a 64-bit byte count";
   if (experts && !ShapedType::isDynamic(*experts)) {
-    if (packed[0] != *experts * slab)
-      return op->emitOpError()
-             << "packed weight has " << packed[0] << " bytes, expected E * N * "
-             << "(K / " << block.elements << ") * " << block.bytes << " = "
-             << *experts * slab << " for E = " << *experts << ", K = " << k
-             << ", N = " << n;
+    std::optional<int64_t> total = llvm::checkedMul(*experts, *slab);
+    if (!total || packed[0] != *total) {
+      InFlightDiagnostic diag =
+          op->emitOpError()
+          << "packed weight has " << packed[0] << " bytes, expected E * N * "
+          << "(K / " << block.elements << ") * " << block.bytes << " = ";
+      if (total)
+        diag << *total;
+      else
+        diag << "more than 2^63 - 1";
+      return diag << " for E = " << *experts << ", K = " << k << ", N = " << n;
+    }
     return success();
   }
-  if (slab == 0 || packed[0] % slab != 0 || packed[0] == 0)
+  if (*slab == 0 || packed[0] % *slab != 0 || packed[0] == 0)
     return op->emitOpError()
            << "packed weight has " << packed[0]
-           << " bytes, not a positive whole number of expert slabs of " << slab
+           << " bytes, not a positive whole number of expert slabs of " << *slab
            << " bytes (N = " << n << " rows of K = " << k << ")";
   return success();
 }

@@ -12,6 +12,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::rlx;
 
@@ -389,11 +391,17 @@ LogicalResult NarrowOp::verify() {
   if (!axisInRange(axis, input.size()))
     return emitAxisError(*this, axis, "the input", input);
   int64_t dim = input[axis];
-  if (!ShapedType::isDynamic(dim) && start + len > dim)
-    return emitOpError() << "slice [" << start << ", " << start + len
-                         << ") (start " << start << ", len " << len
-                         << ") exceeds dim " << axis << " of the input "
-                         << formatShape(input) << ", which has size " << dim;
+  // start and len are non-negative; start + len may not fit in int64.
+  if (!ShapedType::isDynamic(dim) && (len > dim || start > dim - len)) {
+    InFlightDiagnostic diag = emitOpError() << "slice [" << start << ", ";
+    if (start <= std::numeric_limits<int64_t>::max() - len)
+      diag << start + len;
+    else
+      diag << start << " + " << len;
+    return diag << ") (start " << start << ", len " << len << ") exceeds dim "
+                << axis << " of the input " << formatShape(input)
+                << ", which has size " << dim;
+  }
   return success();
 }
 

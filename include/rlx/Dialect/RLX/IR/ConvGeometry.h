@@ -312,7 +312,7 @@ inline LogicalResult verifyGroupsDivide(Operation *op, int64_t groups,
 /// so every window overlaps the input.
 inline LogicalResult verifyPoolPadding(Operation *op, const Window &window) {
   for (unsigned i = 0; i < 2; ++i)
-    if (2 * window.padding[i] > window.kernel[i])
+    if (window.padding[i] > window.kernel[i] / 2) // 2 p > k, without overflow
       return op->emitOpError()
              << "padding " << formatShape(window.padding)
              << " exceeds half of kernel_size " << formatShape(window.kernel)
