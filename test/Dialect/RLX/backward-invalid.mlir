@@ -810,3 +810,13 @@ func.func @conv2d_backward_weight_window(%x: tensor<1x3x4x4xf32>, %dy: tensor<1x
   %0 = rlx.conv2d_backward_weight %x, %dy kernel_size = [3, 3], stride = [1, 1], padding = [0, 0], dilation = [2, 2], groups = 1 : tensor<1x3x4x4xf32>, tensor<1x8x1x1xf32>
   return
 }
+
+// -----
+
+// num_heads * head_dim beyond int64 (the [B, S, H * D] layout multiplies
+// them).
+func.func @attention_backward_heads_overflow(%q: tensor<2x16x64xf32>) {
+  // expected-error @+1 {{num_heads * head_dim overflows int64}}
+  %0 = rlx.attention_backward %q, %q, %q, %q {head_dim = 4611686018427387904 : i64, mask_kind = #rlx.mask<none>, num_heads = 8 : i64, wrt = #rlx.wrt<query>} : tensor<2x16x64xf32>, tensor<2x16x64xf32>, tensor<2x16x64xf32>, tensor<2x16x64xf32>
+  return
+}

@@ -191,3 +191,12 @@ func.func @rasterize_list(%prep: tensor<?xf32>, %meta: tensor<23xf32>) {
   %0 = rlx.gaussian_splat_rasterize %prep, %meta {width = 4 : i64, height = 2 : i64, tile_size = 16 : i64, alpha_cutoff = 0.5 : f32, max_splat_steps = 64 : i64, transmittance_threshold = 0.001 : f32, max_list_entries = 0 : i64} : tensor<?xf32>, tensor<23xf32>
   return
 }
+
+// -----
+
+// width * height * 4 beyond int64.
+func.func @backward_rgba_overflow(%b3: tensor<30xf32>, %b4: tensor<40xf32>, %b1: tensor<10xf32>, %meta: tensor<23xf32>, %dl: tensor<256xf32>) {
+  // expected-error @+1 {{'rlx.gaussian_splat_render_backward' op width 4294967296 x height 4294967296 x 4 is not a positive 64-bit size}}
+  %0 = rlx.gaussian_splat_render_backward %b3, %b3, %b4, %b1, %b3, %b3, %meta, %dl {width = 4294967296 : i64, height = 4294967296 : i64, tile_size = 16 : i64, radius_scale = 3.0 : f32, alpha_cutoff = 0.0 : f32, max_splat_steps = 256 : i64, transmittance_threshold = 0.0 : f32, max_list_entries = 1024 : i64, loss_grad_clip = 1.0 : f32, sh_band = 0 : i64, max_anisotropy = 10.0 : f32} : tensor<30xf32>, tensor<30xf32>, tensor<40xf32>, tensor<10xf32>, tensor<30xf32>, tensor<30xf32>, tensor<23xf32>, tensor<256xf32>
+  return
+}

@@ -521,3 +521,12 @@ func.func @dequant_int4_n_overflow(%x: tensor<4x64xf32>, %w: tensor<64x461168601
   %0 = rlx.dequant_matmul int4_block block_size = 32 %x, %w scale %s : tensor<2x8xf32> : tensor<4x64xf32>, tensor<64x4611686018427387904xui8>
   return
 }
+
+// -----
+
+// The output extent of huge padding beyond int64.
+func.func @q_conv2d_extent_overflow(%x: tensor<1x3x8x8xi8>, %w: tensor<4x3x3x3xi8>, %b: tensor<4xi32>) {
+  // expected-error @+1 {{'rlx.q_conv2d' op output height overflows 64 bits: input [1, 3, 8, 8] with kernel_size [3, 3], stride [1, 1], padding [4611686018427387904, 1], dilation [1, 1]}}
+  %0 = "rlx.q_conv2d"(%x, %w, %b) {kernel_size = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 4611686018427387904, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, x_zp = 0 : i64, w_zp = 0 : i64, out_zp = 0 : i64, mult = 0.01 : f32} : (tensor<1x3x8x8xi8>, tensor<4x3x3x3xi8>, tensor<4xi32>) -> tensor<1x4x?x8xi8>
+  return
+}

@@ -302,3 +302,12 @@ func.func @resize_unranked(%x: tensor<*xf32>) {
   %0 = "rlx.resize_nearest2x"(%x) : (tensor<*xf32>) -> tensor<*xf32>
   return
 }
+
+// -----
+
+// Doubling a spatial dim beyond int64.
+func.func @resize_nearest2x_overflow(%x: tensor<1x2x4611686018427387904x3xf32>) {
+  // expected-error @+1 {{'rlx.resize_nearest2x' op output size overflows 64 bits: input [1, 2, 4611686018427387904, 3] doubles dim 2}}
+  %0 = rlx.resize_nearest2x %x : tensor<1x2x4611686018427387904x3xf32>
+  return
+}

@@ -9,6 +9,7 @@
 
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <cmath>
 
@@ -607,6 +608,9 @@ LogicalResult AttentionBackwardOp::verify() {
   Operation *op = getOperation();
   int64_t heads = getNumHeadsAttr().getInt();
   int64_t headDim = getHeadDimAttr().getInt();
+  // verifyAttentionLayout multiplies them.
+  if (!llvm::checkedMul(heads, headDim))
+    return emitOpError() << "num_heads * head_dim overflows int64";
   ArrayRef<int64_t> q = getQ().getType().getShape();
   ArrayRef<int64_t> k = getK().getType().getShape();
   if (failed(verifyAttentionLayout(op, "q", q, heads, headDim)))

@@ -7,6 +7,7 @@
 
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <cmath>
 #include <limits>
@@ -37,10 +38,19 @@ static int64_t inferenceInt(IntegerAttr fromProperties, AdaptorT &adaptor,
 /// Length of the camera/render meta buffer.
 static constexpr int64_t kMetaLength = 23;
 
-/// `[height * width * 4]`, dynamic when the attributes are not positive.
+/// height * width * 4, or none when the attributes are not positive or the
+/// product does not fit in 64 bits.
+static std::optional<int64_t> rgbaLength(int64_t width, int64_t height) {
+  if (width <= 0 || height <= 0)
+    return std::nullopt;
+  std::optional<int64_t> pixels = llvm::checkedMul(width, height);
+  return pixels ? llvm::checkedMul(*pixels, int64_t(4)) : std::nullopt;
+}
+
+/// `[height * width * 4]`, dynamic when rgbaLength has none (the verifier
+/// reports why).
 static Type rgbaType(MLIRContext *context, int64_t width, int64_t height) {
-  int64_t length =
-      width > 0 && height > 0 ? width * height * 4 : ShapedType::kDynamic;
+  int64_t length = rgbaLength(width, height).value_or(ShapedType::kDynamic);
   return RankedTensorType::get({length}, Float32Type::get(context));
 }
 
@@ -126,8 +136,15 @@ LogicalResult GaussianSplatRenderBackwardOp::inferReturnTypes(
   auto opacities = dyn_cast<RankedTensorType>(adaptor.getOpacities().getType());
   auto sh = dyn_cast<RankedTensorType>(adaptor.getShCoeffs().getType());
   if (opacities && sh && opacities.getRank() == 1 && sh.getRank() == 1 &&
-      opacities.hasStaticShape() && sh.hasStaticShape())
-    length = 14 * opacities.getDimSize(0) + sh.getDimSize(0);
+      opacities.hasStaticShape() && sh.hasStaticShape()) {
+    // Dynamic where the count overflows (the verifier reports it).
+    std::optional<int64_t> perGaussian =
+        llvm::checkedMul(opacities.getDimSize(0), int64_t(14));
+    std::optional<int64_t> total =
+        perGaussian ? llvm::checkedAdd(*perGaussian, sh.getDimSize(0))
+                    : std::nullopt;
+    length = total.value_or(ShapedType::kDynamic);
+  }
   inferredReturnTypes.push_back(
       RankedTensorType::get({length}, Float32Type::get(context)));
   return success();
@@ -137,9 +154,12 @@ LogicalResult GaussianSplatRenderBackwardOp::verify() {
   int64_t n;
   if (failed(verifyScene(*this, getOperands().take_front(7), n)))
     return failure();
+  std::optional<int64_t> rgba = rgbaLength(getWidth(), getHeight());
+  if (!rgba)
+    return emitOpError() << "width " << getWidth() << " x height "
+                         << getHeight() << " x 4 is not a positive 64-bit size";
   return expectBuffer(*this, "d_loss_rgba", "[height * width * 4]",
-                      getDLossRgba().getType().getShape(),
-                      getWidth() * getHeight() * 4);
+                      getDLossRgba().getType().getShape(), *rgba);
 }
 
 //===----------------------------------------------------------------------===//

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "rlx/Dialect/RLX/IR/ConvGeometry.h"
 #include "rlx/Dialect/RLX/IR/GgufBlock.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
@@ -364,12 +365,11 @@ LogicalResult QMatMulOp::verify() {
   return success();
 }
 
-/// H_out of a convolution; dynamic when `in` is.
+/// H_out of a convolution; dynamic when `in` is, computed without overflow
+/// (conv_geometry::slidingOutputSize).
 static int64_t convOutSize(int64_t in, int64_t kernel, int64_t stride,
                            int64_t pad, int64_t dilation) {
-  if (ShapedType::isDynamic(in) || stride <= 0)
-    return ShapedType::kDynamic;
-  return (in + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1;
+  return conv_geometry::slidingOutputSize(in, kernel, stride, pad, dilation);
 }
 
 LogicalResult
@@ -395,9 +395,11 @@ QConv2dOp::inferReturnTypes(MLIRContext *context, std::optional<Location>,
       for (int i = 0; i < 2; ++i) {
         int64_t size = convOutSize(xType.getDimSize(2 + i), kernel[i],
                                    stride[i], padding[i], dilation[i]);
-        shape[2 + i] = !ShapedType::isDynamic(size) && size <= 0
-                           ? ShapedType::kDynamic
-                           : size;
+        shape[2 + i] =
+            !ShapedType::isDynamic(size) &&
+                    (size <= 0 || size == conv_geometry::kOverflowingExtent)
+                ? ShapedType::kDynamic
+                : size;
       }
   }
   if (wType && wType.getRank() == 4)
@@ -456,6 +458,13 @@ LogicalResult QConv2dOp::verify() {
       return emitOpError() << "the window does not fit: input "
                            << formatShape(x) << " gives output "
                            << (i == 0 ? "height " : "width ") << size;
+    if (size == conv_geometry::kOverflowingExtent)
+      return emitOpError() << "output " << (i == 0 ? "height" : "width")
+                           << " overflows 64 bits: input " << formatShape(x)
+                           << " with kernel_size " << formatShape(kernel)
+                           << ", stride " << formatShape(stride) << ", padding "
+                           << formatShape(padding) << ", dilation "
+                           << formatShape(dilation);
   }
   return success();
 }

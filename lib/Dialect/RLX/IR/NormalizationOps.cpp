@@ -8,6 +8,8 @@
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::rlx;
 
@@ -143,6 +145,7 @@ LogicalResult BatchNormInferenceOp::verify() {
 // ResizeNearest2xOp
 //===----------------------------------------------------------------------===//
 
+/// 2 * dim; dynamic when `dim` is.
 static int64_t doubleDim(int64_t dim) {
   return ShapedType::isDynamic(dim) ? dim : 2 * dim;
 }
@@ -154,6 +157,14 @@ LogicalResult ResizeNearest2xOp::inferReturnTypes(
   SmallVector<int64_t> shape(inputType.getShape());
   // A rank other than 4 is the verifier's to report.
   if (shape.size() == 4) {
+    for (int64_t dim : {2, 3})
+      if (!ShapedType::isDynamic(shape[dim]) &&
+          shape[dim] > std::numeric_limits<int64_t>::max() / 2)
+        return emitOptionalError(
+            location,
+            "'rlx.resize_nearest2x' op output size overflows 64 "
+            "bits: input ",
+            formatShape(shape), " doubles dim ", dim);
     shape[2] = doubleDim(shape[2]);
     shape[3] = doubleDim(shape[3]);
   }
