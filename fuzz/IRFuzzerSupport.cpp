@@ -226,6 +226,13 @@ void replaceTypes(ModuleOp module,
         Attribute retyped = retypeDense(attr, newType);
         return {retyped ? retyped : attr, WalkResult::skip()};
       });
+  // A dense array's element type is part of its storage (an i64 array holds
+  // int64_t values); retyped, the array is malformed, and printing it
+  // crashes MLIR's printer. Arrays keep their type.
+  replacer.addReplacement(
+      [](DenseArrayAttr attr) -> std::pair<Attribute, WalkResult> {
+        return {attr, WalkResult::skip()};
+      });
   replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/true,
                                         /*replaceLocs=*/false,
                                         /*replaceTypes=*/true);

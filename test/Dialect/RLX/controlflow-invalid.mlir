@@ -775,6 +775,18 @@ func.func @elementwise_region_prologue_rank(%a: tensor<3x4x4xf32>) {
 
 // -----
 
+// Found by rlx-fuzz-ir under UBSan: the doubled dims overflowed.
+func.func @elementwise_region_prologue_overflow(%a: tensor<1x3x4611686018427387904x4xf32>) {
+  // expected-error @+1 {{the resize_nearest2x prologue doubles input #0 [1, 3, 4611686018427387904, 4] beyond 64 bits}}
+  %r = rlx.elementwise_region(%a) : (tensor<1x3x4611686018427387904x4xf32>) -> tensor<1x3x?x8xf32> prologue_input = 0 body {
+  ^bb0(%x: tensor<f32>):
+    rlx.yield %x : tensor<f32>
+  }
+  return
+}
+
+// -----
+
 func.func @elementwise_region_prologue_shape(%a: tensor<1x3x4x4xf32>, %b: tensor<1x3x4x4xf32>) {
   // expected-error @+1 {{input #1 shape [1, 3, 8, 8] does not broadcast with [1, 3, 4, 4] of the inputs before it}}
   %r = rlx.elementwise_region(%a, %b) : (tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32> prologue_input = 1 body {

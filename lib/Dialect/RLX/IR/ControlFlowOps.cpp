@@ -11,6 +11,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::rlx;
 
@@ -594,9 +596,15 @@ LogicalResult ElementwiseRegionOp::verify() {
     SmallVector<int64_t> inputShape(
         cast<RankedTensorType>(value.getType()).getShape());
     if (prologue && *prologue == static_cast<int64_t>(index))
-      for (int64_t dim : {2, 3})
-        if (!ShapedType::isDynamic(inputShape[dim]))
-          inputShape[dim] *= 2;
+      for (int64_t dim : {2, 3}) {
+        if (ShapedType::isDynamic(inputShape[dim]))
+          continue;
+        if (inputShape[dim] > std::numeric_limits<int64_t>::max() / 2)
+          return emitOpError()
+                 << "the resize_nearest2x prologue doubles input #" << index
+                 << " " << formatShape(inputShape) << " beyond 64 bits";
+        inputShape[dim] *= 2;
+      }
     std::optional<SmallVector<int64_t>> next =
         broadcastShapes(shape, inputShape);
     if (!next)
