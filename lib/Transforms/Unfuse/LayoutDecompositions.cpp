@@ -11,8 +11,10 @@
 
 #include "UnfusePatterns.h"
 #include "rlx/Dialect/RLX/Utils/PrimitiveBuilder.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <numeric>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::rlx;
@@ -26,10 +28,14 @@ bool isIdentityPerm(ArrayRef<int64_t> perm) {
   return true;
 }
 
-int64_t product(ArrayRef<int64_t> dims, ArrayRef<int64_t> shape) {
+/// The product of `shape`'s `dims`, or none when it overflows int64 (a
+/// verified type may hold more elements than 64 bits count).
+std::optional<int64_t> product(ArrayRef<int64_t> dims,
+                               ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : dims)
-    n *= shape[d];
+    if (llvm::MulOverflow(n, shape[d], n))
+      return std::nullopt;
   return n;
 }
 
@@ -69,8 +75,13 @@ struct UnfuseDotGeneral : OpRewritePattern<DotGeneralOp> {
     SmallVector<int64_t> batchShape;
     for (int64_t d : lhsBatch)
       batchShape.push_back(lhsShape[d]);
-    int64_t m = product(lhsFree, lhsShape), n = product(rhsFree, rhsShape);
-    int64_t k = product(lhsContract, lhsShape);
+    std::optional<int64_t> mSize = product(lhsFree, lhsShape),
+                           nSize = product(rhsFree, rhsShape),
+                           kSize = product(lhsContract, lhsShape);
+    if (!mSize || !nSize || !kSize)
+      return rewriter.notifyMatchFailure(
+          op, "the flattened M, N or K overflows int64");
+    int64_t m = *mSize, n = *nSize, k = *kSize;
 
     auto arrange = [&](Value value, ArrayRef<int64_t> shape,
                        SmallVector<int64_t> perm, int64_t rows, int64_t cols) {
