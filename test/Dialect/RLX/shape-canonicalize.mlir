@@ -213,3 +213,16 @@ func.func @transpose_element_count_overflows() -> tensor<2x4294967296x4294967296
   %b = rlx.transpose %a perm = [2, 0, 1] : tensor<4294967296x4294967296x2xf32>
   return %b : tensor<2x4294967296x4294967296xf32>
 }
+
+// -----
+
+// An empty constant whose other dims multiply past int64: the transpose is
+// left as it is (the folder computes no strides for it).
+// CHECK-LABEL: func.func @transpose_empty_huge
+// CHECK: %[[C:.*]] = rlx.constant dense<> : tensor<0x4611686018427387904x4xf32>
+// CHECK-NEXT: rlx.transpose %[[C]] perm = [2, 1, 0]
+func.func @transpose_empty_huge() -> tensor<4x4611686018427387904x0xf32> {
+  %c = rlx.constant dense<> : tensor<0x4611686018427387904x4xf32>
+  %0 = rlx.transpose %c perm = [2, 1, 0] : tensor<0x4611686018427387904x4xf32>
+  return %0 : tensor<4x4611686018427387904x0xf32>
+}

@@ -373,3 +373,15 @@ func.func @gather_result_type(%t: tensor<10x4xf32>, %i: tensor<3xi32>) {
   %0 = "rlx.gather"(%t, %i) {axis = 1 : i64} : (tensor<10x4xf32>, tensor<3xi32>) -> tensor<3x4xf32>
   return
 }
+
+// -----
+
+// Found by rlx-fuzz-ir under UBSan: the sizes along the axis added up past
+// int64.
+func.func @concat_axis_overflow(%a: tensor<9223372036854775806x3xf32>, %b: tensor<5x3xf32>) {
+  // expected-error @+2 {{'rlx.concat' op the inputs' sizes along axis 0 add up to more than 2^63 - 1}}
+  // expected-error @+1 {{'rlx.concat' op failed to infer returned types}}
+  %0 = "rlx.concat"(%a, %b) {axis = 0 : i64} : (tensor<9223372036854775806x3xf32>, tensor<5x3xf32>) -> tensor<?x3xf32>
+  return
+}
+

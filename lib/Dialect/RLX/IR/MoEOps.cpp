@@ -101,13 +101,13 @@ static constexpr int64_t kNvfp4Group = 16;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 
+/// The element count of `shape`; dynamic when a dim is, or when the count
+/// overflows int64 (the verifier reports such a weight).
 static int64_t product(ArrayRef<int64_t> shape) {
   int64_t n = 1;
-  for (int64_t d : shape) {
-    if (ShapedType::isDynamic(d))
+  for (int64_t d : shape)
+    if (ShapedType::isDynamic(d) || llvm::MulOverflow(n, d, n))
       return ShapedType::kDynamic;
-    n *= d;
-  }
   return n;
 }
 

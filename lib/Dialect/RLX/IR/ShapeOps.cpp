@@ -265,6 +265,10 @@ template <typename T>
 static SmallVector<T> permuteElements(ArrayRef<T> values,
                                       ArrayRef<int64_t> inputShape,
                                       ArrayRef<int64_t> perm) {
+  // No elements: nothing to permute, and the strides of the other dims may
+  // not fit in int64.
+  if (values.empty())
+    return {};
   size_t rank = inputShape.size();
   SmallVector<int64_t> inputStrides(rank, 1);
   for (size_t d = rank; d-- > 1;)
@@ -450,8 +454,10 @@ ConcatOp::inferReturnTypes(MLIRContext *context,
         shape[d] = dims[d];
     if (ShapedType::isDynamic(dims[axis]) || ShapedType::isDynamic(total))
       total = ShapedType::kDynamic;
-    else
-      total += dims[axis];
+    else if (llvm::AddOverflow(total, dims[axis], total))
+      return emitOptionalError(location,
+                               "'rlx.concat' op the inputs' sizes along axis ",
+                               axis, " add up to more than 2^63 - 1");
   }
   shape[axis] = total;
   inferredReturnTypes.push_back(
