@@ -19,6 +19,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir {
 namespace rlx {
@@ -120,6 +121,28 @@ struct ConvertRLXToLinalgPass
       signalPassFailure();
   }
 
+  /// The first operand or result type of `op` whose non-zero static dims
+  /// multiply past int64. The verifiers accept such types (a type is not a
+  /// buffer), but every lowering counts elements, rows or window products
+  /// of its operands, each a product of some of these dims, which then
+  /// would not fit in 64 bits. Checked once here rather than at every
+  /// product in every pattern.
+  static std::optional<Type> typeTooLargeToLower(Operation *op) {
+    for (Type type :
+         llvm::concat<Type>(llvm::to_vector(op->getOperandTypes()),
+                            llvm::to_vector(op->getResultTypes()))) {
+      auto shaped = dyn_cast<ShapedType>(type);
+      if (!shaped || !shaped.hasRank())
+        continue;
+      int64_t product = 1;
+      for (int64_t dim : shaped.getShape())
+        if (!ShapedType::isDynamic(dim) && dim != 0 &&
+            llvm::MulOverflow(product, dim, product))
+          return type;
+    }
+    return std::nullopt;
+  }
+
   /// Reports every rlx op that no pattern lowers, each at its location.
   static LogicalResult checkEverythingLowers(ModuleOp module,
                                              RewritePatternSet &set) {
@@ -137,6 +160,14 @@ struct ConvertRLXToLinalgPass
       // Terminators of rlx regions are lowered with their parent op.
       if (!isa<RLXDialect>(op->getDialect()) || isa<YieldOp>(op))
         return;
+      if (std::optional<Type> huge = typeTooLargeToLower(op)) {
+        op->emitError() << "'" << op->getName() << "' has a value of type "
+                        << *huge
+                        << " whose static dims multiply past 2^63 - 1: the "
+                           "lowering cannot count its elements";
+        ++unsupported;
+        return;
+      }
       if (lowerable.contains(op->getName()) ||
           llvm::any_of(lowerableInterfaces, [&](TypeID interface) {
             return op->getName().hasInterface(interface);
