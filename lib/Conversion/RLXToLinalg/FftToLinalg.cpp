@@ -493,6 +493,10 @@ static std::pair<Value, Value> readChirp(OpBuilder &b, Location loc,
           tensor::ExtractOp::create(b, loc, table.second, m)};
 }
 
+/// The longest static length Bluestein's FFT takes: its padded length
+/// (below) is then at most 2^62.
+static constexpr int64_t kMaxBluesteinLength = int64_t(1) << 61;
+
 /// The power of two m >= 2n - 1 that Bluestein's convolution runs at (for
 /// n >= 2), static when `n` is.
 static OpFoldResult paddedLength(OpBuilder &b, Location loc, OpFoldResult n) {
@@ -897,10 +901,19 @@ struct FftLowering : OpConversionPattern<FftOp> {
     int64_t last = type.getShape().back();
     bool isComplex = isa<ComplexType>(type.getElementType());
     OpFoldResult n;
-    if (ShapedType::isDynamic(last))
+    if (ShapedType::isDynamic(last)) {
       n = dynamicTransformLength(rewriter, loc, input);
-    else
-      n = rewriter.getIndexAttr(isComplex ? last : last / 2);
+    } else {
+      int64_t length = isComplex ? last : last / 2;
+      // Bluestein's padded length 2^ceil(log2(2N - 1)) must fit in int64.
+      if (length > kMaxBluesteinLength && !llvm::isPowerOf2_64(length)) {
+        op.emitOpError() << "the CPU lowering transforms lengths that are not "
+                            "powers of two up to 2^61, got N = "
+                         << length;
+        return rewriter.notifyMatchFailure(op, "transform length too large");
+      }
+      n = rewriter.getIndexAttr(length);
+    }
     Planes planes = splitPlanes(rewriter, loc, input, n);
     std::optional<int64_t> staticN = getConstantIntValue(n);
     Planes transformed =

@@ -8,6 +8,7 @@
 #include "rlx/Conversion/RLXToLinalg/RLXToLinalg.h"
 #include "rlx/Conversion/Passes.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
@@ -19,7 +20,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
-#include "llvm/Support/MathExtras.h"
 
 namespace mlir {
 namespace rlx {
@@ -121,28 +121,6 @@ struct ConvertRLXToLinalgPass
       signalPassFailure();
   }
 
-  /// The first operand or result type of `op` whose non-zero static dims
-  /// multiply past int64. The verifiers accept such types (a type is not a
-  /// buffer), but every lowering counts elements, rows or window products
-  /// of its operands, each a product of some of these dims, which then
-  /// would not fit in 64 bits. Checked once here rather than at every
-  /// product in every pattern.
-  static std::optional<Type> typeTooLargeToLower(Operation *op) {
-    for (Type type :
-         llvm::concat<Type>(llvm::to_vector(op->getOperandTypes()),
-                            llvm::to_vector(op->getResultTypes()))) {
-      auto shaped = dyn_cast<ShapedType>(type);
-      if (!shaped || !shaped.hasRank())
-        continue;
-      int64_t product = 1;
-      for (int64_t dim : shaped.getShape())
-        if (!ShapedType::isDynamic(dim) && dim != 0 &&
-            llvm::MulOverflow(product, dim, product))
-          return type;
-    }
-    return std::nullopt;
-  }
-
   /// Reports every rlx op that no pattern lowers, each at its location.
   static LogicalResult checkEverythingLowers(ModuleOp module,
                                              RewritePatternSet &set) {
@@ -160,7 +138,7 @@ struct ConvertRLXToLinalgPass
       // Terminators of rlx regions are lowered with their parent op.
       if (!isa<RLXDialect>(op->getDialect()) || isa<YieldOp>(op))
         return;
-      if (std::optional<Type> huge = typeTooLargeToLower(op)) {
+      if (std::optional<Type> huge = findUncountableType(op)) {
         op->emitError() << "'" << op->getName() << "' has a value of type "
                         << *huge
                         << " whose static dims multiply past 2^63 - 1: the "

@@ -449,6 +449,9 @@ struct Unfuse : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
+    if (findUncountableType(op))
+      return rewriter.notifyMatchFailure(
+          op, "a type whose dims multiply past int64");
     PrimitiveBuilder p(rewriter, decompositionLoc(op));
     FailureOr<Value> result = decompose(p, op);
     if (failed(result))

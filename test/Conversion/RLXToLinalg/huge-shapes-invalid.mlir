@@ -19,3 +19,13 @@ func.func @empty_but_huge(%x: tensor<0x4294967296x4294967296xf32>) -> tensor<0x4
   %0 = rlx.activation relu %x : tensor<0x4294967296x4294967296xf32>
   return %0 : tensor<0x4294967296x4294967296xf32>
 }
+
+// -----
+
+// A static length that is not a power of two takes Bluestein's FFT, whose
+// padded length must fit in int64 (found by rlx-fuzz-to-linalg under UBSan).
+// CHECK: error: 'rlx.fft' op the CPU lowering transforms lengths that are not powers of two up to 2^61, got N = 9223372036854775806
+func.func @fft_too_long(%x: tensor<1x9223372036854775806xcomplex<f32>>) -> tensor<1x9223372036854775806xcomplex<f32>> {
+  %0 = rlx.fft %x : tensor<1x9223372036854775806xcomplex<f32>>
+  return %0 : tensor<1x9223372036854775806xcomplex<f32>>
+}

@@ -19,3 +19,15 @@ func.func @dot_general_huge(%a: tensor<4611686018427387904x4x8xf32>, %b: tensor<
   %0 = rlx.dot_general %a, %b contracting_dims = [2] x [0] batch_dims = [] x [] : tensor<4611686018427387904x4x8xf32>, tensor<8x3xf32>
   return %0 : tensor<4611686018427387904x4x3xf32>
 }
+
+// -----
+
+// The backward decompositions leave an op with a type whose dims multiply
+// past int64 (found by rlx-fuzz-cpu-pipeline under UBSan: group norm's
+// C/G * H * W overflowed).
+// CHECK-LABEL: func.func @group_norm_backward_huge
+// CHECK: rlx.group_norm_backward_input
+func.func @group_norm_backward_huge(%x: tensor<2x6x4294967296x4294967296xf32>, %g: tensor<6xf32>, %b: tensor<6xf32>, %dy: tensor<2x6x4294967296x4294967296xf32>) -> tensor<2x6x4294967296x4294967296xf32> {
+  %0 = rlx.group_norm_backward_input %x, %g, %b, %dy {eps = 1.0e-5 : f32, num_groups = 3 : i64} : tensor<2x6x4294967296x4294967296xf32>, tensor<6xf32>, tensor<6xf32>, tensor<2x6x4294967296x4294967296xf32>
+  return %0 : tensor<2x6x4294967296x4294967296xf32>
+}

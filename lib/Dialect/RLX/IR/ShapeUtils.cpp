@@ -7,6 +7,8 @@
 
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 
+#include "mlir/IR/Operation.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -72,4 +74,25 @@ std::optional<int64_t> rlx::normalizeAxis(int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank)
     return std::nullopt;
   return axis < 0 ? axis + rank : axis;
+}
+
+std::optional<Type> rlx::findUncountableType(Operation *op) {
+  auto uncountable = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasRank())
+      return false;
+    int64_t product = 1;
+    for (int64_t dim : shaped.getShape())
+      if (!ShapedType::isDynamic(dim) && dim != 0 &&
+          llvm::MulOverflow(product, dim, product))
+        return true;
+    return false;
+  };
+  for (Type type : op->getOperandTypes())
+    if (uncountable(type))
+      return type;
+  for (Type type : op->getResultTypes())
+    if (uncountable(type))
+      return type;
+  return std::nullopt;
 }

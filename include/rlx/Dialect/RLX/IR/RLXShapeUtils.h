@@ -16,6 +16,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
 
 #include <optional>
@@ -56,6 +57,15 @@ AttrT inferenceAttr(AttrT fromProperties, DictionaryAttr attrs,
 /// Normalises an axis that may count from the end (`-1` is the last axis).
 /// Returns std::nullopt when it is out of range for `rank`.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+/// The first operand or result type of `op` whose non-zero static dims
+/// multiply past int64 (e.g. `tensor<2x6x4294967296x4294967296xf32>`), or
+/// none. The verifiers accept such types (a type is not a buffer), but
+/// rewrites that flatten or count elements, rows or windows (the
+/// decompositions of rlx-unfuse, the linalg lowerings) compute products of
+/// their dims, which would not fit in 64 bits; they leave or report such
+/// an op instead.
+std::optional<Type> findUncountableType(Operation *op);
 
 } // namespace rlx
 } // namespace mlir
