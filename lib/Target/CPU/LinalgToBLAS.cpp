@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir {
 namespace rlx {
@@ -75,7 +76,9 @@ struct RLXLinalgToBLASPass
     for (int64_t range : op.getStaticLoopRanges()) {
       if (ShapedType::isDynamic(range))
         return true; // Unknown at compile time: assume large.
-      work *= range;
+      // Past int64 (an S x S score matrix of S = 2^32) is large.
+      if (llvm::MulOverflow(work, range, work))
+        return true;
     }
     return work >= minFlops;
   }

@@ -101,10 +101,12 @@ LogicalResult checkCall(Operation *op, SplatCall &call) {
              << " spherical-harmonic coefficients per splat; the CPU kernel "
                 "takes 0, 3, 8 or 15 (bands 1 to 0, 1, 2 or 3)";
   }
-  int64_t tilesX = (call.width + call.tileSize - 1) / call.tileSize;
-  int64_t tilesY = (call.height + call.tileSize - 1) / call.tileSize;
-  if (call.n > int32Max || call.maxList > int32Max || call.width > int32Max ||
-      call.height > int32Max || tilesX * tilesY > int32Max / 2)
+  // The sizes first: the tile counts below are computed from them.
+  bool fits = call.n <= int32Max && call.maxList <= int32Max &&
+              call.width <= int32Max && call.height <= int32Max;
+  int64_t tilesX = fits ? (call.width + call.tileSize - 1) / call.tileSize : 0;
+  int64_t tilesY = fits ? (call.height + call.tileSize - 1) / call.tileSize : 0;
+  if (!fits || tilesX * tilesY > int32Max / 2)
     return op->emitOpError()
            << "has a splat count, max_list_entries, image size or tile "
               "count above 2^31 - 1, which the CPU kernel's 32-bit list "
