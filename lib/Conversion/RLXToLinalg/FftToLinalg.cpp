@@ -372,12 +372,13 @@ static OpFoldResult log2Of(OpBuilder &b, Location loc, OpFoldResult n) {
       .getResult();
 }
 
-/// Planes permuted to bit-reversed order along the last axis. The source
-/// index is computed in the body (a gather): bit reversal is not affine.
-static Planes bitReverse(OpBuilder &b, Location loc, Planes x, OpFoldResult n) {
+/// Planes permuted to bit-reversed order of their `bits` low index bits
+/// along the last axis. The source index is computed in the body (a
+/// gather): bit reversal is not affine.
+static Planes bitReverse(OpBuilder &b, Location loc, Planes x,
+                         OpFoldResult bits) {
   auto type = cast<RankedTensorType>(x.re.getType());
   int64_t rank = type.getRank();
-  OpFoldResult bits = log2Of(b, loc, n);
   SmallVector<Value> result = buildParallel(
       b, loc, tensor::getMixedSizes(b, loc, x.re),
       {type.getElementType(), type.getElementType()}, {}, {},
@@ -460,14 +461,15 @@ static Planes radix2Stage(OpBuilder &b, Location loc, Planes x,
 /// over them (the stride doubling) when it is not.
 static Planes buildRadix2Fft(OpBuilder &b, Location loc, Planes x,
                              OpFoldResult n, bool inverse) {
-  Planes state = bitReverse(b, loc, x, n);
-  if (std::optional<int64_t> length = getConstantIntValue(n)) {
-    for (int64_t stage = 0, e = llvm::Log2_64(*length); stage < e; ++stage)
+  OpFoldResult stageCount = log2Of(b, loc, n);
+  Planes state = bitReverse(b, loc, x, stageCount);
+  if (std::optional<int64_t> stages = getConstantIntValue(stageCount)) {
+    for (int64_t stage = 0; stage < *stages; ++stage)
       state = radix2Stage(b, loc, state, b.getIndexAttr(int64_t(1) << stage),
                           inverse);
     return state;
   }
-  Value stages = indexValue(b, loc, log2Of(b, loc, n));
+  Value stages = indexValue(b, loc, stageCount);
   SmallVector<Value> result = buildForLoop(
       b, loc, indexConstant(b, loc, 0), stages, {state.re, state.im},
       [&](OpBuilder &nb, Location nl, Value stage, ValueRange planes) {

@@ -256,10 +256,12 @@ struct ConvChoice {
   /// Blocked, plain (either may be null: not available, or dropped).
   std::unique_ptr<CachedConvolution> candidates[2];
   double best[2] = {INFINITY, INFINITY};
-  /// The candidate calls run; settled once the other one is dropped.
+  /// The candidate calls run.
   int chosen = 0;
-  bool settled = false;
   int calls = 0;
+
+  /// Whether one candidate is left: the choice is made.
+  bool settled() const { return !candidates[0] || !candidates[1]; }
 };
 
 /// The per-thread oneDNN engine, stream and primitive cache. Per thread,
@@ -331,7 +333,6 @@ void createCandidates(DnnlContext &ctx, ConvChoice &choice, ConvKind kind,
     choice.chosen = *forced == Layout::Blocked ? 0 : 1;
     choice.candidates[choice.chosen] =
         createConvolution(ctx.engine, kind, t, g, *forced);
-    choice.settled = true;
     return;
   }
   choice.candidates[0] =
@@ -341,11 +342,9 @@ void createCandidates(DnnlContext &ctx, ConvChoice &choice, ConvKind kind,
         createConvolution(ctx.engine, kind, t, g, Layout::Plain);
   } catch (const dnnl::error &) {
   }
-  if (!choice.candidates[1] ||
-      choice.candidates[1]->implementation.find("ref") != std::string::npos) {
+  if (choice.candidates[1] &&
+      choice.candidates[1]->implementation.find("ref") != std::string::npos)
     choice.candidates[1].reset();
-    choice.settled = true;
-  }
 }
 
 /// Times both candidates on the call's own buffers, alternately (a warm-up
@@ -390,7 +389,7 @@ CachedConvolution &choose(DnnlContext &ctx, ConvChoice &choice, ConvKind kind,
                           float *const (&data)[3]) {
   if (choice.calls++ == 0)
     createCandidates(ctx, choice, kind, t, g);
-  if (choice.settled)
+  if (choice.settled())
     return *choice.candidates[choice.chosen];
   if (choice.calls == 1 || choice.calls == kSecondLookCall)
     look(ctx, choice, data);
@@ -412,7 +411,6 @@ CachedConvolution &choose(DnnlContext &ctx, ConvChoice &choice, ConvKind kind,
           choice.best[1] * 1e3, choice.chosen == 0 ? "blocked" : "plain");
     }
     choice.candidates[1 - choice.chosen].reset();
-    choice.settled = true;
   }
   return *choice.candidates[choice.chosen];
 }

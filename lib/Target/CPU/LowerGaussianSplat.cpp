@@ -64,6 +64,13 @@ struct SplatCall {
   /// Scene operands (7), or for rasterize none.
   SmallVector<Value> scene;
   Value meta, extra;
+
+  /// The image's tiles: ceil(width / tileSize) * ceil(height / tileSize)
+  /// (width and height at most 2^31 - 1, checkCall's first check).
+  int64_t tileCount() const {
+    return ((width + tileSize - 1) / tileSize) *
+           ((height + tileSize - 1) / tileSize);
+  }
 };
 
 template <typename OpT> void readSettings(OpT op, SplatCall &call) {
@@ -104,9 +111,7 @@ LogicalResult checkCall(Operation *op, SplatCall &call) {
   // The sizes first: the tile counts below are computed from them.
   bool fits = call.n <= int32Max && call.maxList <= int32Max &&
               call.width <= int32Max && call.height <= int32Max;
-  int64_t tilesX = fits ? (call.width + call.tileSize - 1) / call.tileSize : 0;
-  int64_t tilesY = fits ? (call.height + call.tileSize - 1) / call.tileSize : 0;
-  if (!fits || tilesX * tilesY > int32Max / 2)
+  if (!fits || call.tileCount() > int32Max / 2)
     return op->emitOpError()
            << "has a splat count, max_list_entries, image size or tile "
               "count above 2^31 - 1, which the CPU kernel's 32-bit list "
@@ -115,9 +120,7 @@ LogicalResult checkCall(Operation *op, SplatCall &call) {
 }
 
 int64_t packedLength(const SplatCall &call) {
-  int64_t tilesX = (call.width + call.tileSize - 1) / call.tileSize;
-  int64_t tilesY = (call.height + call.tileSize - 1) / call.tileSize;
-  return kHeaderWords + kRecordWords * call.n + 2 * tilesX * tilesY +
+  return kHeaderWords + kRecordWords * call.n + 2 * call.tileCount() +
          call.maxList;
 }
 

@@ -10,11 +10,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "UnfusePatterns.h"
+#include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
 #include "rlx/Dialect/RLX/Utils/PrimitiveBuilder.h"
-#include "llvm/Support/MathExtras.h"
 
 #include <numeric>
-#include <optional>
 
 using namespace mlir;
 using namespace mlir::rlx;
@@ -28,14 +27,12 @@ bool isIdentityPerm(ArrayRef<int64_t> perm) {
   return true;
 }
 
-/// The product of `shape`'s `dims`, or none when it overflows int64 (a
-/// verified type may hold more elements than 64 bits count).
-std::optional<int64_t> product(ArrayRef<int64_t> dims,
-                               ArrayRef<int64_t> shape) {
+/// The product of `shape`'s `dims` (it fits in int64 for the operands of
+/// an op findUncountableType passes).
+int64_t product(ArrayRef<int64_t> dims, ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : dims)
-    if (llvm::MulOverflow(n, shape[d], n))
-      return std::nullopt;
+    n *= shape[d];
   return n;
 }
 
@@ -53,6 +50,10 @@ struct UnfuseDotGeneral : OpRewritePattern<DotGeneralOp> {
     auto rhsType = op.getRhs().getType();
     if (!lhsType.hasStaticShape() || !rhsType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    // M, N and K are products of the operands' dims.
+    if (findUncountableType(op))
+      return rewriter.notifyMatchFailure(
+          op, "a type whose dims multiply past int64");
     ArrayRef<int64_t> lhsShape = lhsType.getShape();
     ArrayRef<int64_t> rhsShape = rhsType.getShape();
     ArrayRef<int64_t> lhsBatch = op.getLhsBatch(), rhsBatch = op.getRhsBatch();
@@ -75,13 +76,8 @@ struct UnfuseDotGeneral : OpRewritePattern<DotGeneralOp> {
     SmallVector<int64_t> batchShape;
     for (int64_t d : lhsBatch)
       batchShape.push_back(lhsShape[d]);
-    std::optional<int64_t> mSize = product(lhsFree, lhsShape),
-                           nSize = product(rhsFree, rhsShape),
-                           kSize = product(lhsContract, lhsShape);
-    if (!mSize || !nSize || !kSize)
-      return rewriter.notifyMatchFailure(
-          op, "the flattened M, N or K overflows int64");
-    int64_t m = *mSize, n = *nSize, k = *kSize;
+    int64_t m = product(lhsFree, lhsShape), n = product(rhsFree, rhsShape);
+    int64_t k = product(lhsContract, lhsShape);
 
     auto arrange = [&](Value value, ArrayRef<int64_t> shape,
                        SmallVector<int64_t> perm, int64_t rows, int64_t cols) {
