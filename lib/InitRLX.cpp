@@ -9,6 +9,7 @@
 #include "rlx/Conversion/Passes.h"
 #include "rlx/Dialect/RLX/IR/RLXDialect.h"
 #include "rlx/Target/CPU/Passes.h"
+#include "rlx/Target/CPU/RLXCPUDialect.h"
 #include "rlx/Target/CUDA/Passes.h"
 #include "rlx/Target/CUDA/RLXCUDADialect.h"
 #include "rlx/Transforms/Passes.h"
@@ -20,7 +21,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void mlir::rlx::registerAllDialects(DialectRegistry &registry) {
-  registry.insert<RLXDialect, cuda::RLXCUDADialect>();
+  registry.insert<RLXDialect, cpu::RLXCPUDialect, cuda::RLXCUDADialect>();
   // The pipelines reach linalg, tensor, bufferization, gpu, nvvm and llvm;
   // registering all upstream dialects keeps every intermediate stage
   // printable and re-parsable.

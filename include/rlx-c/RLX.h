@@ -85,7 +85,9 @@ typedef enum RlxTensorKind {
   RLX_TENSOR_INPUT = 0,   /* an argument marked rlx.input */
   RLX_TENSOR_PARAM = 1,   /* an argument marked rlx.param */
   RLX_TENSOR_UNNAMED = 2, /* an argument with neither mark */
-  RLX_TENSOR_OUTPUT = 3   /* a result */
+  RLX_TENSOR_OUTPUT = 3,  /* a result */
+  RLX_TENSOR_STATE = 4    /* an argument marked rlx.param and rlx.state:
+                             bound like a parameter, not trained */
 } RlxTensorKind;
 
 /* One argument or result of a graph. The pointers stay valid while the

@@ -214,7 +214,9 @@ static RlxGraph wrapGraph(std::unique_ptr<CompiledGraph> compiled) {
   };
   static_assert(RLX_TENSOR_INPUT == static_cast<int>(TensorSpec::Kind::Input) &&
                     RLX_TENSOR_OUTPUT ==
-                        static_cast<int>(TensorSpec::Kind::Result),
+                        static_cast<int>(TensorSpec::Kind::Result) &&
+                    RLX_TENSOR_STATE ==
+                        static_cast<int>(TensorSpec::Kind::State),
                 "RlxTensorKind must mirror TensorSpec::Kind");
   for (const TensorSpec &spec : signature.arguments)
     graph->arguments.push_back(describe(spec, spec.name.c_str()));

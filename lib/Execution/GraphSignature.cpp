@@ -35,6 +35,8 @@ std::string TensorSpec::kindName() const {
     return "input";
   case Kind::Param:
     return "parameter";
+  case Kind::State:
+    return "state";
   case Kind::Unnamed:
     return "argument";
   case Kind::Result:
@@ -133,6 +135,8 @@ std::string GraphSignature::serialize() const {
                                     : std::to_string(spec.shape[i]));
     if (!spec.param.empty())
       text += " param=" + spec.param;
+    if (spec.indexBound > 0)
+      text += " bound=" + std::to_string(spec.indexBound);
     text += "\n";
   };
   for (const TensorSpec &spec : arguments)
@@ -162,22 +166,33 @@ llvm::Expected<GraphSignature> GraphSignature::parse(llvm::StringRef text) {
     }
     llvm::SmallVector<llvm::StringRef> fields;
     line.split(fields, ' ', -1, /*KeepEmpty=*/true);
-    if (fields.size() != 4 && fields.size() != 5)
-      return fail("expected 'KIND NAME DTYPE DIMS [param=PARAM]', got '" +
+    if (fields.size() < 4 || fields.size() > 6)
+      return fail("expected 'KIND NAME DTYPE DIMS [param=PARAM] "
+                  "[bound=N]', got '" +
                   line + "'");
     TensorSpec spec;
     spec.name = fields[1].str();
-    if (fields.size() == 5) {
-      llvm::StringRef param = fields[4];
-      if (fields[0] != "output" || !param.consume_front("param=") ||
-          param.empty())
-        return fail("expected 'param=PARAM' on an output, got '" + line + "'");
-      spec.param = param.str();
+    for (llvm::StringRef field : llvm::drop_begin(fields, 4)) {
+      if (field.consume_front("param=")) {
+        if (fields[0] != "output" || field.empty() || !spec.param.empty())
+          return fail("expected one 'param=PARAM' on an output, got '" +
+                      line + "'");
+        spec.param = field.str();
+      } else if (field.consume_front("bound=")) {
+        if (fields[0] == "output" || spec.indexBound != 0 ||
+            field.getAsInteger(10, spec.indexBound) || spec.indexBound <= 0)
+          return fail("expected one 'bound=N' (N > 0) on an argument, got '" +
+                      line + "'");
+      } else {
+        return fail("unknown field '" + field + "' in '" + line + "'");
+      }
     }
     if (fields[0] == "input")
       spec.kind = TensorSpec::Kind::Input;
     else if (fields[0] == "parameter")
       spec.kind = TensorSpec::Kind::Param;
+    else if (fields[0] == "state")
+      spec.kind = TensorSpec::Kind::State;
     else if (fields[0] == "argument")
       spec.kind = TensorSpec::Kind::Unnamed;
     else if (fields[0] == "output")

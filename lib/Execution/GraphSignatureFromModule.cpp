@@ -80,6 +80,66 @@ static llvm::Error checkSignatureName(llvm::StringRef name,
   return llvm::Error::success();
 }
 
+/// The exclusive bound of the indices `op` reads from operand `index`, where
+/// `op` takes indices there and the bound is static; 0 otherwise.
+static int64_t indexBoundOfUse(Operation *op, Value index) {
+  auto dim = [](Value value, int64_t axis) -> int64_t {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (axis < 0)
+      axis += type.getRank();
+    if (axis < 0 || axis >= type.getRank() || type.isDynamicDim(axis))
+      return 0;
+    return type.getDimSize(axis);
+  };
+  if (auto gather = dyn_cast<rlx::GatherOp>(op))
+    return gather.getIndices() == index
+               ? dim(gather.getTable(), gather.getAxis())
+               : 0;
+  if (auto gather = dyn_cast<rlx::GatherBackwardOp>(op))
+    return gather.getIndices() == index
+               ? dim(gather.getResult(), gather.getAxis())
+               : 0;
+  if (auto loss = dyn_cast<rlx::SoftmaxCrossEntropyWithLogitsOp>(op))
+    return loss.getLabels() == index ? dim(loss.getLogits(), 1) : 0;
+  if (auto grad = dyn_cast<rlx::SoftmaxCrossEntropyBackwardOp>(op))
+    return grad.getLabels() == index ? dim(grad.getLogits(), 1) : 0;
+  if (auto scatter = dyn_cast<rlx::ScatterAddOp>(op))
+    return scatter.getIndices() == index ? dim(scatter.getResult(), 0) : 0;
+  if (auto grouped = dyn_cast<rlx::GroupedMatMulOp>(op))
+    return grouped.getExpertIdx() == index ? dim(grouped.getWeight(), 0) : 0;
+  return 0;
+}
+
+/// Sets `indexBound` of each integer argument that indexes something: the
+/// smallest bound over its uses, followed through reshapes and casts
+/// between integer types, so `--random-inputs` draws labels and indices in
+/// range.
+static void recordIndexBounds(func::FuncOp fn, GraphSignature &sig) {
+  for (BlockArgument arg : fn.getArguments()) {
+    if (!getElementTypeOrSelf(arg.getType()).isSignlessInteger() ||
+        getElementTypeOrSelf(arg.getType()).isInteger(1))
+      continue;
+    int64_t bound = 0;
+    SmallVector<Value> worklist = {arg};
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      for (Operation *user : value.getUsers()) {
+        if (isa<rlx::ReshapeOp>(user) ||
+            (isa<rlx::CastOp>(user) &&
+             getElementTypeOrSelf(user->getResult(0).getType())
+                 .isSignlessInteger())) {
+          worklist.push_back(user->getResult(0));
+          continue;
+        }
+        int64_t use = indexBoundOfUse(user, value);
+        if (use > 0)
+          bound = bound ? std::min(bound, use) : use;
+      }
+    }
+    sig.arguments[arg.getArgNumber()].indexBound = bound;
+  }
+}
+
 static llvm::Expected<TensorSpec> makeSpec(Type type, std::string name,
                                            TensorSpec::Kind kind) {
   TensorSpec spec;
@@ -147,7 +207,9 @@ GraphSignature::fromModule(ModuleOp module, llvm::StringRef entry) {
     } else if (auto attr = fn.getArgAttrOfType<StringAttr>(
                    i, rlx::RLXDialect::kParamAttrName)) {
       name = attr.getValue().str();
-      kind = TensorSpec::Kind::Param;
+      kind = fn.getArgAttr(i, rlx::RLXDialect::kStateAttrName)
+                 ? TensorSpec::Kind::State
+                 : TensorSpec::Kind::Param;
     }
     if (llvm::Error error = checkSignatureName(
             name, "argument " + llvm::Twine(i) + " of @" + sig.name))
@@ -208,6 +270,7 @@ GraphSignature::fromModule(ModuleOp module, llvm::StringRef entry) {
     sig.arguments[index].packedType = use.first;
     sig.arguments[index].packedRowElements = use.second;
   }
+  recordIndexBounds(fn, sig);
   fn.walk([&](Operation *op) {
     if (std::optional<double> flops = rlx::estimateFlops(op))
       sig.flops += *flops;

@@ -23,7 +23,10 @@ llvm::Expected<HostTensor> rlxrt::randomTensor(const TensorSpec &spec,
   HostTensor &tensor = *allocated;
   std::mt19937_64 rng(streamSeed);
   std::uniform_real_distribution<double> real(-1.0, 1.0);
-  std::uniform_int_distribution<int> integer(0, 7);
+  // Indices (labels, gather indices) stay below their bound, so that a
+  // random training batch has valid labels.
+  std::uniform_int_distribution<int64_t> integer(
+      0, spec.indexBound > 0 ? spec.indexBound - 1 : 7);
   for (int64_t i = 0, e = tensor.numElements(); i < e; ++i) {
     switch (spec.dtype) {
     case DType::Bool:
@@ -35,7 +38,7 @@ llvm::Expected<HostTensor> rlxrt::randomTensor(const TensorSpec &spec,
     case DType::I64:
     case DType::U8:
     case DType::U32:
-      tensor.setFromDouble(i, integer(rng));
+      tensor.setFromDouble(i, static_cast<double>(integer(rng)));
       break;
     case DType::C64:
       tensor.dataAs<float>()[2 * i] = static_cast<float>(real(rng));

@@ -23,8 +23,7 @@ rlxrt::findParamFeedback(const GraphSignature &signature) {
                        signature.name + " (rlx.param = \"" + result.param +
                        "\")";
     std::optional<size_t> argument = signature.findArgumentIndex(result.param);
-    if (!argument ||
-        signature.arguments[*argument].kind != TensorSpec::Kind::Param)
+    if (!argument || !signature.arguments[*argument].isParamOrState())
       return llvm::createStringError(
           what +
           " names no parameter argument to feed back into "

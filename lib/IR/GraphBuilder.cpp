@@ -92,6 +92,15 @@ Value GraphBuilder::param(StringRef name, ArrayRef<int64_t> shape,
   return addLeaf(RLXDialect::kParamAttrName, name, shape, elementType);
 }
 
+Value GraphBuilder::state(StringRef name, ArrayRef<int64_t> shape,
+                          Type elementType) {
+  Value arg = param(name, shape, elementType);
+  if (arg)
+    function.setArgAttr(llvm::cast<BlockArgument>(arg).getArgNumber(),
+                        RLXDialect::kStateAttrName, builder.getUnitAttr());
+  return arg;
+}
+
 Value GraphBuilder::constant(ElementsAttr value) {
   return resultOf(create<ConstantOp>(value));
 }

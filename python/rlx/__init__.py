@@ -36,12 +36,14 @@ _NUMPY_DTYPES = [np.float32, np.float64, np.float16, np.float32, np.int8,
                  np.int16, np.int32, np.int64, np.uint8, np.uint32, np.bool_,
                  np.complex64]
 _BF16 = 3
-_KINDS = ["input", "param", "argument", "output"]
+_KINDS = ["input", "param", "argument", "output", "state"]
 
 TensorInfo = collections.namedtuple("TensorInfo", "name dtype shape kind")
 TensorInfo.__doc__ = ("An argument or result of a graph: its name, rlx dtype "
                       "name (f32, bf16, ...), shape tuple and kind (input, "
-                      "param, argument or output).")
+                      "param, state (a parameter training does not update, "
+                      "such as batch norm's running statistics), argument "
+                      "or output).")
 
 BenchResult = collections.namedtuple(
     "BenchResult", "runs median_ms p90_ms min_ms total_ms peak_bytes")
@@ -151,12 +153,22 @@ class Graph:
     @property
     def inputs(self):
         """The arguments marked rlx.input (and unnamed ones), in order."""
-        return [a for a in self.arguments if a.kind != "param"]
+        return [a for a in self.arguments
+                if a.kind not in ("param", "state")]
 
     @property
     def params(self):
-        """The arguments marked rlx.param, in order."""
-        return [a for a in self.arguments if a.kind == "param"]
+        """The arguments marked rlx.param, in order: the trained parameters
+        (kind "param") and the state (kind "state", also marked rlx.state),
+        all bound from a parameter file or mapping."""
+        return [a for a in self.arguments if a.kind in ("param", "state")]
+
+    @property
+    def state(self):
+        """The parameters marked rlx.state: read by the graph, not trained
+        (batch norm's running statistics); rlx.grad and rlx-autodiff leave
+        them out of the default wrt."""
+        return [a for a in self.arguments if a.kind == "state"]
 
     @property
     def outputs(self):

@@ -72,4 +72,42 @@ try:
 except rlx.RLXError as error:
     check("nope" in str(error), f"unknown wrt names it: {error}")
 
+# where's documented gradient contract (docs/ops/ElementwiseOps.md): the
+# untaken branch is differentiated too, so sqrt's inf derivative at x <= 0
+# makes the gradient NaN there, as torch.where's; the safe idiom (the
+# untaken branch's input kept in its domain) gives finite gradients equal to
+# torch's.
+WHERE = """
+func.func @f(%x: tensor<64xf32> {rlx.param = "x"}) -> tensor<f32> {
+  %zero = rlx.constant dense<0.0> : tensor<f32>
+  %one = rlx.constant dense<1.0> : tensor<f32>
+  %pos = rlx.compare gt %x, %zero : tensor<64xf32>, tensor<f32>
+  %in = rlx.where %pos, %x, SAFE : tensor<64xi1>, tensor<64xf32>, TYPE
+  %r = rlx.activation sqrt %in : tensor<64xf32>
+  %y = rlx.where %pos, %r, %zero : tensor<64xi1>, tensor<64xf32>, tensor<f32>
+  %l = rlx.reduce sum %y axes = [0] : tensor<64xf32>
+  return %l : tensor<f32>
+}
+"""
+xs = rng.uniform(-1, 1, 64).astype(np.float32)
+xs[0], xs[1] = -0.5, 0.25  # both branches taken somewhere
+for safe in (False, True):
+    # Unsafe: where(pos, x, x) folds to x, so sqrt sees x <= 0.
+    text = WHERE.replace("SAFE", "%one" if safe else "%x").replace(
+        "TYPE", "tensor<f32>" if safe else "tensor<64xf32>")
+    (_, dx) = rlx.grad(text, params={"x": xs})()
+    xt = torch.tensor(xs, requires_grad=True)
+    inner = torch.where(xt > 0, xt, torch.ones(())) if safe else xt
+    torch.where(xt > 0, torch.sqrt(inner), torch.zeros(())).sum().backward()
+    want = xt.grad.numpy()
+    label = "safe idiom" if safe else "untaken sqrt branch"
+    check(np.array_equal(np.isnan(dx), np.isnan(want)) and
+          np.allclose(dx[~np.isnan(want)], want[~np.isnan(want)],
+                      rtol=1e-5, atol=1e-6),
+          f"where gradient, {label}: NaN where torch.where's is "
+          f"({int(np.isnan(dx).sum())} of 64)")
+    check(np.isnan(want).any() != safe,
+          f"where gradient, {label}: torch's reference "
+          f"{'finite' if safe else 'has NaN'}")
+
 finish()

@@ -113,6 +113,15 @@ for name, function in [
     compare(name, Fn(function), x2)
 
 
+# Non-finite constants in f64 graphs (attention masks): each is written as
+# the f64 bit pattern (an f32 pattern read as f64 is a tiny denormal).
+xd = torch.randn(4, 6, dtype=torch.float64)
+compare("f64 masked_fill -inf, softmax", Fn(lambda x: F.softmax(
+    x.masked_fill(x < -0.3, float("-inf")), dim=-1)), xd)
+compare("f64 masked_fill +inf, exp", Fn(lambda x: torch.exp(
+    -x.masked_fill(x > 0.5, float("inf")))), xd)
+
+
 # Shape-sensitive modules.
 compare("nn.Linear", nn.Linear(6, 5), x2)
 compare("nn.Linear 3-d", nn.Linear(6, 5), torch.randn(2, 4, 6))
@@ -271,5 +280,35 @@ bad = subprocess.run([sys.executable, "-m", "rlx.torch", "nofile.py:make",
                       "-o", mlir], capture_output=True, text=True)
 check(bad.returncode == 1 and "no such file 'nofile.py'" in bad.stderr,
       f"command line error: {bad.stderr.strip()}")
+
+# Registered buffers (batch norm's running statistics) are state, not
+# trained: marked rlx.state, listed by Graph.state, bound and run like
+# parameters, and left out of rlx.grad's default wrt, as PyTorch's
+# optimizers leave buffers alone.
+net = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4),
+                    nn.ReLU(), nn.Flatten(), nn.Linear(4 * 8 * 8, 5))
+net[1].running_mean.uniform_(-1, 1)
+net[1].running_var.uniform_(0.5, 2)
+net.eval()
+text, params = rlx.torch.import_module(net, x4)
+buffers = {name for name, _ in net.named_buffers()
+           if not name.endswith("num_batches_tracked")}
+marked = {line.split('rlx.param = "')[1].split('"')[0]
+          for line in text.splitlines() if "rlx.state" in line}
+check(marked == buffers, f"rlx.state on exactly the buffers: {sorted(marked)}")
+graph = rlx.compile(text, params=params)
+check({t.name for t in graph.state} == buffers and
+      all(t.kind == "state" for t in graph.state),
+      f"Graph.state: {[(t.name, t.kind) for t in graph.state]}")
+trained = [t.name for t in graph.params if t.kind == "param"]
+check(sorted(trained) == sorted(n for n, _ in net.named_parameters()),
+      f"trained params: {trained}")
+with torch.no_grad():
+    check(np.allclose(graph(input=x4.numpy()), net(x4).numpy(), rtol=1e-5,
+                      atol=1e-5), "a graph with state runs as eager")
+g = rlx.grad(graph)
+check(len(g.outputs) == 1 + len(trained),
+      f"rlx.grad: the output and one gradient per trained parameter "
+      f"({len(g.outputs)} results for {len(trained)} parameters)")
 
 finish()

@@ -64,7 +64,8 @@ static cl::opt<std::string>
 static cl::opt<bool> randomInputs(
     "random-inputs",
     cl::desc("Fill inputs and parameters not given otherwise with seeded "
-             "random data (floats uniform in [-1, 1), integers in [0, 8))"),
+             "random data (floats uniform in [-1, 1), integers in [0, 8), "
+             "labels and indices below the size they index)"),
     cl::cat(rlxrun::runCategory));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of --random-inputs"),
                               cl::init(0), cl::cat(rlxrun::runCategory));
@@ -364,13 +365,13 @@ bool reportOutputs(const GraphSignature &signature,
   return ok;
 }
 
-/// Writes every parameter argument to DIR/params.safetensors, where
+/// Writes every parameter and state argument to DIR/params.safetensors, where
 /// --params reads them back.
 void writeParams(const GraphSignature &signature,
                  llvm::ArrayRef<HostTensor> arguments) {
   std::map<std::string, HostTensor> params;
   for (auto [spec, tensor] : llvm::zip_equal(signature.arguments, arguments)) {
-    if (spec.kind != TensorSpec::Kind::Param)
+    if (!spec.isParamOrState())
       continue;
     HostTensor copy = exitOnError(spec.allocate());
     std::memcpy(copy.data(), tensor.data(), tensor.sizeInBytes());

@@ -86,6 +86,19 @@ TEST_F(GraphBuilderTest, Mlp) {
       << text;
 }
 
+TEST_F(GraphBuilderTest, StateIsAParameterMarkedState) {
+  GraphBuilder g(&context, "norm");
+  Value x = g.input("x", {4, 3}, g.f32());
+  Value mean = g.state("mean", {3}, g.f32());
+  Value w = g.param("w", {3}, g.f32());
+  FailureOr<func::FuncOp> f = g.finish({g.mul(g.sub(x, mean), w)});
+  ASSERT_TRUE(succeeded(f));
+  EXPECT_EQ(f->getArgAttrOfType<StringAttr>(1, "rlx.param").getValue(),
+            "mean");
+  EXPECT_TRUE(f->getArgAttr(1, "rlx.state"));
+  EXPECT_FALSE(f->getArgAttr(2, "rlx.state"));
+}
+
 TEST_F(GraphBuilderTest, ConstantsAndBroadcasting) {
   GraphBuilder g(&context, "affine");
   Value x = g.input("x", {2, 1, 3}, g.f32());

@@ -85,6 +85,12 @@ def RLXExportGraphFunctions
     has its own buffer. Arguments are marked `bufferization.writable =
     false`: they are the caller's, and an op that would update one in place
     gets a copy, so a run never changes its inputs.
+
+    It runs just before bufferization and checks there the invariant of
+    buffers handed to libraries (docs/architecture.md): no
+    `bufferization.to_buffer` is left, since One-Shot Bufferize does not
+    see the uses of its memref and may overwrite the buffer in place while
+    it is still read. A module holding one is an error.
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
                            "::mlir::linalg::LinalgDialect",

@@ -30,7 +30,9 @@ namespace rlxrt {
 
 /// One argument or result of a graph.
 struct TensorSpec {
-  enum class Kind { Input, Param, Unnamed, Result };
+  /// State: a parameter marked `rlx.state`, bound and saved like one but
+  /// not trained (batch norm's running statistics).
+  enum class Kind { Input, Param, Unnamed, Result, State };
   /// A `?` dim of `shape`: its size is the run's (docs/abi.md).
   static constexpr int64_t kDynamicDim = -1;
   std::string name;
@@ -50,13 +52,22 @@ struct TensorSpec {
   /// only the byte count.
   std::string packedType = {};
   int64_t packedRowElements = 0;
+  /// For an integer argument that indexes something (gather indices,
+  /// cross-entropy labels, scatter rows, expert ids): the exclusive upper
+  /// bound of the valid indices, the smallest over its uses, which random
+  /// test data stays below; 0 when unknown or not an index.
+  int64_t indexBound = 0;
 
   /// `[2, 3] f32`, `[?, 3] f32`.
   std::string describe() const;
   /// True when a dim is `?`.
   bool isDynamic() const;
-  /// `input`, `parameter`, `argument` or `output`.
+  /// `input`, `parameter`, `state`, `argument` or `output`.
   std::string kindName() const;
+  /// True for the arguments a parameter file binds: parameters and state.
+  bool isParamOrState() const {
+    return kind == Kind::Param || kind == Kind::State;
+  }
 
   /// Fails unless `tensor` has this dtype and shape (any size for a `?`
   /// dim), naming the tensor, the

@@ -16,7 +16,8 @@ namespace rlxrt {
 
 /// A tensor of `spec`'s dtype and shape filled from a mt19937_64 stream
 /// seeded with `streamSeed`: floats (and both parts of complex numbers)
-/// uniform in [-1, 1), integers in [0, 8), booleans 0 or 1. An error names
+/// uniform in [-1, 1), integers in [0, 8) or, for an argument that indexes
+/// something, in [0, indexBound), booleans 0 or 1. An error names
 /// the tensor when it cannot be allocated.
 llvm::Expected<HostTensor> randomTensor(const TensorSpec &spec,
                                         uint64_t streamSeed);

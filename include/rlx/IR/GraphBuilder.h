@@ -80,6 +80,10 @@ public:
   Value input(StringRef name, ArrayRef<int64_t> shape, Type elementType);
   /// A parameter (weight): a function argument with `rlx.param = name`.
   Value param(StringRef name, ArrayRef<int64_t> shape, Type elementType);
+  /// State read by the graph but not trained (batch norm's running
+  /// statistics): a parameter also marked `rlx.state`, which rlx-autodiff
+  /// leaves out of its default `wrt`.
+  Value state(StringRef name, ArrayRef<int64_t> shape, Type elementType);
   /// A constant tensor.
   Value constant(ElementsAttr value);
   /// A constant f32 tensor of `shape` holding `values` (row-major).

@@ -721,7 +721,19 @@ static SmallVector<Value> buildCrossEntropyStats(OpBuilder &b, Location loc,
   return {max, stats[0], stats[1]};
 }
 
-/// loss[n] = max + log(sum) - logits[n, label[n]].
+/// Whether the integer `label` lies in `[0, classes)` (`classes` an index).
+static Value labelInRange(OpBuilder &b, Location loc, Value label,
+                          Value classes) {
+  Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), label);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value low =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index, zero);
+  Value high =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, classes);
+  return arith::AndIOp::create(b, loc, low, high);
+}
+
+/// loss[n] = max + log(sum) - logits[n, label[n]]; 0 for an ignored row.
 struct SoftmaxCrossEntropyLowering
     : OpConversionPattern<SoftmaxCrossEntropyWithLogitsOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -735,17 +747,25 @@ struct SoftmaxCrossEntropyLowering
     Type elementType =
         cast<RankedTensorType>(logits.getType()).getElementType();
     Type computeType = computeTypeOf(elementType);
-    SmallVector<Value> stats = buildCrossEntropyStats(
-        rewriter, loc, logits, adaptor.getLabels(), computeType);
+    Value labels = adaptor.getLabels();
+    SmallVector<Value> stats =
+        buildCrossEntropyStats(rewriter, loc, logits, labels, computeType);
+    Value classes = tensor::DimOp::create(rewriter, loc, logits, 1);
     AffineMap identity = AffineMap::getMultiDimIdentityMap(1, ctx);
+    SmallVector<Value> operands(stats);
+    operands.push_back(labels);
     Value loss =
         buildParallel(
             rewriter, loc, tensor::getMixedSizes(rewriter, loc, stats[0]),
-            {elementType}, stats, {identity, identity, identity},
+            {elementType}, operands, {identity, identity, identity, identity},
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value lse = arith::AddFOp::create(
                   b, l, args[0], math::LogOp::create(b, l, args[1]));
               Value y = arith::SubFOp::create(b, l, lse, args[2]);
+              // An ignored row (label outside [0, C)) has loss 0.
+              y = arith::SelectOp::create(
+                  b, l, labelInRange(b, l, args[3], classes), y,
+                  floatConstant(b, l, computeType, 0.0));
               return SmallVector<Value>{truncateTo(b, l, elementType, y)};
             })
             .front();
@@ -771,6 +791,7 @@ struct SoftmaxCrossEntropyBackwardLowering
     Type computeType = computeTypeOf(elementType);
     SmallVector<Value> stats =
         buildCrossEntropyStats(rewriter, loc, logits, labels, computeType);
+    Value classes = tensor::DimOp::create(rewriter, loc, logits, 1);
     AffineMap identity = AffineMap::getMultiDimIdentityMap(2, ctx);
     AffineMap rowMap = projection(ctx, 2, {0});
     Value result =
@@ -795,6 +816,10 @@ struct SoftmaxCrossEntropyBackwardLowering
               Value diff = arith::SubFOp::create(b, l, p, target);
               Value g = extendTo(b, l, computeType, args[4]);
               Value y = arith::MulFOp::create(b, l, diff, g);
+              // An ignored row (label outside [0, C)) has gradient 0.
+              y = arith::SelectOp::create(
+                  b, l, labelInRange(b, l, args[3], classes), y,
+                  floatConstant(b, l, computeType, 0.0));
               return SmallVector<Value>{truncateTo(b, l, elementType, y)};
             })
             .front();

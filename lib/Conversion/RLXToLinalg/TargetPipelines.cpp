@@ -66,7 +66,32 @@ struct RLXExportGraphFunctionsPass
     });
   }
 
+  /// The invariant of buffers handed to libraries (docs/architecture.md):
+  /// before bufferization no buffer is taken out of a tensor. The memref of
+  /// a `bufferization.to_buffer` is a use One-Shot Bufferize does not see,
+  /// so it may write another value in place into that buffer while the
+  /// memref is still read (a oneDNN convolution read a ReLU's result after
+  /// the next ReLU had been computed into its buffer). Library calls on
+  /// tensors go through an op that states its reads and writes
+  /// (`rlx_cpu.on_buffers`, the `rlx_cuda` kernels).
+  LogicalResult checkNoBufferEscapes() {
+    WalkResult walk = getOperation().walk([](bufferization::ToBufferOp op) {
+      op.emitError()
+          << "rlx-export-graph-functions: a buffer is taken from a tensor "
+             "before bufferization (bufferization.to_buffer), which "
+             "One-Shot Bufferize cannot see as a use, so the buffer may be "
+             "written in place while it is still read; a call of library "
+             "code on tensors must state its reads and writes "
+             "(rlx_cpu.on_buffers; docs/architecture.md, \"Buffers handed "
+             "to libraries\")";
+      return WalkResult::interrupt();
+    });
+    return failure(walk.wasInterrupted());
+  }
+
   void runOnOperation() override {
+    if (failed(checkNoBufferEscapes()))
+      return signalPassFailure();
     UnitAttr unit = UnitAttr::get(&getContext());
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (!fn.isPublic() || fn.isExternal())
@@ -78,6 +103,7 @@ struct RLXExportGraphFunctionsPass
       for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
         fn.removeArgAttr(i, RLXDialect::kInputAttrName);
         fn.removeArgAttr(i, RLXDialect::kParamAttrName);
+        fn.removeArgAttr(i, RLXDialect::kStateAttrName);
         // The caller's buffers are read-only: an op that updates a tensor
         // in place (dense_solve's elimination) works on a copy of an
         // argument, so a run never changes its inputs, and a repeated run

@@ -16,6 +16,15 @@
 // peak, which runners read to report the memory a run holds
 // (rlx_rt_buffer_peak_bytes).
 //
+// RLX_DEBUG_POISON=1 is the pool's debug mode, as allocators' debug modes
+// poison freed memory: every new block and every freed block is filled with
+// 0xFF bytes (a NaN in every float type), and freed blocks wait in a
+// quarantine of up to 256 MiB before they are handed out again. A read of a
+// buffer after its dealloc, or of one that nothing wrote (a buffer reuse
+// decision gone wrong, an external library still reading a released
+// operand), then yields NaN instead of a plausible stale value
+// (docs/architecture.md, "Buffers handed to libraries").
+//
 //===----------------------------------------------------------------------===//
 
 #include <atomic>
@@ -23,6 +32,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <deque>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -43,7 +54,27 @@ struct Pool {
   /// so a cached one would be reported as leaked.
   std::unordered_map<size_t, std::vector<char *>> freeBlocks;
   size_t cachedBytes = 0;
+  /// RLX_DEBUG_POISON: freed blocks (chunk starts), oldest first, and their
+  /// bytes, not handed out again until they leave the quarantine.
+  std::deque<char *> quarantine;
+  size_t quarantinedBytes = 0;
 };
+
+/// The quarantine's bound under RLX_DEBUG_POISON.
+constexpr size_t kMaxQuarantinedBytes = size_t(256) << 20;
+
+/// Whether RLX_DEBUG_POISON asks for the debug mode (read once).
+bool poisoning() {
+  static const bool enabled = [] {
+    const char *value = std::getenv("RLX_DEBUG_POISON");
+    return value && *value && std::strcmp(value, "0") != 0;
+  }();
+  return enabled;
+}
+
+/// The byte of the debug mode's fill: 0xFFFFFFFF is a NaN as f32, f64, f16
+/// and bf16, and -1 as an integer.
+constexpr int kPoisonByte = 0xFF;
 
 /// Bytes handed out and not yet freed, and their maximum since the last
 /// reset. Atomic: parallel loops may allocate.
@@ -69,7 +100,9 @@ Pool &pool() {
 
 extern "C" void *_mlir_memref_to_llvm_alloc(size_t size) {
   Pool &p = pool();
-  {
+  // Under RLX_DEBUG_POISON only fresh memory: a quarantined block is never
+  // handed out again while a stale pointer could still read it.
+  if (!poisoning()) {
     std::lock_guard<std::mutex> lock(p.mutex);
     auto it = p.freeBlocks.find(size);
     if (it != p.freeBlocks.end() && !it->second.empty()) {
@@ -97,6 +130,8 @@ extern "C" void *_mlir_memref_to_llvm_alloc(size_t size) {
     std::_Exit(1);
   }
   *reinterpret_cast<size_t *>(raw) = size;
+  if (poisoning())
+    std::memset(raw + kHeaderBytes, kPoisonByte, size);
   countAllocated(size);
   return raw + kHeaderBytes;
 }
@@ -108,6 +143,19 @@ extern "C" void _mlir_memref_to_llvm_free(void *block) {
   size_t size = *reinterpret_cast<size_t *>(raw);
   liveBytes.fetch_sub(size, std::memory_order_relaxed);
   Pool &p = pool();
+  if (poisoning()) {
+    std::memset(block, kPoisonByte, size);
+    std::lock_guard<std::mutex> lock(p.mutex);
+    p.quarantine.push_back(raw);
+    p.quarantinedBytes += size;
+    while (p.quarantinedBytes > kMaxQuarantinedBytes) {
+      char *oldest = p.quarantine.front();
+      p.quarantine.pop_front();
+      p.quarantinedBytes -= *reinterpret_cast<size_t *>(oldest);
+      std::free(oldest);
+    }
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(p.mutex);
     if (p.cachedBytes + size <= kMaxCachedBytes) {

@@ -17,11 +17,12 @@
 #include "rlx/Conversion/GemmCalls.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Target/CPU/Passes.h"
+#include "rlx/Target/CPU/RLXCPUDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace mlir {
 namespace rlx {
@@ -95,23 +96,21 @@ void lower(ModuleOp module, Operation *op, const ConvCall &call) {
   Location loc = op->getLoc();
   OpBuilder b(op);
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  MemRefType argType = getFullyDynamicStridedType(b.getF32Type(), 4);
-  SmallVector<Value> args;
-  for (Value operand : call.operands) {
-    auto type = cast<RankedTensorType>(operand.getType());
-    Value buffer = bufferization::ToBufferOp::create(
-        b, loc, MemRefType::get(type.getShape(), type.getElementType()),
-        operand, /*read_only=*/true);
-    args.push_back(memref::CastOp::create(b, loc, argType, buffer));
-  }
   SmallVector<Value> dynamicSizes;
   if (resultType.isDynamicDim(0))
     dynamicSizes.push_back(tensor::DimOp::create(b, loc, call.batchSource, 0));
-  auto outType =
-      MemRefType::get(resultType.getShape(), resultType.getElementType());
-  Value out = memref::AllocOp::create(b, loc, outType, dynamicSizes,
-                                      b.getI64IntegerAttr(64));
-  args.push_back(memref::CastOp::create(b, loc, argType, out));
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                       resultType.getElementType(),
+                                       dynamicSizes);
+  // The call reads the operands' buffers and writes the result's: stated to
+  // bufferization by rlx_cpu.on_buffers.
+  auto onBuffers = cpu::OnBuffersOp::create(
+      b, loc, ValueRange{call.operands[0], call.operands[1]}, init);
+  b.setInsertionPointToStart(&onBuffers.getBody().front());
+  MemRefType argType = getFullyDynamicStridedType(b.getF32Type(), 4);
+  SmallVector<Value> args;
+  for (BlockArgument buffer : onBuffers.getBody().getArguments())
+    args.push_back(memref::CastOp::create(b, loc, argType, buffer));
   for (int64_t value :
        {call.stride[0], call.stride[1], call.padding[0], call.padding[1],
         call.dilation[0], call.dilation[1], call.groups})
@@ -119,9 +118,7 @@ void lower(ModuleOp module, Operation *op, const ConvCall &call) {
   func::FuncOp callee =
       getOrDeclareRuntime(module, call.callee, ValueRange(args).getTypes());
   func::CallOp::create(b, loc, callee, args);
-  Value result = bufferization::ToTensorOp::create(
-      b, loc, resultType, out, /*restrict=*/true, /*writable=*/true);
-  op->getResult(0).replaceAllUsesWith(result);
+  op->getResult(0).replaceAllUsesWith(onBuffers.getResult(0));
   op->erase();
 }
 

@@ -16,12 +16,12 @@
 
 #include "rlx-c/CustomOps.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Target/CPU/RLXCPUDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace mlir {
@@ -224,34 +224,23 @@ struct RLXCPULowerCustomOpsPass
       callee.setPrivate();
     }
     OpBuilder b(op);
-    // Operands as read-only buffers, results in fresh ones.
-    SmallVector<Value> buffers;
-    for (Value input : op.getInputs()) {
-      auto type = cast<RankedTensorType>(input.getType());
-      auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
-      buffers.push_back(bufferization::ToBufferOp::create(
-          b, loc, memrefType, input, /*read_only=*/true));
-    }
-    SmallVector<Value> outputs;
+    // The kernel reads the inputs' buffers and writes fresh result buffers
+    // (rlx_cpu.on_buffers states both to bufferization); the table of
+    // pointers and the call sit in its body.
+    SmallVector<Value> inits;
     for (Type type : op.getResultTypes()) {
       auto tensor = cast<RankedTensorType>(type);
-      outputs.push_back(memref::AllocOp::create(
-          b, loc, MemRefType::get(tensor.getShape(), tensor.getElementType()),
-          b.getI64IntegerAttr(64)));
+      inits.push_back(tensor::EmptyOp::create(b, loc, tensor.getShape(),
+                                              tensor.getElementType()));
     }
-    buffers.append(outputs);
+    auto onBuffers = cpu::OnBuffersOp::create(b, loc, op.getInputs(), inits);
+    Block *body = &onBuffers.getBody().front();
+    b.setInsertionPointToStart(body);
+    SmallVector<Value> buffers(body->getArguments());
     int64_t tableSize = 0;
     for (Value buffer : buffers)
       tableSize += 3 + cast<MemRefType>(buffer.getType()).getRank();
 
-    // The table and the call sit in one region: rlx-cpu-early-dealloc frees
-    // a buffer after the last op of its block that uses it, and the pointers
-    // stored in the table are not uses it can follow, but the region that
-    // holds them and the call is.
-    auto region = scf::ExecuteRegionOp::create(b, loc, TypeRange());
-    region.setNoInline(true);
-    Block *body = &region.getRegion().emplaceBlock();
-    b.setInsertionPointToStart(body);
     Value name =
         stringPointer(b, module, loc, "__rlx_custom_name", op.getName());
     Value attrs =
@@ -289,14 +278,8 @@ struct RLXCPULowerCustomOpsPass
         b, loc, callee,
         ValueRange{
             name, attrs, constant(static_cast<int64_t>(op.getInputs().size())),
-            constant(static_cast<int64_t>(outputs.size())), tablePointer});
-    scf::YieldOp::create(b, loc);
-
-    b.setInsertionPointAfter(region);
-    for (auto [result, output] : llvm::zip_equal(op.getResults(), outputs))
-      result.replaceAllUsesWith(bufferization::ToTensorOp::create(
-          b, loc, result.getType(), output, /*restrict=*/true,
-          /*writable=*/true));
+            constant(static_cast<int64_t>(inits.size())), tablePointer});
+    op->replaceAllUsesWith(onBuffers.getResults());
     op->erase();
   }
 };

@@ -15,12 +15,11 @@
 #include "rlx/Target/CPU/Passes.h"
 
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Target/CPU/RLXCPUDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -144,26 +143,24 @@ void lower(ModuleOp module, Operation *op, const SplatCall &call,
   OpBuilder b(op);
   Type i64 = b.getI64Type();
   func::FuncOp callee = declareCallee(module, loc);
-  auto buffer = [&](Value tensor) {
-    auto type = cast<RankedTensorType>(tensor.getType());
-    return bufferization::ToBufferOp::create(
-        b, loc, MemRefType::get(type.getShape(), type.getElementType()), tensor,
-        /*read_only=*/true);
-  };
-  SmallVector<Value> inputs;
-  for (Value v : call.scene)
-    inputs.push_back(buffer(v));
-  Value meta = call.scene.empty() ? buffer(call.meta) : Value();
-  Value extra = call.extra ? buffer(call.extra) : Value();
-  auto outType = MemRefType::get({resultLength}, b.getF32Type());
-  Value out = memref::AllocOp::create(b, loc, outType, b.getI64IntegerAttr(64));
-
-  // The pointers and the call sit in one region: rlx-cpu-early-dealloc
-  // frees a buffer after the last op of its block that uses it, and a
-  // pointer taken from it is not a use it can follow (as for rlx.custom).
-  auto region = scf::ExecuteRegionOp::create(b, loc, TypeRange());
-  region.setNoInline(true);
-  b.setInsertionPointToStart(&region.getRegion().emplaceBlock());
+  // The kernel reads the scene (or meta) and extra buffers and writes the
+  // result's (rlx_cpu.on_buffers states both to bufferization); the
+  // pointers and the call sit in its body.
+  SmallVector<Value> ins(call.scene);
+  if (call.scene.empty())
+    ins.push_back(call.meta);
+  if (call.extra)
+    ins.push_back(call.extra);
+  auto outTensorType = RankedTensorType::get({resultLength}, b.getF32Type());
+  Value init = tensor::EmptyOp::create(b, loc, outTensorType.getShape(),
+                                       outTensorType.getElementType());
+  auto onBuffers = cpu::OnBuffersOp::create(b, loc, ins, init);
+  Block *body = &onBuffers.getBody().front();
+  b.setInsertionPointToStart(body);
+  SmallVector<Value> inputs(body->getArguments().take_front(call.scene.size()));
+  Value meta = call.scene.empty() ? body->getArgument(0) : Value();
+  Value extra = call.extra ? body->getArgument(ins.size() - 1) : Value();
+  Value out = body->getArguments().back();
   auto i64c = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, i64, v);
   };
@@ -197,12 +194,9 @@ void lower(ModuleOp module, Operation *op, const SplatCall &call,
                f32c(call.lossGradClip), i64c(call.shBand),
                f32c(call.maxAnisotropy)});
   func::CallOp::create(b, loc, callee, args);
-  scf::YieldOp::create(b, loc);
 
-  b.setInsertionPointAfter(region);
-  Value result = bufferization::ToTensorOp::create(
-      b, loc, RankedTensorType::get({resultLength}, b.getF32Type()), out,
-      /*restrict=*/true, /*writable=*/true);
+  b.setInsertionPointAfter(onBuffers);
+  Value result = onBuffers.getResult(0);
   if (result.getType() != resultType)
     result = tensor::CastOp::create(b, loc, resultType, result);
   op->getResult(0).replaceAllUsesWith(result);

@@ -15,13 +15,12 @@
 #include "rlx/Target/CPU/Passes.h"
 
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Target/CPU/RLXCPUDialect.h"
 #include "rlx/Runtime/QuantGemm.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -77,7 +76,7 @@ void lower(ModuleOp module, DequantMatMulOp op, QuantGemmFormat format) {
   OpBuilder b(op);
   Type i64 = b.getI64Type();
   func::FuncOp callee = declareCallee(module, loc);
-  auto buffer = [&](Value tensor) -> Value {
+  auto signless = [&](Value tensor) -> Value {
     if (!tensor)
       return {};
     auto type = cast<RankedTensorType>(tensor.getType());
@@ -85,33 +84,28 @@ void lower(ModuleOp module, DequantMatMulOp op, QuantGemmFormat format) {
     // meets this cast with its own ui8 one: the round trip folds away in
     // the canonicalization after it, and the buffer is the i8 tensor's.
     auto intType = dyn_cast<IntegerType>(type.getElementType());
-    if (intType && !intType.isSignless()) {
-      type = type.clone(b.getIntegerType(intType.getWidth()));
-      tensor =
-          UnrealizedConversionCastOp::create(b, loc, type, tensor).getResult(0);
-    }
-    return bufferization::ToBufferOp::create(
-        b, loc, MemRefType::get(type.getShape(), type.getElementType()), tensor,
-        /*read_only=*/true);
+    if (!intType || intType.isSignless())
+      return tensor;
+    type = type.clone(b.getIntegerType(intType.getWidth()));
+    return UnrealizedConversionCastOp::create(b, loc, type, tensor).getResult(0);
   };
   RankedTensorType resultType = op.getType();
   SmallVector<Value> dynamicSizes;
   if (resultType.isDynamicDim(0))
     dynamicSizes.push_back(tensor::DimOp::create(b, loc, op.getX(), 0));
-  Value x = buffer(op.getX());
-  Value w = buffer(op.getWQ());
-  Value scale = buffer(op.getScale());
-  Value zeroPoint = buffer(op.getZeroPoint());
-  auto outType = MemRefType::get(resultType.getShape(), b.getF32Type());
-  Value out = memref::AllocOp::create(b, loc, outType, dynamicSizes,
-                                      b.getI64IntegerAttr(64));
-
-  // The pointers and the call sit in one region: rlx-cpu-early-dealloc
-  // frees a buffer after the last op of its block that uses it, and a
-  // pointer taken from it is not a use it can follow (as for rlx.custom).
-  auto region = scf::ExecuteRegionOp::create(b, loc, TypeRange());
-  region.setNoInline(true);
-  b.setInsertionPointToStart(&region.getRegion().emplaceBlock());
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                       b.getF32Type(), dynamicSizes);
+  // The operands that are there (scale and zero point are optional), read
+  // by the call; the result written (rlx_cpu.on_buffers tells
+  // bufferization both).
+  SmallVector<Value> ins;
+  for (Value operand : {op.getX(), op.getWQ(), op.getScale(),
+                        op.getZeroPoint()})
+    if (operand)
+      ins.push_back(signless(operand));
+  auto onBuffers = cpu::OnBuffersOp::create(b, loc, ins, init);
+  Block &body = onBuffers.getBody().front();
+  b.setInsertionPointToStart(&body);
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, i64, v);
   };
@@ -122,6 +116,16 @@ void lower(ModuleOp module, DequantMatMulOp op, QuantGemmFormat format) {
         memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
     return arith::IndexCastOp::create(b, loc, i64, index);
   };
+  // The block's buffers in operand order, the absent operands null.
+  unsigned next = 0;
+  auto buffer = [&](Value operand) -> Value {
+    return operand ? body.getArgument(next++) : Value();
+  };
+  Value x = buffer(op.getX());
+  Value w = buffer(op.getWQ());
+  Value scale = buffer(op.getScale());
+  Value zeroPoint = buffer(op.getZeroPoint());
+  Value out = body.getArgument(next);
   Value m = resultType.isDynamicDim(0)
                 ? arith::IndexCastOp::create(
                       b, loc, i64, memref::DimOp::create(b, loc, out, 0))
@@ -138,12 +142,7 @@ void lower(ModuleOp module, DequantMatMulOp op, QuantGemmFormat format) {
                              constant(op.getX().getType().getDimSize(1)),
                              constant(op.getBlockSize().value_or(0))};
   func::CallOp::create(b, loc, callee, args);
-  scf::YieldOp::create(b, loc);
-
-  b.setInsertionPointAfter(region);
-  Value result = bufferization::ToTensorOp::create(
-      b, loc, resultType, out, /*restrict=*/true, /*writable=*/true);
-  op.getResult().replaceAllUsesWith(result);
+  op.getResult().replaceAllUsesWith(onBuffers.getResult(0));
   op.erase();
 }
 

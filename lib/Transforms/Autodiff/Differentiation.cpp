@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Differentiation.h"
+#include "rlx/Dialect/RLX/IR/RLXDialect.h"
 #include "rlx/Dialect/RLX/Utils/PrimitiveBuilder.h"
 #include "rlx/Transforms/Unfuse.h"
 
@@ -44,13 +45,20 @@ rlx::resolveWrt(func::FuncOp f, ArrayRef<std::string> wrt, StringRef pass) {
   SmallVector<unsigned> indices;
   unsigned numArgs = f.getNumArguments();
   if (wrt.empty()) {
+    // State (rlx.state: running statistics) is read, not trained.
     for (unsigned i = 0; i < numArgs; ++i)
-      if (f.getArgAttr(i, "rlx.param"))
+      if (f.getArgAttr(i, RLXDialect::kParamAttrName) &&
+          !f.getArgAttr(i, RLXDialect::kStateAttrName))
         indices.push_back(i);
+    bool hasState = llvm::any_of(
+        llvm::seq(numArgs),
+        [&](unsigned i) { return f.getArgAttr(i, RLXDialect::kStateAttrName); });
     if (indices.empty())
       return f.emitError() << pass << ": @" << f.getName()
-                           << " has no rlx.param argument; name the "
-                              "arguments to differentiate with wrt=";
+                           << " has no rlx.param argument"
+                           << (hasState ? " that is not rlx.state" : "")
+                           << "; name the arguments to differentiate with "
+                              "wrt=";
   }
   for (StringRef name : wrt) {
     unsigned i = 0;

@@ -280,13 +280,15 @@ FailureOr<Value> softmaxCrossEntropyBackward(PrimitiveBuilder &p,
   if (ShapedType::isDynamic(classes))
     return p.fail(op, "the one-hot class index needs a static class count");
   Type et = elementTypeOf(op.getLogits());
-  // (softmax(logits) - onehot(labels)) * d_loss[:, None]; a label outside
-  // [0, C) equals no class index and selects nothing.
+  // (softmax(logits) - onehot(labels)) * d_loss[:, None]; a row whose label
+  // is outside [0, C) is ignored (its loss is 0), so its gradient is 0.
   Value labels = p.reshape(p.cast(op.getLabels(), p.b.getI64Type()), {-1, 1});
   Value onehot = p.cast(
       p.compare(CompareKind::Eq, p.iota({classes}, classes), labels), et);
   Value probs = SoftmaxOp::create(p.b, p.loc, op.getLogits(), (uint64_t)1);
-  return p.mul(p.sub(probs, onehot), p.reshape(op.getDLoss(), {-1, 1}));
+  Value dLoss = p.mul(p.reshape(op.getDLoss(), {-1, 1}),
+                      p.labelsInRange(labels, classes, et));
+  return p.mul(p.sub(probs, onehot), dLoss);
 }
 
 FailureOr<Value> complexNormSqBackward(PrimitiveBuilder &p,

@@ -32,11 +32,21 @@ def broadcast_shapes(a, b):
     return tuple(out)
 
 
-def _float_literal(value):
-    if np.isnan(value):
-        return "0x7FC00000"
-    if np.isinf(value):
-        return "0x7F800000" if value > 0 else "0xFF800000"
+# MLIR spells a non-finite float as the hex bit pattern of its own type:
+# (NaN, +inf, -inf) per element type.
+_NON_FINITE = {
+    "f64": ("0x7FF8000000000000", "0x7FF0000000000000",
+            "0xFFF0000000000000"),
+    "f32": ("0x7FC00000", "0x7F800000", "0xFF800000"),
+    "f16": ("0x7E00", "0x7C00", "0xFC00"),
+    "bf16": ("0x7FC0", "0x7F80", "0xFF80"),
+}
+
+
+def _float_literal(value, dtype):
+    if np.isnan(value) or np.isinf(value):
+        nan, inf, ninf = _NON_FINITE[dtype]
+        return nan if np.isnan(value) else inf if value > 0 else ninf
     # Always with a point and an exponent, as MLIR's float literals need.
     return f"{float(value):.17e}"
 
@@ -89,7 +99,7 @@ class Emitter:
         if dtype == "i1":
             return "true" if value else "false"
         if dtype.startswith("f") or dtype == "bf16":
-            return _float_literal(value)
+            return _float_literal(value, dtype)
         return str(int(value))
 
     def _nested(self, array, dtype):

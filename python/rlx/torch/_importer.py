@@ -66,33 +66,37 @@ class _Converter:
     """Translates one traced graph; env maps nodes to Values or Python
     values (ints, tuples, None)."""
 
-    def __init__(self, graph_module, state, aten):
+    def __init__(self, graph_module, state, aten, buffers=()):
         self.gm = graph_module
         self.state = state  # name -> tensor of parameters and buffers
+        # Registered buffers (running statistics) become rlx.state: bound
+        # like parameters, not trained.
+        self.buffers = set(buffers)
         self.aten = aten
         self.e = Emitter()
         self.env = {}
-        self.arguments = []  # (Value, attribute, name)
+        self.arguments = []  # (Value, attribute, name, is_state)
         self.params = {}
         self.param_values = {}
 
     # -- values -------------------------------------------------------
-    def _argument(self, attribute, name, tensor, what):
+    def _argument(self, attribute, name, tensor, what, is_state=False):
         """A new graph argument of `tensor`'s shape and dtype."""
         dtype = rlx_dtype(tensor.dtype)
         if dtype is None:
             raise RLXError(f"{what} '{name}' has dtype {tensor.dtype}, "
                            "which rlx does not take")
         value = Value(f"%a{len(self.arguments)}", tuple(tensor.shape), dtype)
-        self.arguments.append((value, attribute, name))
+        self.arguments.append((value, attribute, name, is_state))
         return value
 
     def param(self, name):
         """The rlx.param argument of state_dict entry `name`."""
         if name not in self.param_values:
             tensor = self.state[name].detach()
-            self.param_values[name] = self._argument("rlx.param", name,
-                                                     tensor, "parameter")
+            self.param_values[name] = self._argument(
+                "rlx.param", name, tensor, "parameter",
+                is_state=name in self.buffers)
             self.params[name] = tensor.cpu().numpy().copy()
         return self.param_values[name]
 
@@ -320,7 +324,9 @@ def import_module(module, *example_inputs, dynamic=False):
     """Imports `module` (in eval mode) as an rlx graph for inputs shaped
     like `example_inputs`. Returns (mlir_text, params): the graph's inputs
     are named after forward's parameters, and params maps state_dict names
-    to NumPy arrays, to bind with rlx.compile(mlir_text, params=params)."""
+    to NumPy arrays, to bind with rlx.compile(mlir_text, params=params).
+    Registered buffers (batch norm's running statistics) are marked
+    rlx.state: bound like parameters, not trained."""
     if dynamic:
         raise RLXError("dynamic=True: rlx graphs have static shapes, and "
                        "the importer does not emit dynamic dimensions")
@@ -328,9 +334,10 @@ def import_module(module, *example_inputs, dynamic=False):
         raise RLXError("the module is in training mode: call .eval() first "
                        "(batch norm and dropout are imported in eval form)")
     state = dict(module.named_parameters())
-    state.update(module.named_buffers())
+    buffers = dict(module.named_buffers())
+    state.update(buffers)
     graph_module, param_names, aten = _trace(module, example_inputs)
-    converter = _Converter(graph_module, state, aten)
+    converter = _Converter(graph_module, state, aten, buffers)
     with torch.no_grad():
         outputs = converter.run(_forward_names(module, len(example_inputs)),
                                 example_inputs, param_names)
@@ -340,8 +347,9 @@ def import_module(module, *example_inputs, dynamic=False):
 
 def _print_function(converter, results):
     arguments = ",\n    ".join(
-        f"{value.name}: {value.type} {{{attribute} = \"{name}\"}}"
-        for value, attribute, name in converter.arguments)
+        f"{value.name}: {value.type} {{{attribute} = \"{name}\""
+        f"{', rlx.state' if is_state else ''}}}"
+        for value, attribute, name, is_state in converter.arguments)
     types = ", ".join(r.type for r in results)
     result_types = f"({types})" if len(results) != 1 else types
     body = "\n".join(converter.e.lines)

@@ -2,7 +2,8 @@
 
 // Row max, then one reduction carrying sum(exp(x - max)) and the logit
 // whose class index equals the label (start value NaN: an out-of-range
-// label picks nothing), then loss = max + log(sum) - picked.
+// label picks nothing), then loss = max + log(sum) - picked, or 0 for a
+// row whose label is outside [0, C) (ignored, as PyTorch's ignore_index).
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: func.func @cross_entropy
@@ -22,13 +23,21 @@
 // CHECK-NEXT: %[[HIT:.*]] = arith.cmpi eq, %[[C]], %[[LI]] : index
 // CHECK-NEXT: %[[P:.*]] = arith.select %[[HIT]], %[[XE]], %[[PICKED]] : f32
 // CHECK-NEXT: linalg.yield %[[S]], %[[P]]
+// CHECK: %[[C10:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<4x10xf32>
 // CHECK: %[[LOSS:.*]] = linalg.generic
-// CHECK-SAME: ins(%[[MAX]], %[[STATS]]#0, %[[STATS]]#1 :
-// CHECK-NEXT: ^bb0(%[[M2:.*]]: f32, %[[S2:.*]]: f32, %[[P2:.*]]: f32, %{{.*}}: f32):
+// CHECK-SAME: ins(%[[MAX]], %[[STATS]]#0, %[[STATS]]#1, %[[L]] :
+// CHECK-NEXT: ^bb0(%[[M2:.*]]: f32, %[[S2:.*]]: f32, %[[P2:.*]]: f32, %[[L2:.*]]: i32, %{{.*}}: f32):
 // CHECK-NEXT: %[[LOG:.*]] = math.log %[[S2]]
 // CHECK-NEXT: %[[LSE:.*]] = arith.addf %[[M2]], %[[LOG]]
 // CHECK-NEXT: %[[Y:.*]] = arith.subf %[[LSE]], %[[P2]]
-// CHECK-NEXT: linalg.yield %[[Y]]
+// CHECK-NEXT: %[[LI2:.*]] = arith.index_cast %[[L2]] : i32 to index
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[GE:.*]] = arith.cmpi sge, %[[LI2]], %[[ZERO]] : index
+// CHECK-NEXT: %[[LT:.*]] = arith.cmpi slt, %[[LI2]], %[[C10]] : index
+// CHECK-NEXT: %[[IN:.*]] = arith.andi %[[GE]], %[[LT]] : i1
+// CHECK-NEXT: %[[ZF:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[R:.*]] = arith.select %[[IN]], %[[Y]], %[[ZF]] : f32
+// CHECK-NEXT: linalg.yield %[[R]]
 // CHECK: return %[[LOSS]]
 func.func @cross_entropy(%x: tensor<4x10xf32>, %l: tensor<4xi32>) -> tensor<4xf32> {
   %0 = rlx.softmax_cross_entropy_with_logits %x, %l : tensor<4x10xf32>, tensor<4xi32>

@@ -192,3 +192,17 @@ func.func @duplicate_leaf(%x: tensor<2xf32> {rlx.input = "x"}, %y: tensor<2xf32>
 func.func @unknown_arg_attr(%x: tensor<2xf32> {rlx.inputs = "x"}) {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'rlx.state' on argument #0 marks a parameter as state: the argument needs 'rlx.param' too}}
+func.func @state_without_param(%x: tensor<2xf32> {rlx.input = "x", rlx.state}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'rlx.state' on argument #0 is a unit attribute}}
+func.func @state_with_value(%x: tensor<2xf32> {rlx.param = "x", rlx.state = "yes"}) {
+  return
+}

@@ -404,6 +404,19 @@ for dtype in DTYPES:
                       f"{tensor_type(table_shape, dtype)}",
                       tensor_type(table_shape, dtype)),
                 {"dy": dy, "ids": ids_arr}, want, max(1, ids_arr.size))
+    # Indices outside [0, 10) (the forward read zeros there) add nothing.
+    ids_arr = np.array([2, -1, 10, 2, 99, 0], np.int64)
+    dy = check.uniform((6, 4), dtype)
+    keep = (ids_arr >= 0) & (ids_arr < 10)
+    want = np.zeros((10, 4), np.float64)
+    np.add.at(want, ids_arr[keep], dy[keep].astype(np.float64))
+    compare("gather_backward out-of-range ids", dtype,
+            graph([("dy", T(dy)), ("ids", tensor_type((6,), np.int64))],
+                  f"rlx.gather_backward %dy, %ids {{axis = 0 : i64}} : "
+                  f"{T(dy)}, {tensor_type((6,), np.int64)} -> "
+                  f"{tensor_type((10, 4), dtype)}",
+                  tensor_type((10, 4), dtype)),
+            {"dy": dy, "ids": ids_arr}, torch.from_numpy(want), 6)
 
 # --------------------------------------------------------------------------
 # softmax cross-entropy
@@ -423,12 +436,13 @@ for dtype in DTYPES:
                       f"rlx.softmax_cross_entropy_backward %l, %y, %d : {lt}, "
                       f"{T(labels)}, {T(dloss)}", lt),
                 {"l": logits, "y": labels, "d": dloss}, want, c)
-    # A label outside [0, C) matches no class: softmax * d_loss.
+    # A label outside [0, C) ignores its row (PyTorch's ignore_index): 0.
     logits = check.uniform((3, 4), dtype, -2, 2)
     labels = np.array([1, 4, -1], np.int64)
     dloss = check.uniform((3,), dtype)
     want = torch.softmax(f64(logits), -1) * f64(dloss)[:, None]
     want[0, 1] -= float(dloss[0])
+    want[1:] = 0
     lt = T(logits)
     compare("softmax_cross_entropy_backward out-of-range labels", dtype,
             graph([("l", lt), ("y", T(labels)), ("d", T(dloss))],

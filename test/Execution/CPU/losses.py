@@ -62,23 +62,28 @@ for dtype in (np.float32, np.float64):
                         outs[1] if outs and len(outs) > 1 else None, grad,
                         *TOL[dtype])
 
-# Labels outside [0, C): the loss of that row is NaN and its gradient is
-# softmax * d_loss (no class matches); other rows are unaffected.
+# Labels outside [0, C) (PyTorch's ignore_index -100 among them) ignore
+# their row: loss 0 and gradient 0, never NaN; other rows are unaffected.
+# The reference is PyTorch's cross_entropy with ignore_index on the same
+# rows, one ignored label at a time.
 for dtype in (np.float32, np.float64):
-    n, c = 5, 4
+    n, c = 6, 4
     x = check.uniform((n, c), dtype, -3, 3)
-    labels = np.array([0, -1, 3, 4, 100], np.int64)
+    labels = np.array([0, -1, 3, 4, 100, -100], np.int64)
     g = check.uniform((n,), dtype, -2, 2)
     outs = check.run(graph(n, c, dtype, np.int64), {"x": x, "l": labels, "g": g})
-    valid = np.clip(labels, 0, c - 1)
-    loss, grad = oracle(x, valid, g)
     bad = (labels < 0) | (labels >= c)
-    soft = torch.softmax(torch.from_numpy(x), dim=1).numpy()
-    want_loss = np.where(bad, np.nan, loss).astype(dtype)
-    want_grad = np.where(bad[:, None], soft * g[:, None], grad).astype(dtype)
-    check.close(f"cross_entropy out-of-range labels {np.dtype(dtype)}",
+    t = torch.from_numpy(x).requires_grad_()
+    torch_labels = torch.from_numpy(np.where(bad, -100, labels))
+    loss = F.cross_entropy(t, torch_labels, reduction="none",
+                           ignore_index=-100)
+    loss.backward(torch.from_numpy(g))
+    want_loss = loss.detach().numpy()
+    want_grad = t.grad.numpy()
+    assert np.all(want_loss[bad] == 0) and np.any(want_loss[~bad] != 0)
+    check.close(f"cross_entropy ignored labels {np.dtype(dtype)}",
                 outs[0] if outs else None, want_loss, *TOL[dtype])
-    check.close(f"cross_entropy_backward out-of-range labels {np.dtype(dtype)}",
+    check.close(f"cross_entropy_backward ignored labels {np.dtype(dtype)}",
                 outs[1] if outs and len(outs) > 1 else None, want_grad,
                 *TOL[dtype])
 

@@ -1,19 +1,20 @@
 // RUN: rlx-opt %s --rlx-cpu-lower-convolutions --split-input-file | FileCheck %s
 
 // f32 rlx.conv, rlx.conv2d_backward_input and rlx.conv2d_backward_weight
-// become calls of the runtime's oneDNN convolutions: the two operands as
-// read-only buffers, a fresh aligned result buffer, all three as fully
+// become calls of the runtime's oneDNN convolutions in the body of an
+// rlx_cpu.on_buffers that reads the two operands and writes a fresh result
+// (a tensor.empty), so bufferization sees both: the three buffers as fully
 // dynamic strided memrefs, then the forward op's stride, padding and
 // dilation ([H, W] each) and groups.
 
 // CHECK: func.func private @rlx_rt_conv2d_forward_f32(memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, i64, i64, i64, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @forward(
 // CHECK-SAME: %[[X:.*]]: tensor<2x6x17x13xf32>, %[[W:.*]]: tensor<8x3x5x3xf32>
-// CHECK: %[[XB:.*]] = bufferization.to_buffer %[[X]] read_only : tensor<2x6x17x13xf32> to memref<2x6x17x13xf32>
+// CHECK: %[[INIT:.*]] = tensor.empty() : tensor<2x8x11x4xf32>
+// CHECK: %[[R:.*]] = rlx_cpu.on_buffers ins(%[[X]], %[[W]] : tensor<2x6x17x13xf32>, tensor<8x3x5x3xf32>) outs(%[[INIT]] : tensor<2x8x11x4xf32>) {
+// CHECK: ^bb0(%[[XB:.*]]: memref<2x6x17x13xf32>, %[[WB:.*]]: memref<8x3x5x3xf32>, %[[OUT:.*]]: memref<2x8x11x4xf32>):
 // CHECK: %[[XC:.*]] = memref.cast %[[XB]]
-// CHECK: %[[WB:.*]] = bufferization.to_buffer %[[W]] read_only : tensor<8x3x5x3xf32> to memref<8x3x5x3xf32>
 // CHECK: %[[WC:.*]] = memref.cast %[[WB]]
-// CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x8x11x4xf32>
 // CHECK: %[[OC:.*]] = memref.cast %[[OUT]]
 // CHECK-DAG: %[[SH:.*]] = arith.constant 2 : i64
 // CHECK-DAG: %[[SW:.*]] = arith.constant 3 : i64
@@ -23,7 +24,7 @@
 // CHECK-DAG: %[[DW:.*]] = arith.constant 6 : i64
 // CHECK-DAG: %[[G:.*]] = arith.constant 2 : i64
 // CHECK: call @rlx_rt_conv2d_forward_f32(%[[XC]], %[[WC]], %[[OC]], %[[SH]], %[[SW]], %[[PH]], %[[PW]], %[[DH]], %[[DW]], %[[G]])
-// CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<2x8x11x4xf32> to tensor<2x8x11x4xf32>
+// CHECK: } -> tensor<2x8x11x4xf32>
 // CHECK: return %[[R]]
 func.func @forward(%x: tensor<2x6x17x13xf32>, %w: tensor<8x3x5x3xf32>) -> tensor<2x8x11x4xf32> {
   %0 = rlx.conv %x, %w kernel_size = [5, 3], stride = [2, 3], padding = [4, 5], dilation = [1, 6], groups = 2 : tensor<2x6x17x13xf32>, tensor<8x3x5x3xf32>
@@ -35,12 +36,12 @@ func.func @forward(%x: tensor<2x6x17x13xf32>, %w: tensor<8x3x5x3xf32>) -> tensor
 // The input gradient's batch comes from dy when it is `?`.
 // CHECK-LABEL: func.func @backward_input(
 // CHECK-SAME: %[[DY:.*]]: tensor<?x8x4x4xf32>, %[[W:.*]]: tensor<8x4x3x3xf32>
-// CHECK: %[[DYB:.*]] = bufferization.to_buffer %[[DY]] read_only : tensor<?x8x4x4xf32> to memref<?x8x4x4xf32>
-// CHECK: %[[WB:.*]] = bufferization.to_buffer %[[W]] read_only
 // CHECK: %[[N:.*]] = tensor.dim %[[DY]], %{{.*}} : tensor<?x8x4x4xf32>
-// CHECK: %[[OUT:.*]] = memref.alloc(%[[N]]) {alignment = 64 : i64} : memref<?x4x8x8xf32>
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[N]]) : tensor<?x4x8x8xf32>
+// CHECK: rlx_cpu.on_buffers ins(%[[DY]], %[[W]] : tensor<?x8x4x4xf32>, tensor<8x4x3x3xf32>) outs(%[[INIT]] : tensor<?x4x8x8xf32>)
+// CHECK: ^bb0(%{{.*}}: memref<?x8x4x4xf32>, %{{.*}}: memref<8x4x3x3xf32>, %{{.*}}: memref<?x4x8x8xf32>):
 // CHECK: call @rlx_rt_conv2d_backward_data_f32(
-// CHECK: bufferization.to_tensor %[[OUT]] restrict writable : memref<?x4x8x8xf32> to tensor<?x4x8x8xf32>
+// CHECK: } -> tensor<?x4x8x8xf32>
 func.func @backward_input(%dy: tensor<?x8x4x4xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<?x4x8x8xf32> {
   %0 = rlx.conv2d_backward_input %dy, %w kernel_size = [3, 3], stride = [2, 2], padding = [1, 1], dilation = [1, 1], groups = 1 : tensor<?x8x4x4xf32>, tensor<8x4x3x3xf32> -> tensor<?x4x8x8xf32>
   return %0 : tensor<?x4x8x8xf32>
@@ -50,11 +51,10 @@ func.func @backward_input(%dy: tensor<?x8x4x4xf32>, %w: tensor<8x4x3x3xf32>) -> 
 
 // CHECK-LABEL: func.func @backward_weight(
 // CHECK-SAME: %[[X:.*]]: tensor<?x4x8x8xf32>, %[[DY:.*]]: tensor<?x8x4x4xf32>
-// CHECK: %[[XB:.*]] = bufferization.to_buffer %[[X]] read_only
-// CHECK: %[[DYB:.*]] = bufferization.to_buffer %[[DY]] read_only
-// CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x4x3x3xf32>
+// CHECK: %[[INIT:.*]] = tensor.empty() : tensor<8x4x3x3xf32>
+// CHECK: rlx_cpu.on_buffers ins(%[[X]], %[[DY]] : tensor<?x4x8x8xf32>, tensor<?x8x4x4xf32>) outs(%[[INIT]] : tensor<8x4x3x3xf32>)
 // CHECK: call @rlx_rt_conv2d_backward_weights_f32(
-// CHECK: bufferization.to_tensor %[[OUT]] restrict writable : memref<8x4x3x3xf32> to tensor<8x4x3x3xf32>
+// CHECK: } -> tensor<8x4x3x3xf32>
 func.func @backward_weight(%x: tensor<?x4x8x8xf32>, %dy: tensor<?x8x4x4xf32>) -> tensor<8x4x3x3xf32> {
   %0 = rlx.conv2d_backward_weight %x, %dy kernel_size = [3, 3], stride = [2, 2], padding = [1, 1], dilation = [1, 1], groups = 1 : tensor<?x4x8x8xf32>, tensor<?x8x4x4xf32>
   return %0 : tensor<8x4x3x3xf32>
@@ -85,15 +85,13 @@ func.func @kept(%a: tensor<1x3x8x8xf64>, %wa: tensor<4x3x3x3xf64>,
 // -----
 
 // A convolution of a convolution's result (a chain, as in every network)
-// reads the first call's result buffer.
+// reads the first call's result.
 // CHECK-LABEL: func.func @chained(
-// CHECK: %[[OUT1:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x4x6x6xf32>
+// CHECK: %[[Y1:.*]] = rlx_cpu.on_buffers ins(%{{.*}}, %{{.*}} : tensor<1x4x6x6xf32>, tensor<4x4x3x3xf32>)
 // CHECK: call @rlx_rt_conv2d_forward_f32(
-// CHECK: %[[Y1:.*]] = bufferization.to_tensor %[[OUT1]]
-// CHECK: bufferization.to_buffer %[[Y1]] read_only : tensor<1x4x6x6xf32>
+// CHECK: %[[Y2:.*]] = rlx_cpu.on_buffers ins(%[[Y1]], %{{.*}} : tensor<1x4x6x6xf32>, tensor<4x4x3x3xf32>)
 // CHECK: call @rlx_rt_conv2d_forward_f32(
-// CHECK: %[[Y2:.*]] = bufferization.to_tensor
-// CHECK: bufferization.to_buffer %[[Y2]] read_only : tensor<1x4x6x6xf32>
+// CHECK: rlx_cpu.on_buffers ins(%[[Y2]], %{{.*}} : tensor<1x4x6x6xf32>, tensor<4x4x3x3xf32>)
 // CHECK: call @rlx_rt_conv2d_backward_data_f32(
 func.func @chained(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x6x6xf32> {
   %0 = rlx.conv %x, %w kernel_size = [3, 3], stride = [1, 1], padding = [1, 1], dilation = [1, 1], groups = 1 : tensor<1x4x6x6xf32>, tensor<4x4x3x3xf32>

@@ -229,11 +229,14 @@ func.func @gather(%dy: tensor<3x2x4x5xf32>, %ids: tensor<2x4xi32>) -> tensor<3x9
 
 // -----
 
-// Softmax cross-entropy: (softmax - onehot(labels)) * d_loss[:, None]. The
-// CPU lowers the op directly, so its policy keeps it.
+// Softmax cross-entropy: (softmax - onehot(labels)) * d_loss[:, None], with
+// the rows whose label is outside [0, C) ignored (multiplied by 0). The CPU
+// lowers the op directly, so its policy keeps it.
 // CHECK-LABEL: func.func @sce
 // CHECK: rlx.softmax_cross_entropy_backward
 // ALL-LABEL: func.func @sce
+// ALL-DAG: %[[C:.*]] = rlx.constant dense<10> : tensor<i64>
+// ALL-DAG: %[[ZERO:.*]] = rlx.constant dense<0> : tensor<i64>
 // ALL-DAG: %[[ONES:.*]] = rlx.constant dense<1> : tensor<10xi64>
 // ALL-DAG: %[[L:.*]] = rlx.cast %arg1 : tensor<4xi32> to i64
 // ALL-DAG: %[[LC:.*]] = rlx.reshape %[[L]] new_shape = [-1, 1]
@@ -241,9 +244,15 @@ func.func @gather(%dy: tensor<3x2x4x5xf32>, %ids: tensor<2x4xi32>) -> tensor<3x9
 // ALL: %[[EQ:.*]] = rlx.compare eq %[[IOTA]], %[[LC]]
 // ALL: %[[OH:.*]] = rlx.cast %[[EQ]] : tensor<4x10xi1> to f32
 // ALL: %[[P:.*]] = rlx.softmax %arg0 {axis = 1 : i64}
-// ALL: %[[D:.*]] = rlx.binary sub %[[P]], %[[OH]]
 // ALL: %[[DL:.*]] = rlx.reshape %arg2 new_shape = [-1, 1]
-// ALL: %[[R:.*]] = rlx.binary mul %[[D]], %[[DL]]
+// ALL: %[[GE:.*]] = rlx.compare ge %[[LC]], %[[ZERO]]
+// ALL: %[[GEF:.*]] = rlx.cast %[[GE]] : tensor<4x1xi1> to f32
+// ALL: %[[LT:.*]] = rlx.compare lt %[[LC]], %[[C]]
+// ALL: %[[LTF:.*]] = rlx.cast %[[LT]] : tensor<4x1xi1> to f32
+// ALL: %[[VALID:.*]] = rlx.binary mul %[[GEF]], %[[LTF]]
+// ALL: %[[DLV:.*]] = rlx.binary mul %[[DL]], %[[VALID]]
+// ALL: %[[D:.*]] = rlx.binary sub %[[P]], %[[OH]]
+// ALL: %[[R:.*]] = rlx.binary mul %[[D]], %[[DLV]]
 // ALL: return %[[R]]
 func.func @sce(%l: tensor<4x10xf32>, %y: tensor<4xi32>, %d: tensor<4xf32>) -> tensor<4x10xf32> {
   %0 = rlx.softmax_cross_entropy_backward %l, %y, %d : tensor<4x10xf32>, tensor<4xi32>, tensor<4xf32>

@@ -96,7 +96,9 @@ def RLXCPULowerCustomOps : Pass<"rlx-cpu-lower-custom-ops", "ModuleOp"> {
                            "::mlir::bufferization::BufferizationDialect",
                            "::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::rlx::cpu::RLXCPUDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def RLXCPULowerGaussianSplat
@@ -126,7 +128,8 @@ def RLXCPULowerGaussianSplat
                            "::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
-                           "::mlir::tensor::TensorDialect"];
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::rlx::cpu::RLXCPUDialect"];
 }
 
 def RLXCPULowerQuantMatMul : Pass<"rlx-cpu-lower-quant-matmul", "ModuleOp"> {
@@ -157,7 +160,8 @@ def RLXCPULowerQuantMatMul : Pass<"rlx-cpu-lower-quant-matmul", "ModuleOp"> {
                            "::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
-                           "::mlir::tensor::TensorDialect"];
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::rlx::cpu::RLXCPUDialect"];
 }
 
 def RLXCPULowerConvolutions
@@ -187,7 +191,8 @@ def RLXCPULowerConvolutions
                            "::mlir::bufferization::BufferizationDialect",
                            "::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::tensor::TensorDialect"];
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::rlx::cpu::RLXCPUDialect"];
 }
 
 def RLXCPUTransposedGemmOperands

@@ -19,18 +19,27 @@ using namespace mlir::rlx;
 namespace mlir {
 namespace rlx {
 
-/// `softmax(logits)` and `softmax(logits) - onehot(labels)` of `[N, C]`
-/// logits, composed from primitives (the CPU pipeline miscompiles a row sum
-/// of a product fed by `softmax_cross_entropy_backward`).
-static std::pair<Value, Value> softmaxMinusOneHot(PrimitiveBuilder &p,
-                                                  Value logits, Value labels) {
+/// What the cross-entropy rules share for `[N, C]` logits: the softmax,
+/// `r = (softmax(logits) - onehot(labels)) * valid` and `valid` (`[N, 1]`, 1
+/// where the label is in `[0, C)`: an out-of-range label ignores its row,
+/// whose loss and derivatives are 0). Composed from primitives (the CPU
+/// pipeline miscompiles a row sum of a product fed by
+/// `softmax_cross_entropy_backward`).
+struct CrossEntropyTerms {
+  Value probs, r, valid;
+};
+static CrossEntropyTerms crossEntropyTerms(PrimitiveBuilder &p, Value logits,
+                                           Value labels) {
   int64_t classes = shapeOf(logits)[1];
+  Type et = elementTypeOf(logits);
   if (elementTypeOf(labels) != p.b.getI64Type())
     labels = p.cast(labels, p.b.getI64Type());
-  Value onehot = p.compare(CompareKind::Eq, p.iota({1, classes}, classes),
-                           p.reshape(labels, {-1, 1}));
+  Value column = p.reshape(labels, {-1, 1});
+  Value onehot =
+      p.compare(CompareKind::Eq, p.iota({1, classes}, classes), column);
+  Value valid = p.labelsInRange(column, classes, et);
   Value probs = SoftmaxOp::create(p.b, p.loc, logits, (uint64_t)1);
-  return {probs, p.sub(probs, p.cast(onehot, elementTypeOf(logits)))};
+  return {probs, p.mul(p.sub(probs, p.cast(onehot, et)), valid), valid};
 }
 
 /// `(softmax(logits) - onehot(labels)) * d_loss` per row; labels get none.
@@ -48,7 +57,7 @@ static LogicalResult jvpRule(SoftmaxCrossEntropyWithLogitsOp op,
                              MutableArrayRef<Value> tys) {
   if (failed(requireStaticShapes(op, op.getLogits(), "rlx-jvp")))
     return failure();
-  Value gradient = softmaxMinusOneHot(p, op.getLogits(), op.getLabels()).second;
+  Value gradient = crossEntropyTerms(p, op.getLogits(), op.getLabels()).r;
   tys[0] = p.reduce(ReduceKind::Sum, p.mul(gradient, txs[0]), {1},
                     /*keepDim=*/false);
   return success();
@@ -62,12 +71,12 @@ static LogicalResult vjpRule(SoftmaxCrossEntropyBackwardOp op,
                              MutableArrayRef<Value> dxs) {
   if (failed(requireStaticShapes(op, op.getLogits(), "rlx-autodiff")))
     return failure();
-  Value probs, r;
-  std::tie(probs, r) = softmaxMinusOneHot(p, op.getLogits(), op.getLabels());
+  CrossEntropyTerms terms =
+      crossEntropyTerms(p, op.getLogits(), op.getLabels());
   Value g = dys[0];
-  dxs[2] = p.reduce(ReduceKind::Sum, p.mul(g, r), {1}, /*keepDim=*/false);
-  dxs[0] =
-      p.softmaxJacobian(probs, p.mul(g, p.reshape(op.getDLoss(), {-1, 1})), 1);
+  dxs[2] = p.reduce(ReduceKind::Sum, p.mul(g, terms.r), {1}, /*keepDim=*/false);
+  Value dLoss = p.mul(p.reshape(op.getDLoss(), {-1, 1}), terms.valid);
+  dxs[0] = p.softmaxJacobian(terms.probs, p.mul(g, dLoss), 1);
   return success();
 }
 
@@ -76,13 +85,13 @@ static LogicalResult jvpRule(SoftmaxCrossEntropyBackwardOp op,
                              MutableArrayRef<Value> tys) {
   if (failed(requireStaticShapes(op, op.getLogits(), "rlx-jvp")))
     return failure();
-  Value probs, r;
-  std::tie(probs, r) = softmaxMinusOneHot(p, op.getLogits(), op.getLabels());
+  CrossEntropyTerms terms =
+      crossEntropyTerms(p, op.getLogits(), op.getLabels());
   Value sum = sumOverTangents(p, txs, [&](unsigned i, Value t) -> Value {
     if (i == 2)
-      return p.mul(r, p.reshape(t, {-1, 1}));
-    return p.mul(p.softmaxJacobian(probs, t, 1),
-                 p.reshape(op.getDLoss(), {-1, 1}));
+      return p.mul(terms.r, p.reshape(t, {-1, 1}));
+    return p.mul(p.softmaxJacobian(terms.probs, t, 1),
+                 p.mul(p.reshape(op.getDLoss(), {-1, 1}), terms.valid));
   });
   tys[0] = sum;
   return success();

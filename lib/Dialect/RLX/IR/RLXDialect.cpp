@@ -46,12 +46,25 @@ Operation *RLXDialect::materializeConstant(OpBuilder &builder, Attribute value,
 }
 
 /// `rlx.input` / `rlx.param` name graph leaves: they belong on the arguments
-/// of a function and hold a non-empty name.
+/// of a function and hold a non-empty name. `rlx.state` marks a parameter
+/// as state (not trained).
 LogicalResult RLXDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
                                                    NamedAttribute attribute) {
   StringRef name = attribute.getName().getValue();
+  if (name == kStateAttrName) {
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitError() << "'" << kStateAttrName << "' on argument #"
+                             << argIndex << " is a unit attribute";
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    if (!function || !function.getArgAttr(argIndex, kParamAttrName))
+      return op->emitError()
+             << "'" << kStateAttrName << "' on argument #" << argIndex
+             << " marks a parameter as state: the argument needs '"
+             << kParamAttrName << "' too";
+    return success();
+  }
   if (name != kInputAttrName && name != kParamAttrName)
     return op->emitError() << "unknown rlx argument attribute '" << name
                            << "' on argument #" << argIndex;

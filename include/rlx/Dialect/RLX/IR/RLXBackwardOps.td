@@ -530,7 +530,8 @@ def RLX_GatherBackwardOp : RLX_BackwardOp<"gather_backward", [
     result type is stated; it must be the table's type: `dy`'s shape with
     the `indices` dims replaced by one dim, and `dy`'s element type. `axis`
     counts in the result's rank (negative from the end). `indices` is an
-    i32/i64 tensor; every index must lie in `[0, table extent)`.
+    i32/i64 tensor of indices in `[0, table extent)`; an index outside it
+    (the forward gather read zeros there) adds nothing.
 
     Example:
 
@@ -696,8 +697,11 @@ def RLX_SoftmaxCrossEntropyWithLogitsOp
     computed without materialising the softmax. `logits` is `[N, C]`
     (floating point), `labels` is `[N]` of i32/i64 class indices in
     `[0, C)`. The result is the per-row loss `[N]`; a mean over the batch is
-    a separate `rlx.reduce mean`. A label outside `[0, C)` selects no logit:
-    the loss of that row is NaN (the other rows are unaffected).
+    a separate `rlx.reduce mean`. A label outside `[0, C)` ignores its row,
+    as PyTorch's `ignore_index` does (its default, -100, is such a label):
+    the row's loss is 0 and so is its gradient; the other rows are
+    unaffected. A mean over the batch still counts the ignored rows, where
+    PyTorch's `reduction="mean"` divides by the rows it kept.
 
     Example:
 
@@ -726,8 +730,8 @@ def RLX_SoftmaxCrossEntropyBackwardOp
     `result[n, c] = (softmax(logits[n])[c] - (c == labels[n] ? 1 : 0)) * d_loss[n]`,
     recomputing the softmax. `logits` is `[N, C]`, `labels` `[N]` (i32/i64
     in `[0, C)`), `d_loss` `[N]` the gradient of the per-row loss. The
-    result has `logits`' type. Labels get no gradient. A label outside
-    `[0, C)` matches no class: that row's result is `softmax * d_loss`.
+    result has `logits`' type. Labels get no gradient. A row whose label is
+    outside `[0, C)` is ignored (its loss is 0): its result is 0.
 
     Example:
 

@@ -18,7 +18,9 @@ def RLX_Dialect : Dialect {
     The `rlx` dialect models every operation of the RLX graph IR on builtin
     ranked tensors. A graph is a `func.func`: graph inputs and parameters are
     function arguments carrying `rlx.input = "name"` or `rlx.param = "name"`
-    argument attributes, and the function results are the graph outputs.
+    argument attributes, and the function results are the graph outputs. A
+    parameter that is state rather than a trained weight (batch norm's
+    running statistics) also carries the unit attribute `rlx.state`.
 
     Ops are value-semantic and side-effect free unless stated otherwise.
     Broadcasting is NumPy-style (right-aligned) for every elementwise op.
@@ -41,6 +43,11 @@ def RLX_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kInputAttrName = "rlx.input";
     /// Argument attribute naming a graph parameter (weight).
     static constexpr ::llvm::StringLiteral kParamAttrName = "rlx.param";
+    /// Unit argument attribute beside `rlx.param`: the parameter is state
+    /// the graph reads but training does not update (PyTorch's registered
+    /// buffers, such as batch norm's running statistics). Bound and saved
+    /// like a parameter; left out of rlx-autodiff's default `wrt`.
+    static constexpr ::llvm::StringLiteral kStateAttrName = "rlx.state";
     /// Unit attribute of an op that recomputes a value for the backward
     /// sweep (rlx-autodiff remat=elementwise). The lowering carries it to the
     /// op that produces the value, so CSE does not merge the recomputation

@@ -296,6 +296,15 @@ def RLX_WhereOp : RLX_BroadcastElementwiseOp<"where", [
     against each other; the result has the broadcast shape and the element
     type of `on_true` and `on_false`, which must agree.
 
+    Gradient: `on_true` gets `where(cond, g, 0)` and `on_false`
+    `where(cond, 0, g)`; `cond` gets none. As with `torch.where`, the
+    branch that is not taken is still computed and differentiated: where
+    its derivative is inf or NaN (`sqrt(x)` or `log(x)` at `x <= 0`,
+    `1 / x` at 0), the chain rule multiplies that by the 0 and the gradient
+    is NaN. The safe idiom keeps the untaken branch's input in its domain:
+    `where(x > 0, sqrt(where(x > 0, x, 1)), 0)` instead of
+    `where(x > 0, sqrt(x), 0)`.
+
     A `cond` that is a constant all-`true` (all-`false`) folds to `on_true`
     (`on_false`) and `where(c, x, x)` folds to `x`, when the type of the
     chosen value is the result type. Three constant operands with at most

@@ -174,8 +174,9 @@ def RLX_GroupedMatMulOp : RLX_InferredTypeOp<"grouped_matmul", [
   let description = [{
     The MoE GEMM: `out[i] = input[i] @ weight[expert_idx[i]]`. `input` is
     `[M, K]`, `weight` the stacked expert weights `[E, K, N]`, `expert_idx`
-    an i32 or i64 `[M]` tensor of expert ids in `[0, E)`. The result is
-    `[M, N]` with the operands' floating-point element type.
+    an i32 or i64 `[M]` tensor of expert ids in `[0, E)`; a row whose id is
+    outside it (negative included) is zeros. The result is `[M, N]` with
+    the operands' floating-point element type.
 
     Example:
 
@@ -205,7 +206,8 @@ def RLX_DequantGroupedMatMulOp : RLX_PureOp<"dequant_grouped_matmul"> {
     ui8 `[bytes]` tensor of `E` contiguous expert slabs (expert outermost),
     each the GGUF encoding of `N` rows of `K` elements quantized in blocks
     along `K` (see `rlx.dequant_matmul`). `scheme` is a `gguf_*` scheme.
-    `input` is f32 `[M, K]` and `expert_idx` i32/i64 `[M]`. The result type
+    `input` is f32 `[M, K]` and `expert_idx` i32/i64 `[M]` (a row whose id is
+    outside `[0, E)` is zeros, as in `rlx.grouped_matmul`). The result type
     `[M, N]` f32 is stated, since `N` and `E` share the byte count; the
     verifier checks that `K` is a multiple of the block size and that the
     byte count is a whole number of slabs of `N * (K / block) * block_bytes`

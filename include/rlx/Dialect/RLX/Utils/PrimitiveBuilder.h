@@ -84,12 +84,16 @@ public:
     return RopeOp::create(b, loc, x, cos, sin, b.getI64IntegerAttr(headDim),
                           b.getI64IntegerAttr(nRot));
   }
-  /// A splat constant of `shape` with `elementType`.
+  /// A splat constant of `shape` with `elementType`: `value` converted to
+  /// it (truncated toward zero for an integer type).
   Value splat(ArrayRef<int64_t> shape, Type elementType, double value) {
     auto type = RankedTensorType::get(shape, elementType);
-    return ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(type, b.getFloatAttr(elementType, value)));
+    TypedAttr element =
+        llvm::isa<IntegerType>(elementType)
+            ? TypedAttr(b.getIntegerAttr(elementType,
+                                         static_cast<int64_t>(value)))
+            : TypedAttr(b.getFloatAttr(elementType, value));
+    return ConstantOp::create(b, loc, DenseElementsAttr::get(type, element));
   }
   /// Zeros of the static `type`, of any element type.
   Value zeros(RankedTensorType type) {
@@ -137,6 +141,18 @@ public:
   Value swapLastTwo(Value x);
   Value compare(CompareKind kind, Value lhs, Value rhs) {
     return CompareOp::create(b, loc, kind, lhs, rhs);
+  }
+  /// 1 where `0 <= labels < classes`, else 0, as `elementType` of `labels`'
+  /// shape: the rows the softmax cross-entropy counts (an out-of-range
+  /// label, PyTorch's ignore_index -100 among them, is ignored).
+  Value labelsInRange(Value labels, int64_t classes, Type elementType) {
+    Type labelType = getElementTypeOrSelf(labels.getType());
+    Value low = cast(compare(CompareKind::Ge, labels, scalar(labelType, 0)),
+                     elementType);
+    Value high =
+        cast(compare(CompareKind::Lt, labels, scalar(labelType, classes)),
+             elementType);
+    return mul(low, high);
   }
   Value where(Value cond, Value onTrue, Value onFalse) {
     return WhereOp::create(b, loc, cond, onTrue, onFalse);
