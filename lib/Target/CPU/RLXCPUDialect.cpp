@@ -89,8 +89,15 @@ LogicalResult OnBuffersOp::verify() {
 void OnBuffersOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  // On tensors the op is a pure function of its ins (its outs are written
-  // over); it exists only until bufferization.
+  // The body is library code whose effects the compiler cannot see (an
+  // rlx.custom kernel that is not pure logs, draws random numbers, ...):
+  // like the call it holds, the op is never erased, merged or reordered
+  // across other effects. Bufferization reads its ins/outs through the
+  // bufferization interface, not these effects.
+  effects.emplace_back(MemoryEffects::Read::get(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       SideEffects::DefaultResource::get());
 }
 
 bool OnBuffersOp::bufferizesToMemoryRead(

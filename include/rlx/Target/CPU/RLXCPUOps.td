@@ -56,7 +56,9 @@ def RLXCPU_OnBuffersOp : Op<RLXCPU_Dialect, "on_buffers", [
     are the `outs` after the body ran (destination style, like linalg ops:
     `outs` are usually `tensor.empty`; their contents are not read).
 
-    On tensors the op has no side effects. One-Shot Bufferize sees `ins`
+    The op has the unknown effects of the library code it calls, so it is
+    never erased, merged or reordered across other effects (an `rlx.custom`
+    kernel need not be pure). One-Shot Bufferize sees `ins`
     read and `outs` written at the op itself, so no buffer an `ins` operand
     lives in is reused or written in place before the body has run, and
     every `outs` result is a buffer of its own. Bufferization replaces the
