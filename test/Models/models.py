@@ -321,14 +321,6 @@ TABLE_ONLY = {
 # short reason naming the first untranslated op. A model that imports but
 # gives a wrong answer is never expected: that is always a FAIL.
 EXPECTED_FAILURES = {
-    **{name: "nn.MaxPool2d with ceil_mode=True"
-       for name in ("squeezenet1_0", "squeezenet1_1", "googlenet")},
-    **{name: "torchvision.ops.stochastic_depth (the identity in eval)"
-       for name in [f"efficientnet_b{i}" for i in range(8)] +
-       ["efficientnet_v2_s", "efficientnet_v2_m", "efficientnet_v2_l"]},
-    **{name: "torchvision's LayerNorm2d (a LayerNorm subclass over dim 1)"
-       for name in ("convnext_tiny", "convnext_small", "convnext_base",
-                    "convnext_large")},
     **{name: "swin_transformer._get_relative_position_bias (an fx-wrapped "
              "function: a gather of the bias table)"
        for name in ("swin_t", "swin_s", "swin_b", "swin_v2_t", "swin_v2_s",
@@ -338,17 +330,10 @@ EXPECTED_FAILURES = {
        for name in ("fcn_resnet50", "deeplabv3_resnet50",
                     "deeplabv3_mobilenet_v3_large",
                     "lraspp_mobilenet_v3_large")},
-    "transformer_encoder_causal": "aten triu (make_fx; the mask from "
-                                  "generate_square_subsequent_mask)",
-    "transformer_encoder_padding": "aten zeros_like (make_fx; the key "
-                                   "padding mask made a float mask)",
-    "transformer": "aten triu (make_fx; the mask from "
-                   "generate_square_subsequent_mask)",
     **{name: "aten unbind (make_fx; nn.LSTM/nn.GRU's time steps)"
        for name in [kind + suffix for kind in ("lstm", "gru")
                     for suffix in ("", "_2layer", "_bidirectional",
                                    "_2layer_bidirectional")]},
-    "audio_conv1d": "F.conv1d (nn.Conv1d)",
 }
 
 

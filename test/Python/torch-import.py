@@ -14,6 +14,8 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+import torchvision
+from torchvision.models import convnext
 
 import rlx
 import rlx.torch
@@ -154,6 +156,125 @@ mha = nn.MultiheadAttention(8, 2, batch_first=True)
 compare("nn.MultiheadAttention with a causal attn_mask",
         Fn(lambda q: mha(q, q, q, attn_mask=causal, need_weights=False)[0]),
         torch.randn(2, 5, 8))
+
+
+# Pooling: ceil_mode's partial last windows (inputs all negative, so that a
+# window padded with zeros instead of -inf would show), including PyTorch's
+# rule that drops a last window starting in the right padding (5x5, kernel
+# 2, stride 2, padding 1: 3 windows, not 4); average pooling's divisors.
+xneg = torch.randn(2, 3, 8, 8) - 3
+for args in [(3, 2, 0), (3, 2, 1), (2, 2, 0)]:
+    compare(f"nn.MaxPool2d{args} ceil_mode", nn.MaxPool2d(*args,
+                                                          ceil_mode=True),
+            xneg)
+compare("nn.MaxPool2d(2, 2, 1) ceil_mode on 5x5 (last window dropped)",
+        nn.MaxPool2d(2, 2, 1, ceil_mode=True), torch.randn(2, 3, 5, 5) - 3)
+compare("nn.MaxPool2d ceil_mode on 7x9", nn.MaxPool2d(3, 2, ceil_mode=True),
+        torch.randn(1, 2, 7, 9))
+for kwargs in [dict(ceil_mode=True), dict(padding=1, ceil_mode=True),
+               dict(padding=1, count_include_pad=False),
+               dict(padding=1, ceil_mode=True, count_include_pad=False),
+               dict(divisor_override=3)]:
+    compare(f"nn.AvgPool2d(3, 2, {kwargs})", nn.AvgPool2d(3, 2, **kwargs),
+            x4)
+
+# 1-d convolution, batch norm and pooling ([N, C, L]).
+x3 = torch.randn(2, 4, 20)
+compare("nn.Conv1d", nn.Conv1d(4, 6, 5), x3)
+compare("nn.Conv1d stride, padding, dilation, groups",
+        nn.Conv1d(4, 8, 3, stride=2, padding=2, dilation=2, groups=2), x3)
+compare("F.conv1d", Fn(lambda x, w=torch.randn(3, 4, 2): F.conv1d(
+    x, w, stride=3)), x3)
+bn1 = nn.BatchNorm1d(4)
+bn1.running_mean.uniform_(-1, 1)
+bn1.running_var.uniform_(0.5, 2)
+compare("nn.BatchNorm1d on [N, C, L]", bn1, x3)
+compare("nn.MaxPool1d", nn.MaxPool1d(4), x3)
+compare("nn.MaxPool1d(3, 2, 1) ceil_mode", nn.MaxPool1d(3, 2, 1,
+                                                        ceil_mode=True),
+        x3 - 3)
+compare("nn.AvgPool1d(3, 2, 1)", nn.AvgPool1d(3, 2, 1), x3)
+compare("F.max_pool1d/F.avg_pool1d", Fn(lambda x: F.max_pool1d(x, 2) +
+                                        F.avg_pool1d(x, 2)), x3)
+compare("nn.AdaptiveAvgPool1d(5)", nn.AdaptiveAvgPool1d(5), x3)
+
+# Unsupported variants are errors that name the node.
+for name, module in [
+        ("return_indices", nn.MaxPool2d(2, return_indices=True)),
+        ("dilation", nn.MaxPool2d(2, dilation=2))]:
+    try:
+        rlx.torch.import_module(nn.Sequential(module).eval(), x4)
+        check(False, f"max_pool2d {name} raises")
+    except rlx.torch.UnsupportedError as error:
+        check("max_pool2d" in str(error) and name in str(error),
+              f"max_pool2d {name}: {error}")
+
+
+# Subclasses of translated modules: one that keeps forward is translated
+# like its base; one that overrides it (torchvision's LayerNorm2d, a
+# LayerNorm over the channels of NCHW) is traced through.
+class PlainLinear(nn.Linear):
+    pass
+
+
+compare("a subclass of nn.Linear", PlainLinear(6, 3), x2)
+layer_norm_2d = convnext.LayerNorm2d(3)
+layer_norm_2d.weight.data.uniform_(0.5, 1.5)
+layer_norm_2d.bias.data.uniform_(-0.5, 0.5)
+compare("torchvision LayerNorm2d", layer_norm_2d, x4)
+
+# torchvision's stochastic depth: the identity in eval; in training mode
+# (a StochasticDepth left in train() inside an eval model) an error, as is
+# its random noise when traced through (torchvision.ops.stochastic_depth
+# called from other code than torchvision's module is not an fx leaf).
+block = nn.Sequential(nn.Conv2d(3, 3, 3, padding=1),
+                      torchvision.ops.StochasticDepth(0.5, "row"))
+compare("torchvision.ops.StochasticDepth (eval)", block, x4)
+block.eval()[1].train()
+for name, module, needle in [
+        ("StochasticDepth in training mode", block, "stochastic_depth"),
+        ("stochastic_depth's random noise", Fn(
+            lambda x: torchvision.ops.stochastic_depth(x, 0.2, "row")).eval(),
+         "bernoulli_")]:
+    try:
+        rlx.torch.import_module(module, x4)
+        check(False, f"{name} raises")
+    except rlx.torch.UnsupportedError as error:
+        check(needle in str(error), f"{name}: {error}")
+
+
+# Constant folding: ops of constants only run at import time, so a mask
+# built in forward is a constant of the graph; a large intermediate is
+# fine when what the graph uses is small.
+class CausalScores(nn.Module):
+    def forward(self, x):
+        n = x.shape[-1]
+        mask = torch.triu(torch.full((n, n), float("-inf")), diagonal=1)
+        bias = torch.arange(128.0 * 128).view(128, 128).sum(0)[:n]
+        return F.softmax(x @ x.transpose(-2, -1) + mask, dim=-1) + bias
+
+
+xs = torch.randn(2, 6, 6)
+compare("a causal mask built in forward (folded)", CausalScores(), xs)
+text, _ = rlx.torch.import_module(CausalScores().eval(), xs)
+check("triu" not in text and "arange" not in text,
+      "the folded mask is a constant")
+
+
+# nn.TransformerEncoderLayer (make_fx) with a bool key padding mask: aten's
+# zeros_like and masked_fill_ make it a float mask.
+class PaddedEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(16, 4, 32, batch_first=True)
+
+    def forward(self, x, padding):
+        return self.layer(x, src_key_padding_mask=padding)
+
+
+padding = torch.tensor([[False] * 6, [False] * 4 + [True] * 2])
+compare("nn.TransformerEncoderLayer with a key padding mask (make_fx)",
+        PaddedEncoder(), torch.randn(2, 6, 16), padding, atol=1e-4)
 
 # Models.
 mlp = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 32),

@@ -5,24 +5,19 @@ node (docs/torch-importer.md)."""
 
 import inspect
 import operator
+import re
 import numpy as np
 import torch
 import torch.fx
-import torch.nn as nn
 
 from .._capi import RLXError
 from ._emitter import Emitter, Value, rlx_dtype
+from . import _ops
 
-# Modules translated as a whole; every other module is traced through.
-_LEAF_MODULES = (
-    nn.Linear, nn.Conv2d, nn.BatchNorm1d, nn.BatchNorm2d, nn.LayerNorm,
-    nn.Embedding, nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d,
-    nn.Flatten, nn.Unflatten, nn.Dropout, nn.Dropout1d, nn.Dropout2d,
-    nn.AlphaDropout, nn.Identity, nn.Softmax, nn.LogSoftmax,
-    nn.MultiheadAttention, nn.ReLU, nn.ReLU6, nn.GELU, nn.SiLU,
-    nn.Sigmoid, nn.Tanh, nn.LeakyReLU, nn.ELU, nn.SELU, nn.CELU,
-    nn.Softplus, nn.Mish, nn.Hardtanh, nn.Hardsigmoid, nn.Hardswish,
-    nn.LogSigmoid, nn.Softsign, nn.Tanhshrink, nn.PReLU)
+# Ops whose values are random: never evaluated at import time.
+_RANDOM_OPS = re.compile(r"_?(rand\w*|bernoulli_?|normal_?|uniform_|"
+                         r"multinomial|poisson|exponential_|cauchy_|"
+                         r"geometric_|log_normal_|random_)")
 
 
 class UnsupportedError(RLXError):
@@ -36,7 +31,9 @@ class _Tracer(torch.fx.Tracer):
         self.record_stack_traces = True
 
     def is_leaf_module(self, module, qualified_name):
-        return isinstance(module, _LEAF_MODULES)
+        # Modules with a translation are leaves; every other module is
+        # traced through.
+        return _ops.module_handler(module) is not None
 
 
 def _source_line(node):
@@ -107,7 +104,8 @@ class _Converter:
         return self._argument("rlx.input", name, example, "input")
 
     def const_tensor(self, tensor):
-        """A tensor computed at trace time, inlined as a constant."""
+        """A tensor computed while tracing or folded at import time,
+        inlined as an rlx.constant where an op of the graph uses it."""
         array = tensor.detach().cpu().numpy()
         dtype = rlx_dtype(tensor.dtype)
         if dtype is None:
@@ -155,8 +153,14 @@ class _Converter:
     def load(self, arg):
         return torch.fx.node.map_arg(arg, lambda n: self.env[n])
 
+    def materialize(self, tree):
+        """`tree` with its constant tensors as rlx.constant Values, for a
+        translation (which takes Values)."""
+        return torch.fx.node.map_aggregate(
+            tree, lambda v: self.const_tensor(v)
+            if isinstance(v, torch.Tensor) else v)
+
     def run(self, input_names, example_inputs, param_names=()):
-        from . import _ops
         placeholders = [n for n in self.gm.graph.nodes
                         if n.op == "placeholder"]
         flat_params = list(param_names)
@@ -171,7 +175,7 @@ class _Converter:
             if node.op == "placeholder":
                 continue
             if node.op == "output":
-                outputs = self.load(node.args[0])
+                outputs = self.materialize(self.load(node.args[0]))
                 break
             try:
                 self.env[node] = self.translate(node, _ops)
@@ -204,8 +208,11 @@ class _Converter:
         if not in_place or node.op == "call_module" or not node.args:
             return
         target = node.args[0]
+        # A constant tensor folded in place already holds the new value;
+        # one updated with a graph value (`zeros.masked_fill_(mask, v)`
+        # on an input mask) becomes that Value.
         if isinstance(target, torch.fx.Node) and \
-                isinstance(self.env.get(target), Value):
+                isinstance(self.env.get(target), (Value, torch.Tensor)):
             self.env[target] = self.env[node]
 
     def where(self, node):
@@ -220,43 +227,67 @@ class _Converter:
             if node.target in self.state:
                 return self.param(node.target)
             if isinstance(attribute, torch.Tensor):
-                return self.const_tensor(attribute)
+                # A constant (make_fx's lifted tensors, a mask kept as a
+                # plain attribute); a copy, so that folding an in-place op
+                # on it leaves the module alone.
+                return attribute.detach().clone()
             return attribute
         args = self.load(node.args)
         kwargs = self.load(node.kwargs)
         if node.target is not operator.getitem and \
-                _contains((args, kwargs), ops._NoIndices):
+                _contains((args, kwargs), ops.NoIndices):
             raise RLXError("uses a result with no rlx translation (the "
                            "indices of max/min, the statistics of a norm, "
                            "attention weights)")
         if node.op == "call_module":
             module = self.gm.get_submodule(node.target)
-            handler = ops.MODULES.get(type(module))
+            handler = ops.module_handler(module)
             if handler is None:
                 raise UnsupportedError(self.where(node) + "no rlx translation"
                                        " (see docs/torch-importer.md)")
-            return handler(self, module, node.target, *args, **kwargs)
+            return handler(self, module, node.target,
+                           *self.materialize(args), **self.materialize(kwargs))
+        if not _has_value((args, kwargs)):
+            # Every operand is a constant: arithmetic on shapes and Python
+            # numbers, tensors made while tracing (the full + triu of
+            # generate_square_subsequent_mask). The op runs now, in torch,
+            # and its result stays a constant until a graph op uses it.
+            return self.fold(node, args, kwargs)
         if node.op == "call_method":
             handler = ops.METHODS.get(node.target)
-            if handler is None:
-                if not _has_value((args, kwargs)):
-                    return getattr(args[0], node.target)(*args[1:], **kwargs)
-                raise UnsupportedError(self.where(node) + "no rlx translation"
-                                       " (see docs/torch-importer.md)")
-            return handler(self, *args, **kwargs)
-        target = node.target
-        handler = ops.FUNCTIONS.get(target)
-        if handler is None and self.aten:
-            handler = ops.ATEN.get(str(target))
+        else:
+            handler = ops.FUNCTIONS.get(node.target) or \
+                ops.NAMED_FUNCTIONS.get(_qualified_name(node.target))
+            if handler is None and self.aten:
+                handler = ops.ATEN.get(str(node.target))
         if handler is None:
-            # Arithmetic on shapes and constants runs now, at import time.
-            if not _has_value((args, kwargs)):
-                result = target(*args, **kwargs)
-                return self.const_tensor(result) \
-                    if isinstance(result, torch.Tensor) else result
             raise UnsupportedError(self.where(node) + "no rlx translation "
                                    "(see docs/torch-importer.md)")
-        return handler(self, *args, **kwargs)
+        return handler(self, *self.materialize(args),
+                       **self.materialize(kwargs))
+
+    def fold(self, node, args, kwargs):
+        """Evaluates a node of constant operands with torch."""
+        name = node.target if isinstance(node.target, str) else \
+            getattr(node.target, "__name__", str(node.target))
+        if str(node.target).startswith("aten."):
+            name = str(node.target).split(".")[1]
+        if _RANDOM_OPS.fullmatch(name):
+            # Its values would be one draw, frozen into the graph.
+            raise UnsupportedError(self.where(node) + "a random op has no "
+                                   "rlx translation")
+        try:
+            if node.op == "call_method":
+                return getattr(args[0], node.target)(*args[1:], **kwargs)
+            return node.target(*args, **kwargs)
+        except RuntimeError as error:
+            raise RLXError(f"evaluating it at import time (all its operands "
+                           f"are constants) failed: {error}") from None
+
+
+def _qualified_name(target):
+    return f"{getattr(target, '__module__', None)}." \
+        f"{getattr(target, '__qualname__', None)}"
 
 
 def _contains(tree, kind):

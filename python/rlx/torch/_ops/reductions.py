@@ -1,0 +1,80 @@
+# Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+"""softmax, log_softmax and reductions."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from ..._capi import RLXError
+from .._emitter import Value
+from .common import ATEN, FUNCTIONS, METHODS, MODULES, NoIndices, axis_index
+
+
+def softmax(c, x, dim=None, _stacklevel=3, dtype=None, half_to_float=False):
+    if dim is None:
+        raise RLXError("softmax without dim")
+    return c.e.softmax(x, axis_index(dim, x.rank))
+
+
+def log_softmax(c, x, dim=None, _stacklevel=3, dtype=None,
+                half_to_float=False):
+    if dim is None:
+        raise RLXError("log_softmax without dim")
+    axis = axis_index(dim, x.rank)
+    # x - max - log(sum(exp(x - max))): no overflow, no log of zero.
+    shifted = c.e.binary("sub", x, c.e.reduce("max", x, [axis], True))
+    total = c.e.reduce("sum", c.e.activation("exp", shifted), [axis], True)
+    return c.e.binary("sub", shifted, c.e.activation("log", total))
+
+
+for _table in (FUNCTIONS,):
+    _table[F.softmax] = _table[torch.softmax] = softmax
+    _table[F.log_softmax] = _table[torch.log_softmax] = log_softmax
+METHODS["softmax"] = softmax
+METHODS["log_softmax"] = log_softmax
+ATEN["aten._softmax.default"] = softmax
+ATEN["aten._log_softmax.default"] = log_softmax
+MODULES[nn.Softmax] = lambda c, m, p, x: softmax(c, x, m.dim)
+MODULES[nn.LogSoftmax] = lambda c, m, p, x: log_softmax(c, x, m.dim)
+
+
+def _reduction(kind):
+    def handler(c, x, dim=None, keepdim=False, *, dtype=None):
+        if isinstance(dim, bool):  # aten's positional keepdim
+            dim, keepdim = None, dim
+        if dim is None or (isinstance(dim, (list, tuple)) and not dim):
+            axes = list(range(x.rank))
+        elif isinstance(dim, int):
+            axes = [dim]
+        else:
+            axes = list(dim)
+        if dtype is not None:
+            raise RLXError(f"{kind} with dtype={dtype}")
+        return c.e.reduce(kind, x, axes, keepdim)
+    return handler
+
+
+for _kind in ["sum", "mean", "amax", "amin"]:
+    _h = _reduction({"amax": "max", "amin": "min"}.get(_kind, _kind))
+    FUNCTIONS[getattr(torch, _kind)] = _h
+    METHODS[_kind] = _h
+ATEN["aten.sum.dim_IntList"] = FUNCTIONS[torch.sum]
+ATEN["aten.sum.default"] = FUNCTIONS[torch.sum]
+ATEN["aten.mean.dim"] = FUNCTIONS[torch.mean]
+ATEN["aten.mean.default"] = FUNCTIONS[torch.mean]
+ATEN["aten.amax.default"] = FUNCTIONS[torch.amax]
+
+
+def _max_min(kind):
+    def handler(c, x, dim=None, keepdim=False):
+        if isinstance(dim, Value):
+            return c.binary({"max": "max", "min": "min"}[kind], x, dim)
+        if dim is None:
+            return c.e.reduce(kind, x, list(range(x.rank)))
+        return (c.e.reduce(kind, x, [dim], keepdim), NoIndices())
+    return handler
+
+
+FUNCTIONS[torch.max] = METHODS["max"] = _max_min("max")
+FUNCTIONS[torch.min] = METHODS["min"] = _max_min("min")
