@@ -330,10 +330,6 @@ EXPECTED_FAILURES = {
        for name in ("fcn_resnet50", "deeplabv3_resnet50",
                     "deeplabv3_mobilenet_v3_large",
                     "lraspp_mobilenet_v3_large")},
-    **{name: "aten unbind (make_fx; nn.LSTM/nn.GRU's time steps)"
-       for name in [kind + suffix for kind in ("lstm", "gru")
-                    for suffix in ("", "_2layer", "_bidirectional",
-                                   "_2layer_bidirectional")]},
 }
 
 

@@ -15,6 +15,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
+from torch.nn.utils.rnn import pack_padded_sequence
 from torchvision.models import convnext
 
 import rlx
@@ -275,6 +276,91 @@ class PaddedEncoder(nn.Module):
 padding = torch.tensor([[False] * 6, [False] * 4 + [True] * 2])
 compare("nn.TransformerEncoderLayer with a key padding mask (make_fx)",
         PaddedEncoder(), torch.randn(2, 6, 16), padding, atol=1e-4)
+
+
+# Recurrent layers (rlx.scan over time): outputs and final states, time- or
+# batch-major, several layers, both directions, initial states as inputs,
+# no biases, unbatched.
+class Recurrent(nn.Module):
+    def __init__(self, rnn):
+        super().__init__()
+        self.rnn = rnn
+
+    def forward(self, x):
+        if isinstance(self.rnn, nn.LSTM):
+            out, (h, c) = self.rnn(x)
+            return out, h, c
+        out, h = self.rnn(x)
+        return out, h
+
+
+class LSTMFrom(Recurrent):
+    def forward(self, x, h0, c0):
+        out, (h, c) = self.rnn(x, (h0, c0))
+        return out, h, c
+
+
+class GRUFrom(Recurrent):
+    def forward(self, x, h0):
+        return self.rnn(x, h0)
+
+
+seq = torch.randn(5, 2, 3)  # [T, B, I]
+compare("nn.LSTM", Recurrent(nn.LSTM(3, 4)), seq)
+compare("nn.LSTM 2 layers, bidirectional, batch first, (h0, c0)",
+        LSTMFrom(nn.LSTM(3, 4, num_layers=2, bidirectional=True,
+                         batch_first=True)),
+        torch.randn(2, 5, 3), torch.randn(4, 2, 4), torch.randn(4, 2, 4))
+compare("nn.LSTM unbatched", Recurrent(nn.LSTM(3, 4)), torch.randn(5, 3))
+compare("nn.GRU bidirectional, batch first, no bias",
+        Recurrent(nn.GRU(3, 4, bidirectional=True, batch_first=True,
+                         bias=False)), torch.randn(2, 5, 3))
+compare("nn.GRU 2 layers, h0", GRUFrom(nn.GRU(3, 4, num_layers=2)), seq,
+        torch.randn(2, 2, 4))
+compare("nn.RNN tanh", Recurrent(nn.RNN(3, 4)), seq)
+compare("nn.RNN relu, 2 layers, bidirectional", Recurrent(nn.RNN(
+    3, 4, num_layers=2, nonlinearity="relu", bidirectional=True)), seq)
+
+
+# Packed sequences are an error at the packing call.
+class Packed(Recurrent):
+    def forward(self, x):
+        return self.rnn(pack_padded_sequence(x, [5, 3]))[1]
+
+
+try:
+    rlx.torch.import_module(Packed(nn.GRU(3, 4)).eval(), seq)
+    check(False, "a packed sequence raises")
+except rlx.torch.UnsupportedError as error:
+    check("pack_padded_sequence" in str(error) and "packed sequences" in
+          str(error), f"a packed sequence: {error}")
+
+
+# The scan stays differentiable: rlx.grad of a loss of an imported LSTM
+# against torch.autograd.
+class RecurrentLoss(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(3, 4, num_layers=2, bidirectional=True)
+        self.register_buffer("weights", torch.randn(5, 2, 8))
+
+    def forward(self, x):
+        return (self.rnn(x)[0] * self.weights).sum()
+
+
+loss_module = RecurrentLoss().eval()
+text, params = rlx.torch.import_module(loss_module, seq)
+results = rlx.grad(rlx.compile(text, params=params))(x=seq.numpy())
+loss_module(seq).backward()
+gradients = dict(zip([t.name for t in rlx.compile(text, params=params)
+                      .params if t.kind == "param"], results[1:]))
+worst = max(float(np.max(np.abs(gradients[name] - p.grad.numpy())))
+            for name, p in loss_module.named_parameters())
+check(len(gradients) == 16 and all(
+    np.allclose(gradients[name], p.grad.numpy(), rtol=1e-4, atol=1e-5)
+    for name, p in loss_module.named_parameters()),
+    f"rlx.grad of an imported LSTM matches torch.autograd (max abs err "
+    f"{worst:.2e})")
 
 # Models.
 mlp = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 32),

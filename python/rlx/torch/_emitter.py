@@ -69,16 +69,25 @@ class Value:
 
 
 class Emitter:
-    """Collects the body of one graph function."""
+    """Collects the body of one graph function, or of a region of one of
+    its ops (`parent`: the emitter of the enclosing body, which numbers
+    every value, so that names are unique in the whole function)."""
 
-    def __init__(self):
+    def __init__(self, parent=None, indent="  "):
         self.lines = []
+        self.parent = parent
+        self.indent = indent
         self.count = 0
 
-    def _emit(self, text, shape, dtype):
-        name = f"%v{self.count}"
+    def _fresh(self, prefix):
+        if self.parent is not None:
+            return self.parent._fresh(prefix)
         self.count += 1
-        self.lines.append(f"  {name} = {text}")
+        return f"%{prefix}{self.count - 1}"
+
+    def _emit(self, text, shape, dtype):
+        name = self._fresh("v")
+        self.lines.append(f"{self.indent}{name} = {text}")
         return Value(name, shape, dtype)
 
     def constant(self, value, dtype, shape=()):
@@ -254,3 +263,37 @@ class Emitter:
             f"rlx.attention {q.name}, {k.name}, {v.name}{masked} "
             f"{{{', '.join(attrs)}}} : {q.type}, {k.type}, {v.type}",
             q.shape, q.dtype)
+
+    def scan(self, init, bcasts, xs, body, save_trajectory=False):
+        """rlx.scan over the leading dim of each of `xs`. `body(e, carry,
+        bcasts, x_ts)` emits the step into the region's emitter `e` and
+        returns the next carry. The result is the final carry, or the
+        carries after each step stacked ([length, *carry])."""
+        length = xs[0].shape[0]
+        inner = Emitter(self, self.indent + "  ")
+        carry = Value(self._fresh("s"), init.shape, init.dtype)
+        inner_bcasts = [Value(self._fresh("s"), b.shape, b.dtype)
+                        for b in bcasts]
+        x_ts = [Value(self._fresh("s"), x.shape[1:], x.dtype) for x in xs]
+        result = body(inner, carry, inner_bcasts, x_ts)
+        if result.type != init.type:
+            raise ValueError(f"the scan body yields {result.type}, its "
+                             f"carry is {init.type}")
+        arguments = ", ".join(f"{v.name}: {v.type}"
+                              for v in [carry] + inner_bcasts + x_ts)
+
+        def operands(keyword, values):
+            if not values:
+                return ""
+            return (f" {keyword}({', '.join(v.name for v in values)} : "
+                    f"{', '.join(v.type for v in values)})")
+        text = "\n".join(
+            [f"rlx.scan {init.name} : {init.type}" +
+             operands("bcast", bcasts) + operands("xs", xs) +
+             f" length = {length}" +
+             (" save_trajectory" if save_trajectory else "") + " body {",
+             f"{self.indent}^bb0({arguments}):"] + inner.lines +
+            [f"{inner.indent}rlx.yield {result.name} : {result.type}",
+             f"{self.indent}}}"])
+        shape = ((length,) + init.shape) if save_trajectory else init.shape
+        return self._emit(text, shape, init.dtype)

@@ -3,6 +3,7 @@
 """From a torch.nn.Module to an rlx graph: trace, then translate node by
 node (docs/torch-importer.md)."""
 
+import dis
 import inspect
 import operator
 import re
@@ -24,11 +25,28 @@ class UnsupportedError(RLXError):
     """A node the importer has no translation for."""
 
 
+class _Proxy(torch.fx.Proxy):
+    def __iter__(self):
+        # `out, (h, c) = self.lstm(x)`: fx unpacks a proxy into as many
+        # getitems as the UNPACK_SEQUENCE that iterates it asks for. torch
+        # 1.13 finds that instruction at index f_lasti // 2, which Python
+        # 3.11's inline caches shift; its byte offset finds it everywhere.
+        frame = inspect.currentframe().f_back
+        for instruction in dis.get_instructions(frame.f_code):
+            if instruction.offset == frame.f_lasti and \
+                    instruction.opname == "UNPACK_SEQUENCE":
+                return (self[i] for i in range(instruction.argval))
+        return super().__iter__()
+
+
 class _Tracer(torch.fx.Tracer):
     def __init__(self):
-        super().__init__()
+        super().__init__(autowrap_functions=_ops.recurrent.PACKING)
         # Source lines for the unsupported-op message.
         self.record_stack_traces = True
+
+    def proxy(self, node):
+        return _Proxy(node, self)
 
     def is_leaf_module(self, module, qualified_name):
         # Modules with a translation are leaves; every other module is
@@ -325,6 +343,12 @@ def _trace(module, example_inputs):
     try:
         tracer = _Tracer()
         graph = tracer.trace(module)
+        for node in graph.nodes:
+            # The GraphModule's generated code would re-register wrapped
+            # functions with torch.fx.wrap for its own retracing (which
+            # never happens here), a torch function under its qualified
+            # name, which then breaks every later trace in the process.
+            node.meta.pop("is_wrapped", None)
         return torch.fx.GraphModule(tracer.root, graph), (), False
     except Exception as symbolic_error:  # noqa: BLE001 (any trace failure)
         # Data-dependent Python control flow (TransformerEncoderLayer's
