@@ -56,7 +56,7 @@ def main():
             dy = torch.randn_like(y)
             dx = torch.nn.grad.conv2d_input(x.shape, wt, dy, st, pad, dil, g)
             dw = torch.nn.grad.conv2d_weight(x, wt.shape, dy, st, pad, dil, g)
-            geo = [(ctypes.c_int64 * 2)(v, v) for v in (pad, st, dil)]
+            geo = [v for v in (pad, st, dil) for _ in range(2)]  # (H, W) pairs
             xs, ws, dys = (t.to(dtype).contiguous() for t in (x, wt, dy))
             results = {}
             out = torch.zeros(y.shape, dtype=dtype, device="cuda")
