@@ -45,6 +45,8 @@ build() {
   cp "$build/bin/rlx-run-aot" "$out/bin/"
   cp "$build/lib/librlx_cuda_runtime.so" "$build/lib/librlx_custom_ops.so" \
     "$out/lib/"
+  # The runtime's cuDNN convolutions against PyTorch (run where torch is).
+  cp "$root/scripts/cudnn-runtime-check.py" "$out/bin/"
   # The compiler that builds the cases, copied, so a rebuild meanwhile
   # changes nothing; it finds its runtimes in ../lib.
   cp "$build/bin/rlx-run" "$build/bin/rlx-opt" "$out/compiler/bin/"
@@ -170,6 +172,21 @@ run() {
       --bench 50 2>&1 | grep '^bench' || echo "bench failed")
     echo "| $name | $check | ${bench#bench: } |" | tee -a "$summary"
   done
+  # cuDNN's convolutions, called through the runtime's entry points, against
+  # PyTorch's on the same card (forward, backward data and filter; f32, f16,
+  # bf16; 1x1, 3x3, strided, stem, grouped, depthwise, dilated).
+  if python3 -c "import torch" 2>/dev/null; then
+    echo | tee -a "$summary"
+    if python3 "$out/bin/cudnn-runtime-check.py" \
+      "$out/lib/librlx_cuda_runtime.so" >"$out/logs/cudnn.log" 2>&1; then
+      echo "cudnn convolutions: $(grep -c '^ok' "$out/logs/cudnn.log") checks passed" |
+        tee -a "$summary"
+    else
+      fail=$((fail + 1))
+      echo "cudnn convolutions FAILED: $(grep -m3 'FAIL' "$out/logs/cudnn.log" | tr '\n' ' ')" |
+        tee -a "$summary"
+    fi
+  fi
   [[ $fail -eq 0 && $crash -eq 0 ]]
 }
 

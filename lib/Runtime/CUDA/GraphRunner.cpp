@@ -48,7 +48,9 @@ struct BufferSpec {
   size_t bytes = 0;
 };
 
-/// Parses the signature's lines, `KIND NAME DTYPE DIMS [param=PARAM]` with
+/// Parses the signature's lines, `KIND NAME DTYPE DIMS [param=PARAM]` (KIND
+/// input, parameter, state, argument or output, after the `graph` and
+/// `flops` header lines) with
 /// single spaces between fields and DIMS a comma-separated list (empty for
 /// rank 0); a malformed line is fatal, naming it.
 std::vector<BufferSpec> parseSignature(const char *caller,
@@ -65,12 +67,17 @@ std::vector<BufferSpec> parseSignature(const char *caller,
     if (fields.empty())
       continue;
     const std::string &kind = fields[0];
-    if (kind != "input" && kind != "parameter" && kind != "argument" &&
-        kind != "output")
-      continue;
     auto malformed = [&](const std::string &why) {
       fatal(caller, "graph signature line '" + line + "': " + why);
     };
+    // The header lines of GraphSignature::serialize; every other line is a
+    // buffer, and one skipped would shift every later buffer onto the wrong
+    // argument, so an unknown kind is an error.
+    if (kind == "graph" || kind == "flops")
+      continue;
+    if (kind != "input" && kind != "parameter" && kind != "state" &&
+        kind != "argument" && kind != "output")
+      malformed("unknown kind '" + kind + "'");
     if (fields.size() < 3)
       malformed("expected KIND NAME DTYPE DIMS");
     std::optional<rlxrt::DType> type = rlxrt::parseDTypeName(fields[2]);

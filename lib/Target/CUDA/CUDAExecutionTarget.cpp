@@ -105,8 +105,12 @@ struct LoweredGraph {
   std::string runtimeLibrary;
 };
 
+/// Lowers `module` for the CUDA target. Without `cudnnUsable` (the process
+/// that runs the graph cannot open cuDNN) convolutions are compiled as
+/// generic kernels whatever the pipeline options say.
 llvm::Expected<LoweredGraph> lower(ModuleOp module, llvm::StringRef entry,
-                                   const CompileOptions &options) {
+                                   const CompileOptions &options,
+                                   bool cudnnUsable = true) {
   llvm::Expected<GraphSignature> signature =
       GraphSignature::fromModule(module, entry);
   if (!signature)
@@ -120,6 +124,8 @@ llvm::Expected<LoweredGraph> lower(ModuleOp module, llvm::StringRef entry,
   if (llvm::Error error = parsePipelineOptions(
           pipelineOptions, options.pipelineOptions, "rlx-cuda-pipeline"))
     return std::move(error);
+  if (!cudnnUsable)
+    pipelineOptions.cudnn = false;
   rlx::buildRLXCUDAPipeline(pm, pipelineOptions);
   if (failed(runCompilePipeline(pm, module)) ||
       failed(addCUDAGraphEntries(module, *signature)))
@@ -131,6 +137,16 @@ llvm::Expected<LoweredGraph> lower(ModuleOp module, llvm::StringRef entry,
   if (!runtime)
     return runtime.takeError();
   return LoweredGraph{std::move(*signature), std::move(*runtime)};
+}
+
+/// Whether the runtime opens cuDNN in this process (it prints a one-line
+/// notice when it cannot).
+bool cudnnAvailable(const std::string &runtime) {
+  auto library = llvm::sys::DynamicLibrary::getPermanentLibrary(
+      runtime.c_str(), /*errMsg=*/nullptr);
+  auto available = reinterpret_cast<bool (*)()>(
+      library.getAddressOfSymbol("rlx_cuda_cudnn_available"));
+  return available && available();
 }
 
 /// Fails unless the runtime finds a driver and a device in this process.
@@ -164,11 +180,18 @@ public:
   llvm::Expected<std::unique_ptr<CompiledGraph>>
   compile(ModuleOp module, llvm::StringRef entry,
           const CompileOptions &options) const override {
-    llvm::Expected<LoweredGraph> lowered = lower(module, entry, options);
+    // The graph runs in this process: it compiles for what is here (a GPU,
+    // and cuDNN or not).
+    llvm::Expected<std::string> runtime = findRuntimeLibrary(
+        options.runtimeLibrary, "librlx_cuda_runtime.so", "CUDA");
+    if (!runtime)
+      return runtime.takeError();
+    if (llvm::Error error = checkDevice(*runtime))
+      return std::move(error);
+    llvm::Expected<LoweredGraph> lowered =
+        lower(module, entry, options, cudnnAvailable(*runtime));
     if (!lowered)
       return lowered.takeError();
-    if (llvm::Error error = checkDevice(lowered->runtimeLibrary))
-      return std::move(error);
     // The op markers are always compiled in; --profile switches their
     // events on.
     std::optional<ProfileTimers> timers;

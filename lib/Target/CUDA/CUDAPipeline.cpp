@@ -48,8 +48,11 @@ void rlx::buildRLXCUDAPipeline(OpPassManager &pm,
   // profile can name the op each piece of host work came from.
   pm.addPass(createRLXTagOpLocations());
   registerCUDAUnfusePolicy();
-  buildRLXToLinalgPipeline(pm, "cuda", [](OpPassManager &nested) {
-    nested.addPass(createRLXCUDAFormKernels());
+  RLXCUDAFormKernelsOptions form;
+  form.cudnnConvolutions = options.cudnn;
+  form.cudnnMinBatch = options.cudnnMinBatch;
+  buildRLXToLinalgPipeline(pm, "cuda", [&](OpPassManager &nested) {
+    nested.addPass(createRLXCUDAFormKernels(form));
   });
   buildGraphBufferizationPipeline(pm);
   RLXCUDALowerKernelsOptions kernels;

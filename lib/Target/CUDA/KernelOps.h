@@ -133,6 +133,19 @@ void lowerMatmulBiasGeluAux(RewriterBase &rewriter,
 void lowerMatmulDgelu(RewriterBase &rewriter, cuda::MatmulDgeluOp op,
                       bool allowTf32);
 
+/// Replaces an rlx.conv, rlx.conv2d_backward_input or
+/// rlx.conv2d_backward_weight (f32/f16/bf16, not nested in an rlx region,
+/// a dynamic batch or a static one of at least `minBatch`) by
+/// rlx_cuda.conv2d, conv2d_backward_data or conv2d_backward_filter on
+/// tensors; returns false, changing nothing, otherwise.
+bool formCudnnConvolution(RewriterBase &rewriter, Operation *op,
+                          int64_t minBatch);
+
+/// Replaces an rlx_cuda convolution op on buffers by a call of the CUDA
+/// runtime's cuDNN entry point for its direction and element type.
+LogicalResult lowerCudnnConvolution(RewriterBase &rewriter, Operation *op,
+                                    bool allowTf32);
+
 } // namespace rlx
 } // namespace mlir
 

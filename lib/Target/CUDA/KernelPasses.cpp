@@ -221,13 +221,18 @@ namespace {
 
 struct RLXCUDAFormKernelsPass
     : rlx::impl::RLXCUDAFormKernelsBase<RLXCUDAFormKernelsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     SmallVector<AttentionOp> attentions;
     SmallVector<MatMulOp> matmuls;
     SmallVector<Operation *> rowOps;
     SmallVector<ActivationBackwardOp> activationGradients;
+    SmallVector<Operation *> convolutions;
     getOperation().walk([&](Operation *op) {
+      if (isa<ConvOp, Conv2dBackwardInputOp, Conv2dBackwardWeightOp>(op))
+        convolutions.push_back(op);
       if (auto attention = dyn_cast<AttentionOp>(op))
         attentions.push_back(attention);
       else if (auto matmul = dyn_cast<MatMulOp>(op))
@@ -253,15 +258,19 @@ struct RLXCUDAFormKernelsPass
         formMatmulBias(rewriter, op);
     for (Operation *op : rowOps)
       formRowKernel(rewriter, op);
+    if (cudnnConvolutions)
+      for (Operation *op : convolutions)
+        formCudnnConvolution(rewriter, op, cudnnMinBatch);
 
-    // The CUDA unfuse policy keeps the layer norm's and the activations'
-    // backward ops for the kernels above; those they did not take (other
-    // axes, f64, other activations) and the gamma gradients become
-    // primitives as on the CPU.
-    UnfusePolicy leftovers{
-        "cuda-kernel-leftovers",
-        "",
-        {Decomposition::LayerNormBackward, Decomposition::ActivationBackward}};
+    // The CUDA unfuse policy keeps the layer norm's, the activations' and
+    // the convolution's backward ops for the kernels above; those they did
+    // not take (other axes, f64, other activations, convolutions without
+    // cuDNN) and the gamma gradients become primitives as on the CPU.
+    UnfusePolicy leftovers{"cuda-kernel-leftovers",
+                           "",
+                           {Decomposition::LayerNormBackward,
+                            Decomposition::ActivationBackward,
+                            Decomposition::Conv2dBackward}};
     RewritePatternSet patterns(&getContext());
     populateUnfusePatterns(patterns, leftovers);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
@@ -279,7 +288,8 @@ struct RLXCUDALowerKernelsPass
     getOperation().walk([&](Operation *op) {
       if (isa<cuda::FlashAttentionOp, cuda::MatmulBiasOp,
               cuda::MatmulBiasGeluAuxOp, cuda::MatmulDgeluOp, cuda::SoftmaxOp,
-              cuda::NormOp, cuda::NormBackwardInputOp>(op))
+              cuda::NormOp, cuda::NormBackwardInputOp, cuda::Conv2dOp,
+              cuda::Conv2dBackwardDataOp, cuda::Conv2dBackwardFilterOp>(op))
         kernels.push_back(op);
     });
     for (Operation *op : kernels) {
@@ -295,7 +305,11 @@ struct RLXCUDALowerKernelsPass
         lowerMatmulBiasGeluAux(rewriter, aux, allowTf32);
       else if (auto dgelu = dyn_cast<cuda::MatmulDgeluOp>(op))
         lowerMatmulDgelu(rewriter, dgelu, allowTf32);
-      else
+      else if (isa<cuda::Conv2dOp, cuda::Conv2dBackwardDataOp,
+                   cuda::Conv2dBackwardFilterOp>(op)) {
+        if (failed(lowerCudnnConvolution(rewriter, op, allowTf32)))
+          return signalPassFailure();
+      } else
         lowerRowKernel(rewriter, op);
     }
   }

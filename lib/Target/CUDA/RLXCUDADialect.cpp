@@ -296,3 +296,86 @@ LogicalResult NormOp::verify() {
 LogicalResult NormBackwardInputOp::verify() {
   return verifyRowKernel(*this, {{"gamma", getGamma()}}, {{"dy", getDy()}});
 }
+
+//===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+std::array<Value, 3> Conv2dOp::getConvolutionOperands() {
+  return {getInput(), getFilter(), getInit()};
+}
+
+std::array<Value, 3> Conv2dBackwardDataOp::getConvolutionOperands() {
+  return {getInit(), getFilter(), getOutputGrad()};
+}
+
+std::array<Value, 3> Conv2dBackwardFilterOp::getConvolutionOperands() {
+  return {getInput(), getInit(), getOutputGrad()};
+}
+
+/// Checks what the three convolutions share: NCHW input, KCRS filter and
+/// NKPQ output of one element type, two-entry geometry attributes, groups
+/// dividing both channel counts, and the output size of rlx.conv's rule
+/// (where the extents are static).
+template <typename ConvolutionOp>
+static LogicalResult verifyConvolution(ConvolutionOp op) {
+  auto [input, filter, output] = op.getConvolutionOperands();
+  if (failed(verifyKernelOperands(
+          op, {{"input", input}, {"filter", filter}, {"output", output}})))
+    return failure();
+  auto x = cast<ShapedType>(input.getType());
+  auto w = cast<ShapedType>(filter.getType());
+  auto y = cast<ShapedType>(output.getType());
+  if (x.getRank() != 4 || w.getRank() != 4 || y.getRank() != 4)
+    return op.emitOpError() << "takes NCHW input, KCRS filter and NKPQ "
+                               "output of rank 4, not "
+                            << x << ", " << w << ", " << y;
+  for (auto [name, values] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"stride", op.getStride()},
+        {"padding", op.getPadding()},
+        {"dilation", op.getDilation()}}) {
+    if (values.size() != 2)
+      return op.emitOpError()
+             << name << " has " << values.size() << " entries, not 2 ([H, W])";
+    int64_t least = name == "padding" ? 0 : 1;
+    if (values[0] < least || values[1] < least)
+      return op.emitOpError() << name << " entries must be at least " << least;
+  }
+  auto known = [](int64_t a, int64_t b) {
+    return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b);
+  };
+  int64_t groups = op.getGroups();
+  ArrayRef<int64_t> xs = x.getShape(), ws = w.getShape(), ys = y.getShape();
+  if ((known(xs[0], ys[0]) && xs[0] != ys[0]) ||
+      (known(ws[0], ys[1]) && ws[0] != ys[1]) ||
+      (known(xs[1], ws[1]) && xs[1] != ws[1] * groups) ||
+      (!ShapedType::isDynamic(ws[0]) && ws[0] % groups != 0))
+    return op.emitOpError()
+           << "input " << x << ", filter " << w << " and output " << y
+           << " do not form a convolution of " << groups << " group(s)";
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = xs[2 + i], kernel = ws[2 + i], out = ys[2 + i];
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel) ||
+        ShapedType::isDynamic(out))
+      continue;
+    int64_t span = op.getDilation()[i] * (kernel - 1) + 1;
+    int64_t expected =
+        (in + 2 * op.getPadding()[i] - span) / op.getStride()[i] + 1;
+    if (in + 2 * op.getPadding()[i] < span || expected != out)
+      return op.emitOpError()
+             << "output extent " << out << " along " << (i ? "W" : "H")
+             << " is not the convolution's (input " << in << ", kernel "
+             << kernel << ")";
+  }
+  return verifyKernelResults(op, ValueRange{op.getInit()});
+}
+
+LogicalResult Conv2dOp::verify() { return verifyConvolution(*this); }
+
+LogicalResult Conv2dBackwardDataOp::verify() {
+  return verifyConvolution(*this);
+}
+
+LogicalResult Conv2dBackwardFilterOp::verify() {
+  return verifyConvolution(*this);
+}

@@ -74,4 +74,34 @@ for trial in range(2):
     outs = check.run(mlir, {"image": x}, params=params)
     check.close(f"conv_net vs PyTorch #{trial}", outs[0] if outs else None,
                 want.astype(np.float32), 1e-5, 1e-6)
+
+# Batch norm's running statistics are `rlx.state` arguments (what the
+# importer makes of registered buffers), here between two parameters: every
+# runtime must bind them as buffers in order (the CUDA runtime once skipped
+# the `state` kind of the signature, shifting the later parameters).
+state_mlir = """
+func.func @main(%x: tensor<2x3x8x8xf32> {rlx.input = "x"},
+                %w: tensor<4x3x3x3xf32> {rlx.param = "conv.weight"},
+                %mean: tensor<1x4x1x1xf32> {rlx.param = "bn.running_mean", rlx.state},
+                %scale: tensor<1x4x1x1xf32> {rlx.param = "bn.scale"}) -> tensor<2x4x8x8xf32> {
+  %y = rlx.conv %x, %w kernel_size = [3, 3], stride = [1, 1], padding = [1, 1],
+         dilation = [1, 1], groups = 1 : tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>
+  %c = rlx.binary sub %y, %mean : tensor<2x4x8x8xf32>, tensor<1x4x1x1xf32>
+  %n = rlx.binary mul %c, %scale : tensor<2x4x8x8xf32>, tensor<1x4x1x1xf32>
+  return %n : tensor<2x4x8x8xf32>
+}
+"""
+x = check.uniform((2, 3, 8, 8), np.float32)
+state_params = {"conv.weight": check.uniform((4, 3, 3, 3), np.float32),
+                "bn.running_mean": check.uniform((1, 4, 1, 1), np.float32),
+                "bn.scale": check.uniform((1, 4, 1, 1), np.float32) + 1.5}
+with torch.no_grad():
+    conv = torch.nn.functional.conv2d(
+        torch.from_numpy(x).double(),
+        torch.from_numpy(state_params["conv.weight"]).double(), padding=1)
+    want = ((conv - torch.from_numpy(state_params["bn.running_mean"]))
+            * torch.from_numpy(state_params["bn.scale"])).numpy()
+outs = check.run(state_mlir, {"x": x}, params=state_params)
+check.close("conv with an rlx.state argument vs PyTorch",
+            outs[0] if outs else None, want.astype(np.float32), 1e-5, 1e-6)
 check.finish()

@@ -225,7 +225,17 @@ class Checker:
             path = os.path.join(case, "out", f"output_{i}.npy")
             shutil.copy(path, os.path.join(dest, "expected"))
             args += ["--check", f"output_{i}=expected/output_{i}.npy"]
-            rtol, atol = _loosest(rtol, atol, np.load(path).dtype)
+            expected = np.load(path)
+            rtol, atol = _loosest(rtol, atol, expected.dtype)
+            if expected.dtype.kind in "fc" and expected.size:
+                # The GPU sums in another order, and the rounding of a sum
+                # scales with its magnitude: the absolute part is relative
+                # to the output's largest |value| (cuDNN's f32 convolutions
+                # over 4608-term windows differ from the CPU's by 3e-6 of
+                # an output of magnitude 80).
+                scale = float(np.max(np.abs(expected[np.isfinite(expected)]),
+                                     initial=0.0))
+                atol = max(atol, _loosest(0, 0, expected.dtype)[1] * scale)
         args += ["--rtol", str(rtol), "--atol", str(atol)]
         with open(os.path.join(dest, "args"), "w") as f:
             f.write("\n".join(args) + "\n")

@@ -133,3 +133,39 @@ func.func @dgelu_types(%dy: memref<4x3xf32>, %w: memref<3x8xf32>, %h: memref<4x8
   rlx_cuda.matmul_dgelu ins(%dy, %w, %h : memref<4x3xf32>, memref<3x8xf32>, memref<4x8xf16>) outs(%i, %g : memref<4x8xf32>, memref<8xf32>)
   return
 }
+
+// -----
+
+func.func @conv_groups(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>,
+                       %y: tensor<1x6x6x6xf32>) -> tensor<1x6x6x6xf32> {
+  // expected-error @+1 {{do not form a convolution of 3 group(s)}}
+  %o = rlx_cuda.conv2d ins(%x, %w : tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) outs(%y : tensor<1x6x6x6xf32>) stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 3 -> tensor<1x6x6x6xf32>
+  return %o : tensor<1x6x6x6xf32>
+}
+
+// -----
+
+func.func @conv_extent(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>,
+                       %y: tensor<1x6x8x6xf32>) -> tensor<1x6x8x6xf32> {
+  // expected-error @+1 {{output extent 8 along H is not the convolution's (input 8, kernel 3)}}
+  %o = rlx_cuda.conv2d ins(%x, %w : tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>) outs(%y : tensor<1x6x8x6xf32>) stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 1 -> tensor<1x6x8x6xf32>
+  return %o : tensor<1x6x8x6xf32>
+}
+
+// -----
+
+func.func @conv_stride(%dx: memref<1x4x8x8xf32>, %w: memref<6x4x3x3xf32>,
+                       %dy: memref<1x6x6x6xf32>) {
+  // expected-error @+1 {{stride entries must be at least 1}}
+  rlx_cuda.conv2d_backward_data ins(%dy, %w : memref<1x6x6x6xf32>, memref<6x4x3x3xf32>) outs(%dx : memref<1x4x8x8xf32>) stride = [0, 1], padding = [0, 0], dilation = [1, 1], groups = 1
+  return
+}
+
+// -----
+
+func.func @conv_f64(%x: memref<1x4x8x8xf64>, %dw: memref<6x4x3x3xf64>,
+                    %dy: memref<1x6x6x6xf64>) {
+  // expected-error @+1 {{supports f32, f16 and bf16, not 'f64'}}
+  rlx_cuda.conv2d_backward_filter ins(%x, %dy : memref<1x4x8x8xf64>, memref<1x6x6x6xf64>) outs(%dw : memref<6x4x3x3xf64>) stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 1
+  return
+}

@@ -94,6 +94,16 @@ struct CUDAPipelineOptions : public PassPipelineOptions<CUDAPipelineOptions> {
       llvm::cl::desc("Let f32 GEMMs and attention use TF32 tensor-core math "
                      "(about 10 mantissa bits per product); off: full f32"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> cudnn{
+      *this, "cudnn",
+      llvm::cl::desc("Run convolutions and their gradients as cuDNN calls "
+                     "(opened at run time); off: generic kernels"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> cudnnMinBatch{
+      *this, "cudnn-min-batch",
+      llvm::cl::desc("The smallest static batch whose convolutions run as "
+                     "cuDNN calls (below it, generic kernels)"),
+      llvm::cl::init(2)};
   PassOptions::Option<int64_t> blockSize{
       *this, "block-size",
       llvm::cl::desc("Threads per block of the generic parallel kernels"),

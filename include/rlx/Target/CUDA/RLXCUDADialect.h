@@ -36,6 +36,8 @@ bufferizeKernelOp(Operation *op, MutableOperandRange inits,
                   bufferization::BufferizationState &state);
 } // namespace mlir::rlx::cuda::detail
 
+#include <array>
+
 #define GET_OP_CLASSES
 #include "rlx/Target/CUDA/RLXCUDAOps.h.inc"
 

@@ -309,4 +309,93 @@ def RLXCUDA_NormBackwardInputOp : RLXCUDA_KernelOp<"norm_backward_input"> {
   }];
 }
 
+// A cuDNN convolution: three NCHW buffers (input `[N, C, H, W]`, filter
+// `[K, C / groups, R, S]`, output `[N, K, P, Q]`) of which the op writes
+// one, and the forward convolution's geometry.
+class RLXCUDA_ConvolutionOp<string mnemonic, string firstName,
+                            string secondName>
+    : RLXCUDA_KernelOp<mnemonic> {
+  let assemblyFormat = [{
+    `ins` `(` $}] # firstName # [{ `,` $}] # secondName # [{ `:` type($}]
+    # firstName # [{) `,` type($}] # secondName # [{) `)` `outs` `(` $init
+    `:` type($init) `)` `stride` `=` $stride `,` `padding` `=` $padding `,`
+    `dilation` `=` $dilation `,` `groups` `=` $groups attr-dict
+    (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = [{
+    /// The forward convolution's input, filter and output, in that order
+    /// (one of them is `init`).
+    std::array<::mlir::Value, 3> getConvolutionOperands();
+  }];
+}
+
+def RLXCUDA_Conv2dOp
+    : RLXCUDA_ConvolutionOp<"conv2d", "input", "filter"> {
+  let summary = "2-D convolution on NCHW (cuDNN)";
+  let description = [{
+    What `rlx.conv` computes (see that op for the math and the output
+    size rule), as one `cudnnConvolutionForward` call of the CUDA runtime:
+    `input` `[N, C, H, W]`, `filter` `[K, C / groups, R, S]`, `init` (the
+    output) `[N, K, P, Q]`, one element type (f32, f16 or bf16, the last
+    two accumulated in f32). The runtime picks cuDNN's fastest algorithm for
+    the geometry once (cached), with its workspace from the graph's
+    stream-ordered allocator. f32 uses full f32 math unless the pipeline's
+    `allow-tf32` lets it use TF32 tensor cores.
+
+    On tensors the op returns the result, written into `init` (destination
+    style); on buffers it has no result and writes `init`, whose contents
+    are not read.
+  }];
+  let arguments = (ins RLXCUDA_TensorOrBuffer:$input,
+                       RLXCUDA_TensorOrBuffer:$filter,
+                       RLXCUDA_TensorOrBuffer:$init,
+                       DenseI64ArrayAttr:$stride,
+                       DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilation,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$groups);
+}
+
+def RLXCUDA_Conv2dBackwardDataOp
+    : RLXCUDA_ConvolutionOp<"conv2d_backward_data", "output_grad", "filter"> {
+  let summary = "the input gradient of a 2-D convolution (cuDNN)";
+  let description = [{
+    What `rlx.conv2d_backward_input` computes: the gradient of the forward
+    convolution's input `[N, C, H, W]` (`init`) from the gradient of its
+    output `output_grad` `[N, K, P, Q]` and its `filter`
+    `[K, C / groups, R, S]`, as one `cudnnConvolutionBackwardData` call.
+    `stride`, `padding`, `dilation` and `groups` are the forward
+    convolution's. Types, algorithm choice and workspace as for
+    `rlx_cuda.conv2d`.
+  }];
+  let arguments = (ins RLXCUDA_TensorOrBuffer:$output_grad,
+                       RLXCUDA_TensorOrBuffer:$filter,
+                       RLXCUDA_TensorOrBuffer:$init,
+                       DenseI64ArrayAttr:$stride,
+                       DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilation,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$groups);
+}
+
+def RLXCUDA_Conv2dBackwardFilterOp
+    : RLXCUDA_ConvolutionOp<"conv2d_backward_filter", "input",
+                            "output_grad"> {
+  let summary = "the filter gradient of a 2-D convolution (cuDNN)";
+  let description = [{
+    What `rlx.conv2d_backward_weight` computes: the gradient of the forward
+    convolution's filter `[K, C / groups, R, S]` (`init`) from its `input`
+    `[N, C, H, W]` and the gradient of its output `output_grad`
+    `[N, K, P, Q]`, as one `cudnnConvolutionBackwardFilter` call.
+    `stride`, `padding`, `dilation` and `groups` are the forward
+    convolution's. Types, algorithm choice and workspace as for
+    `rlx_cuda.conv2d`.
+  }];
+  let arguments = (ins RLXCUDA_TensorOrBuffer:$input,
+                       RLXCUDA_TensorOrBuffer:$output_grad,
+                       RLXCUDA_TensorOrBuffer:$init,
+                       DenseI64ArrayAttr:$stride,
+                       DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilation,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$groups);
+}
+
 #endif // RLX_TARGET_CUDA_RLXCUDAOPS_TD
