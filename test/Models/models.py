@@ -12,6 +12,11 @@ f32 under torch.no_grad():
 
     error = max|rlx - eager| / max|eager|   must be <= 1e-4 (TOLERANCE)
 
+or, where it is not (deep networks accumulate f32 rounding past 1e-4 in
+eager PyTorch itself: resnet152), rlx must be as close to the model's f64
+result as eager's f32 output is: max|rlx - f64| <= 2 max(max|eager - f64|,
+1e-6 max|f64|) (f64_errors; the status then says so).
+
 Weights are random (nothing is downloaded) and made non-degenerate, so that
 every layer is exercised and a wrong translation shows in the output:
 - batch norm affine parameters are drawn at random (weight U(0.5, 1.5),
@@ -35,6 +40,8 @@ otherwise the model FAILS as degenerate, without importing it.
 
 Status of each (model, batch), one line each:
   pass
+  pass (f32 rounding: X from the f64 result, eager's Y)
+                                      error > tolerance, as eager's own
   FAIL (wrong answer: error X)        imports, runs, error > tolerance: never
                                       expected, even for a listed model
   XFAIL (STAGE: first error line)     import/compile/run raised and the model
@@ -86,6 +93,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 TOLERANCE = 1e-4
+ROUNDING_FACTOR = 2  # see f64_errors
+ROUNDING_FLOOR = 1e-6  # eager's error counts as at least this
 VARIATION = 1e-3  # max|out[0] - out[1]| must exceed VARIATION * max|out|
 MIN_SCALE = 1e-3  # max|out| must be at least this (alexnet: ~3e-2)
 
@@ -509,7 +518,14 @@ def check_model(name, batches, seed, timing=False, runs=10):
         error = float(np.max(np.abs(got.astype(np.float64) - want)) /
                       np.max(np.abs(want)))
         row["error"] = error
-        if not error <= TOLERANCE:  # NaN fails too
+        rounding = (f64_errors(model, inputs, got)
+                    if not error <= TOLERANCE else None)
+        if rounding and rounding[0] <= ROUNDING_FACTOR * max(
+                rounding[1], ROUNDING_FLOOR):
+            # As close to the exact answer as eager PyTorch's own f32.
+            row["status"] = (f"pass (f32 rounding: {rounding[0]:.1e} from "
+                             f"the f64 result, eager's {rounding[1]:.1e})")
+        elif not error <= TOLERANCE:  # NaN fails too
             row["status"] = f"FAIL (wrong answer: error {error:.2e})"
         elif expected:
             row["status"] = ("FAIL (unexpectedly imports; remove it from the "
@@ -525,6 +541,28 @@ def check_model(name, batches, seed, timing=False, runs=10):
         del graph
         report(row)
     return rows
+
+
+def f64_errors(model, inputs, got):
+    """(rlx's error, eager f32's error), each max|out - exact| / max|exact|
+    against the model run in f64 on the same inputs; None where f64 does
+    not run. Deep networks (resnet152) accumulate f32 rounding past
+    TOLERANCE in eager PyTorch itself: rlx then passes when it is as close
+    to the f64 result as eager's f32 output is (ROUNDING_FACTOR)."""
+    try:
+        with torch.no_grad():
+            exact = model.double()(*[t.double() if t.is_floating_point()
+                                     else t for t in inputs])
+            model.float()
+            eager = model(*inputs)
+    except Exception:  # noqa: BLE001 (an op without an f64 kernel)
+        model.float()
+        return None
+    exact = exact.numpy()
+    scale = np.max(np.abs(exact))
+    return (float(np.max(np.abs(got.astype(np.float64) - exact)) / scale),
+            float(np.max(np.abs(eager.numpy().astype(np.float64) - exact)) /
+                  scale))
 
 
 def fmt(value, spec):
@@ -564,7 +602,8 @@ def run_isolated(names, args, seed):
         with tempfile.NamedTemporaryFile(suffix=".json") as out:
             command = [sys.executable, os.path.abspath(__file__), name,
                        "--in-process", "--json", out.name, "--runs",
-                       str(args.runs), "--batch",
+                       str(args.runs), "--tolerance", str(args.tolerance),
+                       "--batch",
                        *map(str, args.batch)] + (
                            ["--timing"] if args.timing else [])
             try:
@@ -705,6 +744,7 @@ def write_table(path, rows, seed):
 # --------------------------------------------------------------------------
 
 def main():
+    global _JSON_PATH, TOLERANCE
     if len(sys.argv) == 6 and sys.argv[1] == "--torch-worker":
         torch_worker(sys.argv[2], sys.argv[3], int(sys.argv[4]),
                      int(sys.argv[5]))
@@ -722,6 +762,10 @@ def main():
                         help="time rlx and eager PyTorch")
     parser.add_argument("--runs", type=int, default=10,
                         help="timed runs per measurement (at least 10)")
+    parser.add_argument("--tolerance", type=float, default=TOLERANCE,
+                        help="the largest error against eager f32 that "
+                             "passes without the f64 comparison (tests "
+                             "set it below any error to exercise that)")
     parser.add_argument("--table", metavar="FILE",
                         help="write the results table (markdown) here")
     parser.add_argument("--in-process", action="store_true",
@@ -745,8 +789,8 @@ def main():
     if args.runs < 10:
         parser.error("--runs must be at least 10")
 
-    global _JSON_PATH
     _JSON_PATH = args.json
+    TOLERANCE = args.tolerance
     seed = int(os.environ.get("RLX_TEST_SEED", "0")) or int.from_bytes(
         os.urandom(3), "little")
     if not args.json:  # an isolated model's process: its parent printed it
