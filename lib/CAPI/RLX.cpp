@@ -495,13 +495,24 @@ RlxStatus rlxGraphBind(RlxGraph graph, const char *name, const void *data,
     return makeStatus(llvm::Twine("'") + name + "' is " + spec.describe() +
                       ": a raw buffer has no shape to bind to its `?` dims "
                       "(pass it to rlxGraphRunShaped, or bind a tensor file)");
-  HostTensor tensor(spec.dtype, spec.shape);
-  if (size != tensor.sizeInBytes())
+  // Sized before anything is allocated: a wrong size is an error without
+  // allocating what the signature asks for, and a size that overflows
+  // (a huge static shape) is one too.
+  std::optional<int64_t> expected = checkedSizeInBytes(spec.dtype, spec.shape);
+  if (!expected)
     return makeStatus(llvm::Twine("'") + name + "' is " + spec.describe() +
-                      ", " + llvm::Twine(tensor.sizeInBytes()) +
-                      " bytes; got " + llvm::Twine(size) + " bytes");
-  std::memcpy(tensor.data(), data, size);
-  graph->bound[index] = std::move(tensor);
+                      ": its byte count overflows a 64-bit size");
+  if (static_cast<uint64_t>(*expected) != size)
+    return makeStatus(llvm::Twine("'") + name + "' is " + spec.describe() +
+                      ", " + llvm::Twine(*expected) + " bytes; got " +
+                      llvm::Twine(size) + " bytes");
+  std::string error;
+  std::optional<HostTensor> tensor =
+      HostTensor::create(spec.dtype, spec.shape, error);
+  if (!tensor)
+    return makeStatus(llvm::Twine("'") + name + "': " + error);
+  std::memcpy(tensor->data(), data, size);
+  graph->bound[index] = std::move(*tensor);
   graph->isBound[index] = true;
   return nullptr;
 }

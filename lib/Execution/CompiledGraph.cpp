@@ -470,6 +470,16 @@ llvm::Expected<std::vector<HostTensor>> CompiledGraph::runShapedBuffers(
                                      given.describe() + ", the graph expects " +
                                      spec.describe());
     }
+    // No buffer has more bytes than a 64-bit size counts. The compiled code
+    // multiplies the dims unchecked: a product that wraps would size its
+    // loops and buffers from the wrapped value and read past the caller's.
+    if (!checkedSizeInBytes(spec.dtype, shape)) {
+      TensorSpec given = spec;
+      given.shape = shape;
+      return llvm::createStringError(
+          "tensor '" + spec.name + "' is " + given.describe() +
+          ": its element or byte count overflows a 64-bit size");
+    }
     shapes.push_back(&shape);
   }
   if (signature.returnsOutputs())

@@ -168,6 +168,44 @@ static void writeText(const char *path, const char *text) {
   fclose(file);
 }
 
+/* Shapes given to rlxGraphRunShaped whose element or byte count overflows
+ * 64 bits describe no buffer: the run must refuse them before the graph
+ * reads (it wrapped to a tiny size and read past the buffer). */
+static void testShapedSizes(void) {
+  const char *dynamic =
+      "func.func @t(%x: tensor<?x?xf32> {rlx.input = \"x\"}) "
+      "-> tensor<?x?xf32> {\n"
+      "  %0 = rlx.activation tanh %x : tensor<?x?xf32>\n"
+      "  return %0 : tensor<?x?xf32>\n}\n";
+  RlxGraph graph = NULL;
+  CHECK_OK(rlxCompileString(dynamic, strlen(dynamic), NULL, &graph));
+  if (!graph)
+    return;
+  float small[4] = {0, 1, 2, 3};
+  const void *arguments[1] = {small};
+  RlxOutput output = {NULL, NULL, 0};
+  /* 2^33 * 2^31 elements: the product wraps to 0. */
+  int64_t wrapping[2] = {(int64_t)1 << 33, (int64_t)1 << 31};
+  const int64_t *shapes[1] = {wrapping};
+  CHECK_ERROR(rlxGraphRunShaped(graph, arguments, shapes, 1, &output, 1),
+              "overflows");
+  /* 2^31 * 2^31 elements fit in int64_t, their f32 bytes do not. */
+  int64_t bytes[2] = {(int64_t)1 << 31, (int64_t)1 << 31};
+  shapes[0] = bytes;
+  CHECK_ERROR(rlxGraphRunShaped(graph, arguments, shapes, 1, &output, 1),
+              "overflows");
+  CHECK(output.data == NULL && output.shape == NULL);
+  /* A size that fits still runs. */
+  int64_t fits[2] = {2, 2};
+  shapes[0] = fits;
+  CHECK_OK(rlxGraphRunShaped(graph, arguments, shapes, 1, &output, 1));
+  CHECK(output.rank == 2 && output.shape[0] == 2 && output.shape[1] == 2);
+  if (output.data)
+    CHECK(fabs(((float *)output.data)[3] - tanh(3.0)) <= 1e-6);
+  rlxOutputDestroy(&output);
+  rlxGraphDestroy(graph);
+}
+
 static void testErrors(const char *dir, RlxGraph graph) {
   char path[1024];
   RlxCompileOptions options;
@@ -245,6 +283,8 @@ static void testErrors(const char *dir, RlxGraph graph) {
   void *missing[2] = {y, NULL};
   CHECK_ERROR(rlxGraphRun(graph, arguments, 3, missing, 2),
               "no buffer for output_1");
+
+  testShapedSizes();
 
   char *text = NULL;
   CHECK_ERROR(rlxTransformString(kGraph, strlen(kGraph), "no-such-pass", &text),
