@@ -12,21 +12,24 @@ A pure-Python layer (ctypes and NumPy) over the C API, libRLXCAPI.so
 
 import collections
 import ctypes
+import numbers
 import os
 import re
 import shutil
+import threading
 import zipfile
 
 import numpy as np
 
 from . import _capi
 from ._capi import RLXError
+from .generation import generate
 from .safetensors import (bf16_to_f32, f32_to_bf16, read_safetensors,
                           write_safetensors)
 
 __all__ = ["RLXError", "Graph", "TensorInfo", "BenchResult", "compile",
            "emit_shared_library", "load", "load_plugin", "grad", "transform",
-           "targets", "api_version",
+           "targets", "api_version", "generate",
            "read_safetensors", "write_safetensors"]
 
 # RlxDType in enum order; bf16 is exchanged as float32 (NumPy has no bf16).
@@ -99,6 +102,20 @@ class _Options:
         self.struct.runtimeLibrary = self.keep[3]
         self.struct.useBlas = int(bool(use_blas))
         self.struct.profile = int(bool(profile))
+
+
+# rlxGraphBench counts runs in a C unsigned: a larger or negative Python int
+# would wrap (-1 became 4294967295 runs).
+_MAX_RUNS = 2**32 - 1
+
+
+def _count(value, name, least):
+    """`value` as a run count of at least `least`, else RLXError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+            or not least <= value <= _MAX_RUNS:
+        raise RLXError(f"{name} must be an integer from {least} to "
+                       f"{_MAX_RUNS}, got {value!r}")
+    return int(value)
 
 
 def _dims(shape):
@@ -360,7 +377,10 @@ class Graph:
     def bench(self, n=10, warmup=2, *args, **arrays):
         """Times `n` runs after `warmup` untimed ones. Arguments neither
         given nor bound get seeded random data (floats uniform in [-1, 1),
-        integers in [0, 8)). Returns a BenchResult."""
+        integers in [0, 8)). Returns a BenchResult. Ctrl-C (KeyboardInterrupt)
+        stops it after the current run."""
+        n = _count(n, "n", 1)
+        warmup = _count(warmup, "warmup", 0)
         if self.is_dynamic:
             raise RLXError(f"@{self.name} has `?` dims: bench runs a graph "
                            "of static shapes (time calls of the graph "
@@ -368,13 +388,47 @@ class Graph:
         pointers, keep, outputs, output_pointers = self._buffers(
             args, arrays, fill_random=True)
         result = _capi.BenchResult()
-        _capi.check(_capi.lib().rlxGraphBench(
-            self._handle, pointers, len(self.arguments), output_pointers,
-            len(self.results), warmup, n, ctypes.byref(result)))
+        _capi.check(self._interruptible(
+            lambda: _capi.lib().rlxGraphBench(
+                self._handle, pointers, len(self.arguments), output_pointers,
+                len(self.results), warmup, n, ctypes.byref(result)),
+            (keep, outputs, output_pointers, result)))
         del keep, outputs
         return BenchResult(result.runs, result.medianMs, result.p90Ms,
                            result.minMs, result.totalMs,
                            None if result.peakBytes < 0 else result.peakBytes)
+
+    def _interruptible(self, call, held):
+        """Returns the status of `call()`, a C call that rlxGraphInterrupt
+        stops between runs, made on a worker thread. Python runs signal
+        handlers on the main thread between bytecodes, never inside a C
+        call, so Ctrl-C would wait for the whole call; here the main thread
+        only waits (ctypes releases the GIL for the call), takes the
+        KeyboardInterrupt, interrupts the call, waits for it to stop and
+        raises the KeyboardInterrupt again. The worker holds `held` (the
+        buffers the call uses) and the graph until it ends, even when a
+        second Ctrl-C abandons it."""
+        outcome = []
+
+        def work(graph=self, held=held):
+            outcome.append(call())
+
+        worker = threading.Thread(target=work, name="rlx-call", daemon=True)
+        worker.start()
+        lib = _capi.lib()
+        try:
+            while worker.is_alive():
+                worker.join(0.1)
+        except KeyboardInterrupt:
+            # Sent until the call returns: a call clears requests made
+            # before it started.
+            while worker.is_alive():
+                lib.rlxGraphInterrupt(self._handle)
+                worker.join(0.02)
+            if outcome and outcome[0]:
+                lib.rlxStatusDestroy(outcome[0])
+            raise
+        return outcome[0]
 
     def save(self, path):
         """Writes the graph ahead of time as a shared library that rlx.load

@@ -1,0 +1,142 @@
+# Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+"""Decoder-only language models built as rlx graphs (docs/llm.md).
+
+    model = rlx.models.load("hf-model-dir", capacity=256)
+    cache = model.new_cache(batch=1)
+    logits = model.step(cache, [[1, 2, 3]])   # prefill: [1, 3, vocab]
+    logits = model.step(cache, [[4]])         # decode:  [1, 1, vocab]
+
+A family module (llama.py) gives a config class read from config.json
+and `step_graph`; `CausalLM` compiles its graphs, binds the weights and
+runs steps over a KVCache."""
+
+import glob
+import json
+import os
+
+import numpy as np
+
+from .. import compile as _compile
+from .._capi import RLXError
+from ..generation import KVCache
+from ..safetensors import read_safetensors
+from . import llama
+
+__all__ = ["CausalLM", "load", "read_hf_directory"]
+
+# model_type of config.json -> the family that builds it.
+_FAMILIES = {"llama": llama, "mistral": llama, "qwen2": llama}
+_CONFIGS = {llama: llama.LlamaConfig}
+
+
+def read_hf_directory(path):
+    """The config.json dict and every tensor of the *.safetensors files of
+    a Hugging Face model directory (one file or shards), as float32."""
+    config_path = os.path.join(path, "config.json")
+    try:
+        with open(config_path) as file:
+            config = json.load(file)
+    except OSError as error:
+        raise RLXError(f"cannot read '{config_path}': {error.strerror}") \
+            from None
+    files = sorted(glob.glob(os.path.join(path, "*.safetensors")))
+    if not files:
+        raise RLXError(f"'{path}' holds no *.safetensors file")
+    tensors = {}
+    for name in files:
+        for key, array in read_safetensors(name).items():
+            tensors[key] = array.astype(np.float32, copy=False)
+    return config, tensors
+
+
+class CausalLM:
+    """A decoder-only model: its config, weights and the step graphs
+    compiled for `target`, one per batch size and kind of step (prefill,
+    a `?` token count; decode, one token)."""
+
+    def __init__(self, config, weights, capacity=None, target="cpu"):
+        family = _FAMILIES[config.model_type]
+        self.config = config
+        self.capacity = capacity or config.max_position_embeddings
+        config.check_capacity(self.capacity)
+        self.target = target
+        self._family = family
+        self._weights = _checked_weights(config, weights)
+        cos, sin = config.rope_tables(self.capacity)
+        self._weights.update({"rope.cos": cos, "rope.sin": sin})
+        self._graphs = {}
+
+    @classmethod
+    def from_config(cls, config_dict, weights, capacity=None, target="cpu"):
+        """From a config.json dict and a name -> array mapping of
+        checkpoint tensors."""
+        family = _FAMILIES.get(config_dict.get("model_type"))
+        if family is None:
+            known = ", ".join(sorted(_FAMILIES))
+            raise RLXError(f"config.json: model_type "
+                           f"{config_dict.get('model_type')!r} is not one "
+                           f"rlx.models builds ({known})")
+        config = _CONFIGS[family].from_hf(config_dict)
+        return cls(config, weights, capacity, target)
+
+    def graph(self, batch, tokens):
+        """The compiled step for `batch` sequences of `tokens` tokens each
+        (None: any number), weights bound."""
+        key = (batch, tokens)
+        if key not in self._graphs:
+            text = self._family.step_graph(self.config, batch, tokens,
+                                           self.capacity)
+            self._graphs[key] = _compile(text, target=self.target,
+                                         params=self._weights)
+        return self._graphs[key]
+
+    def new_cache(self, batch=1):
+        c = self.config
+        return KVCache(c.num_hidden_layers, batch, c.num_key_value_heads,
+                       self.capacity, c.head_dim)
+
+    def step(self, cache, tokens):
+        """Runs `tokens` ([batch, count] ids, the next `count` of each
+        sequence of `cache`) through the model; writes their keys and
+        values into `cache` and returns the logits [batch, count, vocab].
+        One token per sequence runs the decode graph, more the prefill
+        graph."""
+        tokens = np.asarray(tokens, dtype=np.int64)
+        if tokens.ndim != 2 or tokens.shape[0] != cache.batch:
+            raise RLXError(f"tokens of shape {list(tokens.shape)} for a "
+                           f"cache of {cache.batch} sequences: want "
+                           f"[{cache.batch}, count]")
+        count = tokens.shape[1]
+        positions = cache.positions(count)
+        graph = self.graph(cache.batch, 1 if count == 1 else None)
+        names = [a.name for a in graph.inputs]
+        feeds = dict(zip(names[2:], cache.arrays))
+        results = graph(tokens=tokens, positions=positions, **feeds)
+        cache.arrays = list(results[1:])
+        cache.lengths += count
+        return results[0]
+
+
+def _checked_weights(config, weights):
+    """The checkpoint tensors the graph reads, float32, each checked
+    against its expected shape."""
+    checked = {}
+    for name, shape in config.weight_shapes().items():
+        if name not in weights:
+            raise RLXError(f"the checkpoint has no tensor '{name}' "
+                           f"({list(shape)})")
+        array = np.asarray(weights[name], dtype=np.float32)
+        if array.shape != shape:
+            raise RLXError(f"tensor '{name}' is {list(array.shape)}, the "
+                           f"config wants {list(shape)}")
+        checked[name] = array
+    return checked
+
+
+def load(path, capacity=None, target="cpu"):
+    """A CausalLM from a Hugging Face model directory (config.json and
+    *.safetensors) whose KV caches hold `capacity` positions (default: the
+    config's max_position_embeddings), compiled for `target`."""
+    config, tensors = read_hf_directory(path)
+    return CausalLM.from_config(config, tensors, capacity, target)

@@ -1,0 +1,254 @@
+# Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+"""The Llama family (Llama, Mistral, Qwen2): its configuration read from a
+Hugging Face `config.json`, and its step graph (docs/llm.md).
+
+Tensor names are those transformers writes (`model.layers.0.self_attn.
+q_proj.weight`, ...), in its layouts (linear weights `[out, in]`), so a
+checkpoint's tensors bind to the graph by name."""
+
+import dataclasses
+
+import numpy as np
+
+from .._capi import RLXError
+from ._ir import DYNAMIC, GraphText
+
+_NEG_INF = float("-inf")
+
+
+@dataclasses.dataclass(frozen=True)
+class LlamaConfig:
+    """What the graph needs of a Llama-family `config.json`."""
+    model_type: str
+    vocab_size: int
+    hidden_size: int
+    intermediate_size: int
+    num_hidden_layers: int
+    num_attention_heads: int
+    num_key_value_heads: int
+    head_dim: int
+    rms_norm_eps: float
+    rope_theta: float
+    max_position_embeddings: int
+    tie_word_embeddings: bool
+    # q, k and v projections with a bias (Qwen2; Llama's attention_bias).
+    qkv_bias: bool
+    # o_proj with a bias (Llama's attention_bias only).
+    o_bias: bool
+    # Mistral attends to the last `sliding_window` keys only; None: all.
+    sliding_window: int = None
+
+    @classmethod
+    def from_hf(cls, config):
+        """From the dict of a transformers `config.json`; a setting this
+        implementation does not compute raises RLXError naming the field."""
+        model_type = config.get("model_type")
+        if model_type not in ("llama", "mistral", "qwen2"):
+            raise RLXError(f"config.json: model_type {model_type!r} is not "
+                           "a Llama-family model (llama, mistral, qwen2)")
+
+        def need(field):
+            if field not in config:
+                raise RLXError(f"config.json: '{field}' is missing")
+            return config[field]
+
+        act = config.get("hidden_act", "silu")
+        if act != "silu":
+            raise RLXError(f"config.json: hidden_act {act!r} is not "
+                           "supported (silu only)")
+        if config.get("rope_scaling"):
+            raise RLXError("config.json: rope_scaling "
+                           f"{config['rope_scaling']!r} is not supported yet")
+        if config.get("mlp_bias"):
+            raise RLXError("config.json: mlp_bias true is not supported")
+        heads = need("num_attention_heads")
+        hidden = need("hidden_size")
+        kv_heads = config.get("num_key_value_heads") or heads
+        if heads % kv_heads:
+            raise RLXError(f"config.json: num_attention_heads {heads} is not "
+                           f"a multiple of num_key_value_heads {kv_heads}")
+        head_dim = config.get("head_dim") or hidden // heads
+        if head_dim % 2:
+            raise RLXError(f"config.json: head_dim {head_dim} is odd; rotary "
+                           "embeddings rotate pairs")
+        attention_bias = bool(config.get("attention_bias", False))
+        window = None
+        if model_type == "mistral" or config.get("use_sliding_window"):
+            window = config.get("sliding_window")
+        return cls(
+            model_type=model_type,
+            vocab_size=need("vocab_size"),
+            hidden_size=hidden,
+            intermediate_size=need("intermediate_size"),
+            num_hidden_layers=need("num_hidden_layers"),
+            num_attention_heads=heads,
+            num_key_value_heads=kv_heads,
+            head_dim=head_dim,
+            rms_norm_eps=float(config.get("rms_norm_eps", 1e-6)),
+            rope_theta=float(config.get("rope_theta", 10000.0)),
+            max_position_embeddings=need("max_position_embeddings"),
+            # transformers' default for these three model types.
+            tie_word_embeddings=bool(config.get("tie_word_embeddings",
+                                                False)),
+            qkv_bias=model_type == "qwen2" or attention_bias,
+            o_bias=attention_bias,
+            sliding_window=window)
+
+    def weight_shapes(self):
+        """Every tensor the graph reads from a checkpoint, name -> shape."""
+        hidden, dim = self.hidden_size, self.head_dim
+        q_out = self.num_attention_heads * dim
+        kv_out = self.num_key_value_heads * dim
+        shapes = {"model.embed_tokens.weight": (self.vocab_size, hidden),
+                  "model.norm.weight": (hidden,)}
+        if not self.tie_word_embeddings:
+            shapes["lm_head.weight"] = (self.vocab_size, hidden)
+        for layer in range(self.num_hidden_layers):
+            p = f"model.layers.{layer}."
+            shapes.update({
+                p + "input_layernorm.weight": (hidden,),
+                p + "post_attention_layernorm.weight": (hidden,),
+                p + "self_attn.q_proj.weight": (q_out, hidden),
+                p + "self_attn.k_proj.weight": (kv_out, hidden),
+                p + "self_attn.v_proj.weight": (kv_out, hidden),
+                p + "self_attn.o_proj.weight": (hidden, q_out),
+                p + "mlp.gate_proj.weight": (self.intermediate_size, hidden),
+                p + "mlp.up_proj.weight": (self.intermediate_size, hidden),
+                p + "mlp.down_proj.weight": (hidden, self.intermediate_size),
+            })
+            if self.qkv_bias:
+                shapes.update({p + "self_attn.q_proj.bias": (q_out,),
+                               p + "self_attn.k_proj.bias": (kv_out,),
+                               p + "self_attn.v_proj.bias": (kv_out,)})
+            if self.o_bias:
+                shapes[p + "self_attn.o_proj.bias"] = (hidden,)
+        return shapes
+
+    def rope_tables(self, capacity):
+        """cos and sin `[capacity, head_dim / 2]` of position * inv_freq
+        (transformers' rotate_half pairing, which is rlx.rope's), computed
+        in f64 and rounded once."""
+        half = self.head_dim // 2
+        inv_freq = self.rope_theta ** (-np.arange(half, dtype=np.float64)
+                                       * 2 / self.head_dim)
+        angles = np.arange(capacity, dtype=np.float64)[:, None] * inv_freq
+        return (np.cos(angles).astype(np.float32),
+                np.sin(angles).astype(np.float32))
+
+    def check_capacity(self, capacity):
+        if self.sliding_window is not None and capacity > self.sliding_window:
+            raise RLXError(
+                f"a cache of {capacity} positions is longer than the "
+                f"model's sliding_window {self.sliding_window}, which the "
+                "attention mask does not apply yet")
+
+
+def step_graph(config, batch, tokens, capacity):
+    """Module text of one step of the model over a fixed-capacity KV cache
+    (docs/llm.md). `tokens` is the number of tokens each sequence gives the
+    step: an int (1 for decode) or None for a `?` dim (prefill).
+
+    Arguments: inputs `tokens` and `positions` `[batch, tokens]` i64 (each
+    token's position in its sequence, below `capacity`), `cache.L.key` and
+    `cache.L.value` `[batch, kv_heads, capacity, head_dim]` per layer L;
+    parameters the checkpoint's tensors and `rope.cos`, `rope.sin`
+    (LlamaConfig.rope_tables). Results: logits `[batch, tokens, vocab]`,
+    then each cache with the step's keys and values written at their
+    positions, in the order of the arguments."""
+    c = config
+    heads, kv_heads, dim = (c.num_attention_heads, c.num_key_value_heads,
+                            c.head_dim)
+    group = heads // kv_heads
+    g = GraphText("llama_step" if tokens is None else "llama_decode")
+    token_ids = g.input("tokens", (batch, tokens), "i64")
+    positions = g.input("positions", (batch, tokens), "i64")
+    cache_shape = (batch, kv_heads, capacity, dim)
+    caches = [(g.input(f"cache.{i}.key", cache_shape),
+               g.input(f"cache.{i}.value", cache_shape))
+              for i in range(c.num_hidden_layers)]
+    weights = {name: g.param(name, shape)
+               for name, shape in c.weight_shapes().items()}
+    cos_table = g.param("rope.cos", (capacity, dim // 2))
+    sin_table = g.param("rope.sin", (capacity, dim // 2))
+
+    # What every layer shares: the rotary angles of each token, the mask of
+    # the keys each query sees (key j iff j <= its position), and where the
+    # step's tokens land in the cache.
+    flat_positions = g.reshape(positions, (-1,))
+    cos = g.gather(cos_table, flat_positions)
+    sin = g.gather(sin_table, flat_positions)
+    key_index = g.constant(np.arange(capacity), "i64")
+    visible = g.compare("le", key_index,
+                        g.reshape(positions, (batch, 1, -1, 1)))
+    bias = g.expand(g.where(visible, g.constant(0.0), g.constant(_NEG_INF)),
+                    (batch, heads, -1, capacity))
+    # scatter[b, 0, j, t] = 1 where token t of sequence b goes to slot j:
+    # a matmul by it places the step's keys at their slots (exactly: one
+    # product of 1 per slot, the others 0), and `written` says which slots
+    # take them.
+    lands = g.compare("eq", g.reshape(key_index, (capacity, 1)),
+                      g.reshape(positions, (batch, 1, -1)))
+    scatter = g.reshape(g.cast(lands, "f32"), (batch, 1, capacity, -1))
+    written = g.compare("gt", g.reduce("max", scatter, [3]),
+                        g.constant(0.5))
+    written = g.reshape(written, (batch, 1, capacity, 1))
+
+    # rlx.rms_norm adds a shift; Llama's has none.
+    beta = g.constant(0.0, shape=(c.hidden_size,))
+
+    def linear(x, name, bias_too):
+        return g.linear(x, weights[name + ".weight"],
+                        weights[name + ".bias"] if bias_too else None)
+
+    def heads_first(x, count, rotate):
+        """[B, S, count * D] -> [B, count, S, D], rotated if asked."""
+        if rotate:
+            x = g.reshape(x, (-1, count * dim))
+            x = g.rope(x, cos, sin, dim, dim)
+        x = g.reshape(x, (batch, -1, count, dim))
+        return g.transpose(x, [0, 2, 1, 3])
+
+    def store(cache, new):
+        placed = g.matmul(scatter, new)
+        return g.where(written, placed, cache)
+
+    def repeat_heads(x):
+        """[B, kv_heads, C, D] -> [B, heads, C, D]: query head h reads kv
+        head h // group (transformers' repeat_kv)."""
+        if group == 1:
+            return x
+        x = g.reshape(x, (batch, kv_heads, 1, capacity, dim))
+        x = g.expand(x, (batch, kv_heads, group, capacity, dim))
+        return g.reshape(x, (batch, heads, capacity, dim))
+
+    x = g.gather(weights["model.embed_tokens.weight"], token_ids)
+    new_caches = []
+    for layer, (key_cache, value_cache) in enumerate(caches):
+        p = f"model.layers.{layer}."
+        h = g.rms_norm(x, weights[p + "input_layernorm.weight"], beta,
+                       c.rms_norm_eps)
+        q = heads_first(linear(h, p + "self_attn.q_proj", c.qkv_bias),
+                        heads, True)
+        k = heads_first(linear(h, p + "self_attn.k_proj", c.qkv_bias),
+                        kv_heads, True)
+        v = heads_first(linear(h, p + "self_attn.v_proj", c.qkv_bias),
+                        kv_heads, False)
+        key_cache = store(key_cache, k)
+        value_cache = store(value_cache, v)
+        new_caches += [key_cache, value_cache]
+        a = g.attention(q, repeat_heads(key_cache), repeat_heads(value_cache),
+                        bias)
+        a = g.reshape(g.transpose(a, [0, 2, 1, 3]), (batch, -1, heads * dim))
+        x = g.binary("add", x, linear(a, p + "self_attn.o_proj", c.o_bias))
+        h = g.rms_norm(x, weights[p + "post_attention_layernorm.weight"],
+                       beta, c.rms_norm_eps)
+        gate = g.activation("silu", linear(h, p + "mlp.gate_proj", False))
+        up = linear(h, p + "mlp.up_proj", False)
+        x = g.binary("add", x, linear(g.binary("mul", gate, up),
+                                      p + "mlp.down_proj", False))
+    x = g.rms_norm(x, weights["model.norm.weight"], beta, c.rms_norm_eps)
+    head = weights["model.embed_tokens.weight" if c.tie_word_embeddings
+                   else "lm_head.weight"]
+    logits = g.linear(x, head)
+    return g.text([logits] + new_caches)
