@@ -112,7 +112,7 @@ def generate(model, prompt_ids, max_new_tokens, temperature=0.0, top_k=0,
     list of ints), stopping after `eos_token_id` (an int or a set of
     them). `model` is a model of rlx.models; sampling as `sample_next`,
     seeded by `seed`. Timings go into `stats` (a GenerationStats) when
-    given."""
+    given; they leave out compiling the graphs, which happens first."""
     prompt = [int(t) for t in prompt_ids]
     if not prompt:
         raise RLXError("generate needs a prompt of at least one token")
@@ -121,6 +121,7 @@ def generate(model, prompt_ids, max_new_tokens, temperature=0.0, top_k=0,
     stats = stats if stats is not None else GenerationStats()
     stats.prompt_tokens = len(prompt)
     rng = np.random.default_rng(seed)
+    model.prepare(batch=1, prompt_length=len(prompt))
     cache = model.new_cache(batch=1)
     history = list(prompt)
 

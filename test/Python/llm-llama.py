@@ -7,16 +7,14 @@ Two tiny random models are written as Hugging Face directories (config.json
 and safetensors, transformers' tensor names): a Llama with grouped-query
 attention (4 query heads, 2 KV heads) and an lm_head, and a Qwen2 with q/k/v
 biases, tied embeddings and its weights in two shards. The reference
-computes the whole sequence in float64 without a cache (causal attention,
-rotate_half rotary embeddings, RMSNorm, SwiGLU, as transformers defines
-them). Checked: prefill logits and every decode step's logits within 1e-4
+(llm_reference.py) computes the whole sequence in float64 without a
+cache. Checked: prefill logits and every decode step's logits within 1e-4
 of the largest logit (f32 against f64), greedy generation of 64 tokens
 identical to the reference's, a prefill in two chunks, a batch of two
 sequences, seeded sampling, and clear errors. The weights are drawn with
 scales that give logits a spread of several units, so greedy choices are
 not near ties. Seeded by RLX_TEST_SEED (fixed when unset; printed)."""
 
-import json
 import os
 import sys
 
@@ -25,6 +23,8 @@ import numpy as np
 import rlx
 import rlx.models
 from rlx.generation import GenerationStats, sample_next
+from llm_reference import (LLAMA, QWEN2, random_weights, reference_greedy,
+                           reference_logits, write_hf_directory)
 from pychecks import check, expect_error, finish
 
 scratch = sys.argv[1]
@@ -37,135 +37,13 @@ NEW_TOKENS = 64
 CAPACITY = 80
 TOLERANCE = 1e-4
 
-LLAMA = dict(model_type="llama", vocab_size=97, hidden_size=64,
-             intermediate_size=160, num_hidden_layers=2,
-             num_attention_heads=4, num_key_value_heads=2,
-             max_position_embeddings=128, rope_theta=10000.0,
-             rms_norm_eps=1e-5, hidden_act="silu",
-             tie_word_embeddings=False)
-QWEN2 = dict(LLAMA, model_type="qwen2", vocab_size=89, hidden_size=48,
-             intermediate_size=96, num_hidden_layers=3,
-             num_attention_heads=6, max_position_embeddings=256,
-             rope_theta=1000000.0, rms_norm_eps=1e-6,
-             tie_word_embeddings=True)
-
-
-def random_weights(config):
-    """Checkpoint tensors of `config`, transformers' names and layouts."""
-    hidden, heads = config["hidden_size"], config["num_attention_heads"]
-    dim = hidden // heads
-    kv = config["num_key_value_heads"] * dim
-    inner = config["intermediate_size"]
-
-    def linear(out, inp):
-        return rng.standard_normal((out, inp)) / np.sqrt(inp)
-
-    def norm(size):
-        return 1.0 + 0.2 * rng.standard_normal(size)
-
-    # A tied embedding is the output head too: smaller, so that logits
-    # keep a spread that sampling at temperature 1.5 does not collapse.
-    embed_scale = 0.4 if config["tie_word_embeddings"] else 1.0
-    w = {"model.embed_tokens.weight": embed_scale *
-         rng.standard_normal((config["vocab_size"], hidden)),
-         "model.norm.weight": norm(hidden)}
-    if not config["tie_word_embeddings"]:
-        w["lm_head.weight"] = 3 * linear(config["vocab_size"], hidden)
-    for layer in range(config["num_hidden_layers"]):
-        p = f"model.layers.{layer}."
-        w[p + "input_layernorm.weight"] = norm(hidden)
-        w[p + "post_attention_layernorm.weight"] = norm(hidden)
-        # Larger q/k weights give attention patterns far from uniform.
-        w[p + "self_attn.q_proj.weight"] = 2 * linear(heads * dim, hidden)
-        w[p + "self_attn.k_proj.weight"] = 2 * linear(kv, hidden)
-        w[p + "self_attn.v_proj.weight"] = linear(kv, hidden)
-        w[p + "self_attn.o_proj.weight"] = linear(hidden, heads * dim)
-        w[p + "mlp.gate_proj.weight"] = linear(inner, hidden)
-        w[p + "mlp.up_proj.weight"] = linear(inner, hidden)
-        w[p + "mlp.down_proj.weight"] = linear(hidden, inner)
-        if config["model_type"] == "qwen2":
-            w[p + "self_attn.q_proj.bias"] = 0.5 * rng.standard_normal(
-                heads * dim)
-            w[p + "self_attn.k_proj.bias"] = 0.5 * rng.standard_normal(kv)
-            w[p + "self_attn.v_proj.bias"] = 0.5 * rng.standard_normal(kv)
-    return {k: v.astype(np.float32) for k, v in w.items()}
-
-
-def write_hf_directory(path, config, weights, shards):
-    os.makedirs(path, exist_ok=True)
-    with open(os.path.join(path, "config.json"), "w") as file:
-        json.dump(config, file)
-    names = sorted(weights)
-    for index in range(shards):
-        part = {n: weights[n] for n in names[index::shards]}
-        rlx.write_safetensors(os.path.join(
-            path, f"model-{index + 1:05d}-of-{shards:05d}.safetensors"), part)
-
-
-def reference_logits(config, w, tokens):
-    """[len(tokens), vocab] logits of the whole sequence in float64."""
-    w = {k: v.astype(np.float64) for k, v in w.items()}
-    hidden, heads = config["hidden_size"], config["num_attention_heads"]
-    kv_heads = config["num_key_value_heads"]
-    dim, half = hidden // heads, hidden // heads // 2
-    eps = config["rms_norm_eps"]
-    count = len(tokens)
-    inv_freq = config["rope_theta"] ** (-np.arange(0, dim, 2) / dim)
-    angles = np.arange(count)[:, None] * inv_freq
-    cos, sin = np.cos(angles)[:, None, :], np.sin(angles)[:, None, :]
-
-    def rotate(t):  # [S, n, dim]: transformers' rotate_half form.
-        a, b = t[..., :half], t[..., half:]
-        return np.concatenate([a * cos - b * sin, b * cos + a * sin], -1)
-
-    def rms(x, gamma):
-        return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * gamma
-
-    def proj(x, name):
-        y = x @ w[name + ".weight"].T
-        return y + w[name + ".bias"] if name + ".bias" in w else y
-
-    x = w["model.embed_tokens.weight"][tokens]
-    future = np.triu(np.ones((count, count), bool), 1)
-    for layer in range(config["num_hidden_layers"]):
-        p = f"model.layers.{layer}."
-        h = rms(x, w[p + "input_layernorm.weight"])
-        q = rotate(proj(h, p + "self_attn.q_proj").reshape(count, heads, dim))
-        k = rotate(proj(h, p + "self_attn.k_proj").reshape(count, kv_heads,
-                                                           dim))
-        v = proj(h, p + "self_attn.v_proj").reshape(count, kv_heads, dim)
-        k = np.repeat(k, heads // kv_heads, axis=1)
-        v = np.repeat(v, heads // kv_heads, axis=1)
-        s = np.einsum("qhd,khd->hqk", q, k) / np.sqrt(dim)
-        s[:, future] = -np.inf
-        e = np.exp(s - s.max(-1, keepdims=True))
-        a = np.einsum("hqk,khd->qhd", e / e.sum(-1, keepdims=True), v)
-        x = x + proj(a.reshape(count, heads * dim), p + "self_attn.o_proj")
-        h = rms(x, w[p + "post_attention_layernorm.weight"])
-        gate = proj(h, p + "mlp.gate_proj")
-        x = x + proj(gate / (1 + np.exp(-gate)) * proj(h, p + "mlp.up_proj"),
-                     p + "mlp.down_proj")
-    x = rms(x, w["model.norm.weight"])
-    head = w.get("lm_head.weight", w["model.embed_tokens.weight"])
-    return x @ head.T
-
 
 def relative_error(got, want):
     return float(np.max(np.abs(got - want)) / np.max(np.abs(want)))
 
 
-def reference_greedy(config, w, prompt, count):
-    tokens, margins = list(prompt), []
-    for _ in range(count):
-        last = reference_logits(config, w, tokens)[-1]
-        top2 = np.sort(last)[-2:]
-        margins.append(top2[1] - top2[0])
-        tokens.append(int(np.argmax(last)))
-    return tokens[len(prompt):], min(margins)
-
-
 def check_model(label, config, shards):
-    weights = random_weights(config)
+    weights = random_weights(config, rng)
     path = os.path.join(scratch, label)
     write_hf_directory(path, config, weights, shards)
     model = rlx.models.load(path, capacity=CAPACITY)

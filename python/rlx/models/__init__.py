@@ -91,6 +91,22 @@ class CausalLM:
                                          params=self._weights)
         return self._graphs[key]
 
+    def _step_graph(self, batch, count):
+        if count == 1:
+            return self.graph(batch, 1)
+        if self.target == "cpu":
+            return self.graph(batch, None)
+        # The cuda target compiles static shapes only (docs/abi.md): one
+        # prefill graph per token count.
+        return self.graph(batch, count)
+
+    def prepare(self, batch, prompt_length):
+        """Compiles the graphs a generation of `batch` sequences from
+        prompts of `prompt_length` tokens runs, so that timing the steps
+        leaves compilation out."""
+        self._step_graph(batch, prompt_length)
+        self._step_graph(batch, 1)
+
     def new_cache(self, batch=1):
         c = self.config
         return KVCache(c.num_hidden_layers, batch, c.num_key_value_heads,
@@ -109,7 +125,7 @@ class CausalLM:
                            f"[{cache.batch}, count]")
         count = tokens.shape[1]
         positions = cache.positions(count)
-        graph = self.graph(cache.batch, 1 if count == 1 else None)
+        graph = self._step_graph(cache.batch, count)
         names = [a.name for a in graph.inputs]
         feeds = dict(zip(names[2:], cache.arrays))
         results = graph(tokens=tokens, positions=positions, **feeds)

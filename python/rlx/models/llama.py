@@ -160,7 +160,7 @@ def step_graph(config, batch, tokens, capacity):
     heads, kv_heads, dim = (c.num_attention_heads, c.num_key_value_heads,
                             c.head_dim)
     group = heads // kv_heads
-    g = GraphText("llama_step" if tokens is None else "llama_decode")
+    g = GraphText("llama_decode" if tokens == 1 else "llama_step")
     token_ids = g.input("tokens", (batch, tokens), "i64")
     positions = g.input("positions", (batch, tokens), "i64")
     cache_shape = (batch, kv_heads, capacity, dim)
