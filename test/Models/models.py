@@ -329,17 +329,7 @@ TABLE_ONLY = {
 # Models whose import (or compile, or run) is expected to raise: model ->
 # short reason naming the first untranslated op. A model that imports but
 # gives a wrong answer is never expected: that is always a FAIL.
-EXPECTED_FAILURES = {
-    **{name: "swin_transformer._get_relative_position_bias (an fx-wrapped "
-             "function: a gather of the bias table)"
-       for name in ("swin_t", "swin_s", "swin_b", "swin_v2_t", "swin_v2_s",
-                    "swin_v2_b")},
-    "maxvit_t": "aten index.Tensor (make_fx; relative position bias)",
-    **{name: "F.interpolate (bilinear upsampling of the logits)"
-       for name in ("fcn_resnet50", "deeplabv3_resnet50",
-                    "deeplabv3_mobilenet_v3_large",
-                    "lraspp_mobilenet_v3_large")},
-}
+EXPECTED_FAILURES = {}
 
 
 # --------------------------------------------------------------------------

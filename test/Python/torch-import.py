@@ -211,6 +211,106 @@ for name, module in [
               f"max_pool2d {name}: {error}")
 
 
+# Indexing: slices with steps, index tensors (on the first dim, on middle
+# dims, two adjacent ones broadcast together, negative values), aten's
+# index through make_fx, index_select, roll, pad in every mode.
+x5 = torch.randn(4, 6, 5)
+picks = torch.tensor([[2, -1], [0, 3]])
+compare("slices with steps", Fn(lambda x: (x[::2, 1::3], x[..., 1:5:2],
+                                           x[:, ::4, None])), x5)
+compare("an index tensor on the first dim", Fn(lambda x: x[picks]), x5)
+compare("an index tensor on a middle dim", Fn(lambda x: x[:, picks]), x5)
+compare("two adjacent index tensors, broadcast", Fn(
+    lambda x: x[:, torch.tensor([[0], [5]]), torch.tensor([1, -2, 4])]), x5)
+compare("index_select", Fn(lambda x: torch.index_select(
+    x, 2, torch.tensor([4, 0, 0]))), x5)
+compare("roll", Fn(lambda x: (torch.roll(x, (1, -2), (0, 2)),
+                              x.roll(3))), x5)
+for mode in ["constant", "reflect", "replicate", "circular"]:
+    compare(f"F.pad {mode}", Fn(lambda x, m=mode: F.pad(
+        x, (2, -1, 1, 3), mode=m, **({"value": 0.5} if m == "constant"
+                                     else {}))), x4)
+
+
+def _positions_mask(x):
+    # A mask from x's shape, written through slices of a new_zeros (folded
+    # at import: torch updates the constant in place).
+    mask = x.new_zeros((x.shape[1], x.shape[1]))
+    mask[:, :2] = 1.0
+    mask[3:, :] = -1.0
+    return x @ mask
+
+
+compare("x.new_zeros with slice assignment (folded)", Fn(_positions_mask),
+        torch.randn(2, 6, 6))
+
+
+# In-place updates of a slice or element of a graph value rebuild the
+# value around it; an update of another view that is read later is an
+# error.
+def _update_slices(x):
+    y = x.clone()
+    y[:, 1:3].zero_()
+    y[0].mul_(2)
+    return y + 1
+
+
+compare("in-place updates of slices", Fn(_update_slices), x2)
+try:
+    rlx.torch.import_module(Fn(lambda x: (x.t().add_(1), x)[1]).eval(), x2)
+    check(False, "an in-place update of a view read later raises")
+except rlx.torch.UnsupportedError as error:
+    check("in-place update" in str(error), f"a stale view: {error}")
+
+
+# Python functions that fx keeps as calls are traced by make_fx on their
+# operands' shapes and translated in place: a torch.fx.wrap'ed function
+# with control flow on shapes (as torchvision's shifted_window_attention),
+# and F.normalize.
+def shifted_scores(x, shift):
+    length = x.shape[1]
+    if shift and length > shift:
+        x = torch.roll(x, shift, 1)
+    scores = x @ x.transpose(1, 2)
+    mask = x.new_zeros((length, length))
+    mask[:shift, :] = -100.0
+    return F.softmax(scores + mask, -1)
+
+
+torch.fx.wrap("shifted_scores")
+compare("a torch.fx.wrap'ed function (make_fx inside)", Fn(
+    lambda x: shifted_scores(x * 2, 2)), torch.randn(2, 6, 4))
+compare("F.normalize, x.norm", Fn(lambda x: (F.normalize(x, dim=-1),
+                                             x.norm(dim=0, keepdim=True))),
+        x5)
+
+
+# F.interpolate (through make_fx): bilinear with and without
+# align_corners, to a size and by scale factors (an integer one and one
+# whose output size is rounded down), nearest and nearest-exact, linear
+# 1-d, nn.Upsample.
+for name, function in [
+        ("bilinear to a size", lambda x: F.interpolate(
+            x, size=(13, 21), mode="bilinear", align_corners=False)),
+        ("bilinear align_corners", lambda x: F.interpolate(
+            x, size=(13, 21), mode="bilinear", align_corners=True)),
+        ("bilinear scale 2", lambda x: F.interpolate(
+            x, scale_factor=2.0, mode="bilinear")),
+        ("bilinear scale 1.7 (down-rounded size)", lambda x: F.interpolate(
+            x, scale_factor=1.7, mode="bilinear")),
+        ("bilinear downsampling", lambda x: F.interpolate(
+            x, size=(3, 5), mode="bilinear")),
+        ("nearest", lambda x: F.interpolate(x, size=(13, 21))),
+        ("nearest scale 2", lambda x: F.interpolate(x, scale_factor=2.0)),
+        ("nearest-exact", lambda x: F.interpolate(x, size=(13, 5),
+                                                  mode="nearest-exact")),
+        ("linear 1-d", lambda x: F.interpolate(
+            x.flatten(2), size=50, mode="linear"))]:
+    compare(f"F.interpolate {name}", Fn(function), x4)
+compare("nn.Upsample", nn.Upsample(scale_factor=3, mode="bilinear",
+                                   align_corners=True), x4)
+
+
 # Subclasses of translated modules: one that keeps forward is translated
 # like its base; one that overrides it (torchvision's LayerNorm2d, a
 # LayerNorm over the channels of NCHW) is traced through.
@@ -260,6 +360,19 @@ compare("a causal mask built in forward (folded)", CausalScores(), xs)
 text, _ = rlx.torch.import_module(CausalScores().eval(), xs)
 check("triu" not in text and "arange" not in text,
       "the folded mask is a constant")
+
+
+class OuterDifference(nn.Module):
+    # A constant too large to inline (100 x 100, not a splat) made from
+    # small ones (made from x's shape, so that tracing records them): the
+    # graph computes it from them.
+    def forward(self, x):
+        steps = torch.arange(x.shape[-1]).float()
+        return x @ (steps[:, None] - steps[None, :]).abs().sqrt()
+
+
+compare("a large constant computed from small ones", OuterDifference(),
+        torch.randn(3, 100), rtol=1e-4)
 
 
 # nn.TransformerEncoderLayer (make_fx) with a bool key padding mask: aten's

@@ -15,6 +15,13 @@ def rlx_dtype(torch_dtype):
     return _DTYPES.get(str(torch_dtype).replace("torch.", ""))
 
 
+def torch_dtype(dtype):
+    """The torch dtype of an rlx element type."""
+    import torch
+    name = {v: k for k, v in _DTYPES.items()}[dtype]
+    return getattr(torch, name)
+
+
 def tensor_type(shape, dtype):
     dims = "".join(f"{d}x" for d in shape)
     return f"tensor<{dims}{dtype}>"

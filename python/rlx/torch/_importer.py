@@ -7,12 +7,12 @@ import dis
 import inspect
 import operator
 import re
-import numpy as np
+import types
 import torch
 import torch.fx
 
 from .._capi import RLXError
-from ._emitter import Emitter, Value, rlx_dtype
+from ._emitter import Emitter, Value, rlx_dtype, torch_dtype
 from . import _ops
 
 # Ops whose values are random: never evaluated at import time.
@@ -93,6 +93,7 @@ class _Converter:
         self.arguments = []  # (Value, attribute, name, is_state)
         self.params = {}
         self.param_values = {}
+        self.order = None  # node -> position, for check_no_stale_view
 
     # -- values -------------------------------------------------------
     def _argument(self, attribute, name, tensor, what, is_state=False):
@@ -128,7 +129,7 @@ class _Converter:
         dtype = rlx_dtype(tensor.dtype)
         if dtype is None:
             raise RLXError(f"a constant of dtype {tensor.dtype}")
-        if array.size > 4096 and not np.all(array == array.reshape(-1)[0]):
+        if not _inlinable(tensor):
             raise RLXError(f"a constant tensor of shape {list(array.shape)} "
                            "computed while tracing is too large to inline")
         return self.e.constant(array, dtype)
@@ -188,6 +189,11 @@ class _Converter:
             else:
                 j = i - len(flat_params)
                 self.env[node] = self.input(input_names[j], example_inputs[j])
+        return self.run_nodes()
+
+    def run_nodes(self):
+        """Translates the graph's nodes after its placeholders (bound in
+        env); returns its outputs."""
         outputs = None
         for node in self.gm.graph.nodes:
             if node.op == "placeholder":
@@ -211,27 +217,96 @@ class _Converter:
         return outputs
 
     def functionalize(self, node):
-        """An in-place op (`x.add_(y)`, `x += y`, `relu(x, inplace=True)`,
-        aten's `add_`) was translated as its out-of-place form; later uses
-        of the mutated tensor's node read the new value instead."""
-        name = node.target if isinstance(node.target, str) else \
-            getattr(node.target, "__name__", str(node.target))
-        in_place = (node.op != "get_attr" and
-                    (name.endswith("_") and not name.startswith("_")) or
-                    str(node.target).split(".")[1:2] and
-                    str(node.target).split(".")[1].endswith("_") and
-                    str(node.target).startswith("aten.") or
-                    node.kwargs.get("inplace") is True or
-                    name in ("iadd", "isub", "imul", "itruediv"))
-        if not in_place or node.op == "call_module" or not node.args:
+        """An in-place op was translated as its out-of-place form; later
+        uses of the updated node read the new value instead, and where the
+        node is a slice or select of a base, the base is rebuilt around the
+        new region (`bias[n:2 * n].zero_()`)."""
+        if not _in_place(node) or node.op == "call_module" or not node.args:
             return
         target = node.args[0]
-        # A constant tensor folded in place already holds the new value;
-        # one updated with a graph value (`zeros.masked_fill_(mask, v)`
-        # on an input mask) becomes that Value.
-        if isinstance(target, torch.fx.Node) and \
-                isinstance(self.env.get(target), (Value, torch.Tensor)):
-            self.env[target] = self.env[node]
+        if not isinstance(target, torch.fx.Node) or \
+                not isinstance(self.env.get(target), (Value, torch.Tensor)):
+            return
+        if self.env[node] is self.env[target]:
+            return  # a constant folded in place: torch updated it
+        updated = [target]
+        new = self.env[node]
+        self.env[target] = new
+        region = self.region(target)
+        while region is not None:
+            base = target.args[0]
+            new = self.write_region(self.materialize(self.env[base]),
+                                    *region, self.materialize(new))
+            self.env[base] = new
+            updated.append(base)
+            target, region = base, self.region(base)
+        self.check_no_stale_view(node, updated)
+
+    def region(self, node):
+        """(axis, start, length, squeezed) of an aten slice (step 1) or
+        select of a tensor in env; None for anything else."""
+        if node.op != "call_function" or not node.args or \
+                not isinstance(node.args[0], torch.fx.Node):
+            return None
+        base = self.env.get(node.args[0])
+        if not isinstance(base, (Value, torch.Tensor)):
+            return None
+        rank = len(base.shape)
+        if str(node.target) == "aten.slice.Tensor":
+            dim, start, end, step = (list(node.args[1:]) +
+                                     [0, None, None, 1][len(node.args) - 1:])
+            axis = dim % rank
+            start, stop, step = slice(start, end, step).indices(
+                base.shape[axis])
+            return (axis, start, max(0, stop - start), False) \
+                if step == 1 else None
+        if str(node.target) == "aten.select.int":
+            axis = node.args[1] % rank
+            return axis, node.args[2] % base.shape[axis], 1, True
+        if node.target is operator.getitem and isinstance(base, Value):
+            return _getitem_region(node.args[1], base.shape)
+        return None
+
+    def write_region(self, base, axis, start, length, squeezed, value):
+        """base with [start, start + length) along axis replaced."""
+        if squeezed:
+            value = self.e.reshape(value, value.shape[:axis] + (1,) +
+                                   value.shape[axis:])
+        shape = list(base.shape)
+        shape[axis] = length
+        value = self.e.expand(self.e.cast(value, base.dtype), shape)
+        end = base.shape[axis] - start - length
+        pieces = ([self.e.narrow(base, axis, 0, start)] if start else []) + \
+            [value] + ([self.e.narrow(base, axis, start + length, end)]
+                       if end else [])
+        return self.e.concat(pieces, axis)
+
+    def check_no_stale_view(self, node, updated):
+        """The nodes in `updated` read their new values; any other view of
+        the same storage read after `node` would read the old one: an
+        error."""
+        root = updated[-1]
+        while _is_view(root) and isinstance(root.args[0], torch.fx.Node):
+            root = root.args[0]
+        if self.order is None:
+            self.order = {n: i for i, n in enumerate(self.gm.graph.nodes)}
+        family, pending = set(), [root]
+        while pending:
+            member = pending.pop()
+            family.add(member)
+            pending += [u for u in member.users
+                        if _is_view(u) and u not in family]
+        for member in family - set(updated):
+            if self.order[member] > self.order[node]:
+                continue  # a view taken after the update reads it
+            for user in member.users:
+                if user is not node and self.order[user] > self.order[node]:
+                    raise RLXError(
+                        f"an in-place update of '{node.args[0].name}' "
+                        f"(a view of '{root.name}', or viewed by another "
+                        f"node) which '{user.name}' reads afterwards (the "
+                        "update is translated as a new value, which the "
+                        "other views would not see)")
 
     def where(self, node):
         return (f"node '{node.name}' ({_describe_target(node, self.gm)}) at "
@@ -265,12 +340,6 @@ class _Converter:
                                        " (see docs/torch-importer.md)")
             return handler(self, module, node.target,
                            *self.materialize(args), **self.materialize(kwargs))
-        if not _has_value((args, kwargs)):
-            # Every operand is a constant: arithmetic on shapes and Python
-            # numbers, tensors made while tracing (the full + triu of
-            # generate_square_subsequent_mask). The op runs now, in torch,
-            # and its result stays a constant until a graph op uses it.
-            return self.fold(node, args, kwargs)
         if node.op == "call_method":
             handler = ops.METHODS.get(node.target)
         else:
@@ -278,19 +347,78 @@ class _Converter:
                 ops.NAMED_FUNCTIONS.get(_qualified_name(node.target))
             if handler is None and self.aten:
                 handler = ops.ATEN.get(str(node.target))
+        if not _has_value((args, kwargs)):
+            # Every operand is a constant: arithmetic on shapes and Python
+            # numbers, tensors made while tracing (the full + triu of
+            # generate_square_subsequent_mask). The op runs now, in torch,
+            # and its result stays a constant until a graph op uses it;
+            # unless it is too large to inline while its operands are not
+            # (swin's shifted window mask, an outer difference of a small
+            # one): then the graph computes it from them.
+            result = self.fold(node, args, kwargs)
+            if handler is None or _in_place(node) or not isinstance(
+                    result, torch.Tensor) or _inlinable(result) or \
+                    not _all_inlinable((args, kwargs)):
+                return result
+        if handler is None and node.op == "call_function" and \
+                isinstance(node.target, types.FunctionType):
+            return self.inline(node, self.materialize(args),
+                               self.materialize(kwargs))
         if handler is None:
             raise UnsupportedError(self.where(node) + "no rlx translation "
                                    "(see docs/torch-importer.md)")
         return handler(self, *self.materialize(args),
                        **self.materialize(kwargs))
 
+    def inline(self, node, args, kwargs):
+        """A Python function that fx keeps as one call (wrapped with
+        torch.fx.wrap, such as torchvision's shifted_window_attention, or
+        a torch.nn.functional function with no translation of its own):
+        make_fx traces it on tensors of its operands' shapes (parameters and
+        buffers with their values; the values of the others are never read,
+        since make_fx refuses data-dependent control flow), and its aten
+        graph is translated here."""
+        from torch.fx.experimental.proxy_tensor import make_fx
+        operands = []
+
+        def collect(value):
+            if isinstance(value, Value):
+                operands.append(value)
+            return value
+        torch.fx.node.map_aggregate((args, kwargs), collect)
+        by_name = {v.name: name for name, v in self.param_values.items()}
+        examples = [self.state[by_name[v.name]].detach()
+                    if v.name in by_name else
+                    torch.zeros(v.shape, dtype=torch_dtype(v.dtype))
+                    for v in operands]
+
+        def call(*tensors):
+            remaining = iter(tensors)
+            a, k = torch.fx.node.map_aggregate(
+                (args, kwargs), lambda v: next(remaining)
+                if isinstance(v, Value) else v)
+            return node.target(*a, **k)
+        try:
+            with torch.enable_grad():
+                graph_module = make_fx(call)(*examples)
+            inner = _Converter(graph_module, self.state, True, self.buffers)
+            inner.e, inner.arguments = self.e, self.arguments
+            inner.params, inner.param_values = self.params, self.param_values
+            placeholders = [n for n in graph_module.graph.nodes
+                            if n.op == "placeholder"]
+            for placeholder, value in zip(placeholders, operands):
+                inner.env[placeholder] = value
+            return inner.run_nodes()
+        except RLXError as error:
+            raise UnsupportedError(self.where(node) + "in its make_fx "
+                                   f"trace: {error}") from None
+        except RuntimeError as error:
+            raise UnsupportedError(self.where(node) + "make_fx cannot "
+                                   f"trace it: {error}") from None
+
     def fold(self, node, args, kwargs):
         """Evaluates a node of constant operands with torch."""
-        name = node.target if isinstance(node.target, str) else \
-            getattr(node.target, "__name__", str(node.target))
-        if str(node.target).startswith("aten."):
-            name = str(node.target).split(".")[1]
-        if _RANDOM_OPS.fullmatch(name):
+        if _RANDOM_OPS.fullmatch(_op_name(node)):
             # Its values would be one draw, frozen into the graph.
             raise UnsupportedError(self.where(node) + "a random op has no "
                                    "rlx translation")
@@ -306,6 +434,79 @@ class _Converter:
 def _qualified_name(target):
     return f"{getattr(target, '__module__', None)}." \
         f"{getattr(target, '__qualname__', None)}"
+
+
+def _getitem_region(index, shape):
+    """The region of x[index] where one entry of the index is an int or a
+    step-1 slice and the others take whole dims (`b[:, 1:3]`, `b[0]`)."""
+    index = index if isinstance(index, tuple) else (index,)
+    if Ellipsis in index:
+        at = index.index(Ellipsis)
+        index = index[:at] + (slice(None),) * (len(shape) + 1 - len(index)) \
+            + index[at + 1:]
+    if len(index) > len(shape):
+        return None
+    partial = [(axis, i) for axis, i in enumerate(index)
+               if i != slice(None)]
+    if len(partial) != 1:
+        return None
+    axis, i = partial[0]
+    if isinstance(i, int):
+        return axis, i % shape[axis], 1, True
+    if isinstance(i, slice):
+        start, stop, step = i.indices(shape[axis])
+        return (axis, start, max(0, stop - start), False) if step == 1 \
+            else None
+    return None
+
+
+def _inlinable(tensor):
+    """Small enough to print as an rlx.constant: at most 4096 elements, or
+    a splat."""
+    flat = tensor.reshape(-1)
+    return flat.numel() <= 4096 or bool((flat == flat[0]).all())
+
+
+def _all_inlinable(tree):
+    tensors = []
+    torch.fx.node.map_aggregate(
+        tree, lambda v: tensors.append(v) if isinstance(v, torch.Tensor)
+        else v)
+    return all(_inlinable(t) for t in tensors)
+
+
+def _op_name(node):
+    """A method's name, a function's, or an aten op's without its
+    namespace and overload (`add_` of aten.add_.Tensor)."""
+    if isinstance(node.target, str):
+        return node.target
+    if str(node.target).startswith("aten."):
+        return str(node.target).split(".")[1]
+    return getattr(node.target, "__name__", str(node.target))
+
+
+def _in_place(node):
+    """`x.add_(y)`, `x += y`, `relu(x, inplace=True)`, aten's `add_`."""
+    if node.op not in ("call_function", "call_method"):
+        return False
+    name = _op_name(node)
+    return (name.endswith("_") and not name.startswith("_")) or \
+        node.kwargs.get("inplace") is True or \
+        name in ("iadd", "isub", "imul", "itruediv")
+
+
+# Ops whose result may share its input's storage.
+_VIEW_OPS = {
+    "getitem", "view", "_unsafe_view", "_reshape_alias", "reshape",
+    "view_as", "slice", "select", "narrow", "transpose", "t", "permute",
+    "unsqueeze", "squeeze", "expand", "expand_as", "alias", "as_strided",
+    "diagonal", "unfold", "flatten", "unflatten", "split", "chunk",
+    "unbind", "split_with_sizes", "contiguous", "detach", "movedim"}
+
+
+def _is_view(node):
+    return node.op in ("call_function", "call_method") and \
+        _op_name(node) in _VIEW_OPS
 
 
 def _contains(tree, kind):

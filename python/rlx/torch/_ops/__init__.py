@@ -1,16 +1,17 @@
 # Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 # Exceptions. See the LICENSE file for license information.
 """Translations of torch modules, functions, Tensor methods and aten ops
-into rlx ops, by concern (elementwise, reductions, linalg, shapes, nn,
-attention, recurrent). Each handler takes the converter `c` and the node's arguments
-with nodes replaced by Values (or Python values); a module's handler also
-takes the module and its path (the prefix of its state_dict names)."""
+into rlx ops, by concern (elementwise, reductions, linalg, shapes,
+indexing, nn, resize, attention, recurrent). Each handler takes the
+converter `c` and the node's arguments with nodes replaced by Values (or
+Python values); a module's handler also takes the module and its path (the
+prefix of its state_dict names)."""
 
 from .common import (ATEN, FUNCTIONS, METHODS, MODULES, NAMED_FUNCTIONS,
                      NoIndices)
 # Each module fills the tables as it is imported.
-from . import (elementwise, reductions, linalg, shapes, nn,  # noqa: F401
-               attention, recurrent)
+from . import (elementwise, reductions, linalg, shapes,  # noqa: F401
+               indexing, nn, resize, attention, recurrent)
 
 __all__ = ["ATEN", "FUNCTIONS", "METHODS", "MODULES", "NAMED_FUNCTIONS",
            "NoIndices", "module_handler"]

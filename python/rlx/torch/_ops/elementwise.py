@@ -205,6 +205,11 @@ FUNCTIONS[F.hardtanh_] = _drop_inplace(hardtanh)
 FUNCTIONS[torch.clamp] = METHODS["clamp"] = \
     lambda c, x, min=None, max=None: _clamp(c, x, min, max)
 ATEN["aten.clamp.default"] = FUNCTIONS[torch.clamp]
+FUNCTIONS[torch.clamp_min] = METHODS["clamp_min"] = \
+    ATEN["aten.clamp_min.default"] = lambda c, x, low: _clamp(c, x, low, None)
+FUNCTIONS[torch.clamp_max] = METHODS["clamp_max"] = \
+    ATEN["aten.clamp_max.default"] = lambda c, x, high: _clamp(c, x, None,
+                                                              high)
 
 
 def _clamp(c, x, low, high):

@@ -66,6 +66,29 @@ ATEN["aten.mean.default"] = FUNCTIONS[torch.mean]
 ATEN["aten.amax.default"] = FUNCTIONS[torch.amax]
 
 
+def norm(c, x, p=2, dim=None, keepdim=False, dtype=None):
+    """The 2-norm (sqrt of the sum of squares) or 1-norm over `dim` (every
+    dim if None); x.norm, torch.norm, torch.linalg.vector_norm."""
+    if dtype is not None:
+        raise RLXError(f"norm with dtype={dtype}")
+    axes = list(range(x.rank)) if dim is None or dim == [] else \
+        [dim] if isinstance(dim, int) else list(dim)
+    if p == 1:
+        return c.e.reduce("sum", c.e.activation("abs", x), axes, keepdim)
+    if p not in (2, "fro", None):
+        raise RLXError(f"a {p}-norm")
+    return c.e.activation("sqrt", c.e.reduce(
+        "sum", c.e.binary("mul", x, x), axes, keepdim))
+
+
+FUNCTIONS[torch.norm] = METHODS["norm"] = norm
+FUNCTIONS[torch.linalg.vector_norm] = \
+    ATEN["aten.linalg_vector_norm.default"] = \
+    lambda c, x, ord=2, dim=None, keepdim=False, *, dtype=None: norm(
+        c, x, ord, dim, keepdim, dtype)
+ATEN["aten.norm.ScalarOpt_dim"] = norm
+
+
 def _max_min(kind):
     def handler(c, x, dim=None, keepdim=False):
         if isinstance(dim, Value):

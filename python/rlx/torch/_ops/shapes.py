@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from ..._capi import RLXError
-from .._emitter import Value, rlx_dtype
+from .._emitter import Value, rlx_dtype, torch_dtype
 from .common import (ATEN, FUNCTIONS, METHODS, axis_index, int_dims,
                      resolve_shape)
 
@@ -99,42 +99,6 @@ def size(c, x, dim=None):
     return x.shape if dim is None else x.shape[dim]
 
 
-def getitem(c, x, index):
-    if not isinstance(x, Value):
-        # A NoIndices picked here is an error only where an op uses it.
-        return x[index]
-    if not isinstance(index, tuple):
-        index = (index,)
-    if any(isinstance(i, Value) for i in index):
-        if len(index) == 1:
-            return c.e.gather(x, index[0], 0)
-        raise RLXError("indexing with tensors beyond the first dim")
-    if Ellipsis in index:
-        at = index.index(Ellipsis)
-        used = sum(1 for i in index if i is not None and i is not Ellipsis)
-        index = index[:at] + (slice(None),) * (x.rank - used) + \
-            index[at + 1:]
-    shape, axis, y = [], 0, x
-    for i in index:
-        if i is None:
-            shape.append(1)
-            continue
-        if isinstance(i, int):
-            start = i % x.shape[axis]
-            y = c.e.narrow(y, axis, start, 1)
-        elif isinstance(i, slice):
-            start, stop, step = i.indices(x.shape[axis])
-            if step != 1:
-                raise RLXError(f"a slice with step {step}")
-            y = c.e.narrow(y, axis, start, max(0, stop - start))
-            shape.append(y.shape[axis])
-        else:
-            raise RLXError(f"indexing with {type(i).__name__}")
-        axis += 1
-    shape += list(x.shape[axis:])
-    return c.e.reshape(y, shape)
-
-
 def contiguous(c, x, *args, **kwargs):
     return x
 
@@ -156,12 +120,11 @@ def where(c, condition, a, b):
 
 def full_like(c, x, fill_value, *, dtype=None, layout=None, device=None,
               pin_memory=None, memory_format=None, requires_grad=False):
-    """A splat of x's shape (x's values are not read): aten's zeros_like of
-    a bool key padding mask, before masked_fill makes it a float mask."""
-    out = rlx_dtype(dtype) if dtype is not None else x.dtype
-    if out is None:
-        raise RLXError(f"a tensor of dtype {dtype}")
-    return c.e.constant(fill_value, out, x.shape)
+    """A constant of x's shape (x's values are not read), folded with what
+    it meets until a graph op uses it: aten's zeros_like of a bool key
+    padding mask, the attention mask swin builds in x.new_zeros."""
+    return torch.full(x.shape, fill_value, dtype=dtype if dtype is not None
+                      else torch_dtype(x.dtype))
 
 
 def zeros_like(c, x, **kwargs):
@@ -170,6 +133,30 @@ def zeros_like(c, x, **kwargs):
 
 def ones_like(c, x, **kwargs):
     return full_like(c, x, 1, **kwargs)
+
+
+def fill_(c, x, value):
+    """x.fill_(v), aten's zero_ and copy_: the new value of x (the
+    converter rebinds x, and rebuilds its base where x is a slice)."""
+    if isinstance(value, Value):
+        return c.e.expand(c.e.cast(value, x.dtype), x.shape)
+    return full_like(c, x, value)
+
+
+def new_full(c, x, size, fill_value, *, dtype=None, layout=None,
+             device=None, pin_memory=None, requires_grad=False):
+    """x.new_full(size, v) and its kin: a constant of x's dtype."""
+    return torch.full(tuple(int_dims([size])), fill_value,
+                      dtype=dtype if dtype is not None
+                      else torch_dtype(x.dtype))
+
+
+def new_zeros(c, x, *size, **kwargs):
+    return new_full(c, x, int_dims(size), 0, **kwargs)
+
+
+def new_ones(c, x, *size, **kwargs):
+    return new_full(c, x, int_dims(size), 1, **kwargs)
 
 
 def embedding(c, indices, weight, padding_idx=None, *args, **kwargs):
@@ -193,7 +180,7 @@ FUNCTIONS.update({
     torch.reshape: reshape, torch.flatten: flatten, torch.permute: permute,
     torch.transpose: transpose, torch.t: t, torch.unsqueeze: unsqueeze,
     torch.squeeze: squeeze, torch.cat: cat, torch.concat: cat,
-    torch.split: split, torch.chunk: chunk, operator.getitem: getitem,
+    torch.split: split, torch.chunk: chunk,
     torch.where: where, torch.masked_fill: masked_fill,
     torch.full_like: full_like, torch.zeros_like: zeros_like,
     torch.ones_like: ones_like,
@@ -211,6 +198,8 @@ METHODS.update({
     c.e.cast(x, "f32"), "masked_fill": masked_fill,
     "masked_fill_": masked_fill, "clone": identity, "detach": identity,
     "type_as": lambda c, x, other: c.e.cast(x, other.dtype),
+    "new_full": new_full, "new_zeros": new_zeros, "new_ones": new_ones,
+    "fill_": fill_, "zero_": zeros_like, "copy_": fill_,
 })
 ATEN.update({
     "aten.view.default": reshape, "aten._unsafe_view.default": reshape,
@@ -226,12 +215,17 @@ ATEN.update({
     "aten.full_like.default": full_like,
     "aten.zeros_like.default": zeros_like,
     "aten.ones_like.default": ones_like,
+    "aten.new_full.default": new_full, "aten.new_zeros.default": new_zeros,
+    "aten.new_ones.default": new_ones,
+    "aten.fill_.Scalar": fill_, "aten.fill_.Tensor": fill_,
+    "aten.zero_.default": zeros_like,
+    "aten.copy_.default": lambda c, x, src, non_blocking=False: fill_(
+        c, x, src),
     "aten.where.self": where, "aten.masked_fill.Scalar": masked_fill,
     "aten.masked_fill.Tensor": masked_fill,
     "aten.masked_fill_.Scalar": masked_fill,
     "aten.masked_fill_.Tensor": masked_fill,
     "aten.embedding.default": lambda c, w, i, *a: embedding(c, i, w),
-    "<built-in function getitem>": getitem,
     "aten._to_copy.default": lambda c, x, dtype=None, **k: c.e.cast(
         x, rlx_dtype(dtype)) if dtype is not None else x,
 })
@@ -241,21 +235,3 @@ def _attribute(x, name):
     if name == "dtype":
         raise RLXError("reading a tensor's dtype")
     return getattr(x, name)
-
-
-def _slice(c, x, dim=0, start=None, end=None, step=1):
-    axis = axis_index(dim, x.rank)
-    start, stop, step = slice(start, end, step).indices(x.shape[axis])
-    if step != 1:
-        raise RLXError(f"a slice with step {step}")
-    return c.e.narrow(x, axis, start, max(0, stop - start))
-
-
-def _select(c, x, dim, index):
-    axis = axis_index(dim, x.rank)
-    y = c.e.narrow(x, axis, index % x.shape[axis], 1)
-    return c.e.reshape(y, x.shape[:axis] + x.shape[axis + 1:])
-
-
-ATEN["aten.slice.Tensor"] = _slice
-ATEN["aten.select.int"] = _select
