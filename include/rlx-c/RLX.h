@@ -281,12 +281,20 @@ typedef struct RlxBenchResult {
   int64_t peakBytes;
 } RlxBenchResult;
 
-/* Runs `warmUpRuns` times, then times `timedRuns` runs (at least one), with
- * buffers as rlxGraphRun takes them. */
+/* Runs `warmUpRuns` times, then times `timedRuns` runs (0 is an error),
+ * with buffers as rlxGraphRun takes them. rlxGraphInterrupt stops it
+ * between two runs. */
 RLX_CAPI_EXPORTED RlxStatus
 rlxGraphBench(RlxGraph graph, const void *const *arguments, size_t numArguments,
               void *const *outputs, size_t numOutputs, unsigned warmUpRuns,
               unsigned timedRuns, RlxBenchResult *result);
+
+/* Asks the rlxGraphBench running on `graph` to stop after its current run;
+ * it then fails with "bench interrupted after N runs". Callable from any
+ * thread and from a signal handler. A bench clears the request when it
+ * starts, so a request made just before one starts is lost: send it until
+ * the call returns. The CUDA target's benches run to their end. */
+RLX_CAPI_EXPORTED void rlxGraphInterrupt(RlxGraph graph);
 
 #ifdef __cplusplus
 }

@@ -29,6 +29,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -52,6 +53,9 @@ struct RlxGraphImpl {
   /// Data bound to arguments (rlxGraphBind), empty where none is.
   std::vector<HostTensor> bound;
   std::vector<bool> isBound;
+  /// Set by rlxGraphInterrupt, from any thread or a signal handler; read by
+  /// a bench between its runs.
+  std::atomic<bool> interrupt{false};
 };
 
 // The enum values of RlxDType are DType's, so a cast converts them.
@@ -693,13 +697,20 @@ RlxStatus rlxGraphBench(RlxGraph graph, const void *const *arguments,
                         unsigned timedRuns, RlxBenchResult *result) {
   if (RlxStatus status = requireArgument(result, "the bench result"))
     return status;
+  if (timedRuns == 0)
+    return makeStatus("the bench needs at least 1 timed run, got 0");
   std::vector<const void *> argumentData;
   std::vector<void *> outputData;
   if (RlxStatus status = gatherBuffers(graph, arguments, numArguments, outputs,
                                        numOutputs, argumentData, outputData))
     return status;
+  // An interrupt meant for an earlier call must not stop this one; one that
+  // comes before this store is repeated by a host that still waits (the
+  // Python package sends it until the call returns).
+  graph->interrupt.store(false);
   llvm::Expected<BenchResult> bench = graph->graph->benchBuffers(
-      argumentData, outputData, BenchOptions{warmUpRuns, timedRuns});
+      argumentData, outputData,
+      BenchOptions{warmUpRuns, timedRuns, &graph->interrupt});
   if (!bench)
     return makeStatus(bench.takeError());
   result->runs = bench->runs;
@@ -709,4 +720,10 @@ RlxStatus rlxGraphBench(RlxGraph graph, const void *const *arguments,
   result->totalMs = bench->totalMs;
   result->peakBytes = bench->peakBytes.value_or(-1);
   return nullptr;
+}
+
+void rlxGraphInterrupt(RlxGraph graph) {
+  // A lock-free atomic store: safe from a signal handler and other threads.
+  if (graph)
+    graph->interrupt.store(true);
 }

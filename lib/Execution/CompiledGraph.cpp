@@ -602,6 +602,15 @@ CompiledGraph::benchDescriptors(MemRefDescriptors &descriptors,
   };
   unsigned timedRuns = std::max(1u, options.timedRuns);
   std::vector<double> times;
+  unsigned runsMade = 0;
+  auto checkInterrupt = [&]() -> llvm::Error {
+    if (options.interrupt && options.interrupt->load(std::memory_order_relaxed))
+      return llvm::createStringError("@" + signature.name +
+                                     ": bench interrupted after " +
+                                     std::to_string(runsMade) + " runs");
+    ++runsMade;
+    return llvm::Error::success();
+  };
   if (benchFn) {
     std::vector<float> runMs(timedRuns);
     unsigned warmUpRuns = options.warmUpRuns;
@@ -618,13 +627,18 @@ CompiledGraph::benchDescriptors(MemRefDescriptors &descriptors,
     benchFn(descriptors.get(), warmUpRuns, timedRuns, runMs.data());
     times.assign(runMs.begin(), runMs.end());
   } else {
-    for (unsigned i = 0; i < options.warmUpRuns; ++i)
+    for (unsigned i = 0; i < options.warmUpRuns; ++i) {
+      if (llvm::Error error = checkInterrupt())
+        return std::move(error);
       if (llvm::Error error = runOnce())
         return std::move(error);
+    }
     resetProfile();
     if (resetPeakFn)
       resetPeakFn();
     for (unsigned i = 0; i < timedRuns; ++i) {
+      if (llvm::Error error = checkInterrupt())
+        return std::move(error);
       auto start = std::chrono::steady_clock::now();
       if (llvm::Error error = runOnce())
         return std::move(error);

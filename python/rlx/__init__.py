@@ -16,6 +16,7 @@ import numbers
 import os
 import re
 import shutil
+import signal
 import threading
 import zipfile
 
@@ -411,6 +412,11 @@ class Graph:
         outcome = []
 
         def work(graph=self, held=held):
+            # SIGINT for the main thread only: this thread and the threads
+            # the runtime starts from it (which inherit the mask) are never
+            # interrupted inside compiled code or the runtime's thread pool.
+            if hasattr(signal, "pthread_sigmask"):
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
             outcome.append(call())
 
         worker = threading.Thread(target=work, name="rlx-call", daemon=True)

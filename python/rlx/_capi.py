@@ -125,6 +125,7 @@ def _declare(lib):
                                    c.POINTER(c.c_void_p), c.c_size_t,
                                    c.c_uint, c.c_uint,
                                    c.POINTER(BenchResult)]),
+        "rlxGraphInterrupt": (None, [graph]),
     }
     for name, (restype, argtypes) in signatures.items():
         function = getattr(lib, name)

@@ -365,6 +365,12 @@ int main(int argc, char **argv) {
     CHECK_OK(rlxGraphBench(graph, arguments, 3, outputs, 2, 1, 5, &bench));
     CHECK(bench.runs == 5 && bench.minMs >= 0 &&
           bench.minMs <= bench.medianMs && bench.medianMs <= bench.p90Ms);
+    CHECK_ERROR(rlxGraphBench(graph, arguments, 3, outputs, 2, 0, 0, &bench),
+                "at least 1 timed run");
+    /* A request with no bench running is cleared by the next bench. */
+    rlxGraphInterrupt(graph);
+    CHECK_OK(rlxGraphBench(graph, arguments, 3, outputs, 2, 0, 2, &bench));
+    rlxGraphInterrupt(NULL);
   }
   testErrors(dir, graph);
   rlxGraphDestroy(graph);

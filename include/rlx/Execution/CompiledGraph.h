@@ -22,6 +22,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
+#include <atomic>
 #include <memory>
 #include <optional>
 
@@ -31,6 +32,11 @@ struct BenchOptions {
   /// Untimed runs first, so caches, page tables and thread pools are warm.
   unsigned warmUpRuns = 2;
   unsigned timedRuns = 10;
+  /// Read between runs: once another thread (or a signal handler) sets it,
+  /// the bench stops with an error saying how many runs it made, so a host
+  /// can cancel a long bench. A target's own bench entry (CUDA's) runs to
+  /// its end.
+  const std::atomic<bool> *interrupt = nullptr;
 };
 
 /// Wall times of the timed runs of CompiledGraph::bench, in milliseconds.
