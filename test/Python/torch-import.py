@@ -311,6 +311,32 @@ compare("nn.Upsample", nn.Upsample(scale_factor=3, mode="bilinear",
                                    align_corners=True), x4)
 
 
+# Ops that map onto one rlx op or a few: cumsum, flip, triu/tril of a
+# graph value (mask computed in the graph), one_hot, GroupNorm (affine and
+# not), transposed convolutions (2-d and 1-d, stride, padding,
+# output_padding, dilation, groups).
+compare("cumsum, flip", Fn(lambda x: (torch.cumsum(x, 1), x.cumsum(-1),
+                                      torch.flip(x, (0, 2)))), x5)
+compare("triu/tril", Fn(lambda x: (torch.triu(x), x.tril(-1),
+                                   torch.triu(x, 2))), x5)
+compare("one_hot", Fn(lambda i: F.one_hot(i, 7)),
+        torch.randint(0, 7, (3, 4)))
+group_norm = nn.GroupNorm(2, 6)
+group_norm.weight.data.uniform_(0.5, 1.5)
+group_norm.bias.data.uniform_(-0.5, 0.5)
+compare("nn.GroupNorm", group_norm, torch.randn(2, 6, 5, 5))
+compare("F.group_norm without affine", Fn(lambda x: F.group_norm(x, 3)),
+        torch.randn(2, 6, 7))
+compare("nn.ConvTranspose2d", nn.ConvTranspose2d(3, 4, 3), x4)
+compare("nn.ConvTranspose2d stride, padding, output_padding, groups",
+        nn.ConvTranspose2d(3, 6, 3, stride=2, padding=1, output_padding=1,
+                           groups=3), x4)
+compare("nn.ConvTranspose2d dilation, no bias", nn.ConvTranspose2d(
+    3, 2, (2, 3), dilation=2, bias=False), x4)
+compare("nn.ConvTranspose1d", nn.ConvTranspose1d(4, 3, 5, stride=3,
+                                                 padding=2), x3)
+
+
 # Subclasses of translated modules: one that keeps forward is translated
 # like its base; one that overrides it (torchvision's LayerNorm2d, a
 # LayerNorm over the channels of NCHW) is traced through.

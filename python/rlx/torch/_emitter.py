@@ -244,6 +244,28 @@ class Emitter:
             f"{pair(dilation)}, groups = {groups} : {x.type}, {w.type}",
             (n, out_c, oh, ow), x.dtype)
 
+    def conv_transpose2d(self, x, w, stride, padding, output_padding,
+                         dilation, groups):
+        n, _, h, wd = x.shape
+        _, out_per_group, kh, kw = w.shape
+        size = [(d - 1) * s - 2 * p + dl * (k - 1) + op + 1
+                for d, s, p, dl, k, op in zip((h, wd), stride, padding,
+                                              dilation, (kh, kw),
+                                              output_padding)]
+
+        def pair(p):
+            return f"[{p[0]}, {p[1]}]"
+        return self._emit(
+            f"rlx.conv_transpose2d {x.name}, {w.name} kernel_size = "
+            f"{pair((kh, kw))}, stride = {pair(stride)}, padding = "
+            f"{pair(padding)}, dilation = {pair(dilation)}, output_padding "
+            f"= {pair(output_padding)}, groups = {groups} : {x.type}, "
+            f"{w.type}", (n, out_per_group * groups, *size), x.dtype)
+
+    def cumsum(self, x, axis):
+        return self._emit(f"rlx.cumsum {x.name} {{axis = {axis} : i64}} : "
+                          f"{x.type}", x.shape, x.dtype)
+
     def pool(self, kind, x, kernel, stride, padding):
         n, c, h, w = x.shape
         oh = (h + 2 * padding[0] - kernel[0]) // stride[0] + 1

@@ -1,10 +1,10 @@
 # Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 # Exceptions. See the LICENSE file for license information.
 """Indexing: getitem (ints, slices with any positive step, None, `...`,
-index tensors), aten's slice, select and index, index_select, roll and
-pad. Elements at positions known at import time are an rlx.narrow (a run)
-or an rlx.gather of a constant index; index tensors of the graph are one
-rlx.gather of their flattened position."""
+index tensors), aten's slice, select and index, index_select, roll, pad,
+flip, triu/tril and one_hot. Elements at positions known at import time
+are an rlx.narrow (a run) or an rlx.gather of a constant index; index
+tensors of the graph are one rlx.gather of their flattened position."""
 
 import math
 import operator
@@ -15,7 +15,7 @@ import torch.nn.functional as F
 
 from ..._capi import RLXError
 from .._emitter import Value
-from .common import ATEN, FUNCTIONS, METHODS, axis_index
+from .common import ATEN, FUNCTIONS, METHODS, axis_index, int_dims
 
 
 def take(c, x, axis, positions):
@@ -149,6 +149,44 @@ def roll(c, x, shifts, dims=None):
     return x
 
 
+def flip(c, x, *dims):
+    for dim in int_dims(dims):
+        axis = axis_index(dim, x.rank)
+        x = take(c, x, axis, range(x.shape[axis] - 1, -1, -1))
+    return x
+
+
+def _triangle(keep):
+    def handler(c, x, diagonal=0):
+        """x where column - row `keep`s the diagonal, 0 elsewhere, over
+        the last two dims; the mask is computed by the graph from a column
+        and a row of positions."""
+        if x.rank < 2:
+            raise RLXError(f"a triangle of a rank-{x.rank} tensor")
+        rows, cols = x.shape[-2:]
+        offset = c.e.binary("sub", c.e.constant(
+            np.arange(cols, dtype=np.int64).reshape(1, cols), "i64"),
+            c.e.constant(np.arange(rows, dtype=np.int64).reshape(rows, 1),
+                         "i64"))
+        mask = c.e.compare(keep, offset, c.e.constant(diagonal, "i64"))
+        return c.e.where(mask, x, c.e.constant(0, x.dtype))
+    return handler
+
+
+triu, tril = _triangle("ge"), _triangle("le")
+
+
+def one_hot(c, indices, num_classes=-1):
+    if num_classes < 0:
+        raise RLXError("one_hot without num_classes (it would come from "
+                       "the values)")
+    hits = c.e.compare("eq", c.e.reshape(c.e.cast(indices, "i64"),
+                                         indices.shape + (1,)),
+                       c.e.constant(np.arange(num_classes, dtype=np.int64),
+                                    "i64"))
+    return c.e.cast(hits, "i64")
+
+
 def _source(position, size, mode):
     """The input position that a padded position reads."""
     if mode == "reflect":
@@ -199,14 +237,17 @@ def _aten_pad(mode):
 
 FUNCTIONS.update({
     operator.getitem: getitem, torch.index_select: index_select,
-    torch.roll: roll, F.pad: pad,
+    torch.roll: roll, F.pad: pad, torch.flip: flip, torch.triu: triu,
+    torch.tril: tril, F.one_hot: one_hot,
 })
-METHODS.update({"index_select": index_select, "roll": roll})
+METHODS.update({"index_select": index_select, "roll": roll, "flip": flip,
+                "triu": triu, "tril": tril})
 ATEN.update({
     "<built-in function getitem>": getitem,
     "aten.slice.Tensor": aten_slice, "aten.select.int": select,
     "aten.index.Tensor": index, "aten.index_select.default": index_select,
-    "aten.roll.default": roll,
+    "aten.roll.default": roll, "aten.flip.default": flip,
+    "aten.triu.default": triu, "aten.tril.default": tril,
     "aten.constant_pad_nd.default": lambda c, x, padding, value=0: pad(
         c, x, padding, "constant", value),
 })

@@ -26,6 +26,34 @@ def layer_norm(c, x, normalized_shape, weight=None, bias=None, eps=1e-5):
     return c.e.reshape(c.e.layer_norm(flat, gamma, beta, eps), x.shape)
 
 
+def group_norm(c, x, num_groups, weight=None, bias=None, eps=1e-5):
+    """rlx.layer_norm over each group's channels and positions (x viewed
+    as [N, G, C / G * H * W]), then the per-channel affine."""
+    n, channels = x.shape[:2]
+    if channels % num_groups:
+        raise RLXError(f"group_norm of {channels} channels in {num_groups} "
+                       "groups")
+    features = math.prod(x.shape[1:]) // num_groups
+    y = layer_norm(c, c.e.reshape(x, (n, num_groups, features)),
+                   (features,), None, None, eps)
+    y = c.e.reshape(y, x.shape)
+    per_channel = (channels,) + (1,) * (x.rank - 2)
+    if weight is not None:
+        y = c.e.binary("mul", y, c.e.reshape(weight, per_channel))
+    if bias is not None:
+        y = c.e.binary("add", y, c.e.reshape(bias, per_channel))
+    return y
+
+
+FUNCTIONS[F.group_norm] = group_norm
+ATEN["aten.native_group_norm.default"] = lambda c, x, w, b, n, ch, hw, \
+    groups, eps: (group_norm(c, x, groups, w, b, eps), NoIndices(),
+                  NoIndices())
+MODULES[nn.GroupNorm] = lambda c, m, p, x: group_norm(
+    c, x, m.num_groups, c.param(p + ".weight") if m.affine else None,
+    c.param(p + ".bias") if m.affine else None, m.eps)
+
+
 def native_layer_norm(c, x, normalized_shape, weight, bias, eps):
     # The mean and rstd results are for the backward pass: never used in
     # an inference graph.
@@ -113,10 +141,32 @@ def conv1d(c, x, weight, bias=None, stride=1, padding=0, dilation=1,
         (1, _single(dilation)), groups))
 
 
+def conv_transpose2d(c, x, weight, bias=None, stride=1, padding=0,
+                     output_padding=0, groups=1, dilation=1):
+    y = c.e.conv_transpose2d(x, weight, pair(stride), pair(padding),
+                             pair(output_padding), pair(dilation), groups)
+    if bias is not None:
+        y = c.e.binary("add", y, c.e.reshape(bias, (bias.shape[0], 1, 1)))
+    return y
+
+
+def conv_transpose1d(c, x, weight, bias=None, stride=1, padding=0,
+                     output_padding=0, groups=1, dilation=1):
+    rows = c.e.reshape(weight, weight.shape[:2] + (1, weight.shape[2]))
+    return _on_rows(c, x, lambda x2: conv_transpose2d(
+        c, x2, rows, bias, (1, _single(stride)), (0, _single(padding)),
+        (0, _single(output_padding)), groups, (1, _single(dilation))))
+
+
 def _convolution(c, x, weight, bias, stride, padding, dilation, transposed,
                  output_padding, groups, *rest):
-    if transposed or x.rank not in (3, 4):
-        raise RLXError("only 1-d and 2-d, non-transposed convolutions")
+    if x.rank not in (3, 4):
+        raise RLXError(f"a convolution of a rank-{x.rank} tensor (1-d and "
+                       "2-d are translated)")
+    if transposed:
+        function = conv_transpose1d if x.rank == 3 else conv_transpose2d
+        return function(c, x, weight, bias, stride, padding, output_padding,
+                        groups, dilation)
     function = conv1d if x.rank == 3 else conv2d
     return function(c, x, weight, bias, stride, padding, dilation, groups)
 
@@ -132,10 +182,31 @@ def _conv_module(function):
     return handler
 
 
+def _conv_transpose_module(function):
+    def handler(c, m, p, x, output_size=None):
+        if output_size is not None:
+            raise RLXError(f"{type(m).__name__} with output_size (give "
+                           "output_padding)")
+        if m.padding_mode != "zeros":
+            raise RLXError(f"{type(m).__name__} padding_mode="
+                           f"'{m.padding_mode}'")
+        return function(c, x, c.param(p + ".weight"),
+                        c.param(p + ".bias") if m.bias is not None else None,
+                        m.stride, m.padding, m.output_padding, m.groups,
+                        m.dilation)
+    return handler
+
+
 FUNCTIONS[F.conv2d] = FUNCTIONS[torch.conv2d] = conv2d
 FUNCTIONS[F.conv1d] = FUNCTIONS[torch.conv1d] = conv1d
+FUNCTIONS[F.conv_transpose2d] = conv_transpose2d
+FUNCTIONS[torch.conv_transpose2d] = conv_transpose2d
+FUNCTIONS[F.conv_transpose1d] = conv_transpose1d
+FUNCTIONS[torch.conv_transpose1d] = conv_transpose1d
 MODULES[nn.Conv2d] = _conv_module(conv2d)
 MODULES[nn.Conv1d] = _conv_module(conv1d)
+MODULES[nn.ConvTranspose2d] = _conv_transpose_module(conv_transpose2d)
+MODULES[nn.ConvTranspose1d] = _conv_transpose_module(conv_transpose1d)
 ATEN["aten.convolution.default"] = _convolution
 
 

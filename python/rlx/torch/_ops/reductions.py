@@ -89,6 +89,19 @@ FUNCTIONS[torch.linalg.vector_norm] = \
 ATEN["aten.norm.ScalarOpt_dim"] = norm
 
 
+def cumsum(c, x, dim, *, dtype=None):
+    if dtype is not None:
+        raise RLXError(f"cumsum with dtype={dtype}")
+    if x.dtype == "i1":
+        # torch sums bools as int64.
+        x = c.e.cast(x, "i64")
+    return c.e.cumsum(x, axis_index(dim, x.rank))
+
+
+FUNCTIONS[torch.cumsum] = METHODS["cumsum"] = ATEN["aten.cumsum.default"] = \
+    cumsum
+
+
 def _max_min(kind):
     def handler(c, x, dim=None, keepdim=False):
         if isinstance(dim, Value):
