@@ -321,6 +321,10 @@ compare("triu/tril", Fn(lambda x: (torch.triu(x), x.tril(-1),
                                    torch.triu(x, 2))), x5)
 compare("one_hot", Fn(lambda i: F.one_hot(i, 7)),
         torch.randint(0, 7, (3, 4)))
+choices = torch.randint(0, 5, (4, 3, 5))
+compare("torch.gather (and with a smaller index tensor)", Fn(
+    lambda x: (torch.gather(x, 1, choices), x.gather(-1, choices[:, :2, :3]))
+), x5)
 group_norm = nn.GroupNorm(2, 6)
 group_norm.weight.data.uniform_(0.5, 1.5)
 group_norm.bias.data.uniform_(-0.5, 0.5)

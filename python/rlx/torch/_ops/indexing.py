@@ -2,9 +2,10 @@
 # Exceptions. See the LICENSE file for license information.
 """Indexing: getitem (ints, slices with any positive step, None, `...`,
 index tensors), aten's slice, select and index, index_select, roll, pad,
-flip, triu/tril and one_hot. Elements at positions known at import time
-are an rlx.narrow (a run) or an rlx.gather of a constant index; index
-tensors of the graph are one rlx.gather of their flattened position."""
+flip, triu/tril, one_hot and gather. Elements at positions known at
+import time are an rlx.narrow (a run) or an rlx.gather of a constant
+index; index tensors of the graph are one rlx.gather of their flattened
+position."""
 
 import math
 import operator
@@ -107,6 +108,31 @@ def _advanced(c, x, index):
     merged = c.e.reshape(y, y.shape[:first] + (math.prod(dims),) +
                          y.shape[first + count:])
     return c.e.gather(merged, flat, first)
+
+
+def gather(c, x, dim, indices, *, sparse_grad=False):
+    """torch.gather: out[..., j, ...] = x[..., indices[..., j, ...], ...]
+    along dim, the other coordinates those of the output. One rlx.gather
+    of x flattened, at the position the graph computes from the indices
+    and constant positions along the other dims."""
+    if indices.rank != x.rank:
+        raise RLXError(f"gather with indices of rank {indices.rank} from a "
+                       f"rank-{x.rank} tensor")
+    axis = axis_index(dim, x.rank)
+    flat = None
+    for k in range(x.rank):
+        if k == axis:
+            # torch requires 0 <= index < size (no negative indices).
+            position = c.e.cast(indices, "i64")
+        else:
+            shape = [1] * x.rank
+            shape[k] = indices.shape[k]
+            position = c.e.constant(np.arange(indices.shape[k]).reshape(
+                shape), "i64")
+        flat = position if flat is None else c.e.binary("add", c.e.binary(
+            "mul", flat, c.e.constant(x.shape[k], "i64")), position)
+    flat = c.e.expand(flat, indices.shape)
+    return c.e.gather(c.e.reshape(x, (math.prod(x.shape),)), flat, 0)
 
 
 def index(c, x, indices):
@@ -238,16 +264,17 @@ def _aten_pad(mode):
 FUNCTIONS.update({
     operator.getitem: getitem, torch.index_select: index_select,
     torch.roll: roll, F.pad: pad, torch.flip: flip, torch.triu: triu,
-    torch.tril: tril, F.one_hot: one_hot,
+    torch.tril: tril, F.one_hot: one_hot, torch.gather: gather,
 })
 METHODS.update({"index_select": index_select, "roll": roll, "flip": flip,
-                "triu": triu, "tril": tril})
+                "triu": triu, "tril": tril, "gather": gather})
 ATEN.update({
     "<built-in function getitem>": getitem,
     "aten.slice.Tensor": aten_slice, "aten.select.int": select,
     "aten.index.Tensor": index, "aten.index_select.default": index_select,
     "aten.roll.default": roll, "aten.flip.default": flip,
     "aten.triu.default": triu, "aten.tril.default": tril,
+    "aten.gather.default": gather,
     "aten.constant_pad_nd.default": lambda c, x, padding, value=0: pad(
         c, x, padding, "constant", value),
 })
