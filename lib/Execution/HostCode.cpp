@@ -23,6 +23,8 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <unistd.h>
+
 using namespace mlir;
 using namespace rlxrt;
 
@@ -92,15 +94,26 @@ static llvm::Error emitObjectFile(ModuleOp module, llvm::StringRef objectPath) {
                                       llvm::CodeGenFileType::ObjectFile))
     return llvm::createStringError("the host target cannot emit object files");
   codegen.run(*llvmModule);
+  // A failed write (a full disk) must be an error, not the stream's fatal
+  // error when it is destroyed with the failure unread.
+  os.close();
+  if (os.has_error()) {
+    std::error_code writeError = os.error();
+    os.clear_error();
+    return llvm::createStringError("cannot write '" + objectPath +
+                                   "': " + writeError.message());
+  }
   return llvm::Error::success();
 }
 
 /// Links `objectPath` into the shared library `output`, which depends on
 /// the runtime library even where no symbol needs it yet (the CPU runtime
-/// also brings the OpenMP runtime that parallel loops call).
+/// also brings the OpenMP runtime that parallel loops call). Errors name
+/// the library `name`.
 static llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
                                      llvm::StringRef output,
-                                     llvm::StringRef runtimeLib) {
+                                     llvm::StringRef runtimeLib,
+                                     llvm::StringRef name) {
   llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("cc");
   if (!linker)
     linker = llvm::sys::findProgramByName("clang");
@@ -121,7 +134,7 @@ static llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
   int rc = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0,
                                      &message);
   if (rc != 0)
-    return llvm::createStringError("linking '" + output + "' failed" +
+    return llvm::createStringError("linking '" + name + "' failed" +
                                    (message.empty() ? "" : ": " + message));
   return llvm::Error::success();
 }
@@ -148,9 +161,30 @@ llvm::Error rlxrt::emitHostSharedLibrary(ModuleOp module,
     return llvm::createStringError("cannot create a temporary object file: " +
                                    ec.message());
   llvm::Error error = emitObjectFile(module, object);
-  if (!error)
-    error = linkSharedLibrary(object, outputPath, runtimeLibrary);
+  if (error) {
+    llvm::sys::fs::remove(object);
+    return error;
+  }
+  // Linked beside `outputPath` and renamed over it, so a failed link (a full
+  // disk) leaves no truncated library where a loader would map it.
+  llvm::SmallString<256> temp(llvm::sys::path::parent_path(outputPath));
+  llvm::sys::path::append(temp, "." + llvm::sys::path::filename(outputPath) +
+                                    ".tmp-%%%%%%");
+  int fd = -1;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(temp, fd, temp)) {
+    llvm::sys::fs::remove(object);
+    return llvm::createStringError("cannot write '" + outputPath +
+                                   "': " + ec.message());
+  }
+  ::close(fd);
+  error = linkSharedLibrary(object, temp, runtimeLibrary, outputPath);
   llvm::sys::fs::remove(object);
+  if (!error)
+    if (std::error_code ec = llvm::sys::fs::rename(temp, outputPath))
+      error = llvm::createStringError("cannot write '" + outputPath +
+                                      "': " + ec.message());
+  if (error)
+    llvm::sys::fs::remove(temp);
   return error;
 }
 

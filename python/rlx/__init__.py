@@ -26,7 +26,7 @@ from . import _capi
 from ._capi import RLXError
 from .generation import generate
 from .safetensors import (bf16_to_f32, f32_to_bf16, read_safetensors,
-                          write_safetensors)
+                          write_atomically, write_safetensors)
 
 __all__ = ["RLXError", "Graph", "TensorInfo", "BenchResult", "compile",
            "emit_shared_library", "load", "load_plugin", "grad", "transform",
@@ -443,7 +443,9 @@ class Graph:
         path = os.fspath(path)
         if self._library_path is not None:
             if os.path.abspath(path) != os.path.abspath(self._library_path):
-                shutil.copyfile(self._library_path, path)
+                with open(self._library_path, "rb") as source:
+                    write_atomically(
+                        path, lambda file: shutil.copyfileobj(source, file))
             return path
         return _emit_text(self._source, self._compile_args, path)
 

@@ -9,7 +9,9 @@ nearest even) when asked for with `bf16=[names]`.
 """
 
 import json
+import os
 import struct
+import tempfile
 
 import numpy as np
 
@@ -82,9 +84,52 @@ def read_safetensors(path):
     return tensors
 
 
+def _umask():
+    """The process's umask, read without setting it (os.umask cannot read
+    it alone, and setting it for a moment races with other threads)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022
+
+
+def write_atomically(path, write):
+    """Calls write(file) on a new temporary file in the folder of `path`,
+    flushes it to disk and renames it over `path`: a failure (a full disk)
+    raises RLXError naming `path` and leaves it as it was, with no partial
+    or temporary file."""
+    path = os.fspath(path)
+    folder, base = os.path.split(os.path.abspath(path))
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{base}.tmp-", dir=folder)
+    except OSError as error:
+        raise RLXError(f"cannot write '{path}': {error.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as file:
+            write(file)
+            file.flush()
+            os.fchmod(file.fileno(), 0o666 & ~_umask())
+            os.fsync(file.fileno())
+        os.replace(temp, path)
+    except BaseException as error:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        if isinstance(error, OSError):
+            raise RLXError(f"cannot write '{path}': {error.strerror}") \
+                from None
+        raise
+
+
 def write_safetensors(path, tensors, bf16=()):
     """Writes a name -> array mapping; the names in `bf16` are stored as
-    bf16 from float32 values."""
+    bf16 from float32 values. The file is written atomically
+    (write_atomically)."""
     header = {}
     chunks = []
     offset = 0
@@ -108,8 +153,11 @@ def write_safetensors(path, tensors, bf16=()):
         offset += len(raw)
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * (-len(text) % 8)  # The data starts 8-byte aligned.
-    with open(path, "wb") as file:
+
+    def write(file):
         file.write(struct.pack("<Q", len(text)))
         file.write(text)
         for raw in chunks:
             file.write(raw)
+
+    write_atomically(path, write)

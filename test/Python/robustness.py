@@ -14,6 +14,8 @@ import rlx
 from pychecks import check, expect_error, finish
 
 scratch = sys.argv[1]
+_umask = os.umask(0o022)
+os.umask(_umask)
 
 TANH = """
 func.func @t(%x: tensor<4xf32> {rlx.input = "x"}) -> tensor<4xf32> {
@@ -71,5 +73,48 @@ except subprocess.TimeoutExpired:
 print(output.strip())
 check("interrupted after" in output, "KeyboardInterrupt stops a long bench")
 check("runs after: 3" in output, "the graph benches again after it")
+
+# Files are written atomically. Under a file size limit of 8 KiB (a full
+# disk fails the same way) a write fails with RLXError naming the file, an
+# earlier file of that name stays whole, and no temporary file is left.
+big = os.path.join(scratch, "big.safetensors")
+rlx.write_safetensors(big, {"a": np.ones(4, np.float32)})
+library = os.path.join(scratch, "t.so")
+child = f"""
+import resource, signal
+import numpy as np
+import rlx
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
+try:
+    rlx.write_safetensors({big!r}, {{"a": np.ones(65536, np.float32)}})
+    print("safetensors written")
+except rlx.RLXError as error:
+    print(error)
+try:
+    rlx.compile({TANH!r}).save({library!r})
+    print("library written")
+except rlx.RLXError as error:
+    print(error)
+"""
+done = subprocess.run([sys.executable, "-c", child], capture_output=True,
+                      text=True, timeout=300)
+output = done.stdout + done.stderr
+print(output.strip())
+check(f"cannot write '{big}': File too large" in output,
+      "write_safetensors: the error names the file")
+check(rlx.read_safetensors(big)["a"].shape == (4,),
+      "the earlier .safetensors file is whole")
+check(f"linking '{library}' failed" in output, "save: the link fails")
+check(sorted(os.listdir(scratch)) == ["big.safetensors"],
+      f"no partial or temporary file: {sorted(os.listdir(scratch))}")
+graph.save(library)
+loaded = rlx.load(library)
+check(np.allclose(loaded(x=x), np.tanh(x)), "a library saved afterwards runs")
+copy = os.path.join(scratch, "copy.so")
+loaded.save(copy)
+check(os.path.getsize(copy) == os.path.getsize(library) and
+      oct(os.stat(copy).st_mode & 0o777) == oct(0o666 & ~_umask),
+      "Graph.save of a loaded library copies it with a new file's mode")
 
 finish()

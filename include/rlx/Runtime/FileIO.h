@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rlxrt {
 namespace detail {
@@ -42,6 +43,16 @@ UniqueFd openRegularFile(const std::string &path, uint64_t &size,
 /// the system's reason.
 std::optional<std::string> readWholeFile(const std::string &path,
                                          std::string &error);
+
+/// Writes `chunks`, one after another, as the file `path`, atomically: into
+/// a new temporary file in the same folder (so no reader ever sees a part
+/// of it), flushed to disk, then renamed over `path`. On failure (a full
+/// disk, a file size limit, a missing folder) `path` is left as it was, the
+/// temporary file is removed and `error` names `path` and the reason. The
+/// file gets the mode a new file gets (0666 less the umask).
+bool writeFileAtomically(const std::string &path,
+                         const std::vector<std::string_view> &chunks,
+                         std::string &error);
 
 /// A position in the text of a header, for the loaders' parsers: the JSON
 /// of .safetensors and the Python dict of .npy skip the same whitespace.

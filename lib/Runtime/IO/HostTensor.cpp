@@ -339,3 +339,70 @@ std::optional<std::string> rlxrt::detail::readWholeFile(const std::string &path,
   }
   return bytes;
 }
+
+/// The process's umask, read without changing it (umask() cannot read it
+/// alone, and setting it for a moment races with other threads' files).
+static mode_t currentUmask() {
+  if (FILE *status = std::fopen("/proc/self/status", "re")) {
+    char line[256];
+    unsigned mask = 0;
+    bool found = false;
+    while (!found && std::fgets(line, sizeof(line), status))
+      found = std::sscanf(line, "Umask: %o", &mask) == 1;
+    std::fclose(status);
+    if (found)
+      return static_cast<mode_t>(mask);
+  }
+  return 022;
+}
+
+bool rlxrt::detail::writeFileAtomically(
+    const std::string &path, const std::vector<std::string_view> &chunks,
+    std::string &error) {
+  auto fail = [&](const std::string &reason) {
+    error = "cannot write '" + path + "': " + reason;
+    return false;
+  };
+  size_t slash = path.rfind('/');
+  std::string folder =
+      slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  std::string base = path.substr(folder.size());
+  if (base.empty() || base == "." || base == "..")
+    return fail("it names a folder, not a file");
+  // Hidden and unique in the same folder: rename() is atomic only within
+  // one file system.
+  std::string temp = folder + "." + base + ".tmp-XXXXXX";
+  int fd = ::mkostemp(temp.data(), O_CLOEXEC);
+  if (fd < 0)
+    return fail(std::strerror(errno));
+  auto abandon = [&](int code) {
+    if (fd >= 0)
+      ::close(fd);
+    ::unlink(temp.c_str());
+    return fail(std::strerror(code));
+  };
+  for (std::string_view chunk : chunks) {
+    size_t done = 0;
+    while (done < chunk.size()) {
+      ssize_t n = ::write(fd, chunk.data() + done, chunk.size() - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return abandon(errno);
+      done += static_cast<size_t>(n);
+    }
+  }
+  // mkostemp made the file 0600; an output is as readable as any new file.
+  if (::fchmod(fd, 0666 & ~currentUmask()) != 0)
+    return abandon(errno);
+  // Some file systems report a full disk only when the data is flushed.
+  if (::fsync(fd) != 0)
+    return abandon(errno);
+  int closed = ::close(fd);
+  fd = -1;
+  if (closed != 0)
+    return abandon(errno);
+  if (::rename(temp.c_str(), path.c_str()) != 0)
+    return abandon(errno);
+  return true;
+}

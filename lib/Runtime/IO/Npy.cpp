@@ -10,7 +10,6 @@
 
 #include <cctype>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <string_view>
 
@@ -278,16 +277,9 @@ bool rlxrt::writeNpy(const std::string &path, const HostTensor &tensor,
   std::optional<std::string> header = encodeNpyHeader(tensor, error);
   if (!header)
     return false;
-  std::ofstream out(path, std::ios::binary);
-  if (!out) {
-    error = "cannot write '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  out.write(header->data(), header->size());
-  out.write(static_cast<const char *>(tensor.data()), tensor.sizeInBytes());
-  if (!out) {
-    error = "failed writing '" + path + "'";
-    return false;
-  }
-  return true;
+  return detail::writeFileAtomically(
+      path,
+      {*header, std::string_view(static_cast<const char *>(tensor.data()),
+                                 tensor.sizeInBytes())},
+      error);
 }

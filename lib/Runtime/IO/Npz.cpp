@@ -24,7 +24,6 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <set>
 
 using namespace rlxrt;
@@ -403,11 +402,6 @@ bool rlxrt::writeNpz(const std::string &path,
             "65534 entries); use .safetensors";
     return false;
   }
-  std::ofstream out(path, std::ios::binary);
-  if (!out) {
-    error = "cannot write '" + path + "': " + std::strerror(errno);
-    return false;
-  }
   // Entries are stored, dated 1980-01-01 00:00 (reproducible files).
   auto header = [](uint32_t signature, bool central, const std::string &name,
                    uint32_t crc, uint32_t size, uint32_t offset) {
@@ -440,6 +434,10 @@ bool rlxrt::writeNpz(const std::string &path,
   std::string directory;
   uint32_t offset = 0;
   size_t index = 0;
+  // The pieces in file order; `locals` owns the local headers they view.
+  std::vector<std::string> locals;
+  locals.reserve(tensors.size());
+  std::vector<std::string_view> chunks;
   for (const auto &[name, tensor] : tensors) {
     const std::string &npyHeader = npyHeaders[index++];
     std::string entryName = name + ".npy";
@@ -451,10 +449,12 @@ bool rlxrt::writeNpz(const std::string &path,
         header(kLocalHeaderSignature, false, entryName, crc, size, 0);
     directory +=
         header(kCentralHeaderSignature, true, entryName, crc, size, offset);
-    out.write(local.data(), local.size());
-    out.write(npyHeader.data(), npyHeader.size());
-    out.write(static_cast<const char *>(tensor.data()), tensor.sizeInBytes());
     offset += static_cast<uint32_t>(local.size()) + size;
+    locals.push_back(std::move(local));
+    chunks.push_back(locals.back());
+    chunks.push_back(npyHeader);
+    chunks.emplace_back(static_cast<const char *>(tensor.data()),
+                        tensor.sizeInBytes());
   }
   std::string end;
   append32(end, kEndSignature);
@@ -465,11 +465,7 @@ bool rlxrt::writeNpz(const std::string &path,
   append32(end, static_cast<uint32_t>(directory.size()));
   append32(end, offset);
   append16(end, 0); // comment length
-  out.write(directory.data(), directory.size());
-  out.write(end.data(), end.size());
-  if (!out) {
-    error = "failed writing '" + path + "'";
-    return false;
-  }
-  return true;
+  chunks.push_back(directory);
+  chunks.push_back(end);
+  return detail::writeFileAtomically(path, chunks, error);
 }

@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -424,23 +423,13 @@ bool rlxrt::writeSafetensors(const std::string &path,
   header << '}';
   std::string text = header.str();
   text.append((8 - text.size() % 8) % 8, ' ');
-  std::ofstream out(path, std::ios::binary);
-  if (!out) {
-    error = "cannot write '" + path + "': " + std::strerror(errno);
-    return false;
-  }
   uint64_t len = text.size();
   char lenBytes[8];
   for (int i = 0; i < 8; ++i)
     lenBytes[i] = static_cast<char>((len >> (8 * i)) & 0xff);
-  out.write(lenBytes, 8);
-  out.write(text.data(), text.size());
+  std::vector<std::string_view> chunks = {std::string_view(lenBytes, 8), text};
   for (const auto &entry : tensors)
-    out.write(static_cast<const char *>(entry.second.data()),
-              entry.second.sizeInBytes());
-  if (!out) {
-    error = "failed writing '" + path + "'";
-    return false;
-  }
-  return true;
+    chunks.emplace_back(static_cast<const char *>(entry.second.data()),
+                        entry.second.sizeInBytes());
+  return detail::writeFileAtomically(path, chunks, error);
 }
