@@ -33,9 +33,14 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+
+#include <unistd.h>
 
 using namespace mlir;
 using namespace rlxrt;
@@ -106,20 +111,68 @@ static std::string findTrainingStep(ModuleOp module) {
   return found;
 }
 
+/// The most module text rlx-run reads. Text is parsed whole in memory, at
+/// several times its size; weights belong in tensor files (--params).
+constexpr uint64_t kMaxModuleTextBytes = uint64_t(1) << 30;
+
+/// The module text of the input file, or of standard input for `-`. Only a
+/// regular file is read: /dev/zero ran the parser out of memory and
+/// /dev/urandom was read forever. Standard input is read up to the bound.
+static std::unique_ptr<llvm::MemoryBuffer> readModuleText() {
+  std::string limit = "larger than " +
+                      std::to_string(kMaxModuleTextBytes >> 30) +
+                      " GiB (keep weights in tensor files: --params)";
+  if (inputFile == "-") {
+    std::string text;
+    char chunk[1 << 16];
+    while (true) {
+      ssize_t n = ::read(STDIN_FILENO, chunk, sizeof(chunk));
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        fatal(llvm::Twine("cannot read standard input: ") +
+              std::strerror(errno));
+      if (n == 0)
+        break;
+      if (text.size() + static_cast<size_t>(n) > kMaxModuleTextBytes)
+        fatal("the module text on standard input is " + limit);
+      text.append(chunk, static_cast<size_t>(n));
+    }
+    return llvm::MemoryBuffer::getMemBufferCopy(text, "<stdin>");
+  }
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(inputFile, status) ||
+      status.type() == llvm::sys::fs::file_type::file_not_found)
+    fatal("no such file '" + inputFile + "'");
+  if (status.type() == llvm::sys::fs::file_type::directory_file)
+    fatal("cannot read '" + inputFile + "': it is a directory, not a file");
+  if (status.type() != llvm::sys::fs::file_type::regular_file)
+    fatal("cannot read '" + inputFile +
+          "': it is not a regular file (for a pipe, pass `-` and the text on "
+          "standard input)");
+  if (status.getSize() > kMaxModuleTextBytes)
+    fatal("'" + inputFile + "' is " + limit);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(inputFile);
+  if (!buffer)
+    fatal("cannot read '" + inputFile + "': " + buffer.getError().message());
+  return std::move(*buffer);
+}
+
 /// Compiles the graph file for `target` and sets `compileMs`; or, with
 /// --emit-shared-lib, writes it as a library and returns null.
 static std::unique_ptr<CompiledGraph>
 compileGraph(const ExecutionTarget &target, double &compileMs) {
-  if (inputFile != "-" && !llvm::sys::fs::exists(inputFile))
-    fatal("no such file '" + inputFile + "'");
+  std::unique_ptr<llvm::MemoryBuffer> text = readModuleText();
   DialectRegistry registry;
   rlx::registerAllDialects(registry);
   // The compiled graph keeps only code, so the IR may go with this scope.
   MLIRContext context(registry);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  sourceMgr.AddNewSourceBuffer(std::move(text), llvm::SMLoc());
   OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(inputFile, sourceMgr, ParserConfig(&context));
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (!module)
     fatal("cannot parse '" + inputFile + "' (see the diagnostics above)");
   std::string entry = entryName;
