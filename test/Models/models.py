@@ -78,6 +78,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -625,6 +626,51 @@ COLUMNS = ["model", "batch", "import s", "compile s", "rlx ms",
            "PyTorch ms", "max error", "status"]
 
 
+_LOG_LINE = re.compile(
+    r"^(\S+) batch (\d+): (.*?)(?:; error ([0-9.e+-]+))?"
+    r"(?:, import ([0-9.]+) s)?(?:, compile ([0-9.]+) s)?"
+    r"(?:, rlx ([0-9.]+) ms, PyTorch ([0-9.]+) ms \((\d+) threads?\))?$")
+
+
+def rows_from_logs(paths):
+    """The rows the lines of `paths` (runs of this script, in order) report,
+    later lines replacing earlier ones of the same (model, batch), and the
+    runs' seeds as text. Dropped: rows of a process stopped by SIGTERM (an
+    interrupted run, not a result), and XFAIL rows of a model that is no
+    longer an expected failure (the importer has learned its op since; the
+    table then lists it as not run yet)."""
+    rows, seeds = {}, []
+    for path in paths:
+        text = open(path).read()
+        seed = re.search(r"^seed (\d+)", text, re.M)
+        if seed and seed.group(1) not in seeds:
+            seeds.append(seed.group(1))
+        for line in text.splitlines():
+            match = _LOG_LINE.match(line.strip())
+            if not match or match.group(1) not in REGISTRY:
+                continue
+
+            def number(i):
+                return float(match.group(i)) if match.group(i) else None
+            row = dict(model=match.group(1), batch=int(match.group(2)),
+                       status=match.group(3), error=number(4),
+                       import_s=number(5), compile_s=number(6),
+                       rlx_ms=number(7), torch_ms=number(8),
+                       torch_threads=int(match.group(9))
+                       if match.group(9) else None)
+            if "exited with status -15" in row["status"]:
+                continue
+            if row["status"].startswith("XFAIL") and \
+                    row["model"] not in EXPECTED_FAILURES:
+                rows.pop((row["model"], row["batch"]), None)
+                continue
+            rows[(row["model"], row["batch"])] = row
+    text = " and ".join(seeds) + (
+        " (one per run: RLX_TEST_SEED replays a model with either)"
+        if len(seeds) > 1 else "")
+    return list(rows.values()), text
+
+
 def _cpu_model():
     try:
         with open("/proc/cpuinfo") as f:
@@ -769,6 +815,11 @@ def main():
                         help="run every model in this process")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds per model (isolated runs)")
+    parser.add_argument("--from-logs", nargs="+", metavar="LOG",
+                        help="with --table: rebuild the rows from the "
+                             "printed lines of earlier runs (later logs "
+                             "win) instead of running models, for a run "
+                             "that was stopped before it wrote its table")
     parser.add_argument("--json", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.list:
@@ -777,6 +828,12 @@ def main():
                     else f"  expected failure: {EXPECTED_FAILURES[name]}"
                     if name in EXPECTED_FAILURES else "")
             print(f"{name} ({spec.family}){note}")
+        return 0
+    if args.from_logs:
+        if not args.table:
+            parser.error("--from-logs writes a table: give --table")
+        rows, seeds = rows_from_logs(args.from_logs)
+        write_table(args.table, rows, seeds)
         return 0
     names = list(REGISTRY) if args.all else args.models
     unknown = [n for n in names if n not in REGISTRY]
