@@ -67,8 +67,9 @@ struct AlgoPerf {
 };
 
 /// The three convolution directions share one argument shape: the heuristic
-/// takes the descriptors in the direction's own order, as do the workspace
-/// query and the call.
+/// takes the descriptors in the direction's own order, as does the call.
+/// The heuristic reports each candidate's workspace size, so the separate
+/// workspace queries are not bound.
 struct CudnnApi {
   cudnnStatus (*create)(cudnnHandle *) = nullptr;
   cudnnStatus (*setStream)(cudnnHandle, CUstream) = nullptr;
@@ -91,9 +92,6 @@ struct CudnnApi {
   cudnnStatus (*fwdAlgo)(cudnnHandle, cudnnTensorDesc, cudnnFilterDesc,
                          cudnnConvDesc, cudnnTensorDesc, int, int *,
                          AlgoPerf *) = nullptr;
-  cudnnStatus (*fwdWorkspace)(cudnnHandle, cudnnTensorDesc, cudnnFilterDesc,
-                              cudnnConvDesc, cudnnTensorDesc, int,
-                              size_t *) = nullptr;
   cudnnStatus (*fwd)(cudnnHandle, const void *, cudnnTensorDesc, const void *,
                      cudnnFilterDesc, const void *, cudnnConvDesc, int, void *,
                      size_t, const void *, cudnnTensorDesc, void *) = nullptr;
@@ -101,9 +99,6 @@ struct CudnnApi {
   cudnnStatus (*bwdDataAlgo)(cudnnHandle, cudnnFilterDesc, cudnnTensorDesc,
                              cudnnConvDesc, cudnnTensorDesc, int, int *,
                              AlgoPerf *) = nullptr;
-  cudnnStatus (*bwdDataWorkspace)(cudnnHandle, cudnnFilterDesc, cudnnTensorDesc,
-                                  cudnnConvDesc, cudnnTensorDesc, int,
-                                  size_t *) = nullptr;
   cudnnStatus (*bwdData)(cudnnHandle, const void *, cudnnFilterDesc,
                          const void *, cudnnTensorDesc, const void *,
                          cudnnConvDesc, int, void *, size_t, const void *,
@@ -112,9 +107,6 @@ struct CudnnApi {
   cudnnStatus (*bwdFilterAlgo)(cudnnHandle, cudnnTensorDesc, cudnnTensorDesc,
                                cudnnConvDesc, cudnnFilterDesc, int, int *,
                                AlgoPerf *) = nullptr;
-  cudnnStatus (*bwdFilterWorkspace)(cudnnHandle, cudnnTensorDesc,
-                                    cudnnTensorDesc, cudnnConvDesc,
-                                    cudnnFilterDesc, int, size_t *) = nullptr;
   cudnnStatus (*bwdFilter)(cudnnHandle, const void *, cudnnTensorDesc,
                            const void *, cudnnTensorDesc, const void *,
                            cudnnConvDesc, int, void *, size_t, const void *,
@@ -137,14 +129,10 @@ template <typename Bind> void bindCudnn(CudnnApi &api, Bind &bind) {
   bind(api.setMathType, "cudnnSetConvolutionMathType");
   bind(api.destroyConv, "cudnnDestroyConvolutionDescriptor");
   bind(api.fwdAlgo, "cudnnGetConvolutionForwardAlgorithm_v7");
-  bind(api.fwdWorkspace, "cudnnGetConvolutionForwardWorkspaceSize");
   bind(api.fwd, "cudnnConvolutionForward");
   bind(api.bwdDataAlgo, "cudnnGetConvolutionBackwardDataAlgorithm_v7");
-  bind(api.bwdDataWorkspace, "cudnnGetConvolutionBackwardDataWorkspaceSize");
   bind(api.bwdData, "cudnnConvolutionBackwardData");
   bind(api.bwdFilterAlgo, "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
-  bind(api.bwdFilterWorkspace,
-       "cudnnGetConvolutionBackwardFilterWorkspaceSize");
   bind(api.bwdFilter, "cudnnConvolutionBackwardFilter");
 }
 
