@@ -124,6 +124,64 @@ def _dims(shape):
     return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
 
 
+class _CallJob:
+    """One C call handed to a call thread: its status once `done` is set."""
+
+    def __init__(self, call):
+        self.call = call
+        self.status = None
+        self.done = threading.Event()
+
+
+class _CallThreads:
+    """Long-lived daemon threads that make the C calls Ctrl-C may stop
+    (Graph._interruptible). They are kept rather than started per call:
+    every thread that runs a compiled graph becomes an OpenMP root thread,
+    and the LLVM OpenMP runtime tears a root down in the exiting thread's
+    TLS destructors, after Python's Thread.join has already returned. A
+    thread per call raced that teardown with the next call's root set-up
+    and with process exit ("Assertion failure at kmp_runtime.cpp"). A call
+    takes an idle thread or starts one, so calls from several Python
+    threads still run at once."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._idle = []
+
+    def submit(self, call):
+        job = _CallJob(call)
+        with self._lock:
+            inbox = self._idle.pop() if self._idle else None
+        if inbox is None:
+            inbox = (collections.deque(), threading.Semaphore(0))
+            threading.Thread(target=self._serve, args=(inbox,),
+                             name="rlx-call", daemon=True).start()
+        inbox[0].append(job)
+        inbox[1].release()
+        return job
+
+    def _serve(self, inbox):
+        # SIGINT for the main thread only: this thread and the threads the
+        # runtime starts from it (which inherit the mask) are never
+        # interrupted inside compiled code or the runtime's thread pool.
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        jobs, wake = inbox
+        while True:
+            wake.acquire()
+            job = jobs.popleft()
+            try:
+                job.status = job.call()
+            finally:
+                job.call = None  # drops the buffers and graph it held
+                with self._lock:
+                    self._idle.append(inbox)
+                job.done.set()
+
+
+_CALL_THREADS = _CallThreads()
+
+
 class Graph:
     """A compiled graph: its signature (`inputs`, `params`, `outputs`, lists
     of TensorInfo), bound parameters, and `graph(**arrays)` to run it."""
@@ -409,32 +467,20 @@ class Graph:
         raises the KeyboardInterrupt again. The worker holds `held` (the
         buffers the call uses) and the graph until it ends, even when a
         second Ctrl-C abandons it."""
-        outcome = []
-
-        def work(graph=self, held=held):
-            # SIGINT for the main thread only: this thread and the threads
-            # the runtime starts from it (which inherit the mask) are never
-            # interrupted inside compiled code or the runtime's thread pool.
-            if hasattr(signal, "pthread_sigmask"):
-                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-            outcome.append(call())
-
-        worker = threading.Thread(target=work, name="rlx-call", daemon=True)
-        worker.start()
+        job = _CALL_THREADS.submit(lambda graph=self, held=held: call())
         lib = _capi.lib()
         try:
-            while worker.is_alive():
-                worker.join(0.1)
+            while not job.done.wait(0.1):
+                pass
         except KeyboardInterrupt:
             # Sent until the call returns: a call clears requests made
             # before it started.
-            while worker.is_alive():
+            while not job.done.wait(0.02):
                 lib.rlxGraphInterrupt(self._handle)
-                worker.join(0.02)
-            if outcome and outcome[0]:
-                lib.rlxStatusDestroy(outcome[0])
+            if job.status:
+                lib.rlxStatusDestroy(job.status)
             raise
-        return outcome[0]
+        return job.status
 
     def save(self, path):
         """Writes the graph ahead of time as a shared library that rlx.load
