@@ -19,6 +19,9 @@ PACKAGES=(
   # Numeric oracle and CPU peer (in /usr/bin/python3); torchvision's models
   # for the PyTorch importer's tests and benchmarks.
   python3-torch python3-numpy python3-torchvision
+  # ONNX protobufs and torch.onnx.export for the ONNX importer (rlx.onnx)
+  # and its tests, which fail without it.
+  python3-onnx
 )
 
 missing=()

@@ -1,0 +1,257 @@
+# Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+"""Convolution, pooling, normalization and padding, over the torch
+translations where the semantics agree (python/rlx/torch/_ops/nn.py)."""
+
+import math
+
+import numpy as np
+
+from ..._capi import RLXError
+from ...torch._ops import indexing as torch_indexing
+from ...torch._ops import nn as torch_nn
+from .common import NoValue, axis_index, ints, is_const, op
+
+
+def _spatial(x, what):
+    if x.rank not in (3, 4):
+        raise RLXError(f"{what} of a rank-{x.rank} tensor (1-d and 2-d are "
+                       "translated)")
+    return x.rank - 2
+
+
+def _pads(c, x, attrs, kernel, strides, dilations):
+    """ONNX's pads (or auto_pad) as (symmetric padding per spatial dim,
+    explicit (before, after) pads where they differ)."""
+    spatial = len(kernel)
+    auto = attrs.get("auto_pad", "NOTSET")
+    if auto in ("SAME_UPPER", "SAME_LOWER"):
+        pads = [0] * (2 * spatial)
+        for i in range(spatial):
+            size = x.shape[2 + i]
+            if isinstance(size, str):
+                raise RLXError(f"auto_pad {auto} of a `?` spatial dim")
+            out = -(-size // strides[i])
+            total = max(0, (out - 1) * strides[i] + (kernel[i] - 1) *
+                        dilations[i] + 1 - size)
+            small, large = total // 2, total - total // 2
+            pads[i], pads[spatial + i] = (small, large) \
+                if auto == "SAME_UPPER" else (large, small)
+    elif auto == "VALID":
+        pads = [0] * (2 * spatial)
+    elif auto == "NOTSET":
+        pads = attrs.get("pads", [0] * (2 * spatial))
+    else:
+        raise RLXError(f"auto_pad '{auto}'")
+    before, after = pads[:spatial], pads[spatial:]
+    return before, after
+
+
+def _explicit_pad(c, x, before, after, value):
+    """x padded by (before, after) per spatial dim with `value`, ahead of an
+    op given padding 0 (asymmetric pads)."""
+    pairs = []
+    for b, a in zip(reversed(before), reversed(after)):
+        pairs += [b, a]
+    return torch_indexing.pad(c, x, pairs, "constant", value)
+
+
+def _geometry(c, x, w_shape, attrs, pad_value):
+    """(x padded where the pads are asymmetric, 2-d kernel, strides, pads,
+    dilations), a 1-d op lifted to 2-d ([N, C, 1, L])."""
+    spatial = _spatial(x, "a convolution or pooling")
+    kernel = list(attrs.get("kernel_shape") or w_shape[2:])
+    strides = list(attrs.get("strides", [1] * spatial))
+    dilations = list(attrs.get("dilations", [1] * spatial))
+    before, after = _pads(c, x, attrs, kernel, strides, dilations)
+    if before != after:
+        x = _explicit_pad(c, x, before, after, pad_value)
+        before = [0] * spatial
+    if spatial == 1:
+        x = c.e.reshape(x, x.shape[:2] + (1, x.shape[2]))
+        kernel, strides = [1] + kernel, [1] + strides
+        before, dilations = [0] + before, [1] + dilations
+    return x, tuple(kernel), tuple(strides), tuple(before), tuple(dilations)
+
+
+def _back_to_1d(c, y, spatial):
+    return c.e.reshape(y, y.shape[:2] + (y.shape[3],)) if spatial == 1 else y
+
+
+@op("Conv")
+def conv(c, inputs, attrs):
+    x, w = c.value(inputs[0]), c.value(inputs[1])
+    bias = c.value(inputs[2]) if len(inputs) > 2 else None
+    spatial = _spatial(x, "Conv")
+    x2, kernel, strides, pads, dilations = _geometry(c, x, w.shape, attrs,
+                                                     0.0)
+    if spatial == 1:
+        w = c.e.reshape(w, w.shape[:2] + (1, w.shape[2]))
+    y = torch_nn.conv2d(c, x2, w, bias, strides, pads, dilations,
+                        attrs.get("group", 1))
+    return _back_to_1d(c, y, spatial)
+
+
+@op("ConvTranspose")
+def conv_transpose(c, inputs, attrs):
+    x, w = c.value(inputs[0]), c.value(inputs[1])
+    bias = c.value(inputs[2]) if len(inputs) > 2 else None
+    spatial = _spatial(x, "ConvTranspose")
+    if "output_shape" in attrs:
+        raise RLXError("ConvTranspose with output_shape (give pads and "
+                       "output_padding)")
+    if attrs.get("auto_pad", "NOTSET") != "NOTSET":
+        raise RLXError(f"ConvTranspose with auto_pad {attrs['auto_pad']}")
+    kernel = list(attrs.get("kernel_shape") or w.shape[2:])
+    strides = list(attrs.get("strides", [1] * spatial))
+    dilations = list(attrs.get("dilations", [1] * spatial))
+    pads = list(attrs.get("pads", [0] * (2 * spatial)))
+    output_padding = list(attrs.get("output_padding", [0] * spatial))
+    if pads[:spatial] != pads[spatial:]:
+        raise RLXError(f"ConvTranspose with asymmetric pads {pads}")
+    if list(w.shape[2:]) != kernel:
+        raise RLXError(f"ConvTranspose kernel_shape {kernel} of a weight "
+                       f"{list(w.shape)}")
+    if spatial == 1:
+        function = torch_nn.conv_transpose1d
+    else:
+        function = torch_nn.conv_transpose2d
+    return function(c, x, w, bias, strides if spatial == 2 else strides[0],
+                    pads[:spatial] if spatial == 2 else pads[0],
+                    output_padding if spatial == 2 else output_padding[0],
+                    attrs.get("group", 1),
+                    dilations if spatial == 2 else dilations[0])
+
+
+def _pool_attrs(attrs):
+    if attrs.get("storage_order", 0):
+        raise RLXError("MaxPool with storage_order 1 (column-major indices)")
+    return attrs
+
+
+@op("MaxPool")
+def max_pool(c, inputs, attrs):
+    x = c.value(inputs[0])
+    spatial = _spatial(x, "MaxPool")
+    _pool_attrs(attrs)
+    x2, kernel, strides, pads, dilations = _geometry(
+        c, x, None, attrs, torch_nn._lowest(x.dtype))
+    y = torch_nn.max_pool2d(c, x2, kernel, strides, pads, dilations,
+                            bool(attrs.get("ceil_mode", 0)))
+    return _back_to_1d(c, y, spatial), NoValue("MaxPool's Indices")
+
+
+@op("AveragePool")
+def average_pool(c, inputs, attrs):
+    x = c.value(inputs[0])
+    spatial = _spatial(x, "AveragePool")
+    include = bool(attrs.get("count_include_pad", 0))
+    before_after = _pads(c, x, attrs, attrs["kernel_shape"],
+                         attrs.get("strides", [1] * spatial),
+                         attrs.get("dilations", [1] * spatial))
+    if before_after[0] != before_after[1] and not include:
+        raise RLXError("AveragePool with asymmetric pads and "
+                       "count_include_pad 0")
+    if attrs.get("dilations", [1] * spatial) != [1] * spatial:
+        raise RLXError("AveragePool with dilations")
+    x2, kernel, strides, pads, _ = _geometry(c, x, None, attrs, 0.0)
+    y = torch_nn.avg_pool2d(c, x2, kernel, strides, pads,
+                            bool(attrs.get("ceil_mode", 0)), include)
+    return _back_to_1d(c, y, spatial)
+
+
+def _global(kind):
+    def handler(c, inputs, attrs):
+        x = c.value(inputs[0])
+        return c.e.reduce(kind, x, list(range(2, x.rank)), True)
+    return handler
+
+
+op("GlobalAveragePool")(_global("mean"))
+op("GlobalMaxPool")(_global("max"))
+
+
+@op("BatchNormalization")
+def batch_norm(c, inputs, attrs):
+    if attrs.get("training_mode", 0):
+        raise RLXError("BatchNormalization in training mode")
+    x, scale, bias, mean, var = [c.value(v) for v in inputs[:5]]
+    return torch_nn.batch_norm(c, x, mean, var, scale, bias, False, 0.0,
+                               attrs.get("epsilon", 1e-5))
+
+
+@op("LayerNormalization")
+def layer_norm(c, inputs, attrs):
+    """Over the dims from `axis` on; scale and bias broadcast to them."""
+    x = c.value(inputs[0])
+    axis = axis_index(attrs.get("axis", -1), x.rank)
+    normalized = x.shape[axis:]
+    if any(isinstance(d, str) for d in normalized):
+        raise RLXError("LayerNormalization over a `?` dim")
+
+    def full(v):
+        if v is None:
+            return None
+        v = c.value(v)
+        return c.e.expand(v, normalized) if v.shape != normalized else v
+    scale = full(inputs[1])
+    bias = full(inputs[2] if len(inputs) > 2 else None)
+    y = torch_nn.layer_norm(c, x, normalized, scale, bias,
+                            attrs.get("epsilon", 1e-5))
+    return y, NoValue("LayerNormalization's Mean"), \
+        NoValue("LayerNormalization's InvStdDev")
+
+
+@op("InstanceNormalization")
+def instance_norm(c, inputs, attrs):
+    x, scale, bias = [c.value(v) for v in inputs]
+    return torch_nn.group_norm(c, x, x.shape[1], scale, bias,
+                               attrs.get("epsilon", 1e-5))
+
+
+_PAD_MODES = {"constant": "constant", "reflect": "reflect",
+              "edge": "replicate"}
+
+
+@op("Pad")
+def pad(c, inputs, attrs):
+    x = c.value(inputs[0])
+    mode = attrs.get("mode", "constant")
+    if mode not in _PAD_MODES:
+        raise RLXError(f"Pad mode '{mode}'")
+    pads = inputs[1]
+    if not is_const(pads):
+        raise RLXError("Pad's pads computed by the graph")
+    pads = ints(pads, "pads")
+    value = inputs[2] if len(inputs) > 2 else None
+    if value is not None:
+        if not is_const(value):
+            raise RLXError("Pad's constant_value computed by the graph")
+        value = np.asarray(value).reshape(-1)[0].item()
+    rank = x.rank
+    pairs = []
+    for axis in reversed(range(rank)):
+        pairs += [pads[axis], pads[rank + axis]]
+    return torch_indexing.pad(c, x, pairs, _PAD_MODES[mode], value)
+
+
+@op("LRN")
+def lrn(c, inputs, attrs):
+    """x / (bias + alpha / size * sum of x^2 over `size` neighbouring
+    channels) ^ beta; the window sum is a pool of the squares."""
+    x = c.value(inputs[0])
+    size = attrs["size"]
+    alpha, beta = attrs.get("alpha", 1e-4), attrs.get("beta", 0.75)
+    bias = attrs.get("bias", 1.0)
+    if x.rank != 4:
+        raise RLXError(f"LRN of a rank-{x.rank} tensor")
+    n, channels, h, w = x.shape
+    below, above = (size - 1) // 2, int(math.ceil((size - 1) / 2))
+    square = c.e.binary("mul", x, x)
+    rows = c.e.reshape(square, (n, 1, channels, h * w))
+    rows = torch_indexing.pad(c, rows, [0, 0, below, above], "constant", 0)
+    window = c.e.pool("sum", rows, (size, 1), (1, 1), (0, 0))
+    window = c.e.reshape(window, x.shape)
+    scale = c.e.binary("add", c.scalar(bias, x),
+                       c.e.binary("mul", window, c.scalar(alpha / size, x)))
+    return c.e.binary("div", x, c.e.binary("pow", scale, c.scalar(beta, x)))
