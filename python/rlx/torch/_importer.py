@@ -13,7 +13,7 @@ import torch.fx
 
 from .._capi import RLXError
 from ._emitter import Emitter, Value, rlx_dtype, torch_dtype
-from . import _ops
+from . import _autocast, _ops
 
 # Ops whose values are random: never evaluated at import time.
 _RANDOM_OPS = re.compile(r"_?(rand\w*|bernoulli_?|normal_?|uniform_|"
@@ -92,13 +92,22 @@ class _Converter:
         self.env = {}
         self.arguments = []  # (Value, attribute, name, is_state)
         self.params = {}
-        self.param_values = {}
+        self.param_values = {}  # name -> its first argument
+        # Mixed precision (import_module's dtype=): the Autocast policy, the
+        # argument of each (name, dtype) a parameter is read in, their
+        # names, and the dtype a translated module reads its parameters in.
+        self.autocast = None
+        self.param_versions = {}
+        self.param_names = {}  # argument name -> parameter name
+        self.param_dtype = None
         self.order = None  # node -> position, for check_no_stale_view
 
     # -- values -------------------------------------------------------
-    def _argument(self, attribute, name, tensor, what, is_state=False):
-        """A new graph argument of `tensor`'s shape and dtype."""
-        dtype = rlx_dtype(tensor.dtype)
+    def _argument(self, attribute, name, tensor, what, is_state=False,
+                  dtype=None):
+        """A new graph argument of `tensor`'s shape and dtype (or
+        `dtype`)."""
+        dtype = dtype or rlx_dtype(tensor.dtype)
         if dtype is None:
             raise RLXError(f"{what} '{name}' has dtype {tensor.dtype}, "
                            "which rlx does not take")
@@ -106,15 +115,61 @@ class _Converter:
         self.arguments.append((value, attribute, name, is_state))
         return value
 
-    def param(self, name):
-        """The rlx.param argument of state_dict entry `name`."""
-        if name not in self.param_values:
+    def param(self, name, dtype=None):
+        """The rlx.param argument of state_dict entry `name`: in its own
+        dtype, or for a floating one in `dtype` (or, while a module is
+        translated in mixed precision, in the dtype it reads parameters
+        in). A parameter read in several dtypes is one argument, cast at
+        the top of the body (finish)."""
+        tensor = self.state[name].detach()
+        dtype = (dtype or self.param_dtype) if tensor.is_floating_point() \
+            else None
+        dtype = dtype or rlx_dtype(tensor.dtype)
+        if (name, dtype) not in self.param_versions:
+            value = self._argument("rlx.param", name, tensor, "parameter",
+                                   is_state=name in self.buffers,
+                                   dtype=dtype)
+            self.param_versions[name, dtype] = value
+            self.param_names[value.name] = name
+            if name not in self.param_values:
+                self.param_values[name] = value
+                self.params[name] = _array(tensor, dtype)
+        return self.param_versions[name, dtype]
+
+    def cast_value(self, value, dtype):
+        """`value` in `dtype`: a parameter's argument of that dtype, or an
+        rlx.cast."""
+        name = self.param_names.get(value.name)
+        if name is not None and \
+                self.param_versions.get((name, value.dtype)) is value:
+            return self.param(name, dtype)
+        return self.e.cast(value, dtype)
+
+    def finish(self, results):
+        """One argument per parameter: one read in several dtypes (mixed
+        precision) is stored in the widest of those the graph uses and cast
+        to the others at the top of the body; the ones it does not use are
+        dropped. Each parameter's array is in its argument's dtype."""
+        text = "\n".join(self.e.lines + [r.name for r in results])
+        used = set(re.findall(r"%a\d+", text))
+        versions = {}
+        for (name, dtype), value in self.param_versions.items():
+            versions.setdefault(name, []).append(value)
+        dropped, casts = set(), []
+        for name, values in versions.items():
             tensor = self.state[name].detach()
-            self.param_values[name] = self._argument(
-                "rlx.param", name, tensor, "parameter",
-                is_state=name in self.buffers)
-            self.params[name] = tensor.cpu().numpy().copy()
-        return self.param_values[name]
+            if len(values) > 1:
+                kept = [v for v in values if v.name in used] or values[:1]
+                store = max(kept, key=lambda v: _WIDTH.get(v.dtype, 0))
+                dropped.update(v.name for v in values if v is not store)
+                casts += [f"{self.e.indent}{v.name} = rlx.cast {store.name} "
+                          f": {store.type} to {v.dtype}"
+                          for v in kept if v is not store]
+                values = [store]
+            self.params[name] = _array(tensor, values[0].dtype)
+        self.arguments = [a for a in self.arguments
+                          if a[0].name not in dropped]
+        self.e.lines[:0] = casts
 
     def input(self, name, example):
         if not isinstance(example, torch.Tensor):
@@ -125,8 +180,8 @@ class _Converter:
     def const_tensor(self, tensor):
         """A tensor computed while tracing or folded at import time,
         inlined as an rlx.constant where an op of the graph uses it."""
-        array = tensor.detach().cpu().numpy()
         dtype = rlx_dtype(tensor.dtype)
+        array = _array(tensor.detach(), dtype)
         if dtype is None:
             raise RLXError(f"a constant of dtype {tensor.dtype}")
         if not _inlinable(tensor):
@@ -152,8 +207,15 @@ class _Converter:
         if not isinstance(b, Value):
             return a, self.like(b, a)
         if a.dtype != b.dtype:
-            # torch promotes to the float operand's type.
-            if a.dtype.startswith("f"):
+            # torch promotes to the float operand's type; of two floats, to
+            # the wider (f16 with bf16: f32), unless one is rank 0.
+            if _is_float(a.dtype) and _is_float(b.dtype) and \
+                    a.rank and b.rank:
+                dtype = max(a.dtype, b.dtype, key=_WIDTH.get)
+                if {a.dtype, b.dtype} == {"f16", "bf16"}:
+                    dtype = "f32"
+                a, b = self.e.cast(a, dtype), self.e.cast(b, dtype)
+            elif _is_float(a.dtype) and (a.rank or not _is_float(b.dtype)):
                 b = self.e.cast(b, a.dtype)
             else:
                 a = self.e.cast(a, b.dtype)
@@ -161,7 +223,7 @@ class _Converter:
 
     def binary(self, kind, a, b):
         a, b = self.operands(a, b)
-        if kind == "div" and not a.dtype.startswith("f"):
+        if kind == "div" and not _is_float(a.dtype):
             a, b = self.e.cast(a, "f32"), self.e.cast(b, "f32")
         return self.e.binary(kind, a, b)
 
@@ -183,13 +245,23 @@ class _Converter:
         placeholders = [n for n in self.gm.graph.nodes
                         if n.op == "placeholder"]
         flat_params = list(param_names)
+        low = self.low_params(placeholders[:len(flat_params)])
         for i, node in enumerate(placeholders):
             if i < len(flat_params):
-                self.env[node] = self.param(flat_params[i])
+                self.env[node] = self.param(
+                    flat_params[i], self.autocast.low if node in low else None)
             else:
                 j = i - len(flat_params)
                 self.env[node] = self.input(input_names[j], example_inputs[j])
         return self.run_nodes()
+
+    def low_params(self, nodes):
+        """Of the parameter nodes `nodes`, those mixed precision reads only
+        in the low dtype (bound in it)."""
+        if self.autocast is None:
+            return set()
+        return self.autocast.low_params(
+            nodes, lambda n: _autocast.op_name(n, self.gm, _op_name))
 
     def run_nodes(self):
         """Translates the graph's nodes after its placeholders (bound in
@@ -318,7 +390,8 @@ class _Converter:
             for part in node.target.split("."):
                 attribute = getattr(attribute, part)
             if node.target in self.state:
-                return self.param(node.target)
+                return self.param(node.target, self.autocast.low
+                                  if self.low_params([node]) else None)
             if isinstance(attribute, torch.Tensor):
                 # A constant (make_fx's lifted tensors, a mask kept as a
                 # plain attribute); a copy, so that folding an in-place op
@@ -332,14 +405,24 @@ class _Converter:
             raise RLXError("uses a result with no rlx translation (the "
                            "indices of max/min, the statistics of a norm, "
                            "attention weights)")
+        policy = None
+        if self.autocast is not None:
+            policy = self.autocast.target(
+                _autocast.op_name(node, self.gm, _op_name))
         if node.op == "call_module":
             module = self.gm.get_submodule(node.target)
             handler = ops.module_handler(module)
             if handler is None:
                 raise UnsupportedError(self.where(node) + "no rlx translation"
                                        " (see docs/torch-importer.md)")
-            return handler(self, module, node.target,
-                           *self.materialize(args), **self.materialize(kwargs))
+            args, kwargs = self.autocast_operands(
+                policy, self.materialize((args, kwargs)))
+            # A module's parameters are read in its mixed-precision dtype.
+            self.param_dtype = self.autocast.low if policy == "low" else None
+            try:
+                return handler(self, module, node.target, *args, **kwargs)
+            finally:
+                self.param_dtype = None
         if node.op == "call_method":
             handler = ops.METHODS.get(node.target)
         else:
@@ -367,8 +450,16 @@ class _Converter:
         if handler is None:
             raise UnsupportedError(self.where(node) + "no rlx translation "
                                    "(see docs/torch-importer.md)")
-        return handler(self, *self.materialize(args),
-                       **self.materialize(kwargs))
+        args, kwargs = self.autocast_operands(
+            policy, self.materialize((args, kwargs)))
+        return handler(self, *args, **kwargs)
+
+    def autocast_operands(self, policy, tree):
+        """`tree` with its floating operands cast as mixed precision's
+        `policy` for the op says ("low", "f32", "promote" or None)."""
+        if policy is None:
+            return tree
+        return self.autocast.cast_operands(self, policy, tree)
 
     def inline(self, node, args, kwargs):
         """A Python function that fx keeps as one call (wrapped with
@@ -386,9 +477,8 @@ class _Converter:
                 operands.append(value)
             return value
         torch.fx.node.map_aggregate((args, kwargs), collect)
-        by_name = {v.name: name for name, v in self.param_values.items()}
-        examples = [self.state[by_name[v.name]].detach()
-                    if v.name in by_name else
+        examples = [self.state[self.param_names[v.name]].detach().to(
+                    torch_dtype(v.dtype)) if v.name in self.param_names else
                     torch.zeros(v.shape, dtype=torch_dtype(v.dtype))
                     for v in operands]
 
@@ -400,10 +490,13 @@ class _Converter:
             return node.target(*a, **k)
         try:
             with torch.enable_grad():
-                graph_module = make_fx(call)(*examples)
+                graph_module = make_fx(call, tracing_mode=_tracing_mode(
+                    examples))(*examples)
             inner = _Converter(graph_module, self.state, True, self.buffers)
             inner.e, inner.arguments = self.e, self.arguments
             inner.params, inner.param_values = self.params, self.param_values
+            inner.autocast, inner.param_names = self.autocast, self.param_names
+            inner.param_versions = self.param_versions
             placeholders = [n for n in graph_module.graph.nodes
                             if n.op == "placeholder"]
             for placeholder, value in zip(placeholders, operands):
@@ -429,6 +522,35 @@ class _Converter:
         except RuntimeError as error:
             raise RLXError(f"evaluating it at import time (all its operands "
                            f"are constants) failed: {error}") from None
+
+
+# Floating types by width, for promotion and for the stored dtype of a
+# parameter read in several.
+_WIDTH = {"f64": 3, "f32": 2, "f16": 1, "bf16": 1}
+
+
+def _is_float(dtype):
+    return dtype in _WIDTH
+
+
+def _array(tensor, dtype):
+    """A tensor as the NumPy array rlx binds to an argument of rlx type
+    `dtype`: bf16 (which NumPy lacks) as the float32 array of its values."""
+    tensor = tensor.cpu().to(torch_dtype(dtype))
+    if dtype == "bf16":
+        tensor = tensor.float()
+    return tensor.numpy().copy()
+
+
+def _tracing_mode(tensors):
+    """make_fx's mode for these example tensors: "real" runs the ops, which
+    PyTorch's CPU kernels cannot for f16 and bf16 (addmm, layer_norm), so
+    with any such tensor the trace runs on fake tensors (shapes and dtypes,
+    no values); the graph is the same, since data-dependent control flow
+    fails in either mode."""
+    low = any(isinstance(t, torch.Tensor) and
+              t.dtype in (torch.float16, torch.bfloat16) for t in tensors)
+    return "fake" if low else "real"
 
 
 def _qualified_name(target):
@@ -565,10 +687,11 @@ def _trace(module, example_inputs):
             return stateless.functional_call(
                 module, dict(zip(names, flat[:len(names)])),
                 tuple(flat[len(names):]))
+        flat = [state[n] for n in names] + list(example_inputs)
         try:
             with torch.enable_grad():
-                graph_module = make_fx(call)(*[state[n] for n in names],
-                                             *example_inputs)
+                graph_module = make_fx(call, tracing_mode=_tracing_mode(
+                    flat))(*flat)
         except Exception as error:  # noqa: BLE001
             raise RLXError(f"cannot trace the module: symbolic tracing "
                            f"failed ({symbolic_error}) and so did make_fx "
@@ -576,13 +699,20 @@ def _trace(module, example_inputs):
         return graph_module, names, True
 
 
-def import_module(module, *example_inputs, dynamic=False):
+def import_module(module, *example_inputs, dynamic=False, dtype=None):
     """Imports `module` (in eval mode) as an rlx graph for inputs shaped
     like `example_inputs`. Returns (mlir_text, params): the graph's inputs
     are named after forward's parameters, and params maps state_dict names
     to NumPy arrays, to bind with rlx.compile(mlir_text, params=params).
     Registered buffers (batch norm's running statistics) are marked
-    rlx.state: bound like parameters, not trained."""
+    rlx.state: bound like parameters, not trained.
+
+    A module in f16 or bf16 is imported in its dtype. dtype="f16" or "bf16"
+    imports an f32 module in mixed precision, as PyTorch's autocast runs
+    it: matmuls, convolutions and linear layers in the low dtype (their
+    parameters stored in it), norms, softmax, reductions and the like in
+    f32 (docs/torch-importer.md). bf16 parameters are float32 arrays of
+    bf16 values."""
     if dynamic:
         raise RLXError("dynamic=True: rlx graphs have static shapes, and "
                        "the importer does not emit dynamic dimensions")
@@ -592,12 +722,18 @@ def import_module(module, *example_inputs, dynamic=False):
     state = dict(module.named_parameters())
     buffers = dict(module.named_buffers())
     state.update(buffers)
+    autocast = None
+    if dtype is not None:
+        autocast = _autocast.Autocast(_autocast.low_dtype(dtype))
+        _autocast.check_f32_model(state, example_inputs, autocast.low)
     graph_module, param_names, aten = _trace(module, example_inputs)
     converter = _Converter(graph_module, state, aten, buffers)
+    converter.autocast = autocast
     with torch.no_grad():
         outputs = converter.run(_forward_names(module, len(example_inputs)),
                                 example_inputs, param_names)
     results = _flatten_outputs(outputs)
+    converter.finish(results)
     return _print_function(converter, results), converter.params
 
 

@@ -1,0 +1,177 @@
+# Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+"""f16 and bf16 import (docs/torch-importer.md, "Half precision"): a model
+in .half() / .bfloat16(), and an f32 model imported with dtype="f16" /
+"bf16" (mixed precision), compiled for the CPU and run, against PyTorch in
+f32.
+
+Models: torchvision's resnet50 (3x64x64, batch 1), a BERT encoder layer
+(nn.TransformerEncoderLayer, GELU, through make_fx on fake tensors when in
+f16 / bf16) and a GPT-2 block (causal self-attention and a GELU MLP,
+pre-norm). Random weights after torch.manual_seed(seed); resnet50's batch
+norm statistics are calibrated by two train-mode passes, then eval. Its
+affine parameters are drawn at random, the last batch norm of each residual
+branch with a scale in [0, 0.2] (as zero_init_residual training starts
+them): with scales near 1 the random network is chaotic, and PyTorch's own
+f32 forward with each layer's output rounded to f16 differs from f32 by 5%
+of the logits' scale (bf16: 25%), which no tolerance can tell from a bug.
+
+References: for a model in f16 / bf16, PyTorch f32 of the same (rounded)
+weights and input; for mixed precision, the f32 model itself.
+Error: max |rlx - reference| / max |reference|, which must stay within
+TOLERANCE, 16 units of roundoff of the dtype (f16: 16 * 2^-11 = 7.8e-3,
+bf16: 16 * 2^-8 = 6.3e-2); measured over seeds 1-10 the largest were
+below a third of it (docs/torch-importer.md).
+
+Usage: torch-half.py MODEL[,MODEL...] MODE[,MODE...] [SEED]
+  MODEL: resnet50, bert, gpt2; MODE: f16, bf16 (the model converted),
+  mixed-f16, mixed-bf16 (dtype= from f32). RLX_TEST_SEED overrides SEED.
+"""
+
+import copy
+import math
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+import rlx
+import rlx.torch
+from pychecks import check, finish
+
+TORCH_DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
+# 16 units of roundoff (half the dtype's epsilon).
+TOLERANCE = {"f16": 16 * 2.0 ** -11, "bf16": 16 * 2.0 ** -8}
+
+
+def resnet50():
+    import torchvision
+    model = torchvision.models.resnet50(weights=None)
+    for module in model.modules():
+        if isinstance(module, nn.BatchNorm2d):
+            module.momentum = None  # cumulative average over calibration
+            module.weight.data.uniform_(0.5, 1.5)
+            module.bias.data.uniform_(-0.2, 0.2)
+    for block in model.modules():
+        if isinstance(block, torchvision.models.resnet.Bottleneck):
+            block.bn3.weight.data.uniform_(0.0, 0.2)
+    model.train()
+    with torch.no_grad():
+        for _ in range(2):
+            model(torch.randn(8, 3, 64, 64))
+    return model.eval(), (torch.randn(1, 3, 64, 64),)
+
+
+def bert():
+    layer = nn.TransformerEncoderLayer(128, 4, 512, dropout=0.0,
+                                       activation="gelu", batch_first=True)
+    return layer.eval(), (torch.randn(2, 16, 128),)
+
+
+class GPT2Block(nn.Module):
+    """GPT-2's block: x + attn(ln_1(x)), then + mlp(ln_2(x)); causal
+    self-attention with a fused qkv projection, a 4x MLP with GELU (tanh
+    form)."""
+
+    def __init__(self, embed=128, heads=4):
+        super().__init__()
+        self.heads, self.head_dim = heads, embed // heads
+        self.ln_1, self.ln_2 = nn.LayerNorm(embed), nn.LayerNorm(embed)
+        self.c_attn = nn.Linear(embed, 3 * embed)
+        self.c_proj = nn.Linear(embed, embed)
+        self.mlp = nn.Sequential(nn.Linear(embed, 4 * embed),
+                                 nn.GELU(approximate="tanh"),
+                                 nn.Linear(4 * embed, embed))
+
+    def attention(self, x):
+        batch, length, embed = x.size()
+        q, k, v = self.c_attn(x).split(embed, dim=2)
+        shape = (batch, length, self.heads, embed // self.heads)
+        q = q.view(shape).transpose(1, 2)
+        k = k.view(shape).transpose(1, 2)
+        v = v.view(shape).transpose(1, 2)
+        scores = (q @ k.transpose(-2, -1)) / math.sqrt(self.head_dim)
+        causal = scores.new_ones(length, length).tril()
+        scores = scores.masked_fill(causal == 0, float("-inf"))
+        y = torch.softmax(scores, dim=-1) @ v
+        y = y.transpose(1, 2).contiguous().view(batch, length, embed)
+        return self.c_proj(y)
+
+    def forward(self, x):
+        x = x + self.attention(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+def gpt2():
+    return GPT2Block().eval(), (torch.randn(2, 24, 128),)
+
+
+MODELS = {"resnet50": resnet50, "bert": bert, "gpt2": gpt2}
+
+
+def as_numpy(tensor):
+    """An input as rlx takes it: f16 as float16, bf16 (which NumPy lacks)
+    as float32 of the bf16 values."""
+    if tensor.dtype == torch.bfloat16:
+        tensor = tensor.float()
+    return tensor.detach().numpy()
+
+
+def run(name, mode, model, inputs):
+    low = mode.replace("mixed-", "")
+    dtype = TORCH_DTYPES[low]
+    if mode.startswith("mixed-"):
+        imported, args = model, inputs
+        mlir, params = rlx.torch.import_module(model, *inputs, dtype=low)
+        with torch.no_grad():
+            want = model(*inputs).float().numpy()
+        # Parameters of linear layers and convolutions are stored low, those
+        # of norms in f32.
+        lowered = [n for n in params if n.endswith(".weight") and
+                   params[n].ndim >= 2]
+        normed = [n for n, m in model.named_modules()
+                  if isinstance(m, (nn.LayerNorm, nn.BatchNorm2d))]
+        check(all(
+            f'x{low}> {{rlx.param = "{n}"' in mlir for n in lowered) and all(
+            f'xf32> {{rlx.param = "{n}.weight"' in mlir for n in normed),
+            f"{name} {mode}: {len(lowered)} matmul/conv weights stored in "
+            f"{low}, {len(normed)} norms' in f32")
+    else:
+        imported = copy.deepcopy(model).to(dtype)
+        args = tuple(x.to(dtype) for x in inputs)
+        mlir, params = rlx.torch.import_module(imported, *args)
+        with torch.no_grad():
+            want = copy.deepcopy(imported).float()(
+                *[x.float() for x in args]).numpy()
+        floats = [line for line in mlir.splitlines() if "rlx.param" in line
+                  and any(f"x{t}>" in line for t in ("f16", "bf16", "f32"))]
+        check(floats and all(f"x{low}>" in line for line in floats),
+              f"{name} {mode}: every floating parameter in {low}")
+    graph = rlx.compile(mlir, params=params)
+    got = graph(*[as_numpy(x) for x in args])
+    got = np.asarray(got, dtype=np.float32)
+    scale = float(np.max(np.abs(want)))
+    error = float(np.max(np.abs(got - want))) / scale
+    check(got.shape == want.shape and error <= TOLERANCE[low] and
+          scale > 1e-2,
+          f"{name} {mode}: max error {error:.2e} of max |ref| {scale:.3g} "
+          f"(tolerance {TOLERANCE[low]:.1e})")
+
+
+def main():
+    names, modes = sys.argv[1].split(","), sys.argv[2].split(",")
+    seed = int(os.environ.get("RLX_TEST_SEED", "0")) or \
+        (int(sys.argv[3]) if len(sys.argv) > 3 else 1)
+    print(f"seed {seed} (replay with RLX_TEST_SEED={seed})")
+    for name in names:
+        torch.manual_seed(seed)
+        model, inputs = MODELS[name]()
+        for mode in modes:
+            run(name, mode, model, inputs)
+    finish()
+
+
+if __name__ == "__main__":
+    main()
