@@ -533,6 +533,30 @@ Value GraphBuilder::resizeNearest2x(Value x) {
   return resultOf(create<ResizeNearest2xOp>(x));
 }
 
+/// The attributes rlx.resize and rlx.resize_backward share.
+struct ResizeAttrs {
+  ResizeModeAttr mode;
+  DenseI64ArrayAttr sizes;
+  UnitAttr alignCorners;
+  DenseF64ArrayAttr scales;
+};
+
+static ResizeAttrs resizeAttrs(OpBuilder &b, ResizeMode mode,
+                               ArrayRef<int64_t> sizes, bool alignCorners,
+                               ArrayRef<double> scales) {
+  return {
+      ResizeModeAttr::get(b.getContext(), mode), b.getDenseI64ArrayAttr(sizes),
+      alignCorners ? b.getUnitAttr() : UnitAttr(),
+      scales.empty() ? DenseF64ArrayAttr() : b.getDenseF64ArrayAttr(scales)};
+}
+
+Value GraphBuilder::resize(Value x, ResizeMode mode, ArrayRef<int64_t> sizes,
+                           bool alignCorners, ArrayRef<double> scales) {
+  ResizeAttrs a = resizeAttrs(builder, mode, sizes, alignCorners, scales);
+  return resultOf(
+      create<ResizeOp>(x, a.mode, a.sizes, a.alignCorners, a.scales));
+}
+
 Value GraphBuilder::axialRope2d(Value x, int64_t endX, int64_t endY,
                                 int64_t headDim, int64_t numHeads, float theta,
                                 int64_t repeatFactor) {
@@ -675,6 +699,14 @@ Value GraphBuilder::batchNormInferenceBackwardBeta(Value dy) {
 Value GraphBuilder::cumsumBackward(Value dy, int64_t axis, bool exclusive) {
   return resultOf(
       create<CumsumBackwardOp>(dy, i64Attr(axis), unitAttrIf(exclusive)));
+}
+
+Value GraphBuilder::resizeBackward(Value dy, ResizeMode mode,
+                                   ArrayRef<int64_t> inputSizes,
+                                   bool alignCorners, ArrayRef<double> scales) {
+  ResizeAttrs a = resizeAttrs(builder, mode, inputSizes, alignCorners, scales);
+  return resultOf(
+      create<ResizeBackwardOp>(dy, a.mode, a.sizes, a.alignCorners, a.scales));
 }
 
 Value GraphBuilder::gatherBackward(Value dy, Value indices, int64_t axis,

@@ -288,7 +288,7 @@ compare("F.normalize, x.norm", Fn(lambda x: (F.normalize(x, dim=-1),
 # F.interpolate (through make_fx): bilinear with and without
 # align_corners, to a size and by scale factors (an integer one and one
 # whose output size is rounded down), nearest and nearest-exact, linear
-# 1-d, nn.Upsample.
+# 1-d, trilinear and 3-d nearest (one rlx.resize each), nn.Upsample.
 for name, function in [
         ("bilinear to a size", lambda x: F.interpolate(
             x, size=(13, 21), mode="bilinear", align_corners=False)),
@@ -305,7 +305,12 @@ for name, function in [
         ("nearest-exact", lambda x: F.interpolate(x, size=(13, 5),
                                                   mode="nearest-exact")),
         ("linear 1-d", lambda x: F.interpolate(
-            x.flatten(2), size=50, mode="linear"))]:
+            x.flatten(2), size=50, mode="linear")),
+        ("trilinear", lambda x: F.interpolate(
+            x.unsqueeze(1), size=(5, 9, 4), mode="trilinear",
+            align_corners=False)),
+        ("nearest 3-d by scale 1.5", lambda x: F.interpolate(
+            x.unsqueeze(1), scale_factor=1.5))]:
     compare(f"F.interpolate {name}", Fn(function), x4)
 compare("nn.Upsample", nn.Upsample(scale_factor=3, mode="bilinear",
                                    align_corners=True), x4)

@@ -419,6 +419,8 @@ const std::map<std::string, std::string> kBuilderOfOp = {
     {"rlx.relu_backward", "reluBackward"},
     {"rlx.reshape", "reshape"},
     {"rlx.resize_nearest2x", "resizeNearest2x"},
+    {"rlx.resize", "resize"},
+    {"rlx.resize_backward", "resizeBackward"},
     {"rlx.rms_norm", "rmsNorm"},
     {"rlx.rms_norm_backward_beta", "rmsNormBackwardBeta"},
     {"rlx.rms_norm_backward_gamma", "rmsNormBackwardGamma"},
@@ -564,6 +566,8 @@ static FailureOr<func::FuncOp> buildEveryOp(GraphBuilder &g) {
   use(g.groupNorm(image, c4, c4b, 2));
   use(g.pool(ReduceKind::Mean, image, {2, 2}, {1, 1}));
   use(g.resizeNearest2x(image));
+  use(g.resize(image, ResizeMode::Linear, {7, 5}, /*alignCorners=*/true));
+  use(g.resizeBackward(image, ResizeMode::Nearest, {3, 2}, false, {2.5, 2.0}));
   use(g.axialRope2d(in("patches", {1, 64, 32}, f32), 8, 8, 8, 4, 100.0f));
   Value convW = p("conv_w", {3, 4, 3, 3}, f32);
   Value convY = g.conv2d(image, convW, {2, 2}, {1, 1});

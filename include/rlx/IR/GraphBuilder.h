@@ -363,6 +363,11 @@ public:
   Value layerNorm2d(Value x, Value gamma, Value beta, float eps = 1e-6f);
   /// Nearest-neighbour 2x upsampling of the last two dims.
   Value resizeNearest2x(Value x);
+  /// Resizes the last `sizes.size()` dims of `x` to `sizes` (F.interpolate's
+  /// nearest, nearest-exact and (bi/tri)linear modes); `scales` are the
+  /// user's scale factors, if any.
+  Value resize(Value x, ResizeMode mode, ArrayRef<int64_t> sizes,
+               bool alignCorners = false, ArrayRef<double> scales = {});
   /// 2-D axial rotary embedding of `x [1, S, numHeads * headDim]`.
   Value axialRope2d(Value x, int64_t endX, int64_t endY, int64_t headDim,
                     int64_t numHeads, float theta, int64_t repeatFactor = 1);
@@ -417,6 +422,10 @@ public:
                                         Value dy, float eps = 1e-5f);
   Value batchNormInferenceBackwardBeta(Value dy);
   Value cumsumBackward(Value dy, int64_t axis, bool exclusive = false);
+  /// The gradient of `resize` of an input whose resized dims were
+  /// `inputSizes`.
+  Value resizeBackward(Value dy, ResizeMode mode, ArrayRef<int64_t> inputSizes,
+                       bool alignCorners = false, ArrayRef<double> scales = {});
   /// The gradient of a gather from a table of `tableShape`.
   Value gatherBackward(Value dy, Value indices, int64_t axis,
                        ArrayRef<int64_t> tableShape);

@@ -16,6 +16,7 @@
 #include "LoweringUtils.h"
 #include "rlx/Conversion/RLXToLinalg/RLXToLinalg.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Dialect/RLX/IR/ResizeGeometry.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -321,13 +322,225 @@ struct ResizeNearest2xLowering : OpConversionPattern<ResizeNearest2xOp> {
   }
 };
 
+/// Reads `input` through per-dim tap tables: result element
+/// `[..., o_1, ..., o_m]` is the sum over every combination of the taps of
+/// `o_j` along each resized dim `dims[j]` of the product of their weights
+/// times the input element at their indices (other dims read in place).
+/// The tables become constant index and weight vectors, one per tap
+/// column, read through projections, so the generic stays fully parallel;
+/// positions with fewer taps than their column count are padded with
+/// index -1 and masked. Unit-weight single taps (nearest) are a plain
+/// gather of any element type; weighted ones compute in `computeTypeOf`.
+static Value buildTapResample(OpBuilder &b, Location loc, Value input,
+                              RankedTensorType resultType,
+                              ArrayRef<int64_t> dims,
+                              ArrayRef<resize_geometry::TapTable> tables) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = resultType.getRank();
+  Type elementType = resultType.getElementType();
+  Type computeType = computeTypeOf(elementType);
+
+  SmallVector<int64_t> columns;
+  bool weighted = false, padded = false;
+  for (const resize_geometry::TapTable &table : tables) {
+    size_t count = 0;
+    for (const auto &taps : table) {
+      count = std::max(count, taps.size());
+      for (const resize_geometry::Tap &tap : taps)
+        weighted |= tap.weight != 1.0;
+    }
+    for (const auto &taps : table)
+      padded |= taps.size() != count;
+    columns.push_back(count);
+  }
+
+  // Inputs: for resized dim j and tap column k, an i64 index vector, and
+  // (when weighted) a weight vector in the compute type.
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (auto [j, table] : llvm::enumerate(tables)) {
+    int64_t size = table.size();
+    for (int64_t k = 0; k < columns[j]; ++k) {
+      SmallVector<int64_t> indices;
+      SmallVector<double> weights;
+      for (const auto &taps : table) {
+        bool present = k < int64_t(taps.size());
+        indices.push_back(present ? taps[k].index : -1);
+        weights.push_back(present ? taps[k].weight : 0.0);
+      }
+      auto indexType = RankedTensorType::get({size}, b.getI64Type());
+      inputs.push_back(arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(indexType, ArrayRef(indices))));
+      maps.push_back(projection(ctx, rank, {dims[j]}));
+      if (!weighted)
+        continue;
+      auto weightType = RankedTensorType::get({size}, computeType);
+      SmallVector<Attribute> weightAttrs;
+      for (double weight : weights)
+        weightAttrs.push_back(FloatAttr::get(computeType, weight));
+      inputs.push_back(arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(weightType, weightAttrs)));
+      maps.push_back(projection(ctx, rank, {dims[j]}));
+    }
+  }
+
+  bool accumulates = weighted || padded ||
+                     llvm::any_of(columns, [](int64_t n) { return n > 1; });
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(
+        resultType.isDynamicDim(d)
+            ? OpFoldResult(tensor::DimOp::create(b, loc, input, d).getResult())
+            : OpFoldResult(b.getIndexAttr(resultType.getDimSize(d))));
+
+  return buildParallel(
+             b, loc, sizes, {elementType}, inputs, maps,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               SmallVector<Value> coords;
+               for (int64_t d = 0; d < rank; ++d)
+                 coords.push_back(linalg::IndexOp::create(nb, nl, d));
+               Value zeroIndex = arith::ConstantIndexOp::create(nb, nl, 0);
+               Value sum;
+               // Odometer over the tap columns of every resized dim.
+               SmallVector<int64_t> column(tables.size(), 0);
+               while (true) {
+                 Value valid, weight;
+                 size_t arg = 0;
+                 for (size_t j = 0; j < tables.size(); ++j) {
+                   size_t stride = weighted ? 2 : 1;
+                   size_t at = arg + column[j] * stride;
+                   Value index = args[at];
+                   if (padded) {
+                     Value present = arith::CmpIOp::create(
+                         nb, nl, arith::CmpIPredicate::sge, index,
+                         arith::ConstantIntOp::create(nb, nl, 0, 64));
+                     valid = valid
+                                 ? arith::AndIOp::create(nb, nl, valid, present)
+                                       .getResult()
+                                 : present;
+                   }
+                   Value position = arith::IndexCastOp::create(
+                       nb, nl, nb.getIndexType(), index);
+                   coords[dims[j]] =
+                       padded ? arith::SelectOp::create(nb, nl, valid, position,
+                                                        zeroIndex)
+                                    .getResult()
+                              : position;
+                   if (weighted)
+                     weight = weight ? arith::MulFOp::create(nb, nl, weight,
+                                                             args[at + 1])
+                                           .getResult()
+                                     : args[at + 1];
+                   arg += columns[j] * stride;
+                 }
+                 Value value = tensor::ExtractOp::create(nb, nl, input, coords);
+                 if (accumulates) {
+                   value = extendTo(nb, nl, computeType, value);
+                   if (weighted)
+                     value = arith::MulFOp::create(nb, nl, value, weight);
+                   if (padded)
+                     value = arith::SelectOp::create(
+                         nb, nl, valid, value,
+                         floatConstant(nb, nl, computeType, 0.0));
+                   sum = sum ? arith::AddFOp::create(nb, nl, sum, value)
+                                   .getResult()
+                             : value;
+                 } else {
+                   sum = value;
+                 }
+                 size_t j = 0;
+                 for (; j < tables.size(); ++j) {
+                   if (++column[j] < columns[j])
+                     break;
+                   column[j] = 0;
+                 }
+                 if (j == tables.size())
+                   break;
+               }
+               if (sum.getType() != elementType)
+                 sum = truncateTo(nb, nl, elementType, sum);
+               return SmallVector<Value>{sum};
+             })
+      .front();
+}
+
+/// Resamples `input` into `resultType` along its trailing dims, one tap
+/// table per dim. All dims go in one generic while a result element reads
+/// at most 8 input elements (nearest, bilinear, trilinear); otherwise one
+/// dim at a time, from the last.
+static Value buildResize(OpBuilder &b, Location loc, Value input,
+                         RankedTensorType resultType,
+                         ArrayRef<resize_geometry::TapTable> tables) {
+  int64_t rank = resultType.getRank();
+  int64_t first = rank - tables.size();
+  int64_t reads = 1;
+  for (const resize_geometry::TapTable &table : tables) {
+    size_t count = 0;
+    for (const auto &taps : table)
+      count = std::max(count, taps.size());
+    reads *= count;
+  }
+  if (reads <= 8) {
+    SmallVector<int64_t> dims =
+        llvm::to_vector(llvm::seq<int64_t>(first, rank));
+    return buildTapResample(b, loc, input, resultType, dims, tables);
+  }
+  auto inputType = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape(inputType.getShape());
+  Value current = input;
+  for (int64_t j = tables.size() - 1; j >= 0; --j) {
+    shape[first + j] = resultType.getDimSize(first + j);
+    auto stepType = RankedTensorType::get(shape, resultType.getElementType());
+    current =
+        buildTapResample(b, loc, current, stepType, {first + j}, {tables[j]});
+  }
+  return current;
+}
+
+/// rlx.resize (`Adjoint` false: the forward taps of each resized dim) and
+/// rlx.resize_backward (their adjoint). `sizes` are the resize's output
+/// sizes for the forward op and its input sizes for the adjoint; the other
+/// side is the operand's trailing dims.
+template <typename OpTy, bool Adjoint>
+struct ResizeLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value operand = adaptor.getOperands().front();
+    auto operandType = cast<RankedTensorType>(operand.getType());
+    auto type = cast<RankedTensorType>(
+        this->getTypeConverter()->convertType(op.getType()));
+    ArrayRef<int64_t> sizes = op.getSizes();
+    ArrayRef<int64_t> operandSizes =
+        operandType.getShape().take_back(sizes.size());
+    bool inF64 = operandType.getElementType().isF64();
+    SmallVector<resize_geometry::TapTable> tables;
+    for (auto [d, size] : llvm::enumerate(sizes)) {
+      std::optional<double> scale =
+          resize_geometry::scaleFactorOf(op.getScales(), d);
+      tables.push_back(Adjoint ? resize_geometry::adjointTaps(
+                                     op.getMode(), op.getAlignCorners(), scale,
+                                     size, operandSizes[d], inF64)
+                               : resize_geometry::forwardTaps(
+                                     op.getMode(), op.getAlignCorners(), scale,
+                                     operandSizes[d], size, inF64));
+    }
+    rewriter.replaceOp(
+        op, buildResize(rewriter, op.getLoc(), operand, type, tables));
+    return success();
+  }
+};
+
 } // namespace
 
 void rlx::populateNormalizationToLinalgPatterns(const TypeConverter &converter,
                                                 RewritePatternSet &patterns) {
-  patterns.add<AxisNormLowering<LayerNormOp, /*SubtractMean=*/true>,
-               AxisNormLowering<RmsNormOp, /*SubtractMean=*/false>,
-               LayerNorm2dLowering, GroupNormLowering,
-               BatchNormInferenceLowering, ResizeNearest2xLowering>(
+  patterns.add<
+      AxisNormLowering<LayerNormOp, /*SubtractMean=*/true>,
+      AxisNormLowering<RmsNormOp, /*SubtractMean=*/false>, LayerNorm2dLowering,
+      GroupNormLowering, BatchNormInferenceLowering, ResizeNearest2xLowering,
+      ResizeLowering<ResizeOp, false>, ResizeLowering<ResizeBackwardOp, true>>(
       converter, patterns.getContext());
 }

@@ -266,6 +266,20 @@ class Emitter:
         return self._emit(f"rlx.cumsum {x.name} {{axis = {axis} : i64}} : "
                           f"{x.type}", x.shape, x.dtype)
 
+    def resize(self, x, mode, sizes, align_corners=False, scales=None):
+        """rlx.resize of the last len(sizes) dims of `x`."""
+        attrs = []
+        if align_corners:
+            attrs.append("align_corners")
+        if scales is not None:
+            attrs.append("scales = array<f64: " +
+                         ", ".join(repr(float(s)) for s in scales) + ">")
+        attr_dict = " {" + ", ".join(attrs) + "}" if attrs else ""
+        shape = tuple(x.shape[:len(x.shape) - len(sizes)]) + tuple(sizes)
+        return self._emit(
+            f"rlx.resize {mode} {x.name} to [{', '.join(map(str, sizes))}]"
+            f"{attr_dict} : {x.type}", shape, x.dtype)
+
     def pool(self, kind, x, kernel, stride, padding):
         n, c, h, w = x.shape
         oh = (h + 2 * padding[0] - kernel[0]) // stride[0] + 1

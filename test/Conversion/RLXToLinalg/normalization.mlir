@@ -163,3 +163,61 @@ func.func @resize_nearest2x_dynamic(%x: tensor<1x3x?x?xf32>) -> tensor<1x3x?x?xf
   %0 = rlx.resize_nearest2x %x : tensor<1x3x?x?xf32>
   return %0 : tensor<1x3x?x?xf32>
 }
+
+// -----
+
+// rlx.resize linear over two dims: one parallel generic reading the input
+// at the four combinations of its per-dim taps, whose indices and weights
+// are constant vectors computed with PyTorch's rules (here 4 -> 8 rows:
+// source (o + 0.5) / 2 - 0.5, clamped at 0; 5 -> 3 columns: scale 5/3).
+// A dynamic batch stays dynamic.
+// CHECK-LABEL: func.func @resize_bilinear
+// CHECK-DAG: arith.constant dense<[0, 0, 0, 1, 1, 2, 2, 3]> : tensor<8xi64>
+// CHECK-DAG: arith.constant dense<[1.000000e+00, 7.500000e-01, 2.500000e-01, 7.500000e-01, 2.500000e-01, 7.500000e-01, 2.500000e-01, 7.500000e-01]> : tensor<8xf32>
+// CHECK-DAG: arith.constant dense<[1, 1, 1, 2, 2, 3, 3, 3]> : tensor<8xi64>
+// CHECK-DAG: arith.constant dense<[0, 2, 3]> : tensor<3xi64>
+// CHECK-DAG: arith.constant dense<[1, 3, 4]> : tensor<3xi64>
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK-COUNT-4: tensor.extract %{{.*}} : tensor<?x3x4x5xf32>
+// CHECK-NOT: tensor.extract
+// CHECK: } -> tensor<?x3x8x3xf32>
+func.func @resize_bilinear(%x: tensor<?x3x4x5xf32>) -> tensor<?x3x8x3xf32> {
+  %0 = rlx.resize linear %x to [8, 3] : tensor<?x3x4x5xf32>
+  return %0 : tensor<?x3x8x3xf32>
+}
+
+// -----
+
+// Nearest: one unweighted gather of any element type (the 2x dim reads
+// o >> 1; 5 -> 10 likewise).
+// CHECK-LABEL: func.func @resize_nearest
+// CHECK-DAG: arith.constant dense<[0, 0, 1, 1, 2, 2, 3]> : tensor<7xi64>
+// CHECK: linalg.generic
+// CHECK-NOT: arith.mulf
+// CHECK: %[[E:.*]] = tensor.extract %{{.*}} : tensor<2x4x5xi8>
+// CHECK-NEXT: linalg.yield %[[E]] : i8
+func.func @resize_nearest(%x: tensor<2x4x5xi8>) -> tensor<2x7x10xi8> {
+  %0 = rlx.resize nearest %x to [7, 10] : tensor<2x4x5xi8>
+  return %0 : tensor<2x7x10xi8>
+}
+
+// -----
+
+// rlx.resize_backward of a 3x bilinear upsampling: each input position
+// gathers up to 7 output positions per dim, too many to combine, so the
+// dims are applied one at a time (columns, then rows); positions with
+// fewer taps are padded with index -1 and masked.
+// CHECK-LABEL: func.func @resize_backward
+// CHECK: arith.constant dense<[-1, 4, 8, 11]> : tensor<4xi64>
+// CHECK: %[[COLS:.*]] = linalg.generic
+// CHECK: arith.cmpi sge
+// CHECK: } -> tensor<1x2x12x4xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: ins({{.*}} : tensor<4xi64>, tensor<4xf32>
+// CHECK: tensor.extract %[[COLS]]
+// CHECK: } -> tensor<1x2x4x4xf32>
+func.func @resize_backward(%dy: tensor<1x2x12x12xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = rlx.resize_backward linear %dy to [4, 4] : tensor<1x2x12x12xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}

@@ -820,3 +820,19 @@ func.func @attention_backward_heads_overflow(%q: tensor<2x16x64xf32>) {
   %0 = rlx.attention_backward %q, %q, %q, %q {head_dim = 4611686018427387904 : i64, mask_kind = #rlx.mask<none>, num_heads = 8 : i64, wrt = #rlx.wrt<query>} : tensor<2x16x64xf32>, tensor<2x16x64xf32>, tensor<2x16x64xf32>, tensor<2x16x64xf32>
   return
 }
+
+// -----
+
+func.func @resize_backward_dynamic(%dy: tensor<2x3x?x16xf32>) {
+  // expected-error @+1 {{'rlx.resize_backward' op needs static positive resized dims: dy [2, 3, ?, 16] resizes its last 2}}
+  %0 = rlx.resize_backward linear %dy to [4, 5] : tensor<2x3x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @resize_backward_int(%dy: tensor<2x3x8xi32>) {
+  // expected-error @+1 {{'rlx.resize_backward' op operand #0 must be}}
+  %0 = rlx.resize_backward nearest %dy to [4] : tensor<2x3x8xi32>
+  return
+}

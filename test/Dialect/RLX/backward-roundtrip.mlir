@@ -296,3 +296,13 @@ func.func @attention_backward_rank3(%q: tensor<2x?x256xbf16>, %kv: tensor<2x?x25
          : tensor<2x?x256xbf16>, tensor<2x?x256xbf16>, tensor<2x?x256xbf16>, tensor<2x?x256xbf16>
   return %0, %1 : tensor<2x?x256xbf16>, tensor<2x?x256xbf16>
 }
+
+// CHECK-LABEL: func.func @resize_backward
+func.func @resize_backward(%dy: tensor<2x3x9x16xf32>, %e: tensor<?x2x7xf64>)
+    -> (tensor<2x3x4x5xf32>, tensor<?x2x3xf64>) {
+  // CHECK: rlx.resize_backward linear %{{.*}} to [4, 5] {align_corners} : tensor<2x3x9x16xf32>
+  %0 = rlx.resize_backward linear %dy to [4, 5] {align_corners} : tensor<2x3x9x16xf32>
+  // CHECK: rlx.resize_backward nearest %{{.*}} to [3] {scales = array<f64: 2.500000e+00>} : tensor<?x2x7xf64>
+  %1 = rlx.resize_backward nearest %e to [3] {scales = array<f64: 2.5>} : tensor<?x2x7xf64>
+  return %0, %1 : tensor<2x3x4x5xf32>, tensor<?x2x3xf64>
+}

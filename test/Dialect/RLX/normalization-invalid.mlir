@@ -311,3 +311,75 @@ func.func @resize_nearest2x_overflow(%x: tensor<1x2x4611686018427387904x3xf32>) 
   %0 = rlx.resize_nearest2x %x : tensor<1x2x4611686018427387904x3xf32>
   return
 }
+
+// -----
+
+func.func @resize_no_sizes(%x: tensor<1x3x4x4xf32>) {
+  // expected-error @+1 {{'rlx.resize' op resizes 1 to 3 trailing dims, got 0 sizes}}
+  %0 = rlx.resize nearest %x to [] : tensor<1x3x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @resize_four_dims(%x: tensor<1x3x4x4x4x4xf32>) {
+  // expected-error @+1 {{'rlx.resize' op resizes 1 to 3 trailing dims, got 4 sizes}}
+  %0 = rlx.resize nearest %x to [2, 2, 2, 2] : tensor<1x3x4x4x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @resize_rank(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'rlx.resize' op has 2 sizes but input [4] has rank 1}}
+  %0 = rlx.resize nearest %x to [2, 2] : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @resize_zero_size(%x: tensor<1x3x4x4xf32>) {
+  // expected-error @+1 {{'rlx.resize' op sizes must be positive, got [0, 2]}}
+  %0 = rlx.resize nearest %x to [0, 2] : tensor<1x3x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @resize_scales_count(%x: tensor<1x3x4x4xf32>) {
+  // expected-error @+1 {{'rlx.resize' op has 1 scales for 2 resized dims}}
+  %0 = rlx.resize nearest %x to [8, 8] {scales = array<f64: 2.0>} : tensor<1x3x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @resize_negative_scale(%x: tensor<1x3x4x4xf32>) {
+  // expected-error @+1 {{'rlx.resize' op scales must be positive and finite, got -2}}
+  %0 = rlx.resize nearest %x to [8, 8] {scales = array<f64: 2.0, -2.0>} : tensor<1x3x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @resize_align_nearest(%x: tensor<1x3x4x4xf32>) {
+  // expected-error @+1 {{'rlx.resize' op align_corners applies to linear mode only, not nearest}}
+  %0 = rlx.resize nearest %x to [8, 8] {align_corners} : tensor<1x3x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @resize_dynamic(%x: tensor<1x3x?x4xf32>) {
+  // expected-error @+1 {{'rlx.resize' op needs static positive resized dims: input [1, 3, ?, 4] resizes its last 2}}
+  %0 = rlx.resize linear %x to [8, 8] : tensor<1x3x?x4xf32>
+  return
+}
+
+// -----
+
+func.func @resize_linear_int(%x: tensor<1x3x4x4xi32>) {
+  // expected-error @+1 {{'rlx.resize' op linear mode needs a floating-point input, got 'i32'}}
+  %0 = rlx.resize linear %x to [8, 8] : tensor<1x3x4x4xi32>
+  return
+}

@@ -87,3 +87,27 @@ func.func @resize_nearest2x(%x: tensor<1x3x4x5xf32>, %i: tensor<2x1x3x3xi8>,
   // CHECK: return {{.*}} : tensor<1x3x8x10xf32>, tensor<2x1x6x6xi8>, tensor<?x3x?x14xf16>
   return %0, %1, %2 : tensor<1x3x8x10xf32>, tensor<2x1x6x6xi8>, tensor<?x3x?x14xf16>
 }
+
+// rlx.resize: every mode, 1 to 3 trailing dims, align_corners and scales,
+// a dynamic leading dim, an integer nearest resize.
+// CHECK-LABEL: func.func @resize
+func.func @resize(%x: tensor<2x3x4x5xf32>, %v: tensor<2x3x7xf64>,
+                  %w: tensor<1x2x3x4x5xf16>, %d: tensor<?x3x4x5xf32>,
+                  %i: tensor<1x1x3x3xi8>)
+    -> (tensor<2x3x9x2xf32>, tensor<2x3x8x10xf32>, tensor<2x3x3xf64>,
+        tensor<1x2x6x8x10xf16>, tensor<?x3x13x1xf32>, tensor<1x1x7x7xi8>) {
+  // CHECK: rlx.resize linear %{{.*}} to [9, 2] {align_corners} : tensor<2x3x4x5xf32>
+  %0 = rlx.resize linear %x to [9, 2] {align_corners} : tensor<2x3x4x5xf32>
+  // CHECK: rlx.resize nearest %{{.*}} to [8, 10] {scales = array<f64: 2.000000e+00, 2.000000e+00>} : tensor<2x3x4x5xf32>
+  %1 = rlx.resize nearest %x to [8, 10] {scales = array<f64: 2.0, 2.0>} : tensor<2x3x4x5xf32>
+  // CHECK: rlx.resize nearest_exact %{{.*}} to [3] : tensor<2x3x7xf64>
+  %2 = rlx.resize nearest_exact %v to [3] : tensor<2x3x7xf64>
+  // CHECK: rlx.resize linear %{{.*}} to [6, 8, 10] : tensor<1x2x3x4x5xf16>
+  %3 = rlx.resize linear %w to [6, 8, 10] : tensor<1x2x3x4x5xf16>
+  // CHECK: rlx.resize linear %{{.*}} to [13, 1] : tensor<?x3x4x5xf32>
+  %4 = rlx.resize linear %d to [13, 1] : tensor<?x3x4x5xf32>
+  // CHECK: rlx.resize nearest %{{.*}} to [7, 7] : tensor<1x1x3x3xi8>
+  %5 = rlx.resize nearest %i to [7, 7] : tensor<1x1x3x3xi8>
+  return %0, %1, %2, %3, %4, %5 : tensor<2x3x9x2xf32>, tensor<2x3x8x10xf32>, tensor<2x3x3xf64>,
+        tensor<1x2x6x8x10xf16>, tensor<?x3x13x1xf32>, tensor<1x1x7x7xi8>
+}

@@ -265,6 +265,63 @@ case("resize_nearest2x",
      lambda F, t: [f"%loss = rlx.resize_nearest2x %x : {t((2, 3, 2, 3))}"],
      (2, 3, 4, 6),
      lambda x: x.repeat_interleave(2, 2).repeat_interleave(2, 3), ["x"], n=4)
+# rlx.resize: its VJP is rlx.resize_backward (an adjoint read through tap
+# tables: upsampling by 3 gathers up to 4 taps per dim, which the lowering
+# applies one dim at a time) and the VJP of that is rlx.resize again.
+RESIZES = [
+    ("linear", (2, 3, 4, 5), (9, 16), False, None),
+    ("linear", (1, 2, 4, 5), (7, 3), True, None),
+    ("linear", (1, 2, 5, 6), (8, 10), False, (1.7, 1.7)),
+    ("nearest", (2, 2, 3, 4), (7, 10), False, None),
+    ("nearest_exact", (2, 3, 7), (4,), False, None),
+    ("linear", (1, 2, 3, 4, 5), (5, 2, 6), True, None),
+]
+TORCH_MODE = {"nearest": "nearest", "nearest_exact": "nearest-exact",
+              "linear": {1: "linear", 2: "bilinear", 3: "trilinear"}}
+
+
+def resize_attrs(align, scales):
+    attrs = (["align_corners"] if align else []) + (
+        [f"scales = array<f64: {', '.join(map(str, scales))}>"]
+        if scales else [])
+    return f" {{{', '.join(attrs)}}}" if attrs else ""
+
+
+def torch_resize(mode, sizes, align, scales):
+    torch_mode = TORCH_MODE[mode]
+    if mode == "linear":
+        torch_mode = torch_mode[len(sizes)]
+    kwargs = {"align_corners": align} if mode == "linear" else {}
+    if scales:
+        return lambda x: F.interpolate(x, scale_factor=scales,
+                                       mode=torch_mode, **kwargs)
+    return lambda x: F.interpolate(x, size=sizes, mode=torch_mode, **kwargs)
+
+
+for mode, shape, sizes, align, scales in RESIZES:
+    out = shape[:len(shape) - len(sizes)] + sizes
+    reads = math.prod(math.ceil(i / o) + 1 for i, o in
+                      zip(shape[len(shape) - len(sizes):], sizes))
+    case(f"resize {mode} {shape} -> {sizes}"
+         f"{' align_corners' if align else ''}{' scales' if scales else ''}",
+         [("x", "param", uniform(shape))],
+         lambda F, t, mode=mode, shape=shape, sizes=sizes, align=align,
+         scales=scales: [
+             f"%loss = rlx.resize {mode} %x to [{', '.join(map(str, sizes))}]"
+             f"{resize_attrs(align, scales)} : {t(shape)}"],
+         out, torch_resize(mode, sizes, align, scales), ["x"],
+         n=max(reads, 4), jvp=True)
+
+# rlx.resize_backward as a function of dy, against aten's
+# upsample_bilinear2d_backward.
+case("resize_backward linear (2, 3, 9, 16) -> (4, 5)",
+     [("dy", "param", uniform((2, 3, 9, 16)))],
+     lambda F, t: [f"%loss = rlx.resize_backward linear %dy to [4, 5] : "
+                   f"{t((2, 3, 9, 16))}"],
+     (2, 3, 4, 5),
+     lambda dy: torch.ops.aten.upsample_bilinear2d_backward(
+         dy, [9, 16], [2, 3, 4, 5], False, None, None), ["dy"], n=16,
+     jvp=True)
 case("group_norm",
      [("x", "input", uniform((2, 4, 3, 3), -2, 2)),
       ("g", "param", uniform((4,), 0.5, 1.5)), ("b", "param", uniform((4,)))],

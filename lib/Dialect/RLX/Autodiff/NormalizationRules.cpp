@@ -232,10 +232,32 @@ static LogicalResult vjpRule(ResizeNearest2xOp op, PrimitiveBuilder &p,
   return success();
 }
 
+/// rlx.resize is linear: its gradient is its adjoint, rlx.resize_backward
+/// to the input's sizes, and the adjoint's gradient is the resize again.
+static LogicalResult vjpRule(ResizeOp op, PrimitiveBuilder &p, ValueRange dys,
+                             MutableArrayRef<Value> dxs) {
+  ArrayRef<int64_t> inSizes =
+      shapeOf(op.getInput()).take_back(op.getSizes().size());
+  dxs[0] = ResizeBackwardOp::create(
+      p.b, p.loc, dys[0], op.getModeAttr(), p.b.getDenseI64ArrayAttr(inSizes),
+      op.getAlignCornersAttr(), op.getScalesAttr());
+  return success();
+}
+
+static LogicalResult vjpRule(ResizeBackwardOp op, PrimitiveBuilder &p,
+                             ValueRange dys, MutableArrayRef<Value> dxs) {
+  ArrayRef<int64_t> outSizes =
+      shapeOf(op.getDy()).take_back(op.getSizes().size());
+  dxs[0] = ResizeOp::create(p.b, p.loc, dys[0], op.getModeAttr(),
+                            p.b.getDenseI64ArrayAttr(outSizes),
+                            op.getAlignCornersAttr(), op.getScalesAttr());
+  return success();
+}
+
 void attachNormalizationRules(MLIRContext *ctx) {
   attachRules<LayerNormOp, LayerNorm2dOp, RmsNormOp, GroupNormOp,
               BatchNormInferenceOp>(ctx);
-  attachLinearRules<ResizeNearest2xOp>(ctx);
+  attachLinearRules<ResizeNearest2xOp, ResizeOp, ResizeBackwardOp>(ctx);
 }
 
 } // namespace rlx

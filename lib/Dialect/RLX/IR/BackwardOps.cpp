@@ -9,6 +9,7 @@
 
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
+#include "rlx/Dialect/RLX/IR/ResizeGeometry.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
 #include <cmath>
@@ -665,6 +666,31 @@ LogicalResult AttentionBackwardOp::verify() {
                            << formatShape(maskShape);
   }
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ResizeBackwardOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ResizeBackwardOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  auto dyType = cast<RankedTensorType>(adaptor.getDy().getType());
+  DenseI64ArrayAttr sizes = inferenceAttr<DenseI64ArrayAttr>(
+      adaptor.getProperties().sizes, adaptor.getAttributes(), "sizes");
+  SmallVector<int64_t> shape(dyType.getShape());
+  // Sizes that do not fit are the verifier's to report.
+  if (sizes && static_cast<size_t>(sizes.size()) <= shape.size())
+    llvm::copy(sizes.asArrayRef(), shape.end() - sizes.size());
+  inferredReturnTypes.push_back(
+      RankedTensorType::get(shape, dyType.getElementType()));
+  return success();
+}
+
+LogicalResult ResizeBackwardOp::verify() {
+  return resize_geometry::verifyResize(
+      *this, "dy", cast<RankedTensorType>(getDy().getType()), getMode(),
+      getSizes(), getAlignCorners(), getScales());
 }
 
 //===----------------------------------------------------------------------===//

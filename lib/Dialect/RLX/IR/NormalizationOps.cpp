@@ -7,7 +7,9 @@
 
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
+#include "rlx/Dialect/RLX/IR/ResizeGeometry.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -175,6 +177,188 @@ LogicalResult ResizeNearest2xOp::inferReturnTypes(
 
 LogicalResult ResizeNearest2xOp::verify() {
   return verifyNCHW(*this, getInput());
+}
+
+//===----------------------------------------------------------------------===//
+// ResizeOp and its geometry
+//===----------------------------------------------------------------------===//
+
+namespace mlir::rlx::resize_geometry {
+
+/// PyTorch's compute_scales_value: the reciprocal of the user's scale
+/// factor, else in / out, in `T`.
+template <typename T>
+static T scaleOf(std::optional<double> scaleFactor, int64_t inSize,
+                 int64_t outSize) {
+  if (scaleFactor && *scaleFactor > 0)
+    return static_cast<T>(1.0 / *scaleFactor);
+  return static_cast<T>(inSize) / static_cast<T>(outSize);
+}
+
+/// PyTorch's nearest_idx / nearest_exact_idx, whose scale is an f32 for
+/// every input type.
+static int64_t nearestSource(bool exact, std::optional<double> scaleFactor,
+                             int64_t o, int64_t inSize, int64_t outSize) {
+  if (!exact && outSize == inSize)
+    return o;
+  if (!exact && outSize == 2 * inSize)
+    return o >> 1;
+  float scale = scaleOf<float>(scaleFactor, inSize, outSize);
+  float position = exact ? static_cast<float>((o + 0.5) * scale)
+                         : static_cast<float>(o) * scale;
+  return std::min(static_cast<int64_t>(std::floor(position)), inSize - 1);
+}
+
+/// PyTorch's compute_source_index_and_lambda for linear modes, in `T`.
+template <typename T>
+static SmallVector<Tap, 2>
+linearTaps(bool alignCorners, std::optional<double> scaleFactor, int64_t o,
+           int64_t inSize, int64_t outSize) {
+  if (outSize == inSize)
+    return {Tap{o, 1.0}};
+  T scale = alignCorners ? (outSize > 1 ? static_cast<T>(inSize - 1) /
+                                              static_cast<T>(outSize - 1)
+                                        : T(0))
+                         : scaleOf<T>(scaleFactor, inSize, outSize);
+  T source = alignCorners ? scale * static_cast<T>(o)
+                          : scale * (static_cast<T>(o) + T(0.5)) - T(0.5);
+  if (source < T(0))
+    source = T(0);
+  int64_t lower = std::min(static_cast<int64_t>(source), inSize - 1);
+  int64_t upper = lower < inSize - 1 ? lower + 1 : lower;
+  T upperWeight =
+      std::min(std::max(source - static_cast<T>(lower), T(0)), T(1));
+  T lowerWeight = T(1) - upperWeight;
+  return {Tap{lower, static_cast<double>(lowerWeight)},
+          Tap{upper, static_cast<double>(upperWeight)}};
+}
+
+TapTable forwardTaps(ResizeMode mode, bool alignCorners,
+                     std::optional<double> scaleFactor, int64_t inSize,
+                     int64_t outSize, bool inF64) {
+  TapTable taps(outSize);
+  for (int64_t o = 0; o < outSize; ++o) {
+    switch (mode) {
+    case ResizeMode::Nearest:
+    case ResizeMode::NearestExact:
+      taps[o] = {Tap{nearestSource(mode == ResizeMode::NearestExact,
+                                   scaleFactor, o, inSize, outSize),
+                     1.0}};
+      break;
+    case ResizeMode::Linear:
+      taps[o] = inF64 ? linearTaps<double>(alignCorners, scaleFactor, o, inSize,
+                                           outSize)
+                      : linearTaps<float>(alignCorners, scaleFactor, o, inSize,
+                                          outSize);
+      break;
+    }
+  }
+  return taps;
+}
+
+TapTable adjointTaps(ResizeMode mode, bool alignCorners,
+                     std::optional<double> scaleFactor, int64_t inSize,
+                     int64_t outSize, bool inF64) {
+  TapTable adjoint(inSize);
+  TapTable forward =
+      forwardTaps(mode, alignCorners, scaleFactor, inSize, outSize, inF64);
+  for (auto [o, taps] : llvm::enumerate(forward)) {
+    for (const Tap &tap : taps) {
+      SmallVector<Tap, 2> &readers = adjoint[tap.index];
+      if (!readers.empty() && readers.back().index == int64_t(o))
+        readers.back().weight += tap.weight;
+      else
+        readers.push_back(Tap{int64_t(o), tap.weight});
+    }
+  }
+  return adjoint;
+}
+
+LogicalResult verifyResize(Operation *op, StringRef operandName,
+                           ShapedType operand, ResizeMode mode,
+                           ArrayRef<int64_t> sizes, bool alignCorners,
+                           std::optional<ArrayRef<double>> scales) {
+  int64_t rank = operand.getRank();
+  if (sizes.empty() || sizes.size() > 3)
+    return op->emitOpError()
+           << "resizes 1 to 3 trailing dims, got " << sizes.size() << " sizes";
+  if (int64_t(sizes.size()) > rank)
+    return op->emitOpError()
+           << "has " << sizes.size() << " sizes but " << operandName << " "
+           << formatShape(operand.getShape()) << " has rank " << rank;
+  for (int64_t size : sizes)
+    if (size < 1)
+      return op->emitOpError()
+             << "sizes must be positive, got " << formatShape(sizes);
+  if (scales) {
+    if (scales->size() != sizes.size())
+      return op->emitOpError() << "has " << scales->size() << " scales for "
+                               << sizes.size() << " resized dims";
+    for (double scale : *scales)
+      if (!(scale > 0) || !std::isfinite(scale))
+        return op->emitOpError()
+               << "scales must be positive and finite, got " << scale;
+  }
+  if (alignCorners && mode != ResizeMode::Linear)
+    return op->emitOpError() << "align_corners applies to linear mode only, "
+                                "not "
+                             << stringifyResizeMode(mode);
+  ArrayRef<int64_t> resized =
+      operand.getShape().take_back(static_cast<int64_t>(sizes.size()));
+  for (int64_t dim : resized)
+    if (ShapedType::isDynamic(dim) || dim < 1)
+      return op->emitOpError()
+             << "needs static positive resized dims: " << operandName << " "
+             << formatShape(operand.getShape()) << " resizes its last "
+             << sizes.size();
+  return success();
+}
+
+} // namespace mlir::rlx::resize_geometry
+
+/// `shape` with its last `sizes.size()` dims replaced by `sizes`; `shape`
+/// itself when `sizes` does not fit (the verifier reports it).
+static SmallVector<int64_t> resizedShape(ArrayRef<int64_t> shape,
+                                         ArrayRef<int64_t> sizes) {
+  SmallVector<int64_t> result(shape);
+  if (sizes.size() <= result.size())
+    llvm::copy(sizes, result.end() - sizes.size());
+  return result;
+}
+
+LogicalResult
+ResizeOp::inferReturnTypes(MLIRContext *context,
+                           std::optional<Location> location, Adaptor adaptor,
+                           SmallVectorImpl<Type> &inferredReturnTypes) {
+  auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+  DenseI64ArrayAttr sizes = inferenceAttr<DenseI64ArrayAttr>(
+      adaptor.getProperties().sizes, adaptor.getAttributes(), "sizes");
+  inferredReturnTypes.push_back(RankedTensorType::get(
+      resizedShape(inputType.getShape(),
+                   sizes ? sizes.asArrayRef() : ArrayRef<int64_t>()),
+      inputType.getElementType()));
+  return success();
+}
+
+LogicalResult ResizeOp::verify() {
+  auto inputType = cast<RankedTensorType>(getInput().getType());
+  if (getMode() == ResizeMode::Linear &&
+      !isa<FloatType>(inputType.getElementType()))
+    return emitOpError() << "linear mode needs a floating-point input, got "
+                         << inputType.getElementType();
+  return resize_geometry::verifyResize(*this, "input", inputType, getMode(),
+                                       getSizes(), getAlignCorners(),
+                                       getScales());
+}
+
+/// A resize to the input's own sizes, at scale 1, reads each position.
+OpFoldResult ResizeOp::fold(FoldAdaptor) {
+  if (getInput().getType() != getType())
+    return {};
+  if (std::optional<ArrayRef<double>> scales = getScales())
+    if (llvm::any_of(*scales, [](double scale) { return scale != 1.0; }))
+      return {};
+  return getInput();
 }
 
 //===----------------------------------------------------------------------===//

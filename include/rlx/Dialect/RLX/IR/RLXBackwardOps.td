@@ -552,6 +552,46 @@ def RLX_GatherBackwardOp : RLX_BackwardOp<"gather_backward", [
   }];
 }
 
+def RLX_ResizeBackwardOp : RLX_InferredBackwardOp<"resize_backward", [
+    AllElementTypesMatch<["dy", "result"]>]> {
+  let summary = "gradient of rlx.resize: its adjoint";
+  let description = [{
+    `dy` is the gradient of an `rlx.resize` output; `sizes` are that
+    resize's input sizes along its resized (trailing) dims, and `mode`,
+    `align_corners` and `scales` are its attributes. The result has `dy`'s
+    shape with the trailing dims replaced by `sizes`: every element of
+    `dy` is added, times its interpolation weight, to each input position
+    the forward read it from:
+
+    ```
+    result[..., i] = sum over o with a tap (i, w) of w * dy[..., o]
+    ```
+
+    (per resized dim; several dims compose). It is linear in `dy`, and its
+    own gradient is the forward `rlx.resize`. The resized dims of `dy` must
+    be static.
+
+    Example:
+
+    ```mlir
+    %dx = rlx.resize_backward linear %dy to [32, 32] {align_corners}
+            : tensor<1x3x64x64xf32>
+    // %dx : tensor<1x3x32x32xf32>
+    ```
+  }];
+
+  let arguments = (ins RLX_FloatTensor:$dy,
+                       RLX_ResizeModeAttr:$mode,
+                       DenseI64ArrayAttr:$sizes,
+                       UnitAttr:$align_corners,
+                       OptionalAttr<DenseF64ArrayAttr>:$scales);
+  let results = (outs RLX_FloatTensor:$result);
+
+  let assemblyFormat = [{
+    custom<EnumKeyword>($mode) $dy `to` $sizes attr-dict `:` type($dy)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Pooling and convolution
 //===----------------------------------------------------------------------===//

@@ -218,4 +218,23 @@ def RLX_FftNorm : RLX_I32Enum<"FftNorm", "FFT normalisation", [
 }
 def RLX_FftNormAttr : RLX_EnumAttr<RLX_FftNorm, "fft_norm">;
 
+//===----------------------------------------------------------------------===//
+// Resize
+//===----------------------------------------------------------------------===//
+
+def RLX_ResizeMode : RLX_I32Enum<"ResizeMode", "resize interpolation", [
+  I32EnumAttrCase<"Nearest", 0, "nearest">,
+  I32EnumAttrCase<"NearestExact", 1, "nearest_exact">,
+  I32EnumAttrCase<"Linear", 2, "linear">
+]> {
+  let description = [{
+    How `rlx.resize` reads the input, per resized dim (PyTorch's
+    `F.interpolate` modes): `nearest` takes `floor(o * scale)`,
+    `nearest_exact` takes `floor((o + 0.5) * scale)`, and `linear` blends
+    the two nearest input positions (bilinear / trilinear over several
+    dims).
+  }];
+}
+def RLX_ResizeModeAttr : RLX_EnumAttr<RLX_ResizeMode, "resize_mode">;
+
 #endif // RLX_DIALECT_RLX_IR_RLXENUMS_TD

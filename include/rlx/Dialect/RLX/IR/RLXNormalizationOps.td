@@ -271,4 +271,63 @@ def RLX_ResizeNearest2xOp : RLX_InferredTypeOp<"resize_nearest2x", [
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// rlx.resize
+//===----------------------------------------------------------------------===//
+
+def RLX_ResizeOp : RLX_InferredTypeOp<"resize", [
+    AllElementTypesMatch<["input", "result"]>]> {
+  let summary = "nearest or (multi)linear resize of the trailing dims";
+  let description = [{
+    Resizes the last `k = len(sizes)` dims of `input` (1 to 3: the spatial
+    dims of NCW / NCHW / NCDHW tensors) to `sizes`; the leading dims are
+    kept. It is PyTorch's `F.interpolate` in modes `nearest`,
+    `nearest-exact`, `linear` / `bilinear` / `trilinear`, with the same
+    index and weight rules. Along a resized dim of input size `I` and
+    output size `O`, output position `o` reads:
+
+    ```
+    scale = align_corners ? (O > 1 ? (I - 1) / (O - 1) : 0)
+          : scales given  ? 1 / scales[d]
+          :                 I / O
+    nearest:        x[min(floor(o * scale), I - 1)]
+    nearest_exact:  x[min(floor((o + 0.5) * scale), I - 1)]
+    linear:         src = align_corners ? o * scale
+                                        : max((o + 0.5) * scale - 0.5, 0)
+                    i = min(floor(src), I - 1), j = min(i + 1, I - 1)
+                    t = src - i
+                    x[i] * (1 - t) + x[j] * t
+    ```
+
+    Several resized dims combine as a product (bilinear, trilinear).
+    `scales` (optional, one positive factor per resized dim) is the
+    `scale_factor` PyTorch was given; without it the scale is `I / O`.
+    `align_corners` applies to `linear` only. The resized input dims must
+    be static and positive; leading dims may be dynamic. `nearest` takes
+    any element type, `linear` a floating-point one (computed in f32, or
+    f64 for f64). The gradient is `rlx.resize_backward`.
+
+    Example:
+
+    ```mlir
+    %y = rlx.resize linear %x to [64, 64] {align_corners}
+           : tensor<1x3x32x32xf32>
+    // %y : tensor<1x3x64x64xf32>
+    ```
+  }];
+
+  let arguments = (ins RLX_Tensor:$input,
+                       RLX_ResizeModeAttr:$mode,
+                       DenseI64ArrayAttr:$sizes,
+                       UnitAttr:$align_corners,
+                       OptionalAttr<DenseF64ArrayAttr>:$scales);
+  let results = (outs RLX_Tensor:$result);
+
+  let assemblyFormat = [{
+    custom<EnumKeyword>($mode) $input `to` $sizes attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 #endif // RLX_DIALECT_RLX_IR_RLXNORMALIZATIONOPS_TD
