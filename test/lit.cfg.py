@@ -16,6 +16,9 @@ config.test_exec_root = os.path.join(config.rlx_obj_root, "test")
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP", "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# No test reads or fills the user's compile cache: a hit would skip the
+# compile diagnostics tests check. The cache's own tests set RLX_CACHE_DIR.
+config.environment["RLX_CACHE_DIR"] = ""
 
 tool_dirs = [config.rlx_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["rlx-opt", "rlx-run", "mlir-opt"],

@@ -36,7 +36,7 @@ extern "C" {
 /* The version of this interface. It grows by one with every change that is
  * not backward compatible (a struct member or a function changed); a
  * program compares it with rlxGetAPIVersion() of the library it loaded. */
-#define RLX_C_API_VERSION 1
+#define RLX_C_API_VERSION 2
 
 /* The version of the library this program runs against. */
 RLX_CAPI_EXPORTED int rlxGetAPIVersion(void);
@@ -124,6 +124,13 @@ typedef struct RlxCompileOptions {
   /* The target's runtime library; NULL or "" for the one beside this
    * library (librlx_<target>_runtime.so in the same folder). */
   const char *runtimeLibrary;
+  /* Nonzero: compile through the persistent compile cache
+   * (docs/compile-cache.md; RLX_CACHE_DIR and the other RLX_CACHE_*
+   * variables configure it, RLX_CACHE_DIR= turns it off). Default 1. */
+  int cache;
+  /* Nonzero: print MLIR's pass timing report and the time of every compile
+   * phase on stderr. Default 0. */
+  int timing;
 } RlxCompileOptions;
 
 /* Sets every field of `options` to its default. */

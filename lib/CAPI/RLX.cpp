@@ -13,6 +13,7 @@
 
 #include "rlx-c/RLX.h"
 
+#include "rlx/Execution/CompileCache.h"
 #include "rlx/Execution/ExecutionTarget.h"
 #include "rlx/InitRLX.h"
 #include "rlx/Runtime/HostTensor.h"
@@ -138,34 +139,50 @@ private:
 };
 } // namespace
 
-/// Parses the module of file `path` or of `source` (when `path` is null).
-static OwningOpRef<ModuleOp> parseModule(CapturingContext &context,
-                                         const char *path, const char *source,
-                                         size_t length, std::string &error) {
-  std::unique_ptr<llvm::MemoryBuffer> buffer;
-  if (path) {
-    if (!llvm::sys::fs::is_regular_file(path)) {
-      error = std::string("no such file '") + path + "'";
-      return nullptr;
-    }
-    auto file = llvm::MemoryBuffer::getFile(path);
-    if (!file) {
-      error = "cannot read '" + std::string(path) +
-              "': " + file.getError().message();
-      return nullptr;
-    }
-    buffer = std::move(*file);
-  } else {
-    buffer = llvm::MemoryBuffer::getMemBufferCopy(
-        llvm::StringRef(source, length), "<string>");
+/// The module text of file `path` or of `source` (when `path` is null).
+static std::unique_ptr<llvm::MemoryBuffer> readModuleText(const char *path,
+                                                          const char *source,
+                                                          size_t length,
+                                                          std::string &error) {
+  if (!path)
+    return llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(source, length),
+                                                "<string>");
+  if (!llvm::sys::fs::is_regular_file(path)) {
+    error = std::string("no such file '") + path + "'";
+    return nullptr;
   }
-  std::string name = path ? path : "<string>";
-  context.getSourceMgr().AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  auto file = llvm::MemoryBuffer::getFile(path);
+  if (!file) {
+    error =
+        "cannot read '" + std::string(path) + "': " + file.getError().message();
+    return nullptr;
+  }
+  return std::move(*file);
+}
+
+/// Parses the module text `text` in `context`, whose source manager keeps
+/// the buffer for the diagnostics of later passes.
+static OwningOpRef<ModuleOp>
+parseModuleText(CapturingContext &context,
+                std::unique_ptr<llvm::MemoryBuffer> text, std::string &error) {
+  std::string name = text->getBufferIdentifier().str();
+  context.getSourceMgr().AddNewSourceBuffer(std::move(text), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
       context.getSourceMgr(), ParserConfig(&context.get()));
   if (!module)
     error = context.withDiagnostics("cannot parse '" + name + "'");
   return module;
+}
+
+/// Parses the module of file `path` or of `source` (when `path` is null).
+static OwningOpRef<ModuleOp> parseModule(CapturingContext &context,
+                                         const char *path, const char *source,
+                                         size_t length, std::string &error) {
+  std::unique_ptr<llvm::MemoryBuffer> text =
+      readModuleText(path, source, length, error);
+  if (!text)
+    return nullptr;
+  return parseModuleText(context, std::move(text), error);
 }
 
 /// The execution library's options for `options` (defaults when null).
@@ -178,6 +195,7 @@ static CompileOptions toCompileOptions(const RlxCompileOptions *options,
   CompileOptions result;
   result.useBlas = options->useBlas != 0;
   result.profile = options->profile != 0;
+  result.timing = options->timing != 0;
   if (options->pipelineOptions)
     result.pipelineOptions = options->pipelineOptions;
   if (options->runtimeLibrary && *options->runtimeLibrary) {
@@ -265,24 +283,53 @@ static RlxStatus compileImpl(ModuleSource source,
       lookupExecutionTarget(targetOf(options));
   if (!target)
     return makeStatus(target.takeError());
-  CapturingContext context;
   std::string error;
-  OwningOpRef<ModuleOp> module =
+  // Read before the context, whose source manager refers to it, and so
+  // freed after it.
+  std::unique_ptr<llvm::MemoryBuffer> text =
       source.fromFile
-          ? parseModule(context, source.data, nullptr, 0, error)
-          : parseModule(context, nullptr, source.data, source.length, error);
-  if (!module)
+          ? readModuleText(source.data, nullptr, 0, error)
+          : readModuleText(nullptr, source.data, source.length, error);
+  if (!text)
     return makeStatus(error);
+  CapturingContext context;
   CompileOptions compileOptions = toCompileOptions(options, targetOf(options));
+  auto parse = [&]() -> llvm::Expected<ParsedGraph> {
+    OwningOpRef<ModuleOp> module =
+        parseModuleText(context,
+                        llvm::MemoryBuffer::getMemBuffer(
+                            text->getBuffer(), text->getBufferIdentifier(),
+                            /*RequiresNullTerminator=*/false),
+                        error);
+    if (!module)
+      return llvm::createStringError(error);
+    return ParsedGraph{std::move(module), entryOf(options).str()};
+  };
   if (outputPath) {
+    llvm::Expected<ParsedGraph> parsed = parse();
+    if (!parsed)
+      return makeStatus(parsed.takeError());
     llvm::Expected<GraphSignature> signature = (*target)->emitSharedLibrary(
-        *module, entryOf(options), outputPath, compileOptions);
+        *parsed->module, parsed->entry, outputPath, compileOptions);
     return signature ? nullptr : context.fail(signature.takeError());
   }
+  llvm::Expected<CompileCacheConfig> cache =
+      CompileCacheConfig::fromEnvironment();
+  if (!cache)
+    return makeStatus(cache.takeError());
+  if (options && !options->cache)
+    cache->directory.clear();
   llvm::Expected<std::unique_ptr<CompiledGraph>> compiled =
-      (*target)->compile(*module, entryOf(options), compileOptions);
-  if (!compiled)
+      compileWithCache(**target, text->getBuffer(), entryOf(options),
+                       /*entryRule=*/"", parse, compileOptions, *cache);
+  if (!compiled) {
+    // A parse error carries its diagnostics already.
+    if (!error.empty()) {
+      llvm::consumeError(compiled.takeError());
+      return makeStatus(error);
+    }
     return context.fail(compiled.takeError());
+  }
   *graph = wrapGraph(std::move(*compiled));
   return nullptr;
 }
@@ -324,6 +371,7 @@ void rlxCompileOptionsInit(RlxCompileOptions *options) {
   std::memset(options, 0, sizeof(*options));
   options->target = "cpu";
   options->useBlas = 1;
+  options->cache = 1;
 }
 
 const char *rlxGetTargetNames(void) {

@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <mutex>
 #include <numeric>
 
 #include <dlfcn.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 using namespace rlxrt;
+using rlxrt::detail::readAt;
 
 namespace {
 
@@ -33,22 +35,6 @@ constexpr uint16_t kHostMachine = EM_AARCH64;
 #else
 #error "unknown host architecture: name its ELF machine here"
 #endif
-
-/// Reads `size` bytes at `offset`; false if the file has fewer.
-bool readAt(int fd, uint64_t offset, void *out, size_t size) {
-  auto *bytes = static_cast<char *>(out);
-  while (size > 0) {
-    ssize_t n = ::pread(fd, bytes, size, static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    bytes += n;
-    offset += n;
-    size -= n;
-  }
-  return true;
-}
 
 /// Checks that `path` is a whole ELF shared library for this host before
 /// dlopen maps it: the loader maps each segment's file range and a range
@@ -201,6 +187,24 @@ CompiledGraph::load(llvm::StringRef path) {
   return graph;
 }
 
+namespace {
+struct LoadedPlugins {
+  std::mutex mutex;
+  std::vector<std::string> paths;
+};
+} // namespace
+
+static LoadedPlugins &getLoadedPlugins() {
+  static LoadedPlugins plugins;
+  return plugins;
+}
+
+std::vector<std::string> rlxrt::getLoadedCustomOpPlugins() {
+  LoadedPlugins &plugins = getLoadedPlugins();
+  std::lock_guard<std::mutex> lock(plugins.mutex);
+  return plugins.paths;
+}
+
 llvm::Error rlxrt::loadCustomOpPlugin(llvm::StringRef path) {
   llvm::SmallString<256> absolute(path);
   if (std::error_code error = llvm::sys::fs::make_absolute(absolute))
@@ -224,6 +228,9 @@ llvm::Error rlxrt::loadCustomOpPlugin(llvm::StringRef path) {
         "the " + llvm::Twine(RLX_PLUGIN_INIT_SYMBOL) + " of plugin '" + path +
         "' failed (returned " + llvm::Twine(status) +
         "): " + rlxCustomOpsLastError());
+  LoadedPlugins &plugins = getLoadedPlugins();
+  std::lock_guard<std::mutex> lock(plugins.mutex);
+  plugins.paths.push_back(std::string(absolute));
   return llvm::Error::success();
 }
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rlx/Execution/HostCode.h"
+#include "rlx/Execution/CompilePhase.h"
 #include "rlx/Execution/GraphABI.h"
 #include "rlx/Transforms/OpLabels.h"
 
@@ -65,10 +66,14 @@ rlxrt::findRuntimeLibrary(llvm::StringRef requested, llvm::StringRef fileName,
 }
 
 /// Compiles `module` (LLVM dialect) for this host into a PIC object file.
-static llvm::Error emitObjectFile(ModuleOp module, llvm::StringRef objectPath) {
+static llvm::Error emitObjectFile(ModuleOp module, llvm::StringRef objectPath,
+                                  bool timing) {
   llvm::LLVMContext llvmContext;
+  std::optional<CompilePhase> phase(std::in_place, "translation to LLVM IR",
+                                    timing);
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext);
+  phase.reset();
   if (!llvmModule)
     return llvm::createStringError("translation to LLVM IR failed");
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
@@ -81,9 +86,11 @@ static llvm::Error emitObjectFile(ModuleOp module, llvm::StringRef objectPath) {
     return machine.takeError();
   ExecutionEngine::setupTargetTripleAndDataLayout(llvmModule.get(),
                                                   machine->get());
+  phase.emplace("LLVM optimization", timing);
   if (llvm::Error err =
           makeOptimizingTransformer(3, 0, machine->get())(llvmModule.get()))
     return err;
+  phase.emplace("LLVM code generation", timing);
   std::error_code ec;
   llvm::raw_fd_ostream os(objectPath, ec);
   if (ec)
@@ -139,7 +146,13 @@ static llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
   return llvm::Error::success();
 }
 
-LogicalResult rlxrt::runCompilePipeline(PassManager &pm, ModuleOp module) {
+LogicalResult rlxrt::runCompilePipeline(PassManager &pm, ModuleOp module,
+                                        bool timing) {
+  // The pass manager owns the timing manager, which prints its report when
+  // the pass manager goes.
+  if (timing)
+    pm.enableTiming();
+  CompilePhase phase("pass pipeline", timing);
   bool errorReported = false;
   ScopedDiagnosticHandler seeErrors(module.getContext(), [&](Diagnostic &d) {
     if (d.getSeverity() == DiagnosticSeverity::Error)
@@ -152,7 +165,8 @@ LogicalResult rlxrt::runCompilePipeline(PassManager &pm, ModuleOp module) {
 
 llvm::Error rlxrt::emitHostSharedLibrary(ModuleOp module,
                                          llvm::StringRef outputPath,
-                                         llvm::StringRef runtimeLibrary) {
+                                         llvm::StringRef runtimeLibrary,
+                                         bool timing) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::SmallString<128> object;
@@ -160,7 +174,7 @@ llvm::Error rlxrt::emitHostSharedLibrary(ModuleOp module,
           llvm::sys::fs::createTemporaryFile("rlx-graph", "o", object))
     return llvm::createStringError("cannot create a temporary object file: " +
                                    ec.message());
-  llvm::Error error = emitObjectFile(module, object);
+  llvm::Error error = emitObjectFile(module, object, timing);
   if (error) {
     llvm::sys::fs::remove(object);
     return error;
@@ -177,7 +191,10 @@ llvm::Error rlxrt::emitHostSharedLibrary(ModuleOp module,
                                    "': " + ec.message());
   }
   ::close(fd);
-  error = linkSharedLibrary(object, temp, runtimeLibrary, outputPath);
+  {
+    CompilePhase phase("linking", timing);
+    error = linkSharedLibrary(object, temp, runtimeLibrary, outputPath);
+  }
   llvm::sys::fs::remove(object);
   if (!error)
     if (std::error_code ec = llvm::sys::fs::rename(temp, outputPath))
@@ -190,7 +207,8 @@ llvm::Error rlxrt::emitHostSharedLibrary(ModuleOp module,
 
 llvm::Expected<std::unique_ptr<CompiledGraph>>
 rlxrt::jitCompileGraph(ModuleOp module, GraphSignature signature,
-                       llvm::StringRef runtimeLibrary) {
+                       llvm::StringRef runtimeLibrary, bool timing) {
+  CompilePhase phase("LLVM JIT compilation", timing);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::StringRef libs[] = {runtimeLibrary};

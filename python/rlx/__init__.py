@@ -91,7 +91,7 @@ class _Options:
     with it)."""
 
     def __init__(self, target, entry, use_blas, profile, runtime_library,
-                 pipeline_options):
+                 pipeline_options, cache=True, timing=False):
         self.keep = [s.encode() if s is not None else None
                      for s in (target, entry, pipeline_options,
                                runtime_library)]
@@ -103,6 +103,8 @@ class _Options:
         self.struct.runtimeLibrary = self.keep[3]
         self.struct.useBlas = int(bool(use_blas))
         self.struct.profile = int(bool(profile))
+        self.struct.cache = int(bool(cache))
+        self.struct.timing = int(bool(timing))
 
 
 # rlxGraphBench counts runs in a C unsigned: a larger or negative Python int
@@ -555,17 +557,24 @@ def _compile_text(source, args):
 
 def compile(path_or_text, target="cpu", params=None, entry=None,
             use_blas=True, profile=False, runtime_library=None,
-            pipeline_options=None, **options):
+            pipeline_options=None, cache=True, timing=False, **options):
     """Compiles a module of rlx graphs (a path or the text) for `target`.
 
     `entry` picks the graph function (default: the only public one);
     `params` (a .safetensors or GGUF path or a name -> array mapping) is
     bound; other keywords are options of the target's pipeline,
     `allow_tf32=True, block_size=128` standing for
-    "allow-tf32 block-size=128" (or give the text as `pipeline_options`). Raises RLXError with the diagnostics."""
+    "allow-tf32 block-size=128" (or give the text as `pipeline_options`).
+
+    `cache=False` compiles without the persistent compile cache
+    (docs/compile-cache.md), which otherwise loads a graph compiled before
+    with the same text, options, target, CPU and compiler; `timing=True`
+    prints MLIR's pass timing report and each compile phase's time on
+    stderr. Raises RLXError with the diagnostics."""
     source = _read_source(path_or_text)
     args = _compile_args(target, entry, use_blas, profile, runtime_library,
                          pipeline_options, options)
+    args.update(cache=cache, timing=timing)
     graph = _compile_text(source, args)
     if params is not None:
         graph.bind(params)

@@ -6,7 +6,7 @@ import ctypes
 import os
 
 # The C API version these declarations follow (RLX_C_API_VERSION).
-API_VERSION = 1
+API_VERSION = 2
 
 
 class RLXError(Exception):
@@ -40,6 +40,8 @@ class CompileOptions(ctypes.Structure):
         ("useBlas", ctypes.c_int),
         ("profile", ctypes.c_int),
         ("runtimeLibrary", ctypes.c_char_p),
+        ("cache", ctypes.c_int),
+        ("timing", ctypes.c_int),
     ]
 
 

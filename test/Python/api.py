@@ -40,7 +40,7 @@ def reference(x):
     return h @ params["w2"]
 
 
-check(rlx.api_version() == 1, "api_version")
+check(rlx.api_version() == 2, "api_version")
 check("cpu" in rlx.targets(), "targets has cpu")
 
 graph = rlx.compile(MLP, params=params)

@@ -22,6 +22,8 @@
 #include "Runner.h"
 
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Execution/CompileCache.h"
+#include "rlx/Execution/CompilePhase.h"
 #include "rlx/Execution/ExecutionTarget.h"
 #include "rlx/InitRLX.h"
 
@@ -92,6 +94,23 @@ static cl::opt<std::string> runtimeLib(
              "lib/librlx_<target>_runtime.so beside the tool's bin/)"),
     cl::cat(rlxrun::runCategory));
 
+static cl::opt<bool> noCache(
+    "no-cache",
+    cl::desc("Compile without the compile cache (docs/compile-cache.md): "
+             "neither load a stored compile nor store this one"),
+    cl::cat(rlxrun::runCategory));
+static cl::opt<bool> cacheStats(
+    "cache-stats",
+    cl::desc("Print one line on stderr saying whether the compile cache "
+             "had the graph (hit), compiled and stored it (miss) or was "
+             "off; as RLX_CACHE_VERBOSE=1"),
+    cl::cat(rlxrun::runCategory));
+static cl::opt<bool> mlirTiming(
+    "mlir-timing",
+    cl::desc("Print MLIR's pass timing report and the time of every compile "
+             "phase (parsing, the pass pipeline, LLVM) on stderr"),
+    cl::cat(rlxrun::runCategory));
+
 /// The function --steps runs when --entry is not given: the only public
 /// one returning updated parameters, such as rlx-autodiff's @f_train_step
 /// beside @f and @f_grad. Empty when there is not exactly one.
@@ -159,6 +178,37 @@ static std::unique_ptr<llvm::MemoryBuffer> readModuleText() {
   return std::move(*buffer);
 }
 
+/// The compile options the flags give.
+static CompileOptions getCompileOptions() {
+  CompileOptions options;
+  options.useBlas = useBlas;
+  options.profile = profile;
+  options.pipelineOptions = pipelineOptions;
+  options.runtimeLibrary = runtimeLib;
+  options.timing = mlirTiming;
+  return options;
+}
+
+/// Parses the module text in `context` and picks the graph to compile.
+static ParsedGraph parseGraph(MLIRContext &context,
+                              const llvm::MemoryBuffer &text) {
+  CompilePhase phase("parsing", mlirTiming);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(text.getBuffer(),
+                                       text.getBufferIdentifier()),
+      llvm::SMLoc());
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module)
+    fatal("cannot parse '" + inputFile + "' (see the diagnostics above)");
+  std::string entry = entryName;
+  if (entry.empty() && steps > 0)
+    entry = findTrainingStep(*module);
+  return {std::move(module), entry};
+}
+
 /// Compiles the graph file for `target` and sets `compileMs`; or, with
 /// --emit-shared-lib, writes it as a library and returns null.
 static std::unique_ptr<CompiledGraph>
@@ -168,30 +218,30 @@ compileGraph(const ExecutionTarget &target, double &compileMs) {
   rlx::registerAllDialects(registry);
   // The compiled graph keeps only code, so the IR may go with this scope.
   MLIRContext context(registry);
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  sourceMgr.AddNewSourceBuffer(std::move(text), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
-  if (!module)
-    fatal("cannot parse '" + inputFile + "' (see the diagnostics above)");
-  std::string entry = entryName;
-  if (entry.empty() && steps > 0)
-    entry = findTrainingStep(*module);
-  CompileOptions options;
-  options.useBlas = useBlas;
-  options.profile = profile;
-  options.pipelineOptions = pipelineOptions;
-  options.runtimeLibrary = runtimeLib;
+  CompileOptions options = getCompileOptions();
   if (!emitSharedLib.empty()) {
-    GraphSignature signature = exitOnError(
-        target.emitSharedLibrary(*module, entry, emitSharedLib, options));
+    ParsedGraph parsed = parseGraph(context, *text);
+    GraphSignature signature = exitOnError(target.emitSharedLibrary(
+        *parsed.module, parsed.entry, emitSharedLib, options));
     llvm::outs() << "wrote " << emitSharedLib << " (@" << signature.name
                  << "; run it with rlx-run --load " << emitSharedLib << ")\n";
     return nullptr;
   }
+  CompileCacheConfig cache = exitOnError(CompileCacheConfig::fromEnvironment());
+  if (noCache)
+    cache.directory.clear();
+  cache.verbose |= cacheStats;
+  // With --steps and no --entry the training step is looked up in the
+  // module: a rule of rlx-run's own, so part of the cache key.
+  llvm::StringRef entryRule =
+      entryName.empty() && steps > 0 ? "rlx-run training step" : "";
   auto start = std::chrono::steady_clock::now();
-  auto graph = exitOnError(target.compile(*module, entry, options));
+  auto graph = exitOnError(compileWithCache(
+      target, text->getBuffer(), entryName, entryRule,
+      [&]() -> llvm::Expected<ParsedGraph> {
+        return parseGraph(context, *text);
+      },
+      options, cache));
   compileMs = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
                   .count();

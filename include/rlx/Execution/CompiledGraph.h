@@ -199,6 +199,11 @@ private:
 /// unloaded: registered kernels stay callable.
 llvm::Error loadCustomOpPlugin(llvm::StringRef path);
 
+/// The absolute paths of the plugins loadCustomOpPlugin loaded, in load
+/// order: their ops shape what a graph compiles to, so the compile cache
+/// keys on them.
+std::vector<std::string> getLoadedCustomOpPlugins();
+
 } // namespace rlxrt
 
 #endif // RLX_EXECUTION_COMPILEDGRAPH_H

@@ -42,6 +42,9 @@ struct CompileOptions {
   /// Path of the target's runtime library, which compiled graphs call and
   /// link against. Empty: the target's default location.
   std::string runtimeLibrary;
+  /// Print MLIR's pass timing report and the time of every compile phase
+  /// on stderr (CompilePhase).
+  bool timing = false;
 };
 
 class ExecutionTarget {
@@ -66,6 +69,13 @@ public:
   emitSharedLibrary(mlir::ModuleOp module, llvm::StringRef entry,
                     llvm::StringRef outputPath,
                     const CompileOptions &options) const = 0;
+
+  /// Whether the library emitSharedLibrary writes runs in this process as
+  /// the graph `compile` returns would, so the compile cache
+  /// (CompileCache.h) may store it in place of compiling. A target whose
+  /// compile depends on more than the cache key holds (the devices of
+  /// this process) says no, and is compiled each time.
+  virtual bool supportsCompileCache() const { return false; }
 };
 
 /// Makes `target` available by its name. A second target of the same name

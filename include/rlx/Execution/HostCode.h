@@ -46,16 +46,20 @@ llvm::Error parsePipelineOptions(mlir::detail::PassOptions &options,
 
 /// Runs `pm` on `module`. Fails also when a pass reported an error without
 /// signalling failure, so that a compile never prints `error:` and goes on
-/// (the diagnostics still reach the handlers installed before).
+/// (the diagnostics still reach the handlers installed before). With
+/// `timing`, MLIR's pass timing report goes to stderr after the run.
 mlir::LogicalResult runCompilePipeline(mlir::PassManager &pm,
-                                       mlir::ModuleOp module);
+                                       mlir::ModuleOp module,
+                                       bool timing = false);
 
 /// Compiles `module` (LLVM dialect) for this host as position-independent
 /// code and links it into `outputPath`, with `runtimeLibrary` as a
-/// dependency (DT_NEEDED) found through an rpath to its folder.
+/// dependency (DT_NEEDED) found through an rpath to its folder. With
+/// `timing`, every phase's time goes to stderr (CompilePhase).
 llvm::Error emitHostSharedLibrary(mlir::ModuleOp module,
                                   llvm::StringRef outputPath,
-                                  llvm::StringRef runtimeLibrary);
+                                  llvm::StringRef runtimeLibrary,
+                                  bool timing = false);
 
 /// The per-op timers of a graph JIT-compiled from `module`: the labels its
 /// pipeline stored in the module (`rlx.profile_labels`) and the timer
@@ -69,9 +73,10 @@ bindModuleProfileTimers(mlir::ModuleOp module,
 /// JIT-compiles `module` (LLVM dialect, with the graph entry) in this
 /// process with `runtimeLibrary` loaded, and returns the graph: its
 /// `rlx_graph_run`, and its `rlx_graph_bench` where the module has one.
+/// With `timing`, the JIT's time goes to stderr (CompilePhase).
 llvm::Expected<std::unique_ptr<CompiledGraph>>
 jitCompileGraph(mlir::ModuleOp module, GraphSignature signature,
-                llvm::StringRef runtimeLibrary);
+                llvm::StringRef runtimeLibrary, bool timing = false);
 
 } // namespace rlxrt
 

@@ -39,6 +39,10 @@ private:
 UniqueFd openRegularFile(const std::string &path, uint64_t &size,
                          std::string &reason);
 
+/// Reads `size` bytes at `offset` of `fd` into `out`, retrying interrupted
+/// and short reads; false on an error or a file with fewer bytes.
+bool readAt(int fd, uint64_t offset, void *out, size_t size);
+
 /// The bytes of `path`, or std::nullopt with `error` naming the file and
 /// the system's reason.
 std::optional<std::string> readWholeFile(const std::string &path,

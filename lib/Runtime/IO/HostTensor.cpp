@@ -289,6 +289,21 @@ detail::UniqueFd::~UniqueFd() {
     ::close(fd);
 }
 
+bool rlxrt::detail::readAt(int fd, uint64_t offset, void *out, size_t size) {
+  auto *bytes = static_cast<char *>(out);
+  while (size > 0) {
+    ssize_t n = ::pread(fd, bytes, size, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    bytes += n;
+    offset += n;
+    size -= n;
+  }
+  return true;
+}
+
 detail::UniqueFd rlxrt::detail::openRegularFile(const std::string &path,
                                                 uint64_t &size,
                                                 std::string &reason) {

@@ -55,7 +55,7 @@ lower(ModuleOp module, llvm::StringRef entry, const CompileOptions &options) {
           pipelineOptions, options.pipelineOptions, "rlx-cpu-pipeline"))
     return std::move(error);
   rlx::buildRLXCPUPipeline(pm, pipelineOptions);
-  if (failed(runCompilePipeline(pm, module)) ||
+  if (failed(runCompilePipeline(pm, module, options.timing)) ||
       failed(addGraphEntry(module, *signature)))
     return llvm::createStringError("compiling @" + signature->name +
                                    " for the CPU failed (see the diagnostics "
@@ -90,8 +90,9 @@ public:
         return bound.takeError();
       timers = std::move(*bound);
     }
-    llvm::Expected<std::unique_ptr<CompiledGraph>> graph = jitCompileGraph(
-        module, std::move(lowered->signature), lowered->runtimeLibrary);
+    llvm::Expected<std::unique_ptr<CompiledGraph>> graph =
+        jitCompileGraph(module, std::move(lowered->signature),
+                        lowered->runtimeLibrary, options.timing);
     if (!graph)
       return graph.takeError();
     if (timers)
@@ -107,11 +108,14 @@ public:
     llvm::Expected<LoweredGraph> lowered = lower(module, entry, options);
     if (!lowered)
       return lowered.takeError();
-    if (llvm::Error error =
-            emitHostSharedLibrary(module, outputPath, lowered->runtimeLibrary))
+    if (llvm::Error error = emitHostSharedLibrary(
+            module, outputPath, lowered->runtimeLibrary, options.timing))
       return std::move(error);
     return std::move(lowered->signature);
   }
+  // Both paths lower with the same pipeline for this host's CPU and compile
+  // with the same LLVM settings.
+  bool supportsCompileCache() const override { return true; }
 };
 
 } // namespace
