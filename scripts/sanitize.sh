@@ -7,7 +7,8 @@
 # RLX_SANITIZE_BUILD_DIR  the build directory (default: build-sanitize/)
 # RLX_SANITIZE_TARGETS    ninja targets to build instead of everything
 # RLX_SANITIZE_TESTS      a ctest -R regex choosing the suites to run
-#                         (rlx-lit is the lit suite; the unit tests are
+#                         (rlx-lit-<folder> are the lit suites, one per
+#                         top-level folder of test/; the unit tests are
 #                         named Suite.Test)
 # RLX_SANITIZE_LIT_FILTER with rlx-lit: a lit --filter regex
 #
