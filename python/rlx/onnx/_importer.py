@@ -180,9 +180,10 @@ class _Converter:
                 raise RLXError(f"graph output '{info.name}' is never "
                                "computed")
             value = self.env[info.name]
-            if value is None:
-                raise UnsupportedError(f"graph output '{info.name}' is an "
-                                       "output with no rlx translation")
+            if isinstance(value, NoValue):
+                raise UnsupportedError(f"graph output '{info.name}' is "
+                                       f"{value.what}, which has no rlx "
+                                       "translation")
             results.append(self.value(value))
         return results
 
@@ -192,12 +193,32 @@ class _Converter:
         return (f"node {index} {name} (op_type {node.op_type}, domain "
                 f"{domain}, opset {self.opset}): ")
 
+    def check_version(self, index, node):
+        """A model of an opset before 13 imports where each of its
+        operators is the version opset 13 has (the same definition)."""
+        from onnx import defs
+        try:
+            version = defs.get_schema(node.op_type, self.opset,
+                                      "").since_version
+            translated = defs.get_schema(node.op_type, OPSETS.start,
+                                         "").since_version
+        except defs.SchemaError:
+            version, translated = None, -1
+        if version != translated:
+            raise UnsupportedError(
+                self.where(index, node) + f"the model's opset {self.opset} "
+                f"defines {node.op_type} version {version}; rlx.onnx "
+                f"translates the versions of opsets {OPSETS.start} to "
+                f"{OPSETS.stop - 1}")
+
     def translate(self, index, node):
         handler = OPS.get(node.op_type) if node.domain in ("", "ai.onnx") \
             else None
         if handler is None:
             raise UnsupportedError(self.where(index, node) + "no rlx "
                                    "translation (see docs/onnx.md)")
+        if self.opset < OPSETS.start:
+            self.check_version(index, node)
         from onnx import helper
         attrs = {a.name: _attribute(helper.get_attribute_value(a))
                  for a in node.attribute}
@@ -308,7 +329,7 @@ def import_model(model, dims=None, base_dir=None):
     if opset is None:
         raise UnsupportedError("the model imports no version of the "
                                "default ONNX domain")
-    if opset not in OPSETS:
+    if opset > OPSETS.stop - 1:
         raise UnsupportedError(f"the model's opset is {opset}; rlx.onnx "
                                f"translates opsets {OPSETS.start} to "
                                f"{OPSETS.stop - 1}")

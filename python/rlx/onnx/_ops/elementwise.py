@@ -29,11 +29,19 @@ def _binary_handler(kind, function):
                                        numeric(np.asarray(b), kind))) \
                 .astype(np.result_type(a.dtype, b.dtype))
         if kind == "pow":
-            # Pow's exponent may have its own type; rlx takes the base's.
-            a = c.value(a)
-            return c.e.binary("pow", a, c.e.cast(c.value(b), a.dtype))
+            return _pow(c, c.value(a), c.value(b))
         return c.binary(kind, a, b)
     return handler
+
+
+def _pow(c, base, exponent):
+    """Pow's exponent may have its own type; the result has the base's.
+    An integer power is computed in f64 and truncated back, as ONNX's
+    reference does."""
+    if base.dtype.startswith(("f", "bf")):
+        return c.e.binary("pow", base, c.e.cast(exponent, base.dtype))
+    y = c.e.binary("pow", c.e.cast(base, "f64"), c.e.cast(exponent, "f64"))
+    return c.e.cast(y, base.dtype)
 
 
 for _name, (_kind, _function) in _BINARY.items():
@@ -400,3 +408,45 @@ def erf(c, inputs, attrs):
     c.skip.update(spanned)
     c.env[last.output[0]] = c.e.activation("gelu", c.value(c.env[x]))
     return NoValue("Erf's output inside a GELU")
+
+
+def _exp_pair(sign):
+    """sinh (sign -1) and cosh (sign 1): (exp(x) + sign * exp(-x)) / 2."""
+    def handler(c, inputs, attrs):
+        x = _float_value(c, inputs[0], "Sinh" if sign < 0 else "Cosh")
+        up = c.e.activation("exp", x)
+        down = c.e.activation("exp", c.e.activation("neg", x))
+        pair = c.e.binary("add" if sign > 0 else "sub", up, down)
+        return c.e.binary("mul", pair, c.scalar(0.5, x))
+    return handler
+
+
+OPS["Sinh"], OPS["Cosh"] = _exp_pair(-1), _exp_pair(1)
+
+
+@op("IsNaN")
+def is_nan(c, inputs, attrs):
+    x = _float_value(c, inputs[0], "IsNaN")
+    return c.e.compare("ne", x, x)
+
+
+@op("IsInf")
+def is_inf(c, inputs, attrs):
+    x = _float_value(c, inputs[0], "IsInf")
+    positive = c.e.compare("eq", x, c.scalar(float("inf"), x))
+    negative = c.e.compare("eq", x, c.scalar(float("-inf"), x))
+    false = c.e.constant(False, "i1")
+    positive = positive if attrs.get("detect_positive", 1) else false
+    negative = negative if attrs.get("detect_negative", 1) else false
+    return c.e.where(positive, c.e.constant(True, "i1"), negative)
+
+
+@op("Shrink")
+def shrink(c, inputs, attrs):
+    x = c.value(inputs[0])
+    bias, lambd = attrs.get("bias", 0.0), attrs.get("lambd", 0.5)
+    below = c.e.compare("lt", x, c.scalar(-lambd, x))
+    above = c.e.compare("gt", x, c.scalar(lambd, x))
+    zero = c.scalar(0, x)
+    y = c.e.where(above, c.e.binary("sub", x, c.scalar(bias, x)), zero)
+    return c.e.where(below, c.e.binary("add", x, c.scalar(bias, x)), y)

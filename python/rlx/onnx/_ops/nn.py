@@ -56,6 +56,12 @@ def _explicit_pad(c, x, before, after, value):
     return torch_indexing.pad(c, x, pairs, "constant", value)
 
 
+def _needs_explicit(before, after, kernel):
+    """Asymmetric pads, or pads wider than half a window (which rlx.pool
+    refuses): padded ahead of the op."""
+    return before != after or any(2 * p > k for p, k in zip(before, kernel))
+
+
 def _geometry(c, x, w_shape, attrs, pad_value):
     """(x padded where the pads are asymmetric, 2-d kernel, strides, pads,
     dilations), a 1-d op lifted to 2-d ([N, C, 1, L])."""
@@ -64,7 +70,7 @@ def _geometry(c, x, w_shape, attrs, pad_value):
     strides = list(attrs.get("strides", [1] * spatial))
     dilations = list(attrs.get("dilations", [1] * spatial))
     before, after = _pads(c, x, attrs, kernel, strides, dilations)
-    if before != after:
+    if _needs_explicit(before, after, kernel):
         x = _explicit_pad(c, x, before, after, pad_value)
         before = [0] * spatial
     if spatial == 1:
@@ -134,11 +140,17 @@ def max_pool(c, inputs, attrs):
     x = c.value(inputs[0])
     spatial = _spatial(x, "MaxPool")
     _pool_attrs(attrs)
+    dtype = x.dtype
+    if dtype.startswith("ui"):
+        # rlx.pool takes signless integers: the max of the values widened
+        # to i32 (exact), narrowed back.
+        x = c.e.cast(x, "i32")
     x2, kernel, strides, pads, dilations = _geometry(
         c, x, None, attrs, torch_nn._lowest(x.dtype))
     y = torch_nn.max_pool2d(c, x2, kernel, strides, pads, dilations,
                             bool(attrs.get("ceil_mode", 0)))
-    return _back_to_1d(c, y, spatial), NoValue("MaxPool's Indices")
+    y = c.e.cast(_back_to_1d(c, y, spatial), dtype)
+    return y, NoValue("MaxPool's Indices")
 
 
 @op("AveragePool")
@@ -149,15 +161,38 @@ def average_pool(c, inputs, attrs):
     before_after = _pads(c, x, attrs, attrs["kernel_shape"],
                          attrs.get("strides", [1] * spatial),
                          attrs.get("dilations", [1] * spatial))
-    if before_after[0] != before_after[1] and not include:
-        raise RLXError("AveragePool with asymmetric pads and "
-                       "count_include_pad 0")
     if attrs.get("dilations", [1] * spatial) != [1] * spatial:
         raise RLXError("AveragePool with dilations")
     x2, kernel, strides, pads, _ = _geometry(c, x, None, attrs, 0.0)
-    y = torch_nn.avg_pool2d(c, x2, kernel, strides, pads,
-                            bool(attrs.get("ceil_mode", 0)), include)
+    ceil_mode = bool(attrs.get("ceil_mode", 0))
+    before = list(before_after[0])
+    sizes = list(x.shape[2:])
+    if spatial == 1:
+        before, sizes = [0] + before, [1] + sizes
+    if _needs_explicit(before_after[0], before_after[1],
+                       attrs["kernel_shape"]) and not include:
+        # Padded ahead of the pool (pads wider than half a window): the
+        # divisor of each window is the count of input elements in it.
+        if ceil_mode:
+            raise RLXError("AveragePool with ceil_mode, count_include_pad "
+                           "0 and pads wider than half the window")
+        y = c.e.pool("sum", x2, kernel, strides, (0, 0))
+        counts = [_window_counts(sizes[i], before[i], kernel[i],
+                                 strides[i], y.shape[2 + i])
+                  for i in range(2)]
+        divisor = np.outer(counts[0], counts[1]).astype(np.float64)
+        y = c.e.binary("div", y, c.e.constant(divisor, y.dtype))
+    else:
+        y = torch_nn.avg_pool2d(c, x2, kernel, strides, pads, ceil_mode,
+                                include)
     return _back_to_1d(c, y, spatial)
+
+
+def _window_counts(size, before, kernel, stride, out):
+    """How many input elements each of `out` windows covers along a dim
+    padded by `before` ahead of the input."""
+    starts = np.arange(out) * stride - before
+    return np.minimum(starts + kernel, size) - np.maximum(starts, 0)
 
 
 def _global(kind):
@@ -196,10 +231,18 @@ def layer_norm(c, inputs, attrs):
         return c.e.expand(v, normalized) if v.shape != normalized else v
     scale = full(inputs[1])
     bias = full(inputs[2] if len(inputs) > 2 else None)
-    y = torch_nn.layer_norm(c, x, normalized, scale, bias,
-                            attrs.get("epsilon", 1e-5))
-    return y, NoValue("LayerNormalization's Mean"), \
-        NoValue("LayerNormalization's InvStdDev")
+    eps = attrs.get("epsilon", 1e-5)
+    y = torch_nn.layer_norm(c, x, normalized, scale, bias, eps)
+    if c.outputs == 1:
+        return y
+    # The statistics, where the node names them: kept dims of size 1.
+    axes = list(range(axis, x.rank))
+    mean = c.e.reduce("mean", x, axes, True)
+    centered = c.e.binary("sub", x, mean)
+    variance = c.e.reduce("mean", c.e.binary("mul", centered, centered),
+                          axes, True)
+    return y, mean, c.e.activation(
+        "rsqrt", c.e.binary("add", variance, c.scalar(eps, variance)))
 
 
 @op("InstanceNormalization")

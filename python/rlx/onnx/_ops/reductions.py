@@ -101,3 +101,16 @@ def cumsum(c, inputs, attrs):
         raise RLXError("CumSum with exclusive or reverse")
     return c.e.cumsum(x, axis_index(int(np.asarray(axis).reshape(-1)[0]),
                                     x.rank))
+
+
+@op("MeanVarianceNormalization")
+def mean_variance_normalization(c, inputs, attrs):
+    """(x - mean) / sqrt(variance) over `axes` (default N, H, W); no
+    epsilon, as ONNX defines it."""
+    x = c.value(inputs[0])
+    axes = [axis_index(a, x.rank) for a in attrs.get("axes", [0, 2, 3])]
+    mean = c.e.reduce("mean", x, axes, True)
+    centered = c.e.binary("sub", x, mean)
+    variance = c.e.reduce("mean", c.e.binary("mul", centered, centered),
+                          axes, True)
+    return c.e.binary("div", centered, c.e.activation("sqrt", variance))

@@ -117,8 +117,11 @@ def reshape(c, inputs, attrs):
 @op("Flatten")
 def flatten(c, inputs, attrs):
     (x,) = inputs
-    axis = axis_index(attrs.get("axis", 1), len(x.shape) + 1) \
-        if attrs.get("axis", 1) != len(x.shape) else len(x.shape)
+    rank = len(x.shape)
+    axis = attrs.get("axis", 1)
+    if not -rank <= axis <= rank:
+        raise RLXError(f"Flatten axis {axis} of a rank-{rank} tensor")
+    axis = axis + rank if axis < 0 else axis
 
     def product(dims):
         if any(isinstance(d, str) for d in dims):

@@ -1,0 +1,100 @@
+# Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+"""Element gathers, triangles, one-hot and block rearrangements, over the
+torch translations (python/rlx/torch/_ops/indexing.py)."""
+
+import numpy as np
+
+from ..._capi import RLXError
+from ...torch._ops import indexing as torch_indexing
+from .common import axis_index, is_const, op
+
+
+def _wrapped(c, indices, size):
+    """Negative indices counted from the end of a dim of `size`."""
+    indices = c.e.cast(c.value(indices), "i64")
+    zero = c.scalar(0, indices)
+    return c.e.where(c.e.compare("lt", indices, zero),
+                     c.e.binary("add", indices, c.scalar(size, indices)),
+                     indices)
+
+
+@op("GatherElements")
+def gather_elements(c, inputs, attrs):
+    x = c.value(inputs[0])
+    axis = axis_index(attrs.get("axis", 0), x.rank)
+    indices = _wrapped(c, inputs[1], x.shape[axis])
+    return torch_indexing.gather(c, x, axis, indices)
+
+
+@op("Trilu")
+def trilu(c, inputs, attrs):
+    """x where column - row >= k (upper) or <= k (lower) over the last two
+    dims, 0 elsewhere; k may be a graph value (the mask is computed by the
+    graph from constant positions)."""
+    x = c.value(inputs[0])
+    if x.rank < 2:
+        raise RLXError(f"Trilu of a rank-{x.rank} tensor")
+    if 0 in x.shape:
+        return x  # nothing to mask
+    k = inputs[1] if len(inputs) > 1 else None
+    k = c.e.constant(0, "i64") if k is None else \
+        c.e.reshape(c.e.cast(c.value(k), "i64"), ())
+    rows, cols = x.shape[-2:]
+    offset = np.arange(cols).reshape(1, cols) - np.arange(rows).reshape(
+        rows, 1)
+    keep = c.e.compare("ge" if attrs.get("upper", 1) else "le",
+                       c.e.constant(offset.astype(np.int64), "i64"), k)
+    return c.e.where(keep, x, c.scalar(0, x))
+
+
+@op("OneHot")
+def one_hot(c, inputs, attrs):
+    """values[1] where the index (negative ones from the end) is the
+    position along the new axis, values[0] elsewhere."""
+    indices, depth, values = inputs
+    if not is_const(depth):
+        raise RLXError("OneHot's depth computed by the graph")
+    depth = int(np.asarray(depth).reshape(-1)[0])
+    values = c.value(values)
+    indices = c.value(indices)
+    axis = attrs.get("axis", -1)
+    axis = axis_index(axis, indices.rank + 1)
+    if indices.dtype.startswith(("f", "bf")):
+        # Float indices: ONNX takes their integer part.
+        indices = c.e.cast(indices, "i64")
+    indices = _wrapped(c, indices, depth)
+    positions = np.arange(depth, dtype=np.int64).reshape(
+        [depth] + [1] * (indices.rank - axis))
+    hits = c.e.compare("eq", c.e.reshape(
+        indices, indices.shape[:axis] + (1,) + indices.shape[axis:]),
+        c.e.constant(positions, "i64"))
+    off = c.e.reshape(c.e.narrow(values, 0, 0, 1), ())
+    on = c.e.reshape(c.e.narrow(values, 0, 1, 1), ())
+    return c.e.where(hits, on, off)
+
+
+def _block_rearrange(to_depth):
+    def handler(c, inputs, attrs):
+        x = c.value(inputs[0])
+        b = attrs["blocksize"]
+        if x.rank != 4:
+            raise RLXError(f"a rank-{x.rank} tensor (NCHW only)")
+        n, ch, h, w = x.shape
+        if to_depth:
+            y = c.e.reshape(x, (n, ch, h // b, b, w // b, b))
+            y = c.e.transpose(y, [0, 3, 5, 1, 2, 4])
+            return c.e.reshape(y, (n, ch * b * b, h // b, w // b))
+        mode = attrs.get("mode", "DCR")
+        if mode == "DCR":
+            y = c.e.reshape(x, (n, b, b, ch // (b * b), h, w))
+            y = c.e.transpose(y, [0, 3, 4, 1, 5, 2])
+        else:
+            y = c.e.reshape(x, (n, ch // (b * b), b, b, h, w))
+            y = c.e.transpose(y, [0, 1, 4, 2, 5, 3])
+        return c.e.reshape(y, (n, ch // (b * b), h * b, w * b))
+    return handler
+
+
+op("SpaceToDepth")(_block_rearrange(True))
+op("DepthToSpace")(_block_rearrange(False))
