@@ -17,9 +17,11 @@ the nodes of an f32 model while it is translated (docs/torch-importer.md,
   layer's output is low, the sum of a low and an f32 tensor is f32, as
   torch's type promotion has it).
 
-Batch norm and mean are not on autocast's lists (its CUDA kernels take
-low inputs and accumulate in f32 internally); rlx ops compute in their
-element type, so here they are FP32 explicitly."""
+Batch norm, mean, var and std are not on autocast's lists (its CUDA
+kernels take low inputs and accumulate in f32 internally); here they are
+FP32 like the other norms and reductions, so that their results and the
+elementwise steps of their translations (batch norm's rsqrt(var + eps))
+are f32."""
 
 import torch
 import torch.nn as nn
