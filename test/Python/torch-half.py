@@ -32,7 +32,9 @@ Usage: torch-half.py MODEL[,MODEL...] MODE[,MODE...] [SEED]
 import copy
 import math
 import os
+import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import torch
@@ -196,6 +198,48 @@ def tied_and_errors():
         "'wte.weight' is torch.float16", "dtype= of an f16 model")
 
 
+def command_line():
+    """python3 -m rlx.torch --dtype bf16 and a model in bf16: the bf16
+    parameters are written as bf16 and bind to the graph from the file."""
+    with tempfile.TemporaryDirectory() as folder:
+        with open(os.path.join(folder, "model.py"), "w") as file:
+            file.write(
+                "import torch\n"
+                "def make(dtype=torch.float32):\n"
+                "    torch.manual_seed(0)\n"
+                "    m = torch.nn.Sequential(torch.nn.Linear(8, 16),\n"
+                "        torch.nn.LayerNorm(16), torch.nn.Linear(16, 4))\n"
+                "    return m.to(dtype), (torch.randn(3, 8).to(dtype),)\n"
+                "def make_bf16():\n"
+                "    return make(torch.bfloat16)\n")
+        for factory, options, low in (("make", ["--dtype", "bf16"], False),
+                                      ("make_bf16", [], True)):
+            mlir = os.path.join(folder, factory + ".mlir")
+            weights = os.path.join(folder, factory + ".safetensors")
+            subprocess.run(
+                [sys.executable, "-m", "rlx.torch",
+                 f"{folder}/model.py:{factory}", "-o", mlir, "--params",
+                 weights] + options, check=True)
+            stored = rlx.read_safetensors(weights)
+            graph = rlx.compile(mlir, params=weights)
+            sys.path.insert(0, folder)
+            import model as factories
+            module, (x,) = getattr(factories, factory)()
+            sys.path.pop(0)
+            with torch.no_grad():
+                want = copy.deepcopy(module).float()(x.float()).numpy()
+            got = np.asarray(graph(x.float().numpy()), dtype=np.float32)
+            error = float(np.max(np.abs(got - want))) / \
+                float(np.max(np.abs(want)))
+            check(error <= TOLERANCE["bf16"] and
+                  ('tensor<16xbf16> {rlx.param = "0.bias"' in
+                   open(mlir).read()) and
+                  ('tensor<16xbf16> {rlx.param = "1.weight"' in
+                   open(mlir).read()) == low and len(stored) == 6,
+                  f"python3 -m rlx.torch {factory} {' '.join(options)}: "
+                  f"bf16 parameters from the file, max error {error:.2e}")
+
+
 def main():
     names, modes = sys.argv[1].split(","), sys.argv[2].split(",")
     seed = int(os.environ.get("RLX_TEST_SEED", "0")) or \
@@ -209,6 +253,7 @@ def main():
             run(name, mode, model, inputs)
     if "gpt2" in names:
         tied_and_errors()
+        command_line()
     finish()
 
 

@@ -1,14 +1,17 @@
 # Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 # Exceptions. See the LICENSE file for license information.
 """python3 -m rlx.torch MODULE_FILE:FACTORY -o model.mlir
-                        [--params model.safetensors]
+                        [--params model.safetensors] [--dtype f16|bf16]
 
 FACTORY is a function of MODULE_FILE returning (module, example_inputs),
-example_inputs a tuple of tensors; the module is put in eval mode."""
+example_inputs a tuple of tensors; the module is put in eval mode.
+--dtype imports an f32 module in mixed precision (import_module's dtype=);
+bf16 parameters are written as bf16."""
 
 import argparse
 import importlib.util
 import os
+import re
 import sys
 
 from .._capi import RLXError
@@ -41,16 +44,21 @@ def main(argv=None):
     parser.add_argument("-o", "--output", required=True,
                         help="the rlx graph (.mlir)")
     parser.add_argument("--params", help="the parameters (.safetensors)")
+    parser.add_argument("--dtype", choices=("f16", "bf16"),
+                        help="mixed precision from an f32 module")
     args = parser.parse_args(argv)
     try:
         module, example_inputs = _load_factory(args.factory)()
         if not isinstance(example_inputs, (tuple, list)):
             example_inputs = (example_inputs,)
-        text, params = import_module(module.eval(), *example_inputs)
+        text, params = import_module(module.eval(), *example_inputs,
+                                     dtype=args.dtype)
         with open(args.output, "w") as file:
             file.write(text)
         if args.params:
-            write_safetensors(args.params, params)
+            # bf16 parameters are float32 arrays of bf16 values.
+            bf16 = re.findall(r'xbf16> \{rlx\.param = "([^"]*)"', text)
+            write_safetensors(args.params, params, bf16=bf16)
         elif params:
             print(f"warning: {len(params)} parameters not written (give "
                   "--params FILE.safetensors)", file=sys.stderr)
