@@ -18,7 +18,9 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # No test reads or fills the user's compile cache: a hit would skip the
 # compile diagnostics tests check. The cache's own tests set RLX_CACHE_DIR.
-config.environment["RLX_CACHE_DIR"] = ""
+# RLX_LIT_CACHE_DIR=DIR runs the suite through a compile cache in DIR
+# instead (run twice: the second run loads what the first stored).
+config.environment["RLX_CACHE_DIR"] = os.environ.get("RLX_LIT_CACHE_DIR", "")
 
 tool_dirs = [config.rlx_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["rlx-opt", "rlx-run", "mlir-opt"],

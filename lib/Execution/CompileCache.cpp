@@ -459,8 +459,15 @@ llvm::Expected<std::unique_ptr<CompiledGraph>> rlxrt::compileWithCache(
     return parsed.takeError();
   llvm::Expected<GraphSignature> signature =
       target.emitSharedLibrary(*parsed->module, parsed->entry, temp, options);
-  if (!signature)
-    return signature.takeError();
+  if (!signature) {
+    llvm::Error error = signature.takeError();
+    // The library could not be written (a full disk, a file size limit):
+    // not the graph's fault, so compiled without the cache as it would be
+    // without one. The graph's own errors are returned as they are.
+    if (isWriteFailure(error))
+      return fallBack(llvm::toString(std::move(error)));
+    return std::move(error);
+  }
   if (llvm::Error error = appendTrailer(temp, key))
     return fallBack(llvm::toString(std::move(error)));
   uint64_t bytes = 0;

@@ -65,6 +65,20 @@ rlxrt::findRuntimeLibrary(llvm::StringRef requested, llvm::StringRef fileName,
   return path;
 }
 
+llvm::Error rlxrt::writeFailure(const llvm::Twine &message) {
+  return llvm::make_error<llvm::StringError>(
+      message, std::make_error_code(std::errc::io_error));
+}
+
+bool rlxrt::isWriteFailure(const llvm::Error &error) {
+  bool found = false;
+  // Inspected without consuming: the caller still reports or handles it.
+  llvm::visitErrors(error, [&](const llvm::ErrorInfoBase &info) {
+    found |= info.convertToErrorCode() == std::errc::io_error;
+  });
+  return found;
+}
+
 /// Compiles `module` (LLVM dialect) for this host into a PIC object file.
 static llvm::Error emitObjectFile(ModuleOp module, llvm::StringRef objectPath,
                                   bool timing) {
@@ -94,8 +108,7 @@ static llvm::Error emitObjectFile(ModuleOp module, llvm::StringRef objectPath,
   std::error_code ec;
   llvm::raw_fd_ostream os(objectPath, ec);
   if (ec)
-    return llvm::createStringError("cannot write '" + objectPath +
-                                   "': " + ec.message());
+    return writeFailure("cannot write '" + objectPath + "': " + ec.message());
   llvm::legacy::PassManager codegen;
   if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
                                       llvm::CodeGenFileType::ObjectFile))
@@ -107,8 +120,8 @@ static llvm::Error emitObjectFile(ModuleOp module, llvm::StringRef objectPath,
   if (os.has_error()) {
     std::error_code writeError = os.error();
     os.clear_error();
-    return llvm::createStringError("cannot write '" + objectPath +
-                                   "': " + writeError.message());
+    return writeFailure("cannot write '" + objectPath +
+                        "': " + writeError.message());
   }
   return llvm::Error::success();
 }
@@ -125,7 +138,7 @@ static llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
   if (!linker)
     linker = llvm::sys::findProgramByName("clang");
   if (!linker)
-    return llvm::createStringError(
+    return writeFailure(
         "no C compiler driver (cc or clang) on PATH to link the library");
   std::string runtimeDir(llvm::sys::path::parent_path(runtimeLib));
   // The library's own folder first, so a copy moved with its runtime runs
@@ -141,8 +154,8 @@ static llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
   int rc = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0,
                                      &message);
   if (rc != 0)
-    return llvm::createStringError("linking '" + name + "' failed" +
-                                   (message.empty() ? "" : ": " + message));
+    return writeFailure("linking '" + name + "' failed" +
+                        (message.empty() ? "" : ": " + message));
   return llvm::Error::success();
 }
 
@@ -172,8 +185,8 @@ llvm::Error rlxrt::emitHostSharedLibrary(ModuleOp module,
   llvm::SmallString<128> object;
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("rlx-graph", "o", object))
-    return llvm::createStringError("cannot create a temporary object file: " +
-                                   ec.message());
+    return writeFailure("cannot create a temporary object file: " +
+                        ec.message());
   llvm::Error error = emitObjectFile(module, object, timing);
   if (error) {
     llvm::sys::fs::remove(object);
@@ -187,8 +200,7 @@ llvm::Error rlxrt::emitHostSharedLibrary(ModuleOp module,
   int fd = -1;
   if (std::error_code ec = llvm::sys::fs::createUniqueFile(temp, fd, temp)) {
     llvm::sys::fs::remove(object);
-    return llvm::createStringError("cannot write '" + outputPath +
-                                   "': " + ec.message());
+    return writeFailure("cannot write '" + outputPath + "': " + ec.message());
   }
   ::close(fd);
   {
@@ -198,8 +210,8 @@ llvm::Error rlxrt::emitHostSharedLibrary(ModuleOp module,
   llvm::sys::fs::remove(object);
   if (!error)
     if (std::error_code ec = llvm::sys::fs::rename(temp, outputPath))
-      error = llvm::createStringError("cannot write '" + outputPath +
-                                      "': " + ec.message());
+      error =
+          writeFailure("cannot write '" + outputPath + "': " + ec.message());
   if (error)
     llvm::sys::fs::remove(temp);
   return error;

@@ -52,10 +52,19 @@ mlir::LogicalResult runCompilePipeline(mlir::PassManager &pm,
                                        mlir::ModuleOp module,
                                        bool timing = false);
 
+/// An error of writing or linking a library rather than of compiling its
+/// graph (a full disk, a file size limit, no linker): it carries
+/// std::errc::io_error, so a caller can tell the two apart (the compile
+/// cache compiles without it then, CompileCache.h).
+llvm::Error writeFailure(const llvm::Twine &message);
+/// Whether `error` (not consumed) is, or holds, a writeFailure.
+bool isWriteFailure(const llvm::Error &error);
+
 /// Compiles `module` (LLVM dialect) for this host as position-independent
 /// code and links it into `outputPath`, with `runtimeLibrary` as a
 /// dependency (DT_NEEDED) found through an rpath to its folder. With
-/// `timing`, every phase's time goes to stderr (CompilePhase).
+/// `timing`, every phase's time goes to stderr (CompilePhase). Failures to
+/// write or link the library are writeFailures.
 llvm::Error emitHostSharedLibrary(mlir::ModuleOp module,
                                   llvm::StringRef outputPath,
                                   llvm::StringRef runtimeLibrary,
