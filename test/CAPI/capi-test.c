@@ -16,11 +16,13 @@
 
 #include "rlx-c/RLX.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int failures = 0;
 
@@ -297,6 +299,58 @@ static void testErrors(const char *dir, RlxGraph graph) {
   CHECK(rlxStatusGetMessage(NULL)[0] == '\0');
 }
 
+/* The entries (`<key>.so`) of compile cache folder `folder`; with `clear`,
+ * removes them first. A missing folder has none. */
+static int cacheEntries(const char *folder, int clear) {
+  DIR *listing = opendir(folder);
+  if (!listing)
+    return 0;
+  int count = 0;
+  struct dirent *entry;
+  while ((entry = readdir(listing)) != NULL) {
+    size_t length = strlen(entry->d_name);
+    if (length < 4 || strcmp(entry->d_name + length - 3, ".so") != 0)
+      continue;
+    if (clear) {
+      char path[2048];
+      snprintf(path, sizeof(path), "%s/%s", folder, entry->d_name);
+      unlink(path);
+    } else {
+      ++count;
+    }
+  }
+  closedir(listing);
+  return count;
+}
+
+/* The compile cache (docs/compile-cache.md): a compile stores one entry, a
+ * second compile of the same text and options loads it, other options are
+ * another entry, and `cache = 0` neither loads nor stores. */
+static void testCompileCache(const char *dir) {
+  char folder[1024];
+  snprintf(folder, sizeof(folder), "%s/compile-cache", dir);
+  cacheEntries(folder, /*clear=*/1);
+  setenv("RLX_CACHE_DIR", folder, 1);
+  RlxCompileOptions options;
+  rlxCompileOptionsInit(&options);
+  CHECK(options.cache == 1 && options.timing == 0);
+  const char *what[] = {"uncached", "stored", "loaded", "without BLAS"};
+  int cache[] = {0, 1, 1, 1}, useBlas[] = {1, 1, 1, 0},
+      entries[] = {0, 1, 1, 2};
+  for (int i = 0; i < 4; ++i) {
+    options.cache = cache[i];
+    options.useBlas = useBlas[i];
+    RlxGraph graph = NULL;
+    CHECK_OK(rlxCompileString(kGraph, strlen(kGraph), &options, &graph));
+    if (!graph)
+      continue;
+    checkSignature(graph);
+    runAndCheck(graph, w, b, what[i]);
+    rlxGraphDestroy(graph);
+    CHECK(cacheEntries(folder, /*clear=*/0) == entries[i]);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: capi-test SCRATCH_DIR\n");
@@ -453,6 +507,8 @@ int main(int argc, char **argv) {
       rlxGraphDestroy(graph);
     }
   }
+
+  testCompileCache(dir);
 
   rlxGraphDestroy(NULL);
   rlxStatusDestroy(NULL);
