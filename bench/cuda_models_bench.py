@@ -28,7 +28,12 @@ Two halves, because the GPU machine has no LLVM/MLIR:
 Precision: `f32` cases run without TF32 on both sides
 (torch.backends.cudnn.allow_tf32 and cuda.matmul.allow_tf32 off, rlx's
 default); `tf32` cases with TF32 on both sides (rlx's
-`--pipeline-options=allow-tf32`).
+`--pipeline-options=allow-tf32`); `bf16` cases run the model converted
+with `.bfloat16()` on both sides (rlx imports the bf16 model: bf16
+parameters and activations, f32 accumulation inside its kernels), the
+parameters, input and output passing through .safetensors files; their
+max error is against the f32 model's output on the same (bf16) input,
+with PyTorch's own bf16 error beside it.
 """
 
 import argparse
@@ -48,8 +53,9 @@ from cuda_bench import time_torch  # noqa: E402  (CUDA events, median)
 # (model, batch, precision); each rlx configuration is compiled for each.
 CASES = [("resnet50", 1, "f32"), ("resnet50", 32, "f32"),
          ("resnet50", 128, "f32"), ("resnet50", 32, "tf32"),
-         ("resnet50", 128, "tf32"), ("resnet18", 16, "f32"),
-         ("mobilenet_v2", 8, "f32")]
+         ("resnet50", 128, "tf32"), ("resnet50", 1, "bf16"),
+         ("resnet50", 32, "bf16"), ("resnet50", 128, "bf16"),
+         ("resnet18", 16, "f32"), ("mobilenet_v2", 8, "f32")]
 # rlx configurations: name -> pipeline options. `cudnn` runs every
 # convolution through cuDNN (batch 1 too, which the default leaves to the
 # generic kernels); `generic` none, and only for f32 ResNet-50 at batch 1
@@ -104,8 +110,11 @@ def build(outdir, build_dir, only):
             continue
         model = calibrated_model(model_name)
         x = torch.randn(batch, 3, 224, 224)
+        if precision == "bf16":
+            model, x = model.bfloat16(), x.bfloat16()
         mlir, _ = rlx.torch.import_module(model, x)
-        mlir_path = os.path.join(outdir, f"{model_name}-b{batch}.mlir")
+        mlir_path = os.path.join(outdir,
+                                 f"{model_name}-b{batch}-{precision}.mlir")
         with open(mlir_path, "w") as f:
             f.write(mlir)
         for config, options in CONFIGS.items():
@@ -152,6 +161,47 @@ def torch_best(model, x, runs, modes):
     return times[best], best, times
 
 
+SAFETENSORS_DTYPES = {"torch.float32": "F32", "torch.bfloat16": "BF16"}
+
+
+def save_safetensors(path, tensors):
+    """Writes name -> CPU torch tensor (f32 or bf16) as .safetensors (the
+    GPU machine has no rlx Python package)."""
+    import json
+    import struct
+    import torch
+    header, chunks, offset = {}, [], 0
+    for name, tensor in tensors.items():
+        tensor = tensor.contiguous()
+        raw = (tensor.view(torch.int16) if tensor.dtype == torch.bfloat16
+               else tensor).numpy().tobytes()
+        header[name] = {"dtype": SAFETENSORS_DTYPES[str(tensor.dtype)],
+                        "shape": list(tensor.shape),
+                        "data_offsets": [offset, offset + len(raw)]}
+        chunks.append(raw)
+        offset += len(raw)
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(chunks))
+
+
+def load_safetensors_f32(path, name):
+    """Tensor `name` of a .safetensors file as a float32 NumPy array."""
+    import json
+    import struct
+    import numpy as np
+    with open(path, "rb") as f:
+        size = struct.unpack("<Q", f.read(8))[0]
+        entry = json.loads(f.read(size))[name]
+        f.seek(8 + size + entry["data_offsets"][0])
+        raw = f.read(entry["data_offsets"][1] - entry["data_offsets"][0])
+    if entry["dtype"] == "BF16":
+        bits = np.frombuffer(raw, np.uint16).astype(np.uint32) << 16
+        return bits.view(np.float32).reshape(entry["shape"])
+    return np.frombuffer(raw, np.float32).reshape(entry["shape"])
+
+
 def run_rlx(outdir, name, params, inputs, extra):
     lib = os.path.join(outdir, name + ".so")
     env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(outdir, "lib"))
@@ -182,16 +232,34 @@ def run(outdir, runs, only, modes, compile_max_batch):
         torch.backends.cudnn.allow_tf32 = tf32
         torch.backends.cuda.matmul.allow_tf32 = tf32
         model = calibrated_model(model_name)
-        params = os.path.join(work, "params.npz")
-        np.savez(params, **{k: v.numpy() for k, v in
-                            model.state_dict().items()
-                            if v.is_floating_point()})
         x = torch.randn(batch, 3, 224, 224,
                         generator=torch.Generator().manual_seed(2))
-        inputs = os.path.join(work, "x.npy")
-        np.save(inputs, x.numpy())
+        bf16 = precision == "bf16"
+        if bf16:
+            model, x = model.bfloat16(), x.bfloat16()
+            params = os.path.join(work, "params.safetensors")
+            save_safetensors(params, {k: v for k, v in
+                                      model.state_dict().items()
+                                      if v.is_floating_point()})
+            inputs = os.path.join(work, "x.safetensors")
+            save_safetensors(inputs, {"x": x})
+            inputs += ":x"
+        else:
+            params = os.path.join(work, "params.npz")
+            np.savez(params, **{k: v.numpy() for k, v in
+                                model.state_dict().items()
+                                if v.is_floating_point()})
+            inputs = os.path.join(work, "x.npy")
+            np.save(inputs, x.numpy())
         with torch.inference_mode():
             want = model.cuda()(x.cuda()).float().cpu().numpy()
+            torch_bf16_error = None
+            if bf16:
+                torch_bf16 = want
+                want = calibrated_model(model_name).cuda()(
+                    x.float().cuda()).cpu().numpy()
+                torch_bf16_error = float(np.abs(torch_bf16 - want).max() /
+                                         np.abs(want).max())
         case_modes = [m for m in modes
                       if m == "eager" or batch <= compile_max_batch]
         torch_ms, mode, _ = torch_best(model, x, runs, case_modes)
@@ -199,7 +267,8 @@ def run(outdir, runs, only, modes, compile_max_batch):
             name = slug(model_name, batch, precision, config)
             if name not in compile_s:
                 continue
-            out = os.path.join(work, "out.npy")
+            out = os.path.join(work, "out.safetensors" if bf16
+                               else "out.npy")
             proc = run_rlx(outdir, name, params, inputs,
                            ["--output", out])
             if proc.returncode != 0:
@@ -212,15 +281,20 @@ def run(outdir, runs, only, modes, compile_max_batch):
                       f"{compile_s[name]:.1f} | failed (exit "
                       f"{proc.returncode}): {message} | | | |")
                 continue
-            got = np.load(os.path.join(out, "output_0.npy")) \
-                if os.path.isdir(out) else np.load(out)
-            error = float(np.abs(got - want).max() / np.abs(want).max())
+            if bf16:
+                got = load_safetensors_f32(out, "output_0")
+            else:
+                got = np.load(os.path.join(out, "output_0.npy")) \
+                    if os.path.isdir(out) else np.load(out)
+            error = f"{np.abs(got - want).max() / np.abs(want).max():.1e}"
+            if torch_bf16_error is not None:
+                error += f" (PyTorch {torch_bf16_error:.1e})"
             proc = run_rlx(outdir, name, params, inputs,
                            ["--bench", str(runs)])
             match = re.search(r"bench: median ([0-9.]+) ms", proc.stdout)
             rlx_ms = float(match.group(1)) if match else None
             print(f"| {model_name} | {batch} | {precision} | {config} | "
-                  f"{compile_s[name]:.1f} | {error:.1e} | "
+                  f"{compile_s[name]:.1f} | {error} | "
                   + (f"{rlx_ms:.3f}" if rlx_ms else "failed") +
                   f" | {torch_ms:.3f} ({mode}) | "
                   + (f"{rlx_ms / torch_ms:.2f}" if rlx_ms else "-") + " |",

@@ -183,7 +183,11 @@ run() {
         tee -a "$summary"
     else
       fail=$((fail + 1))
-      echo "cudnn convolutions FAILED: $(grep -m3 'FAIL' "$out/logs/cudnn.log" | tr '\n' ' ')" |
+      # The failed checks, or the last lines when the check itself ended
+      # (an error before its first comparison).
+      message=$(grep -m3 'FAIL' "$out/logs/cudnn.log" | tr '\n' ' ')
+      [[ -n $message ]] || message=$(tail -n 3 "$out/logs/cudnn.log" | tr '\n' ' ')
+      echo "cudnn convolutions FAILED: $message" |
         tee -a "$summary"
     fi
   fi

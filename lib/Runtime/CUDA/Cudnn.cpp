@@ -49,6 +49,8 @@ using cudnnTensorDesc = struct CudnnTensorStruct *;
 using cudnnFilterDesc = struct CudnnFilterStruct *;
 using cudnnConvDesc = struct CudnnConvolutionStruct *;
 constexpr int kCudnnSuccess = 0;
+/// Not a cuDNN status: a direction outside the enum.
+constexpr int kNotRun = -1;
 constexpr int kCudnnNCHW = 0;
 constexpr int kCudnnCrossCorrelation = 1;
 constexpr int kCudnnTensorOpMath = 1, kCudnnFmaMath = 3;
@@ -282,8 +284,8 @@ bool autotuneEnabled() {
 }
 
 /// Runs one convolution with `plan`'s descriptors, algorithm `algo` and a
-/// workspace.
-using RunConvolution = std::function<void(
+/// workspace; returns cuDNN's status.
+using RunConvolution = std::function<cudnnStatus(
     const Plan &plan, int algo, void *workspace, size_t workspaceBytes)>;
 
 /// Times each candidate of `plan` on the call's own buffers (one warm-up
@@ -301,9 +303,18 @@ void tune(const Session &cu, Plan &plan, CUstream stream,
   cu.check(cu->cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
   cu.check(cu->cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
   float best = std::numeric_limits<float>::infinity();
+  // A candidate the heuristic reported as supported may still refuse the
+  // call (cuDNN 9 returns CUDNN_STATUS_BAD_PARAM for some bf16 NCHW
+  // algorithms): it is dropped, and the others are timed.
+  std::vector<std::pair<int, size_t>> working;
   for (auto [algo, workspaceBytes] : plan.candidates) {
     void *workspace = allocateDevice(cu, workspaceBytes, stream);
-    runWith(plan, algo, workspace, workspaceBytes);
+    if (runWith(plan, algo, workspace, workspaceBytes) != kCudnnSuccess) {
+      if (workspace)
+        freeMemory(cu, workspace, stream);
+      continue;
+    }
+    working.push_back({algo, workspaceBytes});
     float times[3];
     for (float &ms : times) {
       cu.check(cu->cuEventRecord(start, stream), "cuEventRecord");
@@ -321,6 +332,10 @@ void tune(const Session &cu, Plan &plan, CUstream stream,
       plan.workspace = workspaceBytes;
     }
   }
+  // With none working, the call below reports the heuristic's first
+  // choice's error.
+  if (!working.empty())
+    plan.candidates = std::move(working);
   cu.check(cu->cuEventDestroy(start), "cuEventDestroy");
   cu.check(cu->cuEventDestroy(stop), "cuEventDestroy");
   plan.tuned = true;
@@ -394,37 +409,47 @@ void convolution(const char *caller, Direction direction, int dataType,
   CUstream stream = graphStream(cu);
   float one = 1, zero = 0;
   RunConvolution runWith = [&](const Plan &p, int algo, void *workspace,
-                               size_t workspaceBytes) {
+                               size_t workspaceBytes) -> cudnnStatus {
     switch (direction) {
     case Direction::Forward:
-      check(api,
-            api.fwd(handle, &one, p.x, pointer(x), p.w, pointer(w), p.conv,
-                    algo, workspace, workspaceBytes, &zero, p.y, pointer(y)),
-            "cudnnConvolutionForward", caller);
-      break;
+      return api.fwd(handle, &one, p.x, pointer(x), p.w, pointer(w), p.conv,
+                     algo, workspace, workspaceBytes, &zero, p.y, pointer(y));
     case Direction::BackwardData:
-      check(api,
-            api.bwdData(handle, &one, p.w, pointer(w), p.y, pointer(y), p.conv,
-                        algo, workspace, workspaceBytes, &zero, p.x,
-                        pointer(x)),
-            "cudnnConvolutionBackwardData", caller);
-      break;
+      return api.bwdData(handle, &one, p.w, pointer(w), p.y, pointer(y), p.conv,
+                         algo, workspace, workspaceBytes, &zero, p.x,
+                         pointer(x));
     case Direction::BackwardFilter:
-      check(api,
-            api.bwdFilter(handle, &one, p.x, pointer(x), p.y, pointer(y),
-                          p.conv, algo, workspace, workspaceBytes, &zero, p.w,
-                          pointer(w)),
-            "cudnnConvolutionBackwardFilter", caller);
-      break;
+      return api.bwdFilter(handle, &one, p.x, pointer(x), p.y, pointer(y),
+                           p.conv, algo, workspace, workspaceBytes, &zero, p.w,
+                           pointer(w));
     }
+    return kNotRun;
   };
+  static constexpr const char *kCall[] = {"cudnnConvolutionForward",
+                                          "cudnnConvolutionBackwardData",
+                                          "cudnnConvolutionBackwardFilter"};
   Choice choice = planFor(cu, api, handle, geometry, stream, runWith);
   // Stream-ordered workspace from the caching allocator: freed once the
   // convolution queued before it no longer uses it.
   void *workspace = allocateDevice(cu, choice.workspace, stream);
-  runWith(*choice.plan, choice.algo, workspace, choice.workspace);
+  cudnnStatus status =
+      runWith(*choice.plan, choice.algo, workspace, choice.workspace);
   if (workspace)
     freeMemory(cu, workspace, stream);
+  // An untuned plan (autotuning off, or a first call inside a stream
+  // capture) tries the heuristic's other candidates when its first choice
+  // refuses the call.
+  for (auto [algo, workspaceBytes] : choice.plan->candidates) {
+    if (status == kCudnnSuccess)
+      break;
+    if (algo == choice.algo)
+      continue;
+    workspace = allocateDevice(cu, workspaceBytes, stream);
+    status = runWith(*choice.plan, algo, workspace, workspaceBytes);
+    if (workspace)
+      freeMemory(cu, workspace, stream);
+  }
+  check(api, status, kCall[static_cast<int>(direction)], caller);
 }
 
 } // namespace
