@@ -148,8 +148,8 @@ class _Converter:
     def finish(self, results):
         """One argument per parameter: one read in several dtypes (mixed
         precision) is stored in the widest of those the graph uses and cast
-        to the others at the top of the body; the ones it does not use are
-        dropped. Each parameter's array is in its argument's dtype."""
+        to the others at the top of the body, its versions the graph does
+        not use dropped, and its array is in the stored dtype."""
         text = "\n".join(self.e.lines + [r.name for r in results])
         used = set(re.findall(r"%a\d+", text))
         versions = {}
@@ -157,16 +157,16 @@ class _Converter:
             versions.setdefault(name, []).append(value)
         dropped, casts = set(), []
         for name, values in versions.items():
-            tensor = self.state[name].detach()
-            if len(values) > 1:
-                kept = [v for v in values if v.name in used] or values[:1]
-                store = max(kept, key=lambda v: _WIDTH.get(v.dtype, 0))
-                dropped.update(v.name for v in values if v is not store)
-                casts += [f"{self.e.indent}{v.name} = rlx.cast {store.name} "
-                          f": {store.type} to {v.dtype}"
-                          for v in kept if v is not store]
-                values = [store]
-            self.params[name] = _array(tensor, values[0].dtype)
+            if len(values) == 1:
+                continue  # params[name] is in its dtype already
+            kept = [v for v in values if v.name in used] or values[:1]
+            store = max(kept, key=lambda v: _WIDTH.get(v.dtype, 0))
+            dropped.update(v.name for v in values if v is not store)
+            casts += [f"{self.e.indent}{v.name} = rlx.cast {store.name} : "
+                      f"{store.type} to {v.dtype}"
+                      for v in kept if v is not store]
+            self.params[name] = _array(self.state[name].detach(),
+                                       store.dtype)
         self.arguments = [a for a in self.arguments
                           if a[0].name not in dropped]
         self.e.lines[:0] = casts
