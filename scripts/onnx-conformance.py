@@ -19,8 +19,9 @@
       Prints one line per case and the counts; --write-doc writes the
       counts, the failures and the unsupported cases into docs/onnx.md
       (between its conformance markers).
-  scripts/onnx-conformance.py --supported [--build build]
-      runs only the cases whose operators all have a translation, and exits
+  scripts/onnx-conformance.py --supported [--per-op N] [--build build]
+      runs only the cases whose operators all have a translation (at most N
+      of each set of operators with --per-op), and exits
       with 1 if any fails (test/Python/onnx-conformance.test).
 
 The node cases come from the onnx package: from its data folder
@@ -201,14 +202,21 @@ def _reason(detail):
     return re.sub(r"^node \d+ .*?\): ", "", detail)
 
 
-def write_doc(results, source, elapsed):
+def write_doc(results, source):
     counts = collections.Counter(kind for kind, _, _ in results)
     lines = [BEGIN, "",
              f"{len(results)} node test cases ({source}), run by "
              "`scripts/onnx-conformance.py --write-doc`: "
              f"**{counts['pass']} pass, {counts['unsupported']} "
-             f"unsupported, {counts['fail']} fail** "
-             f"({elapsed:.0f} s).", ""]
+             f"unsupported, {counts['fail']} fail**.", ""]
+    untranslated = [re.search(r"op_type (\w+),.*: no rlx translation \(",
+                              detail)
+                    for kind, _, detail in results if kind == "unsupported"]
+    missing = collections.Counter(m.group(1) for m in untranslated if m)
+    lines += ["Operators with no translation, by the cases that use them: " +
+              ", ".join(f"`{op}` ({n})" for op, n in sorted(
+                  missing.items(), key=lambda item: (-item[1], item[0]))) +
+              ".", ""]
     failing = [(name, detail) for kind, name, detail in results
                if kind == "fail"]
     if failing:
@@ -237,6 +245,9 @@ def main():
                         help="only the cases of translated operators; "
                         "exit 1 on any failure")
     parser.add_argument("--filter", help="a regex of case names")
+    parser.add_argument("--per-op", type=int, metavar="N",
+                        help="at most N cases of each set of operators "
+                        "(the lit test's sample)")
     args = parser.parse_args()
     sys.path.insert(0, os.path.join(args.build, "python"))
     import rlx.onnx._ops
@@ -246,6 +257,15 @@ def main():
     if args.supported:
         cases = [c for c in cases
                  if all(op in rlx.onnx._ops.OPS for op in op_types(c.model))]
+    if args.per_op:
+        seen = collections.Counter()
+        sample = []
+        for case in cases:
+            key = tuple(op_types(case.model))
+            seen[key] += 1
+            if seen[key] <= args.per_op:
+                sample.append(case)
+        cases = sample
     start = time.time()
     results = []
     for case in cases:
@@ -259,7 +279,7 @@ def main():
           f"{counts['unsupported']} unsupported, {counts['fail']} fail "
           f"({elapsed:.0f} s)")
     if args.write_doc:
-        write_doc(results, source, elapsed)
+        write_doc(results, source)
     unexpected = [name for kind, name, _ in results
                   if kind == "fail" and name not in KNOWN]
     if args.supported and unexpected:

@@ -1,0 +1,187 @@
+# Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+"""rlx.onnx.import_model on models built with onnx.helper: initializers as
+bound parameters, `?` dims from dim_param (and their shape arithmetic),
+dims= giving them sizes, external data files, the opset rules, the
+command line, and each error naming what it refuses. Values against
+NumPy (f32, within 1e-5 relative); fresh random data each run, the seed
+printed (RLX_TEST_SEED=<seed> replays it).
+
+Usage: onnx-import.py WORKDIR"""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+import rlx
+import rlx.onnx
+from pychecks import check, expect_error, finish
+
+workdir = sys.argv[1]
+seed = int(os.environ.get("RLX_TEST_SEED", "0")) or int.from_bytes(
+    os.urandom(4), "little")
+print(f"seed {seed} (replay with RLX_TEST_SEED={seed})")
+rng = np.random.default_rng(seed)
+
+
+def model(nodes, inputs, outputs, initializers=(), opset=17):
+    graph = helper.make_graph(nodes, "g", inputs, outputs,
+                              list(initializers))
+    return helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", opset)])
+
+
+def f32(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def close(got, want, what):
+    error = float(np.max(np.abs(got - want))) if got.shape == want.shape \
+        else float("inf")
+    check(got.shape == want.shape and
+          np.allclose(got, want, rtol=1e-5, atol=1e-6),
+          f"{what}: max abs error {error:.2e}")
+
+
+# A linear layer over a `?` batch, whose weight and bias are initializers.
+w = rng.standard_normal((4, 3)).astype(np.float32)
+b = rng.standard_normal(3).astype(np.float32)
+linear = model(
+    [helper.make_node("MatMul", ["x", "w"], ["xw"], name="mm"),
+     helper.make_node("Add", ["xw", "b"], ["y"], name="bias"),
+     helper.make_node("Relu", ["y"], ["out"])],
+    [f32("x", ["N", 4])], [f32("out", ["N", 3])],
+    [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+mlir, params = rlx.onnx.import_model(linear)
+check(sorted(params) == ["b", "w"] and np.array_equal(params["w"], w),
+      "initializers are the params, by name")
+check('tensor<4x3xf32> {rlx.param = "w"}' in mlir and
+      'tensor<?x4xf32> {rlx.input = "x"}' in mlir,
+      "w is an rlx.param argument, x has a `?` batch")
+graph = rlx.compile(mlir, params=params)
+for n in (1, 3, 7):
+    x = rng.standard_normal((n, 4)).astype(np.float32)
+    close(graph(x=x), np.maximum(x @ w + b, 0), f"linear at batch {n}")
+mlir5, _ = rlx.onnx.import_model(linear, dims={"N": 5})
+check("tensor<5x4xf32>" in mlir5 and "?" not in mlir5,
+      "dims={'N': 5} makes the batch static")
+
+# Shape arithmetic on a `?` dim: x [B, S, 8] viewed as [B, S, 2, 4]
+# through Shape, Gather, Unsqueeze, Concat, then flattened back with a -1.
+shape_ops = [
+    helper.make_node("Shape", ["x"], ["shape"]),
+    helper.make_node("Constant", [], ["i0"], value=numpy_helper.from_array(
+        np.array(0, np.int64))),
+    helper.make_node("Gather", ["shape", "i0"], ["batch"]),
+    helper.make_node("Constant", [], ["axes"],
+                     value=numpy_helper.from_array(np.array([0], np.int64))),
+    helper.make_node("Unsqueeze", ["batch", "axes"], ["batch1"]),
+    helper.make_node("Constant", [], ["rest"], value=numpy_helper.from_array(
+        np.array([5, 2, 4], np.int64))),
+    helper.make_node("Concat", ["batch1", "rest"], ["target"], axis=0),
+    helper.make_node("Reshape", ["x", "target"], ["split"]),
+    helper.make_node("Transpose", ["split"], ["t"], perm=[0, 2, 1, 3]),
+    helper.make_node("Constant", [], ["flat"], value=numpy_helper.from_array(
+        np.array([0, -1], np.int64))),
+    helper.make_node("Reshape", ["t", "flat"], ["out"]),
+]
+reshaping = model(shape_ops, [f32("x", ["B", 5, 8])], [f32("out", ["B", 40])])
+mlir, params = rlx.onnx.import_model(reshaping)
+graph = rlx.compile(mlir, params=params)
+for n in (2, 6):
+    x = rng.standard_normal((n, 5, 8)).astype(np.float32)
+    close(graph(x=x), x.reshape(n, 5, 2, 4).transpose(0, 2, 1, 3)
+          .reshape(n, 40), f"shape arithmetic over `?` at batch {n}")
+
+# External data: the initializers in a file beside the model.
+path = os.path.join(workdir, "linear.onnx")
+external = onnx.ModelProto()
+external.CopyFrom(linear)  # save_model moves the data out of its proto
+onnx.save_model(external, path, save_as_external_data=True,
+                all_tensors_to_one_file=True, location="linear.data",
+                size_threshold=0)
+check(os.path.exists(os.path.join(workdir, "linear.data")),
+      "the initializers are saved in linear.data")
+mlir, params = rlx.onnx.import_model(path)
+check(np.array_equal(params["w"], w) and np.array_equal(params["b"], b),
+      "external data read from the model's folder")
+unloaded = onnx.load(path, load_external_data=False)
+expect_error(lambda: rlx.onnx.import_model(unloaded), "give base_dir",
+             "a ModelProto with external data and no base_dir")
+mlir, params = rlx.onnx.import_model(unloaded, base_dir=workdir)
+check(np.array_equal(params["w"], w), "external data read from base_dir")
+os.rename(os.path.join(workdir, "linear.data"),
+          os.path.join(workdir, "moved.data"))
+expect_error(lambda: rlx.onnx.import_model(path), "linear.data' does not "
+             "exist", "a missing external data file is named")
+
+# The command line.
+cli_path = os.path.join(workdir, "cli.onnx")
+onnx.save_model(linear, cli_path)
+out_mlir = os.path.join(workdir, "cli.mlir")
+out_params = os.path.join(workdir, "cli.safetensors")
+run = subprocess.run([sys.executable, "-m", "rlx.onnx", cli_path, "-o",
+                      out_mlir, "--params", out_params, "--dim", "N=2"],
+                     capture_output=True, text=True)
+check(run.returncode == 0, f"python3 -m rlx.onnx exits 0 ({run.stderr})")
+if run.returncode == 0:
+    graph = rlx.compile(out_mlir, params=out_params)
+    x = rng.standard_normal((2, 4)).astype(np.float32)
+    close(graph(x=x), np.maximum(x @ w + b, 0), "the command line's graph")
+run = subprocess.run([sys.executable, "-m", "rlx.onnx", cli_path, "-o",
+                      out_mlir, "--dim", "N"], capture_output=True, text=True)
+check(run.returncode == 1 and "NAME=SIZE" in run.stderr,
+      f"a bad --dim is an error: {run.stderr.strip()}")
+
+# Errors name the node: index, name, op_type.
+unsupported = model(
+    [helper.make_node("Relu", ["x"], ["r"], name="first"),
+     helper.make_node("Det", ["r"], ["out"], name="my_det")],
+    [f32("x", [3, 3])], [f32("out", [])])
+expect_error(lambda: rlx.onnx.import_model(unsupported),
+             "node 1 'my_det' (op_type Det, domain ai.onnx, opset 17): no "
+             "rlx translation", "an unsupported operator names the node")
+check(issubclass(rlx.onnx.UnsupportedError, rlx.RLXError),
+      "UnsupportedError is an RLXError")
+lone_erf = model([helper.make_node("Erf", ["x"], ["out"], name="e")],
+                 [f32("x", [4])], [f32("out", [4])])
+expect_error(lambda: rlx.onnx.import_model(lone_erf),
+             "Erf outside the exact GELU pattern",
+             "an Erf that is not part of a GELU")
+indices = model([helper.make_node("MaxPool", ["x"], ["y", "i"],
+                                  kernel_shape=[2, 2])],
+                [f32("x", [1, 1, 4, 4])],
+                [f32("y", [1, 1, 2, 2]),
+                 helper.make_tensor_value_info("i", TensorProto.INT64,
+                                               [1, 1, 2, 2])])
+expect_error(lambda: rlx.onnx.import_model(indices),
+             "graph output 'i' is MaxPool's Indices",
+             "an output with no translation is named")
+expect_error(lambda: rlx.onnx.import_model(model(
+    [helper.make_node("Relu", ["x"], ["out"])], [f32("x", [2])],
+    [f32("out", [2])], opset=18)), "opset is 18", "opset 18 is refused")
+# Opset 11's Squeeze takes its axes as an attribute (opset 13's as an
+# input): a different version, refused; opset 9's Sin is opset 13's.
+old = model([helper.make_node("Squeeze", ["x"], ["out"], axes=[0])],
+            [f32("x", [1, 2])], [f32("out", [2])], opset=11)
+expect_error(lambda: rlx.onnx.import_model(old),
+             "opset 11 defines Squeeze version 11",
+             "an operator version older than opset 13's is refused")
+old_sin = model([helper.make_node("Sin", ["x"], ["out"])],
+                [f32("x", [3])], [f32("out", [3])], opset=9)
+x = rng.standard_normal(3).astype(np.float32)
+graph = rlx.compile(rlx.onnx.import_model(old_sin)[0])
+close(graph(x=x), np.sin(x), "opset 9's Sin is opset 13's")
+expect_error(lambda: rlx.onnx.import_model(os.path.join(workdir, "none")),
+             "cannot read the ONNX model", "a missing model file")
+expect_error(lambda: rlx.onnx.import_model(model(
+    [helper.make_node("Identity", ["x"], ["out"])],
+    [helper.make_tensor_value_info("x", TensorProto.UINT32, [2])],
+    [helper.make_tensor_value_info("out", TensorProto.UINT32, [2])])),
+    "graph input 'x' has element type UINT32",
+    "an element type rlx does not take")
+finish()
