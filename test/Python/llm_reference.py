@@ -1,11 +1,12 @@
 # Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 # Exceptions. See the LICENSE file for license information.
-"""What the language model tests share: tiny Llama-family configurations,
-random weights in transformers' names and layouts, a Hugging Face
-directory writer, and a float64 NumPy reference of the architecture that
-recomputes the whole sequence without a cache (causal attention,
-rotate_half rotary embeddings, RMSNorm, SwiGLU, as transformers defines
-them)."""
+"""What the language model tests share: tiny Llama-family and GPT-2
+configurations, random weights in transformers' names and layouts, a
+Hugging Face directory writer, and float64 NumPy references of the
+architectures that recompute the whole sequence without a cache (causal
+attention; Llama: rotate_half rotary embeddings, RMSNorm, SwiGLU; GPT-2:
+learned positions, LayerNorm, Conv1D projections, tanh GELU, tied head;
+as transformers defines them)."""
 
 import json
 import os
@@ -27,9 +28,50 @@ QWEN2 = dict(LLAMA, model_type="qwen2", vocab_size=89, hidden_size=48,
              tie_word_embeddings=True)
 
 
+# GPT-2 with a 4x MLP; n_inner unset, as in the released checkpoints.
+GPT2 = dict(model_type="gpt2", vocab_size=101, n_embd=64, n_layer=2,
+            n_head=4, n_positions=128, layer_norm_epsilon=1e-5,
+            activation_function="gelu_new")
+
+
+def random_gpt2_weights(config, rng, prefix="transformer."):
+    """GPT2LMHeadModel's tensors of `config` (with `prefix=""`, GPT2Model's
+    names), drawn with `rng`."""
+    hidden = config["n_embd"]
+
+    def conv1d(inp, out):
+        return rng.standard_normal((inp, out)) / np.sqrt(inp)
+
+    w = {"wte.weight": 0.4 * rng.standard_normal((config["vocab_size"],
+                                                  hidden)),
+         "wpe.weight": 0.2 * rng.standard_normal((config["n_positions"],
+                                                  hidden)),
+         "ln_f.weight": 1.0 + 0.2 * rng.standard_normal(hidden),
+         "ln_f.bias": 0.1 * rng.standard_normal(hidden)}
+    for layer in range(config["n_layer"]):
+        p = f"h.{layer}."
+        for norm in ("ln_1", "ln_2"):
+            w[p + norm + ".weight"] = 1.0 + 0.2 * rng.standard_normal(hidden)
+            w[p + norm + ".bias"] = 0.1 * rng.standard_normal(hidden)
+        attn = conv1d(hidden, 3 * hidden)
+        # Larger q/k weights give attention patterns far from uniform.
+        attn[:, :2 * hidden] *= 2
+        w[p + "attn.c_attn.weight"] = attn
+        w[p + "attn.c_proj.weight"] = conv1d(hidden, hidden)
+        w[p + "mlp.c_fc.weight"] = conv1d(hidden, 4 * hidden)
+        w[p + "mlp.c_proj.weight"] = conv1d(4 * hidden, hidden)
+        for name, size in (("attn.c_attn", 3 * hidden),
+                           ("attn.c_proj", hidden), ("mlp.c_fc", 4 * hidden),
+                           ("mlp.c_proj", hidden)):
+            w[p + name + ".bias"] = 0.2 * rng.standard_normal(size)
+    return {prefix + k: v.astype(np.float32) for k, v in w.items()}
+
+
 def random_weights(config, rng):
     """Checkpoint tensors of `config`, transformers' names and layouts,
     drawn with `rng`."""
+    if config["model_type"] == "gpt2":
+        return random_gpt2_weights(config, rng)
     hidden, heads = config["hidden_size"], config["num_attention_heads"]
     dim = hidden // heads
     kv = config["num_key_value_heads"] * dim
@@ -80,8 +122,55 @@ def write_hf_directory(path, config, weights, shards):
             path, f"model-{index + 1:05d}-of-{shards:05d}.safetensors"), part)
 
 
+def _causal_attention(q, k, v):
+    """Softmax attention of q, k, v [S, heads, dim] with each query seeing
+    the keys up to its own position, scaled by 1 / sqrt(dim)."""
+    count, dim = q.shape[0], q.shape[2]
+    s = np.einsum("qhd,khd->hqk", q, k) / np.sqrt(dim)
+    s[:, np.triu(np.ones((count, count), bool), 1)] = -np.inf
+    e = np.exp(s - s.max(-1, keepdims=True))
+    return np.einsum("hqk,khd->qhd", e / e.sum(-1, keepdims=True), v)
+
+
+def reference_gpt2_logits(config, w, tokens):
+    """[len(tokens), vocab] logits of GPT-2 over the whole sequence in
+    float64."""
+    w = {k.removeprefix("transformer."): v.astype(np.float64)
+         for k, v in w.items()}
+    hidden, heads = config["n_embd"], config["n_head"]
+    dim, count = hidden // heads, len(tokens)
+    eps = config["layer_norm_epsilon"]
+
+    def norm(x, name):
+        centered = x - x.mean(-1, keepdims=True)
+        variance = (centered * centered).mean(-1, keepdims=True)
+        return (centered / np.sqrt(variance + eps) * w[name + ".weight"]
+                + w[name + ".bias"])
+
+    def conv1d(x, name):
+        return x @ w[name + ".weight"] + w[name + ".bias"]
+
+    def gelu_tanh(x):
+        return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) *
+                                      (x + 0.044715 * x ** 3)))
+
+    x = w["wte.weight"][tokens] + w["wpe.weight"][np.arange(count)]
+    for layer in range(config["n_layer"]):
+        p = f"h.{layer}."
+        qkv = conv1d(norm(x, p + "ln_1"), p + "attn.c_attn")
+        q, k, v = (qkv[:, i * hidden:(i + 1) * hidden].reshape(
+            count, heads, dim) for i in range(3))
+        a = _causal_attention(q, k, v).reshape(count, hidden)
+        x = x + conv1d(a, p + "attn.c_proj")
+        x = x + conv1d(gelu_tanh(conv1d(norm(x, p + "ln_2"), p + "mlp.c_fc")),
+                       p + "mlp.c_proj")
+    return norm(x, "ln_f") @ w["wte.weight"].T
+
+
 def reference_logits(config, w, tokens):
     """[len(tokens), vocab] logits of the whole sequence in float64."""
+    if config["model_type"] == "gpt2":
+        return reference_gpt2_logits(config, w, tokens)
     w = {k: v.astype(np.float64) for k, v in w.items()}
     hidden, heads = config["hidden_size"], config["num_attention_heads"]
     kv_heads = config["num_key_value_heads"]
@@ -104,7 +193,6 @@ def reference_logits(config, w, tokens):
         return y + w[name + ".bias"] if name + ".bias" in w else y
 
     x = w["model.embed_tokens.weight"][tokens]
-    future = np.triu(np.ones((count, count), bool), 1)
     for layer in range(config["num_hidden_layers"]):
         p = f"model.layers.{layer}."
         h = rms(x, w[p + "input_layernorm.weight"])
@@ -112,12 +200,8 @@ def reference_logits(config, w, tokens):
         k = rotate(proj(h, p + "self_attn.k_proj").reshape(count, kv_heads,
                                                            dim))
         v = proj(h, p + "self_attn.v_proj").reshape(count, kv_heads, dim)
-        k = np.repeat(k, heads // kv_heads, axis=1)
-        v = np.repeat(v, heads // kv_heads, axis=1)
-        s = np.einsum("qhd,khd->hqk", q, k) / np.sqrt(dim)
-        s[:, future] = -np.inf
-        e = np.exp(s - s.max(-1, keepdims=True))
-        a = np.einsum("hqk,khd->qhd", e / e.sum(-1, keepdims=True), v)
+        a = _causal_attention(q, np.repeat(k, heads // kv_heads, axis=1),
+                              np.repeat(v, heads // kv_heads, axis=1))
         x = x + proj(a.reshape(count, heads * dim), p + "self_attn.o_proj")
         h = rms(x, w[p + "post_attention_layernorm.weight"])
         gate = proj(h, p + "mlp.gate_proj")

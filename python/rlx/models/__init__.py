@@ -7,9 +7,10 @@
     logits = model.step(cache, [[1, 2, 3]])   # prefill: [1, 3, vocab]
     logits = model.step(cache, [[4]])         # decode:  [1, 1, vocab]
 
-A family module (llama.py) gives a config class read from config.json
-and `step_graph`; `CausalLM` compiles its graphs, binds the weights and
-runs steps over a KVCache."""
+A family module (llama.py, gpt2.py) gives a config class read from
+config.json (its weight_shapes, derived_params, check_capacity and,
+optionally, checkpoint_names) and `step_graph`; `CausalLM` compiles its
+graphs, binds the weights and runs steps over a KVCache."""
 
 import glob
 import json
@@ -21,13 +22,14 @@ from .. import compile as _compile
 from .._capi import RLXError
 from ..generation import KVCache
 from ..safetensors import read_safetensors
-from . import llama
+from . import gpt2, llama
 
 __all__ = ["CausalLM", "load", "read_hf_directory"]
 
 # model_type of config.json -> the family that builds it.
-_FAMILIES = {"llama": llama, "mistral": llama, "qwen2": llama}
-_CONFIGS = {llama: llama.LlamaConfig}
+_FAMILIES = {"llama": llama, "mistral": llama, "qwen2": llama,
+             "gpt2": gpt2}
+_CONFIGS = {llama: llama.LlamaConfig, gpt2: gpt2.GPT2Config}
 
 
 def read_hf_directory(path):
@@ -62,9 +64,10 @@ class CausalLM:
         config.check_capacity(self.capacity)
         self.target = target
         self._family = family
+        if hasattr(config, "checkpoint_names"):
+            weights = config.checkpoint_names(weights)
         self._weights = _checked_weights(config, weights)
-        cos, sin = config.rope_tables(self.capacity)
-        self._weights.update({"rope.cos": cos, "rope.sin": sin})
+        self._weights.update(config.derived_params(self.capacity))
         self._graphs = {}
 
     @classmethod

@@ -12,22 +12,12 @@ import dataclasses
 import numpy as np
 
 from .._capi import RLXError
-from ._ir import DYNAMIC, GraphText
-
-_NEG_INF = float("-inf")
+from ._decoder import DecoderConfig, DecoderStep
 
 
 @dataclasses.dataclass(frozen=True)
-class LlamaConfig:
+class LlamaConfig(DecoderConfig):
     """What the graph needs of a Llama-family `config.json`."""
-    model_type: str
-    vocab_size: int
-    hidden_size: int
-    intermediate_size: int
-    num_hidden_layers: int
-    num_attention_heads: int
-    num_key_value_heads: int
-    head_dim: int
     rms_norm_eps: float
     rope_theta: float
     max_position_embeddings: int
@@ -125,6 +115,12 @@ class LlamaConfig:
                 shapes[p + "self_attn.o_proj.bias"] = (hidden,)
         return shapes
 
+    def derived_params(self, capacity):
+        """Parameters the graph reads besides the checkpoint's: the rotary
+        tables."""
+        cos, sin = self.rope_tables(capacity)
+        return {"rope.cos": cos, "rope.sin": sin}
+
     def rope_tables(self, capacity):
         """cos and sin `[capacity, head_dim / 2]` of position * inv_freq
         (transformers' rotate_half pairing, which is rlx.rope's), computed
@@ -160,39 +156,19 @@ def step_graph(config, batch, tokens, capacity):
     heads, kv_heads, dim = (c.num_attention_heads, c.num_key_value_heads,
                             c.head_dim)
     group = heads // kv_heads
-    g = GraphText("llama_decode" if tokens == 1 else "llama_step")
-    token_ids = g.input("tokens", (batch, tokens), "i64")
-    positions = g.input("positions", (batch, tokens), "i64")
-    cache_shape = (batch, kv_heads, capacity, dim)
-    caches = [(g.input(f"cache.{i}.key", cache_shape),
-               g.input(f"cache.{i}.value", cache_shape))
-              for i in range(c.num_hidden_layers)]
+    step = DecoderStep("llama_decode" if tokens == 1 else "llama_step",
+                       batch, tokens, capacity, c.num_hidden_layers, heads,
+                       kv_heads, dim)
+    g = step.g
     weights = {name: g.param(name, shape)
                for name, shape in c.weight_shapes().items()}
     cos_table = g.param("rope.cos", (capacity, dim // 2))
     sin_table = g.param("rope.sin", (capacity, dim // 2))
 
-    # What every layer shares: the rotary angles of each token, the mask of
-    # the keys each query sees (key j iff j <= its position), and where the
-    # step's tokens land in the cache.
-    flat_positions = g.reshape(positions, (-1,))
+    # The rotary angles of each token.
+    flat_positions = g.reshape(step.positions, (-1,))
     cos = g.gather(cos_table, flat_positions)
     sin = g.gather(sin_table, flat_positions)
-    key_index = g.constant(np.arange(capacity), "i64")
-    visible = g.compare("le", key_index,
-                        g.reshape(positions, (batch, 1, -1, 1)))
-    bias = g.expand(g.where(visible, g.constant(0.0), g.constant(_NEG_INF)),
-                    (batch, heads, -1, capacity))
-    # scatter[b, 0, j, t] = 1 where token t of sequence b goes to slot j:
-    # a matmul by it places the step's keys at their slots (exactly: one
-    # product of 1 per slot, the others 0), and `written` says which slots
-    # take them.
-    lands = g.compare("eq", g.reshape(key_index, (capacity, 1)),
-                      g.reshape(positions, (batch, 1, -1)))
-    scatter = g.reshape(g.cast(lands, "f32"), (batch, 1, capacity, -1))
-    written = g.compare("gt", g.reduce("max", scatter, [3]),
-                        g.constant(0.5))
-    written = g.reshape(written, (batch, 1, capacity, 1))
 
     # rlx.rms_norm adds a shift; Llama's has none.
     beta = g.constant(0.0, shape=(c.hidden_size,))
@@ -201,17 +177,10 @@ def step_graph(config, batch, tokens, capacity):
         return g.linear(x, weights[name + ".weight"],
                         weights[name + ".bias"] if bias_too else None)
 
-    def heads_first(x, count, rotate):
-        """[B, S, count * D] -> [B, count, S, D], rotated if asked."""
-        if rotate:
-            x = g.reshape(x, (-1, count * dim))
-            x = g.rope(x, cos, sin, dim, dim)
-        x = g.reshape(x, (batch, -1, count, dim))
-        return g.transpose(x, [0, 2, 1, 3])
-
-    def store(cache, new):
-        placed = g.matmul(scatter, new)
-        return g.where(written, placed, cache)
+    def rotated_heads(x, count):
+        """[B, S, count * D] -> [B, count, S, D], rotated."""
+        x = g.rope(g.reshape(x, (-1, count * dim)), cos, sin, dim, dim)
+        return step.heads_first(x, count)
 
     def repeat_heads(x):
         """[B, kv_heads, C, D] -> [B, heads, C, D]: query head h reads kv
@@ -222,24 +191,23 @@ def step_graph(config, batch, tokens, capacity):
         x = g.expand(x, (batch, kv_heads, group, capacity, dim))
         return g.reshape(x, (batch, heads, capacity, dim))
 
-    x = g.gather(weights["model.embed_tokens.weight"], token_ids)
+    x = g.gather(weights["model.embed_tokens.weight"], step.tokens)
     new_caches = []
-    for layer, (key_cache, value_cache) in enumerate(caches):
+    for layer, (key_cache, value_cache) in enumerate(step.caches):
         p = f"model.layers.{layer}."
         h = g.rms_norm(x, weights[p + "input_layernorm.weight"], beta,
                        c.rms_norm_eps)
-        q = heads_first(linear(h, p + "self_attn.q_proj", c.qkv_bias),
-                        heads, True)
-        k = heads_first(linear(h, p + "self_attn.k_proj", c.qkv_bias),
-                        kv_heads, True)
-        v = heads_first(linear(h, p + "self_attn.v_proj", c.qkv_bias),
-                        kv_heads, False)
-        key_cache = store(key_cache, k)
-        value_cache = store(value_cache, v)
+        q = rotated_heads(linear(h, p + "self_attn.q_proj", c.qkv_bias),
+                          heads)
+        k = rotated_heads(linear(h, p + "self_attn.k_proj", c.qkv_bias),
+                          kv_heads)
+        v = step.heads_first(linear(h, p + "self_attn.v_proj", c.qkv_bias),
+                             kv_heads)
+        key_cache = step.store(key_cache, k)
+        value_cache = step.store(value_cache, v)
         new_caches += [key_cache, value_cache]
-        a = g.attention(q, repeat_heads(key_cache), repeat_heads(value_cache),
-                        bias)
-        a = g.reshape(g.transpose(a, [0, 2, 1, 3]), (batch, -1, heads * dim))
+        a = step.heads_last(g.attention(q, repeat_heads(key_cache),
+                                        repeat_heads(value_cache), step.bias))
         x = g.binary("add", x, linear(a, p + "self_attn.o_proj", c.o_bias))
         h = g.rms_norm(x, weights[p + "post_attention_layernorm.weight"],
                        beta, c.rms_norm_eps)
@@ -250,5 +218,4 @@ def step_graph(config, batch, tokens, capacity):
     x = g.rms_norm(x, weights["model.norm.weight"], beta, c.rms_norm_eps)
     head = weights["model.embed_tokens.weight" if c.tie_word_embeddings
                    else "lm_head.weight"]
-    logits = g.linear(x, head)
-    return g.text([logits] + new_caches)
+    return step.text(g.linear(x, head), new_caches)

@@ -1,14 +1,15 @@
 # Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 # Exceptions. See the LICENSE file for license information.
-"""Llama-family generation against a NumPy reference: llm-llama.py
-SCRATCH_DIR.
+"""Llama-family and GPT-2 generation against NumPy references:
+llm-models.py SCRATCH_DIR.
 
-Two tiny random models are written as Hugging Face directories (config.json
-and safetensors, transformers' tensor names): a Llama with grouped-query
-attention (4 query heads, 2 KV heads) and an lm_head, and a Qwen2 with q/k/v
-biases, tied embeddings and its weights in two shards. The reference
-(llm_reference.py) computes the whole sequence in float64 without a
-cache. Checked: prefill logits and every decode step's logits within 1e-4
+Three tiny random models are written as Hugging Face directories
+(config.json and safetensors, transformers' tensor names): a Llama with
+grouped-query attention (4 query heads, 2 KV heads) and an lm_head, a
+Qwen2 with q/k/v biases, tied embeddings and its weights in two shards,
+and a GPT-2 (GPT2LMHeadModel's names; also loaded from GPT2Model's
+unprefixed names). The references (llm_reference.py) compute the whole
+sequence in float64 without a cache. Checked: prefill logits and every decode step's logits within 1e-4
 of the largest logit (f32 against f64), greedy generation of 64 tokens
 identical to the reference's, a prefill in two chunks, a batch of two
 sequences, seeded sampling, and clear errors. The weights are drawn with
@@ -23,8 +24,9 @@ import numpy as np
 import rlx
 import rlx.models
 from rlx.generation import GenerationStats, sample_next
-from llm_reference import (LLAMA, QWEN2, random_weights, reference_greedy,
-                           reference_logits, write_hf_directory)
+from llm_reference import (GPT2, LLAMA, QWEN2, random_weights,
+                           reference_greedy, reference_logits,
+                           write_hf_directory)
 from pychecks import check, expect_error, finish
 
 scratch = sys.argv[1]
@@ -132,6 +134,19 @@ def check_model(label, config, shards):
 
 check_model("llama", LLAMA, shards=1)
 check_model("qwen2", QWEN2, shards=2)
+gpt2 = check_model("gpt2", GPT2, shards=1)
+
+# A GPT2Model checkpoint (no `transformer.` prefix) binds the same way.
+weights = random_weights(GPT2, rng)
+path = os.path.join(scratch, "gpt2-unprefixed")
+write_hf_directory(path, GPT2, {k.removeprefix("transformer."): v
+                                for k, v in weights.items()}, 1)
+prompt = [int(t) for t in rng.integers(0, GPT2["vocab_size"], 5)]
+got = rlx.models.load(path, capacity=16).step(
+    rlx.models.load(path, capacity=16).new_cache(), [prompt])
+error = relative_error(got[0], reference_logits(GPT2, weights, prompt))
+check(error <= TOLERANCE, f"gpt2 from GPT2Model's tensor names: prefill "
+      f"relative error {error:.3g}")
 
 # sample_next by itself.
 sampler = np.random.default_rng(0)
@@ -158,4 +173,13 @@ expect_error(lambda: rlx.models.CausalLM.from_config(
 expect_error(lambda: rlx.models.CausalLM.from_config(
     LLAMA, {"model.embed_tokens.weight": np.zeros((97, 64), np.float32)}),
     "no tensor 'model.norm.weight'", "a checkpoint missing a tensor")
+expect_error(lambda: rlx.models.CausalLM.from_config(
+    dict(GPT2, activation_function="quick_gelu"), {}),
+    "activation_function 'quick_gelu'", "gpt2 activation_function")
+expect_error(lambda: rlx.models.CausalLM.from_config(
+    dict(GPT2, scale_attn_by_inverse_layer_idx=True), {}),
+    "scale_attn_by_inverse_layer_idx True", "gpt2 layer-scaled attention")
+expect_error(lambda: rlx.models.CausalLM.from_config(
+    GPT2, weights, capacity=129), "longer than the model's 128 position "
+    "embeddings", "gpt2 cache past n_positions")
 finish()

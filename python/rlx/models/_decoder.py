@@ -1,0 +1,90 @@
+# Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+"""What the step graphs of the decoder families share: the inputs of a
+step over a fixed-capacity KV cache, the causal mask of its queries, the
+writing of its keys and values into the cache, and the head layouts
+(docs/llm.md)."""
+
+import dataclasses
+
+import numpy as np
+
+from ._ir import GraphText
+
+_NEG_INF = float("-inf")
+
+
+@dataclasses.dataclass(frozen=True)
+class DecoderConfig:
+    """What every family's config gives: the sizes the KV cache and
+    CausalLM read, under transformers' Llama names."""
+    model_type: str
+    vocab_size: int
+    hidden_size: int
+    intermediate_size: int
+    num_hidden_layers: int
+    num_attention_heads: int
+    num_key_value_heads: int
+    head_dim: int
+
+
+class DecoderStep:
+    """A step graph being built: inputs `tokens` and `positions`
+    `[batch, tokens]` i64 (each token's position in its sequence, below
+    `capacity`), then `cache.L.key` and `cache.L.value`
+    `[batch, kv_heads, capacity, head_dim]` per layer L (`caches`, a list of
+    pairs). `bias` hides from each query the keys after its position,
+    `[batch, heads, tokens, capacity]`; `store` writes the step's keys or
+    values into a cache."""
+
+    def __init__(self, name, batch, tokens, capacity, layers, heads,
+                 kv_heads, head_dim):
+        self.g = g = GraphText(name)
+        self.batch, self.capacity = batch, capacity
+        self.heads, self.head_dim = heads, head_dim
+        self.tokens = g.input("tokens", (batch, tokens), "i64")
+        self.positions = g.input("positions", (batch, tokens), "i64")
+        cache_shape = (batch, kv_heads, capacity, head_dim)
+        self.caches = [(g.input(f"cache.{i}.key", cache_shape),
+                        g.input(f"cache.{i}.value", cache_shape))
+                       for i in range(layers)]
+
+        # Key j is visible to a query iff j <= its position.
+        key_index = g.constant(np.arange(capacity), "i64")
+        visible = g.compare("le", key_index,
+                            g.reshape(self.positions, (batch, 1, -1, 1)))
+        self.bias = g.expand(
+            g.where(visible, g.constant(0.0), g.constant(_NEG_INF)),
+            (batch, heads, -1, capacity))
+        # scatter[b, 0, j, t] = 1 where token t of sequence b goes to slot
+        # j: a matmul by it places the step's keys at their slots (exactly:
+        # one product of 1 per slot, the others 0), and `written` says
+        # which slots take them.
+        lands = g.compare("eq", g.reshape(key_index, (capacity, 1)),
+                          g.reshape(self.positions, (batch, 1, -1)))
+        self._scatter = g.reshape(g.cast(lands, "f32"),
+                                  (batch, 1, capacity, -1))
+        written = g.compare("gt", g.reduce("max", self._scatter, [3]),
+                            g.constant(0.5))
+        self._written = g.reshape(written, (batch, 1, capacity, 1))
+
+    def store(self, cache, new):
+        """`cache` with `new` `[batch, kv_heads, tokens, head_dim]` written
+        at the step's positions."""
+        g = self.g
+        return g.where(self._written, g.matmul(self._scatter, new), cache)
+
+    def heads_first(self, x, count):
+        """[B, S, count * D] -> [B, count, S, D]."""
+        x = self.g.reshape(x, (self.batch, -1, count, self.head_dim))
+        return self.g.transpose(x, [0, 2, 1, 3])
+
+    def heads_last(self, a):
+        """[B, heads, S, D] -> [B, S, heads * D]."""
+        return self.g.reshape(self.g.transpose(a, [0, 2, 1, 3]),
+                              (self.batch, -1, self.heads * self.head_dim))
+
+    def text(self, logits, new_caches):
+        """The module: results the logits `[batch, tokens, vocab]`, then
+        each cache with the step's keys and values, in argument order."""
+        return self.g.text([logits] + new_caches)
