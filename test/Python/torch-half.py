@@ -44,6 +44,9 @@ import rlx
 import rlx.torch
 from pychecks import check, expect_error, finish
 
+LOWER_MODULES = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.ConvTranspose2d,
+                 nn.MultiheadAttention, nn.LSTM, nn.GRU)
+NORM_MODULES = (nn.LayerNorm, nn.GroupNorm, nn.BatchNorm2d)
 TORCH_DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
 # 16 units of roundoff (half the dtype's epsilon).
 TOLERANCE = {"f16": 16 * 2.0 ** -11, "bf16": 16 * 2.0 ** -8}
@@ -111,7 +114,66 @@ def gpt2():
     return GPT2Block().eval(), (torch.randn(2, 24, 128),)
 
 
-MODELS = {"resnet50": resnet50, "bert": bert, "gpt2": gpt2}
+class Attention(nn.Module):
+    """nn.MultiheadAttention as one rlx.attention, with a causal mask."""
+
+    def __init__(self):
+        super().__init__()
+        self.attention = nn.MultiheadAttention(64, 4, batch_first=True)
+
+    def forward(self, x):
+        mask = torch.triu(torch.full((12, 12), float("-inf")), diagonal=1)
+        return self.attention(x, x, x, attn_mask=mask,
+                              need_weights=False)[0]
+
+
+class Recurrent(nn.Module):
+    """The output sequence of an LSTM or GRU (rlx.scan)."""
+
+    def __init__(self, kind):
+        super().__init__()
+        self.rnn = kind(32, 24, num_layers=2, batch_first=True)
+
+    def forward(self, x):
+        return self.rnn(x)[0]
+
+
+class Head(nn.Module):
+    """An embedding, a 1-d convolution, cumsum and log_softmax."""
+
+    def __init__(self):
+        super().__init__()
+        self.embedding = nn.Embedding(40, 32)
+        self.conv = nn.Conv1d(32, 16, 3, padding=1)
+
+    def forward(self, ids):
+        y = self.conv(self.embedding(ids).transpose(1, 2))
+        return torch.log_softmax(y.cumsum(-1), dim=1)
+
+
+class Decoder(nn.Module):
+    """Transposed convolution, group norm, average pooling (ceil_mode)."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(16, 8, 3, stride=2, padding=1)
+        self.norm = nn.GroupNorm(4, 8)
+        self.pool = nn.AvgPool2d(3, 2, ceil_mode=True,
+                                 count_include_pad=False)
+
+    def forward(self, x):
+        return self.pool(torch.nn.functional.silu(self.norm(self.up(x))))
+
+
+# Ops the three models do not use, one small module each.
+OPS = {
+    "attention": lambda: (Attention().eval(), (torch.randn(2, 12, 64),)),
+    "lstm": lambda: (Recurrent(nn.LSTM).eval(), (torch.randn(2, 10, 32),)),
+    "gru": lambda: (Recurrent(nn.GRU).eval(), (torch.randn(2, 10, 32),)),
+    "head": lambda: (Head().eval(), (torch.randint(0, 40, (2, 20)),)),
+    "decoder": lambda: (Decoder().eval(), (torch.randn(1, 16, 9, 9),)),
+}
+MODELS = {"resnet50": resnet50, "bert": bert, "gpt2": gpt2, **OPS}
 
 
 def as_numpy(tensor):
@@ -130,24 +192,36 @@ def run(name, mode, model, inputs):
         mlir, params = rlx.torch.import_module(model, *inputs, dtype=low)
         with torch.no_grad():
             want = model(*inputs).float().numpy()
-        # Parameters of linear layers and convolutions are stored low, those
-        # of norms in f32.
-        lowered = [n for n in params if n.endswith(".weight") and
-                   params[n].ndim >= 2]
-        normed = [n for n, m in model.named_modules()
-                  if isinstance(m, (nn.LayerNorm, nn.BatchNorm2d))]
-        check(all(
-            f'x{low}> {{rlx.param = "{n}"' in mlir for n in lowered) and all(
-            f'xf32> {{rlx.param = "{n}.weight"' in mlir for n in normed),
-            f"{name} {mode}: {len(lowered)} matmul/conv weights stored in "
-            f"{low}, {len(normed)} norms' in f32")
+        # Parameters of linear layers, convolutions, attention and
+        # recurrences are stored low, those of norms in f32.
+        expected = {}
+        for path, module in model.named_modules():
+            kind = low if isinstance(module, LOWER_MODULES) else "f32" \
+                if isinstance(module, NORM_MODULES) else None
+            tensors = list(module.named_parameters(recurse=False)) + [
+                (n, b) for n, b in module.named_buffers(recurse=False)
+                if b.is_floating_point()]
+            for tensor_name, _ in tensors if kind else ():
+                expected[f"{path}.{tensor_name}".lstrip(".")] = kind
+        stored = [n for n, kind in expected.items()
+                  if f'x{kind}> {{rlx.param = "{n}"' in mlir]
+        counts = [sum(1 for k in expected.values() if k == kind)
+                  for kind in (low, "f32")]
+        check(len(stored) == len(expected),
+              f"{name} {mode}: {counts[0]} parameters of matmuls, "
+              f"convolutions, attention and recurrences stored in {low}, "
+              f"{counts[1]} of norms in f32"
+              + "".join(f"; '{n}' not in {k}" for n, k in expected.items()
+                        if n not in stored))
     else:
         imported = copy.deepcopy(model).to(dtype)
-        args = tuple(x.to(dtype) for x in inputs)
+        args = tuple(x.to(dtype) if x.is_floating_point() else x
+                     for x in inputs)
         mlir, params = rlx.torch.import_module(imported, *args)
         with torch.no_grad():
             want = copy.deepcopy(imported).float()(
-                *[x.float() for x in args]).numpy()
+                *[x.float() if x.is_floating_point() else x
+                  for x in args]).numpy()
         floats = [line for line in mlir.splitlines() if "rlx.param" in line
                   and any(f"x{t}>" in line for t in ("f16", "bf16", "f32"))]
         check(floats and all(f"x{low}>" in line for line in floats),

@@ -171,9 +171,11 @@ class Autocast:
             tree, lambda v: c.cast_value(v, dtype) if isinstance(v, Value)
             and v.dtype in _CAST and v.dtype != dtype else v)
 
-    def low_params(self, param_nodes, name_of):
+    def low_params(self, param_nodes, name_of, traced_params):
         """The nodes of `param_nodes` that only LOWER ops read (directly or
-        through layout ops): they are bound in the low dtype."""
+        through layout ops), or bias adds of decomposed linear layers (of
+        `traced_params`, the parameters of a make_fx graph): they are bound
+        in the low dtype."""
         def only_lower(node, seen):
             if not node.users:
                 return False
@@ -182,7 +184,24 @@ class Autocast:
                 if name in _LAYOUT_OPS:
                     if user in seen or not only_lower(user, seen | {user}):
                         return False
-                elif self.target(name) != "low":
+                elif self.target(name) != "low" and not self.bias_add(
+                        user, name_of, traced_params):
                     return False
             return True
         return {n for n in param_nodes if only_lower(n, {n})}
+
+    def bias_add(self, node, name_of, param_nodes):
+        """Whether `node`, in a graph make_fx traced, adds a parameter to
+        the result of a LOWER op (through layout ops): aten's decomposition
+        of F.linear on a 3-d input (matmul, then add_ of the bias), which
+        autocast sees as one linear."""
+        if name_of(node) != "add" or len(node.args) < 2:
+            return False
+        a, b = node.args[:2]
+        product = a if b in param_nodes else b if a in param_nodes else None
+        if not isinstance(product, torch.fx.Node):
+            return False
+        while name_of(product) in _LAYOUT_OPS and product.args and \
+                isinstance(product.args[0], torch.fx.Node):
+            product = product.args[0]
+        return self.target(name_of(product)) == "low"

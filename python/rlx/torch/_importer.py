@@ -100,6 +100,7 @@ class _Converter:
         self.param_versions = {}
         self.param_names = {}  # argument name -> parameter name
         self.param_dtype = None
+        self.param_nodes = set()  # placeholders of parameters (make_fx)
         self.order = None  # node -> position, for check_no_stale_view
 
     # -- values -------------------------------------------------------
@@ -245,7 +246,8 @@ class _Converter:
         placeholders = [n for n in self.gm.graph.nodes
                         if n.op == "placeholder"]
         flat_params = list(param_names)
-        low = self.low_params(placeholders[:len(flat_params)])
+        self.param_nodes = set(placeholders[:len(flat_params)])
+        low = self.low_params(self.param_nodes)
         for i, node in enumerate(placeholders):
             if i < len(flat_params):
                 self.env[node] = self.param(
@@ -260,8 +262,11 @@ class _Converter:
         in the low dtype (bound in it)."""
         if self.autocast is None:
             return set()
-        return self.autocast.low_params(
-            nodes, lambda n: _autocast.op_name(n, self.gm, _op_name))
+        return self.autocast.low_params(nodes, self.autocast_name,
+                                        self.param_nodes)
+
+    def autocast_name(self, node):
+        return _autocast.op_name(node, self.gm, _op_name)
 
     def run_nodes(self):
         """Translates the graph's nodes after its placeholders (bound in
@@ -407,8 +412,10 @@ class _Converter:
                            "attention weights)")
         policy = None
         if self.autocast is not None:
-            policy = self.autocast.target(
-                _autocast.op_name(node, self.gm, _op_name))
+            policy = self.autocast.target(self.autocast_name(node))
+            if policy is None and self.autocast.bias_add(
+                    node, self.autocast_name, self.param_nodes):
+                policy = "low"
         if node.op == "call_module":
             module = self.gm.get_submodule(node.target)
             handler = ops.module_handler(module)
