@@ -22,6 +22,7 @@
 #include "rlx/Execution/HostCode.h"
 #include "rlx/Runtime/FileIO.h"
 
+#include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BLAKE3.h"
@@ -98,15 +99,14 @@ private:
   llvm::BLAKE3 hasher;
 };
 
-/// The file holding the compiler: the shared library or executable this
-/// code is linked into (libRLXCAPI.so under Python, rlx-run itself).
-std::string getCompilerBinary() {
+/// The file that maps `address`: a shared library, or the executable.
+std::string getBinaryOf(void *address) {
   Dl_info info;
-  if (dladdr(reinterpret_cast<void *>(&getCompilerBinary), &info) &&
-      info.dli_fname && llvm::sys::path::is_absolute(info.dli_fname))
+  if (dladdr(address, &info) && info.dli_fname &&
+      llvm::sys::path::is_absolute(info.dli_fname))
     return info.dli_fname;
-  return llvm::sys::fs::getMainExecutable(
-      nullptr, reinterpret_cast<void *>(&getCompilerBinary));
+  // The executable's own name as it was started, perhaps relative.
+  return llvm::sys::fs::getMainExecutable(nullptr, address);
 }
 
 /// The host CPU's name and its features, sorted: code compiled for one
@@ -129,7 +129,14 @@ Digest computeKey(const ExecutionTarget &target, llvm::StringRef moduleText,
   key.add("revision", RLX_BUILD_REVISION);
   // The revision names the sources a build came from; the binary's identity
   // tells builds of one revision apart (a working tree with local edits).
-  key.addFile("compiler", getCompilerBinary());
+  // The project's compiler (rlx-run, or libRLXCAPI.so under Python), and
+  // the MLIR and LLVM libraries it calls, which a package upgrade may
+  // replace under it.
+  key.addFile("compiler", getBinaryOf(reinterpret_cast<void *>(&computeKey)));
+  key.addFile("mlir", getBinaryOf(reinterpret_cast<void *>(
+                          &mlir::translateModuleToLLVMIR)));
+  key.addFile("llvm", getBinaryOf(reinterpret_cast<void *>(
+                          &llvm::sys::getHostCPUName)));
   key.add("target", target.getName());
   key.add("target description", target.getDescription());
   key.add("host cpu", getHostCPUIdentity());

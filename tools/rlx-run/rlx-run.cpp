@@ -190,11 +190,10 @@ static CompileOptions getCompileOptions() {
 }
 
 /// Parses the module text in `context` and picks the graph to compile.
-static ParsedGraph parseGraph(MLIRContext &context,
+/// `sourceMgr` keeps the text for the diagnostics of the compile after.
+static ParsedGraph parseGraph(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                               const llvm::MemoryBuffer &text) {
   CompilePhase phase("parsing", mlirTiming);
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBuffer(text.getBuffer(),
                                        text.getBufferIdentifier()),
@@ -218,9 +217,12 @@ compileGraph(const ExecutionTarget &target, double &compileMs) {
   rlx::registerAllDialects(registry);
   // The compiled graph keeps only code, so the IR may go with this scope.
   MLIRContext context(registry);
+  // Diagnostics of parsing and compiling show the line they point at.
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   CompileOptions options = getCompileOptions();
   if (!emitSharedLib.empty()) {
-    ParsedGraph parsed = parseGraph(context, *text);
+    ParsedGraph parsed = parseGraph(context, sourceMgr, *text);
     GraphSignature signature = exitOnError(target.emitSharedLibrary(
         *parsed.module, parsed.entry, emitSharedLib, options));
     llvm::outs() << "wrote " << emitSharedLib << " (@" << signature.name
@@ -239,7 +241,7 @@ compileGraph(const ExecutionTarget &target, double &compileMs) {
   auto graph = exitOnError(compileWithCache(
       target, text->getBuffer(), entryName, entryRule,
       [&]() -> llvm::Expected<ParsedGraph> {
-        return parseGraph(context, *text);
+        return parseGraph(context, sourceMgr, *text);
       },
       options, cache));
   compileMs = std::chrono::duration<double, std::milli>(
