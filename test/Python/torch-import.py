@@ -316,6 +316,28 @@ compare("nn.Upsample", nn.Upsample(scale_factor=3, mode="bilinear",
                                    align_corners=True), x4)
 
 
+# argmax/argmin (along a dim, with keepdim, over everything) and the
+# indices of max/min(x, dim): the first position of the extreme (ties
+# planted), a NaN as the extreme of either, integers down to -2^63.
+ties = torch.randn(3, 5, 4)
+ties[0, 2, 1] = ties[0, 4, 1] = 9.0
+ties[2, 1, 3] = ties[2, 3, 3] = -9.0
+compare("argmax/argmin, max/min(x, dim) indices", Fn(lambda x: (
+    torch.argmax(x, 1), torch.argmin(x, -1, keepdim=True), torch.argmax(x),
+    x.argmin(1), torch.max(x, 1)[1], torch.min(x, 1, keepdim=True)[1])),
+    ties, rtol=0, atol=0)
+with_nan = ties.clone()
+with_nan[1, 3, 2] = float("nan")
+compare("argmax/argmin with a NaN", Fn(lambda x: (
+    torch.argmax(x, 1), torch.argmin(x, 1))), with_nan, rtol=0, atol=0)
+integers = torch.randint(-3, 3, (4, 6))
+integers[0, 0] = -2**63
+integers[3, 5] = 2**63 - 1
+compare("argmax/argmin of int64", Fn(lambda i: (
+    torch.argmax(i, 1), torch.argmin(i, 0), torch.argmin(i))),
+    integers, rtol=0, atol=0)
+
+
 # Ops that map onto one rlx op or a few: cumsum, flip, triu/tril of a
 # graph value (mask computed in the graph), one_hot, GroupNorm (affine and
 # not), transposed convolutions (2-d and 1-d, stride, padding,

@@ -266,6 +266,14 @@ class Emitter:
         return self._emit(f"rlx.cumsum {x.name} {{axis = {axis} : i64}} : "
                           f"{x.type}", x.shape, x.dtype)
 
+    def top_k(self, x, k):
+        """rlx.top_k along the last axis: (values, i64 indices)."""
+        values, indices = self._fresh("v"), self._fresh("v")
+        self.lines.append(f"{self.indent}{values}, {indices} = rlx.top_k "
+                          f"{x.name} {{k = {k} : i64}} : {x.type}")
+        shape = tuple(x.shape[:-1]) + (k,)
+        return Value(values, shape, x.dtype), Value(indices, shape, "i64")
+
     def resize(self, x, mode, sizes, align_corners=False, scales=None):
         """rlx.resize of the last len(sizes) dims of `x`."""
         attrs = []

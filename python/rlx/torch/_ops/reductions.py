@@ -2,13 +2,15 @@
 # Exceptions. See the LICENSE file for license information.
 """softmax, log_softmax and reductions."""
 
+import math
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 from ..._capi import RLXError
 from .._emitter import Value
-from .common import ATEN, FUNCTIONS, METHODS, MODULES, NoIndices, axis_index
+from .common import ATEN, FUNCTIONS, METHODS, MODULES, axis_index
 
 
 def softmax(c, x, dim=None, _stacklevel=3, dtype=None, half_to_float=False):
@@ -102,15 +104,70 @@ FUNCTIONS[torch.cumsum] = METHODS["cumsum"] = ATEN["aten.cumsum.default"] = \
     cumsum
 
 
+def _extreme(c, x, kind, dim, keepdim):
+    """(values, i64 indices) of the largest (`kind` "max") or smallest
+    element along `dim` (None: over all elements, flattened), as
+    torch.max/min(x, dim) and argmax/argmin give them: the first position
+    of the extreme, a NaN counting as the extreme of either kind. One
+    rlx.top_k with k = 1 along the last axis, whose ties go to the smaller
+    index and whose NaN is the largest value; a min is the max of the
+    order-reversed values (-x for floats, -1 - x for integers, which never
+    overflows)."""
+    if x.dtype == "i1":
+        x = c.e.cast(x, "i32")
+    if dim is None:
+        moved, back = c.e.reshape(x, (math.prod(x.shape),)), None
+    else:
+        axis = axis_index(dim, x.rank)
+        perm = [d for d in range(x.rank) if d != axis] + [axis]
+        moved = c.e.transpose(x, perm)
+        back = [perm.index(d) for d in range(x.rank)]
+    floating = x.dtype.startswith("f") or x.dtype == "bf16"
+
+    def reverse(v):
+        if floating:
+            return c.e.activation("neg", v)
+        return c.e.binary("sub", c.e.constant(-1, v.dtype), v)
+
+    values, indices = c.e.top_k(moved if kind == "max" else reverse(moved),
+                                1)
+    if kind == "min":
+        values = reverse(values)
+    results = []
+    for v in (values, indices):
+        if dim is None:
+            v = c.e.reshape(v, (1,) * x.rank if keepdim else ())
+        elif keepdim:
+            v = c.e.transpose(v, back)
+        else:
+            v = c.e.reshape(v, v.shape[:-1])
+        results.append(v)
+    return tuple(results)
+
+
 def _max_min(kind):
     def handler(c, x, dim=None, keepdim=False):
         if isinstance(dim, Value):
             return c.binary({"max": "max", "min": "min"}[kind], x, dim)
         if dim is None:
             return c.e.reduce(kind, x, list(range(x.rank)))
-        return (c.e.reduce(kind, x, [dim], keepdim), NoIndices())
+        # The values by rlx.reduce, which differentiates.
+        return (c.e.reduce(kind, x, [dim], keepdim),
+                _extreme(c, x, kind, dim, keepdim)[1])
+    return handler
+
+
+def _arg(kind):
+    def handler(c, x, dim=None, keepdim=False):
+        return _extreme(c, x, kind, dim, keepdim)[1]
     return handler
 
 
 FUNCTIONS[torch.max] = METHODS["max"] = _max_min("max")
 FUNCTIONS[torch.min] = METHODS["min"] = _max_min("min")
+ATEN["aten.max.dim"] = _max_min("max")
+ATEN["aten.min.dim"] = _max_min("min")
+FUNCTIONS[torch.argmax] = METHODS["argmax"] = ATEN["aten.argmax.default"] = \
+    _arg("max")
+FUNCTIONS[torch.argmin] = METHODS["argmin"] = ATEN["aten.argmin.default"] = \
+    _arg("min")
