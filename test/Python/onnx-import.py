@@ -97,6 +97,19 @@ for n in (2, 6):
     close(graph(x=x), x.reshape(n, 5, 2, 4).transpose(0, 2, 1, 3)
           .reshape(n, 40), f"shape arithmetic over `?` at batch {n}")
 
+# A constant of a `?` shape: ceil_mode's partial windows read appended
+# rows of -inf, as wide as the batch.
+pool = model([helper.make_node("MaxPool", ["x"], ["out"], kernel_shape=[2, 2],
+                               strides=[2, 2], ceil_mode=1)],
+             [f32("x", ["N", 2, 5, 5])], [f32("out", ["N", 2, 3, 3])])
+graph = rlx.compile(rlx.onnx.import_model(pool)[0])
+for n in (1, 4):
+    x = rng.standard_normal((n, 2, 5, 5)).astype(np.float32)
+    padded = np.pad(x, [(0, 0), (0, 0), (0, 1), (0, 1)],
+                    constant_values=-np.inf)
+    close(graph(x=x), padded.reshape(n, 2, 3, 2, 3, 2).max(axis=(3, 5)),
+          f"ceil_mode max pooling at batch {n}")
+
 # External data: the initializers in a file beside the model.
 path = os.path.join(workdir, "linear.onnx")
 external = onnx.ModelProto()

@@ -10,7 +10,8 @@ near unit scale; the export folds batch norm into the convolutions),
 bert (a BERT encoder layer written as BERT is: separate Q, K, V
 projections, an additive attention mask, exact GELU, post-norm), encoder
 (nn.TransformerEncoderLayer, GELU, norm first), lstm (a 2-layer
-bidirectional nn.LSTM with a linear head). resnet18 is saved with its
+bidirectional nn.LSTM with a linear head), gru (a bidirectional nn.GRU
+with a given initial state, then an nn.RNN with relu; sequence first). resnet18 is saved with its
 initializers in an external data file.
 
 Tolerance: every output element within 2e-5 of the output's largest
@@ -19,7 +20,8 @@ different order than PyTorch; deep convolution chains lose about 1e-6 of
 the scale). Fresh random weights and inputs each run; the seed is
 printed, RLX_TEST_SEED=<seed> replays it.
 
-Usage: onnx_models.py WORKDIR MODEL...
+Usage: onnx_models.py WORKDIR MODEL... (a name above, or any torchvision
+classifier's)
 """
 
 import os
@@ -129,13 +131,31 @@ def lstm():
     return Tagger().eval(), [torch.randn(2, 10, 16)], [torch.randn(4, 10, 16)]
 
 
+class GruEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(16, 24, bidirectional=True)
+        self.rnn = nn.RNN(48, 12, nonlinearity="relu")
+
+    def forward(self, x, h0):
+        out, h = self.gru(x, h0)
+        return self.rnn(out)[0], h
+
+
+def gru():
+    # Sequence-first; the batch is dim 1.
+    return GruEncoder().eval(), \
+        [torch.randn(7, 2, 16), torch.randn(2, 2, 24)], \
+        [torch.randn(7, 3, 16), torch.randn(2, 3, 24)]
+
+
 MODELS = {"resnet18": lambda: torchvision_model("resnet18"),
           "mobilenet_v2": lambda: torchvision_model("mobilenet_v2"),
-          "bert": bert, "encoder": encoder, "lstm": lstm}
+          "bert": bert, "encoder": encoder, "lstm": lstm, "gru": gru}
 
 
 def compare(name, graph, model, inputs, input_names):
-    batch = inputs[0].shape[0]
+    batch = inputs[0].shape[name == "gru"]
     with torch.no_grad():
         want = model(*inputs)
     want = [want] if isinstance(want, torch.Tensor) else list(want)
@@ -155,7 +175,9 @@ def compare(name, graph, model, inputs, input_names):
 
 
 for name in names:
-    model, example, other = MODELS[name]()
+    # Any other torchvision classifier by name (not run by the lit test).
+    model, example, other = MODELS.get(
+        name, lambda: torchvision_model(name))()
     input_names = [f"input{i}" for i in range(len(example))]
     with torch.no_grad():
         outputs = model(*example)
@@ -167,6 +189,8 @@ for name in names:
     axes = {n: {0: "batch"} for n in input_names + output_names}
     if name == "lstm":
         axes["output1"] = axes["output2"] = {1: "batch"}
+    if name == "gru":
+        axes = {n: {1: "batch"} for n in input_names + output_names}
     torch.onnx.export(model, tuple(example), path, opset_version=17 if
                       name != "mobilenet_v2" else 13,
                       input_names=input_names, output_names=output_names,
@@ -178,12 +202,12 @@ for name in names:
                         location="resnet18.data", size_threshold=1024)
         check(os.path.exists(os.path.join(workdir, "resnet18.data")),
               "resnet18: initializers saved as external data")
-    if name == "lstm":
+    if name in ("lstm", "gru"):
         # rlx.scan loops take static shapes: one import per batch size,
         # the symbolic dim given its size.
         for inputs in (example, other):
             mlir, params = rlx.onnx.import_model(
-                path, dims={"batch": inputs[0].shape[0]})
+                path, dims={"batch": inputs[0].shape[name == "gru"]})
             compare(name, rlx.compile(mlir, params=params), model, inputs,
                     input_names)
         continue

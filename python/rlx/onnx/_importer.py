@@ -150,8 +150,11 @@ class _Converter:
                     # of its own): `?`, unless dims gives its size.
                     name = dim.dim_param or f"{info.name}:{i}"
                     shape.append(self.dims.get(name, name))
-            self.env[info.name] = self._argument("rlx.input", info.name,
-                                                 shape, dtype)
+            value = self._argument("rlx.input", info.name, shape, dtype)
+            for axis, dim in enumerate(shape):
+                if isinstance(dim, str):
+                    self.e.symbols.setdefault(dim, (value, axis))
+            self.env[info.name] = value
 
     def run(self):
         self.bind_inputs()

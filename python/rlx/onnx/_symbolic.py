@@ -55,7 +55,46 @@ def is_static(shape):
 
 class SymbolicEmitter(Emitter):
     """Emitter whose values are SymbolicValues; the ops whose result shape
-    mixes operand dims follow broadcast_dims."""
+    mixes operand dims follow broadcast_dims. `symbols` maps a dim's name
+    to a graph input that has it (the value, its axis): a constant of a
+    shape with that dim takes its size from there."""
+
+    def __init__(self, parent=None, indent="  "):
+        super().__init__(parent, indent)
+        self.symbols = {}
+        self._references = {}
+
+    def constant(self, value, dtype, shape=()):
+        """A splat of a shape with `?` dims: a static constant broadcast
+        by an rlx.where over a tensor of each `?` dim (taken from the
+        graph input that has it; both branches are the constant)."""
+        if is_static(shape):
+            return super().constant(value, dtype, shape)
+        static = [1 if isinstance(d, str) else d for d in shape]
+        result = super().constant(value, dtype, static)
+        for axis, d in enumerate(shape):
+            if isinstance(d, str):
+                reference = self._reference(d, len(shape), axis)
+                result = self.where(reference, result, result)
+        return result
+
+    def _reference(self, name, rank, axis):
+        """An i1 tensor of shape [1, .., `name`, .., 1] (rank `rank`, the
+        named dim at `axis`)."""
+        key = (name, rank, axis)
+        if key not in self._references:
+            if name not in self.symbols:
+                raise ValueError(f"a constant of a `?` dim '{name}' that no "
+                                 "graph input has")
+            value, source_axis = self.symbols[name]
+            for other in range(value.rank):
+                if other != source_axis:
+                    value = self.narrow(value, other, 0, 1)
+            shape = [1] * rank
+            shape[axis] = name
+            value = self.reshape(value, shape)
+            self._references[key] = self.compare("eq", value, value)
+        return self._references[key]
 
     def _emit(self, text, shape, dtype):
         name = self._fresh("v")

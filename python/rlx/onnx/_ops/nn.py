@@ -275,6 +275,10 @@ def pad(c, inputs, attrs):
     pairs = []
     for axis in reversed(range(rank)):
         pairs += [pads[axis], pads[rank + axis]]
+    # From the last dim back to the first padded one: the dims before it
+    # (a `?` batch) are left alone.
+    while pairs[-2:] == [0, 0]:
+        pairs = pairs[:-2]
     return torch_indexing.pad(c, x, pairs, _PAD_MODES[mode], value)
 
 
