@@ -169,7 +169,10 @@ def RLXAutodiff : Pass<"rlx-autodiff", "ModuleOp"> {
     by one update of every `wrt` parameter, returning `[loss, updated
     parameters..., updated optimizer state...]`, each update carrying the
     result attribute `{rlx.param = "<name>"}` of the argument it replaces,
-    so a runner feeds it back by name. The optimizer state is extra
+    so a runner feeds it back by name. Hyperparameters outside the ranges
+    PyTorch's optimizers accept (`lr`, `momentum` and `eps` finite and
+    `>= 0`, `beta1` and `beta2` in `[0, 1)`) are an error naming the option.
+    The optimizer state is extra
     `rlx.param` arguments, zeros at the start, with PyTorch's update rules
     (no weight decay):
 
@@ -196,15 +199,15 @@ def RLXAutodiff : Pass<"rlx-autodiff", "ModuleOp"> {
     Option<"optimizer", "optimizer", "std::string", /*default=*/"\"none\"",
            "Training step to add as @f_train_step: none, sgd or adam">,
     Option<"lr", "lr", "double", /*default=*/"0.01",
-           "Learning rate of the training step">,
+           "Learning rate of the training step (finite, >= 0)">,
     Option<"momentum", "momentum", "double", /*default=*/"0.0",
-           "SGD momentum">,
+           "SGD momentum (finite, >= 0)">,
     Option<"beta1", "beta1", "double", /*default=*/"0.9",
-           "Adam's first-moment decay">,
+           "Adam's first-moment decay (in [0, 1))">,
     Option<"beta2", "beta2", "double", /*default=*/"0.999",
-           "Adam's second-moment decay">,
+           "Adam's second-moment decay (in [0, 1))">,
     Option<"eps", "eps", "double", /*default=*/"1e-8",
-           "Adam's denominator epsilon">,
+           "Adam's denominator epsilon (finite, >= 0)">,
   ];
 }
 

@@ -19,6 +19,9 @@
 
 #include "mlir/IR/IRMapping.h"
 
+#include <cmath>
+#include <cstdio>
+
 namespace mlir {
 namespace rlx {
 #define GEN_PASS_DEF_RLXAUTODIFF
@@ -119,6 +122,36 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
     registerDerivativeRules(registry);
   }
 
+  /// The ranges PyTorch's optimizers accept (torch.optim.SGD and Adam
+  /// raise for values outside them): a NaN, infinite or negative learning
+  /// rate would turn every parameter into NaN or move it uphill without a
+  /// word.
+  LogicalResult checkHyperparameters(ModuleOp module) {
+    auto fail = [&](StringRef name, double value,
+                    StringRef range) -> LogicalResult {
+      // %g: the value as it is usually written (0.1, 1e-08, nan).
+      char text[32];
+      std::snprintf(text, sizeof(text), "%g", value);
+      return module.emitError()
+             << kPass << ": " << name << "=" << std::string(text)
+             << " is out of range (" << range << ")";
+    };
+    auto nonNegative = [](double value) {
+      return std::isfinite(value) && value >= 0.0;
+    };
+    if (!nonNegative(lr))
+      return fail("lr", lr, "finite and >= 0");
+    if (!nonNegative(momentum))
+      return fail("momentum", momentum, "finite and >= 0");
+    if (!(beta1 >= 0.0 && beta1 < 1.0))
+      return fail("beta1", beta1, "in [0, 1)");
+    if (!(beta2 >= 0.0 && beta2 < 1.0))
+      return fail("beta2", beta2, "in [0, 1)");
+    if (!nonNegative(eps))
+      return fail("eps", eps, "finite and >= 0");
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (remat != "none" && remat != "elementwise") {
@@ -131,6 +164,8 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
                          << " (expected none, sgd or adam)";
       return signalPassFailure();
     }
+    if (failed(checkHyperparameters(module)))
+      return signalPassFailure();
     if (failed(deriveFunction(
             module, func, wrt, "_grad", kPass, Mode::Reverse,
             [&](func::FuncOp f, func::FuncOp g, ArrayRef<unsigned> wrtArgs) {

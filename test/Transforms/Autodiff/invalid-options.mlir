@@ -6,6 +6,14 @@
 // RUN: not rlx-opt %s --rlx-autodiff="func=f remat=all" 2>&1 | FileCheck %s --check-prefix=REMAT
 // RUN: not rlx-opt %s --rlx-autodiff="func=f optimizer=lbfgs" 2>&1 | FileCheck %s --check-prefix=OPTIMIZER
 // RUN: not rlx-opt %s --rlx-autodiff="func=vector optimizer=sgd" 2>&1 | FileCheck %s --check-prefix=SCALAR
+// RUN: not rlx-opt %s --rlx-autodiff="func=f optimizer=sgd lr=nan" 2>&1 | FileCheck %s --check-prefix=LRNAN
+// RUN: not rlx-opt %s --rlx-autodiff="func=f optimizer=sgd lr=-0.1" 2>&1 | FileCheck %s --check-prefix=LRNEG
+// RUN: not rlx-opt %s --rlx-autodiff="func=f optimizer=sgd lr=inf" 2>&1 | FileCheck %s --check-prefix=LRINF
+// RUN: not rlx-opt %s --rlx-autodiff="func=f optimizer=sgd momentum=-1" 2>&1 | FileCheck %s --check-prefix=MOMENTUM
+// RUN: not rlx-opt %s --rlx-autodiff="func=f optimizer=adam beta1=1" 2>&1 | FileCheck %s --check-prefix=BETA1
+// RUN: not rlx-opt %s --rlx-autodiff="func=f optimizer=adam beta2=-0.5" 2>&1 | FileCheck %s --check-prefix=BETA2
+// RUN: not rlx-opt %s --rlx-autodiff="func=f optimizer=adam eps=-1e-8" 2>&1 | FileCheck %s --check-prefix=EPS
+// RUN: rlx-opt %s --rlx-autodiff="func=f optimizer=adam lr=0 beta1=0 beta2=0 eps=0" | FileCheck %s --check-prefix=EDGES
 // RUN: not rlx-opt %s --rlx-jvp="func=loop wrt=x" 2>&1 | FileCheck %s --check-prefix=JVP
 // RUN: not rlx-opt %s --rlx-jvp="func=second_order wrt=x" 2>&1 | FileCheck %s --check-prefix=NORULE
 // RUN: not rlx-opt %s --rlx-jvp="func=f wrt=zz" 2>&1 | FileCheck %s --check-prefix=JVPWRT
@@ -17,6 +25,15 @@
 // REMAT: error: rlx-autodiff: unknown remat=all (expected none or elementwise)
 // OPTIMIZER: error: rlx-autodiff: unknown optimizer=lbfgs (expected none, sgd or adam)
 // SCALAR: error: rlx-autodiff: optimizer=sgd needs a one-element loss; @vector's is 'tensor<3xf32>'
+// PyTorch's optimizers' ranges; their edges are accepted.
+// LRNAN: error: rlx-autodiff: lr=nan is out of range (finite and >= 0)
+// LRNEG: error: rlx-autodiff: lr=-0.1 is out of range (finite and >= 0)
+// LRINF: error: rlx-autodiff: lr=inf is out of range (finite and >= 0)
+// MOMENTUM: error: rlx-autodiff: momentum=-1 is out of range (finite and >= 0)
+// BETA1: error: rlx-autodiff: beta1=1 is out of range (in [0, 1))
+// BETA2: error: rlx-autodiff: beta2=-0.5 is out of range (in [0, 1))
+// EPS: error: rlx-autodiff: eps=-1e-08 is out of range (finite and >= 0)
+// EDGES: func.func @f_train_step
 // JVPWRT: error: rlx-jvp: wrt names 'zz', which is no rlx.input or rlx.param argument of @f
 
 func.func @f(%a: tensor<3xf32> {rlx.param = "a"}) -> tensor<f32> {
