@@ -316,6 +316,23 @@ compare("nn.Upsample", nn.Upsample(scale_factor=3, mode="bilinear",
                                    align_corners=True), x4)
 
 
+# scatter_add (index smaller than src, repeated indices accumulating) and
+# index_add (with alpha), along a middle and the last dim.
+spots = torch.randint(0, 4, (3, 2, 5))
+rows = torch.tensor([2, 0, 2, 3])
+
+
+def scatters(v):
+    x, s = v[:, :4, :], v * 2 - 1  # self [3, 4, 6], src [3, 5, 6]
+    return (torch.scatter_add(x, 1, spots, s),
+            x.scatter_add(-1, spots[:, :, :4], s),
+            torch.index_add(x, 1, rows, s[:, :4, :]),
+            x.index_add(2, torch.tensor([5, 1, 1]), s[:, :4, :3], alpha=0.5))
+
+
+compare("scatter_add, index_add", Fn(scatters), torch.randn(3, 5, 6))
+
+
 # argmax/argmin (along a dim, with keepdim, over everything) and the
 # indices of max/min(x, dim): the first position of the extreme (ties
 # planted), a NaN as the extreme of either, integers down to -2^63.

@@ -223,6 +223,15 @@ class Emitter:
                           f"{axis} : {table.type}, {indices.type}", shape,
                           table.dtype)
 
+    def scatter_add(self, updates, indices, rows):
+        """rlx.scatter_add of `updates` [U, T] at `indices` [U] into zeros
+        [rows, T]."""
+        shape = (rows, updates.shape[1])
+        return self._emit(f"rlx.scatter_add {updates.name}, {indices.name} "
+                          f": {updates.type}, {indices.type} -> "
+                          f"{tensor_type(shape, updates.dtype)}", shape,
+                          updates.dtype)
+
     def layer_norm(self, x, gamma, beta, eps):
         return self._emit(
             f"rlx.layer_norm {x.name}, {gamma.name}, {beta.name} "

@@ -118,21 +118,73 @@ def gather(c, x, dim, indices, *, sparse_grad=False):
     if indices.rank != x.rank:
         raise RLXError(f"gather with indices of rank {indices.rank} from a "
                        f"rank-{x.rank} tensor")
-    axis = axis_index(dim, x.rank)
+    # torch requires 0 <= index < size (no negative indices).
+    flat = _flat_positions(c, x.shape, axis_index(dim, x.rank), indices)
+    return c.e.gather(c.e.reshape(x, (math.prod(x.shape),)), flat, 0)
+
+
+def _flat_positions(c, shape, axis, indices):
+    """The position in a tensor of `shape`, flattened, of each element of
+    `indices` read as coordinates along `axis`, its own coordinates along
+    the other dims (torch.gather's and scatter_add's addressing)."""
     flat = None
-    for k in range(x.rank):
+    for k in range(len(shape)):
         if k == axis:
-            # torch requires 0 <= index < size (no negative indices).
             position = c.e.cast(indices, "i64")
         else:
-            shape = [1] * x.rank
-            shape[k] = indices.shape[k]
+            dims = [1] * len(shape)
+            dims[k] = indices.shape[k]
             position = c.e.constant(np.arange(indices.shape[k]).reshape(
-                shape), "i64")
+                dims), "i64")
         flat = position if flat is None else c.e.binary("add", c.e.binary(
-            "mul", flat, c.e.constant(x.shape[k], "i64")), position)
-    flat = c.e.expand(flat, indices.shape)
-    return c.e.gather(c.e.reshape(x, (math.prod(x.shape),)), flat, 0)
+            "mul", flat, c.e.constant(shape[k], "i64")), position)
+    return c.e.expand(flat, indices.shape)
+
+
+def scatter_add(c, x, dim, indices, src):
+    """torch.scatter_add: x[..., indices[..., j, ...], ...] += src[..., j,
+    ...] along dim, for every element of `indices` (src read at the same
+    coordinates). One rlx.scatter_add of the updates as rows of one
+    element into x flattened, then added to x; an index outside the dim
+    adds nothing (torch raises), repeated indices accumulate."""
+    if not (indices.rank == src.rank == x.rank):
+        raise RLXError(f"scatter_add with index of rank {indices.rank}, src "
+                       f"of rank {src.rank} into a rank-{x.rank} tensor")
+    axis = axis_index(dim, x.rank)
+    for k in range(x.rank):
+        if indices.shape[k] > src.shape[k] or (
+                k != axis and indices.shape[k] > x.shape[k]):
+            raise RLXError(f"scatter_add: index {list(indices.shape)} is "
+                           f"larger than src {list(src.shape)} or self "
+                           f"{list(x.shape)} along dim {k}")
+        src = c.e.narrow(src, k, 0, indices.shape[k])
+    count = math.prod(indices.shape)
+    total = math.prod(x.shape)
+    flat = c.e.reshape(_flat_positions(c, x.shape, axis, indices), (count,))
+    added = c.e.scatter_add(c.e.reshape(src, (count, 1)), flat, total)
+    return c.e.binary("add", x, c.e.reshape(added, x.shape))
+
+
+def index_add(c, x, dim, indices, source, *, alpha=1):
+    """torch.index_add: x[..., indices[i], ...] += alpha * source[..., i,
+    ...] along dim: the dim moved first and the rest flattened, one
+    rlx.scatter_add of the rows, moved back and added to x."""
+    axis = axis_index(dim, x.rank)
+    if indices.rank != 1 or source.rank != x.rank:
+        raise RLXError(f"index_add with a rank-{indices.rank} index and a "
+                       f"rank-{source.rank} source into a rank-{x.rank} "
+                       "tensor")
+    perm = [axis] + [k for k in range(x.rank) if k != axis]
+    back = [perm.index(k) for k in range(x.rank)]
+    moved = c.e.transpose(source, perm)
+    rest = math.prod(moved.shape[1:])
+    rows = c.e.scatter_add(c.e.reshape(moved, (moved.shape[0], rest)),
+                           c.e.cast(indices, "i64"), x.shape[axis])
+    added = c.e.transpose(c.e.reshape(
+        rows, (x.shape[axis],) + tuple(moved.shape[1:])), back)
+    if alpha != 1:
+        added = c.e.binary("mul", added, c.e.constant(alpha, x.dtype))
+    return c.e.binary("add", x, added)
 
 
 def index(c, x, indices):
@@ -265,9 +317,11 @@ FUNCTIONS.update({
     operator.getitem: getitem, torch.index_select: index_select,
     torch.roll: roll, F.pad: pad, torch.flip: flip, torch.triu: triu,
     torch.tril: tril, F.one_hot: one_hot, torch.gather: gather,
+    torch.scatter_add: scatter_add, torch.index_add: index_add,
 })
 METHODS.update({"index_select": index_select, "roll": roll, "flip": flip,
-                "triu": triu, "tril": tril, "gather": gather})
+                "triu": triu, "tril": tril, "gather": gather,
+                "scatter_add": scatter_add, "index_add": index_add})
 ATEN.update({
     "<built-in function getitem>": getitem,
     "aten.slice.Tensor": aten_slice, "aten.select.int": select,
@@ -275,6 +329,8 @@ ATEN.update({
     "aten.roll.default": roll, "aten.flip.default": flip,
     "aten.triu.default": triu, "aten.tril.default": tril,
     "aten.gather.default": gather,
+    "aten.scatter_add.default": scatter_add,
+    "aten.index_add.default": index_add,
     "aten.constant_pad_nd.default": lambda c, x, padding, value=0: pad(
         c, x, padding, "constant", value),
 })
