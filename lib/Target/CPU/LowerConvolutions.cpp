@@ -8,8 +8,11 @@
 // rlx.conv and its two gradients, on f32, become calls of the CPU runtime's
 // oneDNN convolutions (lib/Runtime/CPU/DnnlConvolution.cpp), which run
 // 2-4x faster than im2col plus a GEMM. Every geometry the ops accept goes
-// there (groups, stride, padding, dilation); other element types, and
-// channel or spatial dims that are not static, keep the linalg lowering.
+// there (groups, stride, padding, dilation). f16 and bf16 ones call the
+// same f32 convolution on f32 copies of their operands (rlx.cast) and round
+// its result once: the f32 accumulation the linalg lowering of f16/bf16
+// has, at oneDNN's speed. f64, and channel or spatial dims that are not
+// static, keep the linalg lowering.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,14 +78,20 @@ std::optional<ConvCall> describe(Operation *op) {
   return std::nullopt;
 }
 
-/// Whether the runtime takes `op`: f32 tensors whose dims other than the
-/// batch (dim 0 of an activation) are static. The runtime reads every size
-/// from the buffers, but the linalg lowering has the same limit and the
-/// verifiers check the shapes only where they are known.
+/// Whether the runtime takes `op`: f32 tensors (or f16 / bf16 ones, cast
+/// to f32) whose dims other than the batch (dim 0 of an activation) are
+/// static. The runtime reads every size from the buffers, but the linalg
+/// lowering has the same limit and the verifiers check the shapes only
+/// where they are known.
 bool isSupported(Operation *op) {
-  auto staticBeyondBatch = [](Type type) {
+  Type elementType =
+      cast<ShapedType>(op->getResult(0).getType()).getElementType();
+  auto staticBeyondBatch = [&](Type type) {
     auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && tensor.getRank() == 4 && tensor.getElementType().isF32() &&
+    return tensor && tensor.getRank() == 4 &&
+           tensor.getElementType() == elementType &&
+           (elementType.isF32() || elementType.isF16() ||
+            elementType.isBF16()) &&
            llvm::none_of(tensor.getShape().drop_front(), ShapedType::isDynamic);
   };
   return llvm::all_of(op->getOperandTypes(), staticBeyondBatch) &&
@@ -96,16 +105,23 @@ void lower(ModuleOp module, Operation *op, const ConvCall &call) {
   Location loc = op->getLoc();
   OpBuilder b(op);
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  // f16 / bf16 operands as f32 copies.
+  Type elementType = resultType.getElementType();
+  Type f32 = b.getF32Type();
+  SmallVector<Value, 2> operands;
+  for (Value operand : call.operands)
+    operands.push_back(
+        elementType.isF32()
+            ? operand
+            : Value(CastOp::create(b, loc, operand, TypeAttr::get(f32))));
   SmallVector<Value> dynamicSizes;
   if (resultType.isDynamicDim(0))
     dynamicSizes.push_back(tensor::DimOp::create(b, loc, call.batchSource, 0));
-  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
-                                       resultType.getElementType(),
-                                       dynamicSizes);
+  Value init =
+      tensor::EmptyOp::create(b, loc, resultType.getShape(), f32, dynamicSizes);
   // The call reads the operands' buffers and writes the result's: stated to
   // bufferization by rlx_cpu.on_buffers.
-  auto onBuffers = cpu::OnBuffersOp::create(
-      b, loc, ValueRange{call.operands[0], call.operands[1]}, init);
+  auto onBuffers = cpu::OnBuffersOp::create(b, loc, ValueRange(operands), init);
   b.setInsertionPointToStart(&onBuffers.getBody().front());
   MemRefType argType = getFullyDynamicStridedType(b.getF32Type(), 4);
   SmallVector<Value> args;
@@ -118,7 +134,12 @@ void lower(ModuleOp module, Operation *op, const ConvCall &call) {
   func::FuncOp callee =
       getOrDeclareRuntime(module, call.callee, ValueRange(args).getTypes());
   func::CallOp::create(b, loc, callee, args);
-  op->getResult(0).replaceAllUsesWith(onBuffers.getResult(0));
+  Value result = onBuffers.getResult(0);
+  if (!elementType.isF32()) {
+    b.setInsertionPointAfter(onBuffers);
+    result = CastOp::create(b, loc, result, TypeAttr::get(elementType));
+  }
+  op->getResult(0).replaceAllUsesWith(result);
   op->erase();
 }
 

@@ -62,24 +62,47 @@ func.func @backward_weight(%x: tensor<?x4x8x8xf32>, %dy: tensor<?x8x4x4xf32>) ->
 
 // -----
 
-// Other element types and `?` channel or spatial dims keep the linalg
-// lowering.
+// f16 and bf16 convolutions call the f32 one on f32 copies of their
+// operands and round its result once.
+// CHECK-LABEL: func.func @narrow(
+// CHECK-SAME: %[[X:.*]]: tensor<1x3x8x8xf16>, %[[W:.*]]: tensor<4x3x3x3xf16>, %[[DY:.*]]: tensor<1x4x8x8xbf16>, %[[WB:.*]]: tensor<4x3x3x3xbf16>
+// CHECK: %[[XF:.*]] = rlx.cast %[[X]] : tensor<1x3x8x8xf16> to f32
+// CHECK: %[[WF:.*]] = rlx.cast %[[W]] : tensor<4x3x3x3xf16> to f32
+// CHECK: %[[INIT:.*]] = tensor.empty() : tensor<1x4x8x8xf32>
+// CHECK: %[[R:.*]] = rlx_cpu.on_buffers ins(%[[XF]], %[[WF]] : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) outs(%[[INIT]] : tensor<1x4x8x8xf32>)
+// CHECK: call @rlx_rt_conv2d_forward_f32(
+// CHECK: } -> tensor<1x4x8x8xf32>
+// CHECK: %[[Y:.*]] = rlx.cast %[[R]] : tensor<1x4x8x8xf32> to f16
+// CHECK: %[[DYF:.*]] = rlx.cast %[[DY]] : tensor<1x4x8x8xbf16> to f32
+// CHECK: %[[WBF:.*]] = rlx.cast %[[WB]] : tensor<4x3x3x3xbf16> to f32
+// CHECK: %[[G:.*]] = rlx_cpu.on_buffers ins(%[[DYF]], %[[WBF]] : tensor<1x4x8x8xf32>, tensor<4x3x3x3xf32>)
+// CHECK: call @rlx_rt_conv2d_backward_data_f32(
+// CHECK: %[[DX:.*]] = rlx.cast %[[G]] : tensor<1x3x8x8xf32> to bf16
+// CHECK: return %[[Y]], %[[DX]]
+func.func @narrow(%x: tensor<1x3x8x8xf16>, %w: tensor<4x3x3x3xf16>,
+                  %dy: tensor<1x4x8x8xbf16>, %wb: tensor<4x3x3x3xbf16>)
+    -> (tensor<1x4x8x8xf16>, tensor<1x3x8x8xbf16>) {
+  %0 = rlx.conv %x, %w kernel_size = [3, 3], stride = [1, 1], padding = [1, 1], dilation = [1, 1], groups = 1 : tensor<1x3x8x8xf16>, tensor<4x3x3x3xf16>
+  %1 = rlx.conv2d_backward_input %dy, %wb kernel_size = [3, 3], stride = [1, 1], padding = [1, 1], dilation = [1, 1], groups = 1 : tensor<1x4x8x8xbf16>, tensor<4x3x3x3xbf16> -> tensor<1x3x8x8xbf16>
+  return %0, %1 : tensor<1x4x8x8xf16>, tensor<1x3x8x8xbf16>
+}
+
+// -----
+
+// f64 and `?` channel or spatial dims keep the linalg lowering.
 // CHECK-LABEL: func.func @kept(
 // CHECK-NOT: call
 // CHECK: rlx.conv {{.*}} : tensor<1x3x8x8xf64>
-// CHECK: rlx.conv {{.*}} : tensor<1x3x8x8xf16>
 // CHECK: rlx.conv {{.*}} : tensor<1x3x?x8xf32>
 // CHECK: rlx.conv2d_backward_weight {{.*}} : tensor<1x3x?x8xf32>
 func.func @kept(%a: tensor<1x3x8x8xf64>, %wa: tensor<4x3x3x3xf64>,
-                %b: tensor<1x3x8x8xf16>, %wb: tensor<4x3x3x3xf16>,
                 %c: tensor<1x3x?x8xf32>, %wc: tensor<4x3x3x3xf32>,
                 %dy: tensor<1x4x?x8xf32>)
-    -> (tensor<1x4x8x8xf64>, tensor<1x4x8x8xf16>, tensor<1x4x?x8xf32>, tensor<4x3x3x3xf32>) {
+    -> (tensor<1x4x8x8xf64>, tensor<1x4x?x8xf32>, tensor<4x3x3x3xf32>) {
   %0 = rlx.conv %a, %wa kernel_size = [3, 3], stride = [1, 1], padding = [1, 1], dilation = [1, 1], groups = 1 : tensor<1x3x8x8xf64>, tensor<4x3x3x3xf64>
-  %1 = rlx.conv %b, %wb kernel_size = [3, 3], stride = [1, 1], padding = [1, 1], dilation = [1, 1], groups = 1 : tensor<1x3x8x8xf16>, tensor<4x3x3x3xf16>
-  %2 = rlx.conv %c, %wc kernel_size = [3, 3], stride = [1, 1], padding = [1, 1], dilation = [1, 1], groups = 1 : tensor<1x3x?x8xf32>, tensor<4x3x3x3xf32>
-  %3 = rlx.conv2d_backward_weight %c, %dy kernel_size = [3, 3], stride = [1, 1], padding = [1, 1], dilation = [1, 1], groups = 1 : tensor<1x3x?x8xf32>, tensor<1x4x?x8xf32>
-  return %0, %1, %2, %3 : tensor<1x4x8x8xf64>, tensor<1x4x8x8xf16>, tensor<1x4x?x8xf32>, tensor<4x3x3x3xf32>
+  %1 = rlx.conv %c, %wc kernel_size = [3, 3], stride = [1, 1], padding = [1, 1], dilation = [1, 1], groups = 1 : tensor<1x3x?x8xf32>, tensor<4x3x3x3xf32>
+  %2 = rlx.conv2d_backward_weight %c, %dy kernel_size = [3, 3], stride = [1, 1], padding = [1, 1], dilation = [1, 1], groups = 1 : tensor<1x3x?x8xf32>, tensor<1x4x?x8xf32>
+  return %0, %1, %2 : tensor<1x4x8x8xf64>, tensor<1x4x?x8xf32>, tensor<4x3x3x3xf32>
 }
 
 // -----

@@ -166,7 +166,7 @@ def RLXCPULowerQuantMatMul : Pass<"rlx-cpu-lower-quant-matmul", "ModuleOp"> {
 
 def RLXCPULowerConvolutions
     : Pass<"rlx-cpu-lower-convolutions", "ModuleOp"> {
-  let summary = "Lower f32 convolutions and their gradients to oneDNN calls";
+  let summary = "Lower convolutions and their gradients to oneDNN calls";
   let description = [{
     Runs on tensors, before the unfuse policy and the lowering to linalg.
     Each f32 `rlx.conv`, `rlx.conv2d_backward_input` and
@@ -179,11 +179,14 @@ def RLXCPULowerConvolutions
     forward op's stride, padding, dilation (each `[H, W]`) and groups as
     `i64`. The runtime (`lib/Runtime/CPU/DnnlConvolution.cpp`) runs
     oneDNN's direct convolution primitives, created once per geometry.
+    f16 and bf16 ops call the same f32 functions on f32 copies of their
+    operands (`rlx.cast`), and their result is cast back: one rounding of
+    an f32 accumulation, as in their linalg lowering.
 
     Every stride, padding, dilation and group count the ops accept is
     lowered. Kept for the linalg lowering (im2col and a GEMM, or direct
-    loops; see `docs/rlx-run.md`): other element types (f16, bf16,
-    f64) and operands or results with a `?` dim other than the batch.
+    loops; see `docs/rlx-run.md`): f64, and operands or results with a
+    `?` dim other than the batch.
     `rlx.conv_transpose2d` and the ops that decompose into `rlx.conv`
     later (`rlx.q_conv2d`) take the linalg lowering too.
   }];
