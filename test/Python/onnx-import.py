@@ -2,7 +2,7 @@
 # Exceptions. See the LICENSE file for license information.
 """rlx.onnx.import_model on models built with onnx.helper: initializers as
 bound parameters, `?` dims from dim_param (and their shape arithmetic),
-dims= giving them sizes, external data files, the opset rules, the
+dims= giving them sizes, constants= giving inputs, external data files, the opset rules, the
 command line, and each error naming what it refuses. Values against
 NumPy (f32, within 1e-5 relative); fresh random data each run, the seed
 printed (RLX_TEST_SEED=<seed> replays it).
@@ -109,6 +109,21 @@ for n in (1, 4):
                     constant_values=-np.inf)
     close(graph(x=x), padded.reshape(n, 2, 3, 2, 3, 2).max(axis=(3, 5)),
           f"ceil_mode max pooling at batch {n}")
+
+# constants=: a graph input given at import time (a Reshape's shape).
+given = model([helper.make_node("Reshape", ["x", "shape"], ["out"])],
+              [f32("x", [2, 6]), helper.make_tensor_value_info(
+                  "shape", TensorProto.INT64, [2])], [f32("out", [3, 4])])
+expect_error(lambda: rlx.onnx.import_model(given),
+             "Reshape's shape computed by the graph",
+             "a Reshape's shape given at run time")
+mlir, _ = rlx.onnx.import_model(
+    given, constants={"shape": np.array([3, 4], np.int64)})
+check('rlx.input = "shape"' not in mlir, "a constant is no graph input")
+x = rng.standard_normal((2, 6)).astype(np.float32)
+close(rlx.compile(mlir)(x=x), x.reshape(3, 4), "Reshape by a given shape")
+expect_error(lambda: rlx.onnx.import_model(given, constants={"y": 1}),
+             "constants name no graph input: ['y']", "an unknown constant")
 
 # External data: the initializers in a file beside the model.
 path = os.path.join(workdir, "linear.onnx")

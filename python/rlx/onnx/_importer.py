@@ -53,10 +53,11 @@ class _Converter:
     values), NumPy arrays (known at import time) or None (an omitted
     optional input)."""
 
-    def __init__(self, graph, opset, dims):
+    def __init__(self, graph, opset, dims, constants=None):
         self.graph = graph
         self.opset = opset
         self.dims = dict(dims or {})
+        self.constants = dict(constants or {})
         self.e = SymbolicEmitter()
         self.env = {"": None}
         self.arguments = []  # (Value, attribute, name, is_state)
@@ -132,6 +133,10 @@ class _Converter:
         for info in self.graph.input:
             if info.name in self.env:
                 continue  # an initializer listed as an input (IR < 4)
+            if info.name in self.constants:
+                # Given at import time: a known value, not an argument.
+                self.env[info.name] = np.asarray(self.constants[info.name])
+                continue
             what = f"graph input '{info.name}'"
             kind = info.type.WhichOneof("value")
             if kind != "tensor_type":
@@ -313,7 +318,7 @@ def _load(model, base_dir):
     return proto
 
 
-def import_model(model, dims=None, base_dir=None):
+def import_model(model, dims=None, base_dir=None, constants=None):
     """Imports an ONNX model (a path or an onnx.ModelProto) as an rlx graph.
     Returns (mlir_text, params): the graph's inputs keep the ONNX input
     names, its results are the graph outputs in order, and params maps the
@@ -323,7 +328,10 @@ def import_model(model, dims=None, base_dir=None):
     A dim given as a `dim_param` (or with no size) is a `?` dim of the
     graph, unless `dims` maps its name to a size. Initializers stored in
     external data files are read from `base_dir` (by default the model
-    file's folder)."""
+    file's folder). `constants` maps graph input names to values known at
+    import time (NumPy arrays): those inputs are not arguments of the
+    graph, and ops that need a value at import time (a shape, axes,
+    scales) can read them."""
     proto = _load(model, base_dir)
     opset = None
     for entry in proto.opset_import:
@@ -336,6 +344,9 @@ def import_model(model, dims=None, base_dir=None):
         raise UnsupportedError(f"the model's opset is {opset}; rlx.onnx "
                                f"translates opsets {OPSETS.start} to "
                                f"{OPSETS.stop - 1}")
-    converter = _Converter(proto.graph, opset, dims)
+    unknown = set(constants or {}) - {i.name for i in proto.graph.input}
+    if unknown:
+        raise RLXError(f"constants name no graph input: {sorted(unknown)}")
+    converter = _Converter(proto.graph, opset, dims, constants)
     results = converter.run()
     return _print_function(converter, results), converter.params

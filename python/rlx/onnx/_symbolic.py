@@ -142,23 +142,32 @@ class SymbolicEmitter(Emitter):
                           f"{x.type}", shape, x.dtype)
 
     def expand(self, x, shape):
-        """A target dim that is a name must be the input's aligned dim
-        (written -1: kept)."""
+        """A target dim that is a name is the input's aligned dim (written
+        -1: kept), or stretches a 1 (an rlx.where over a tensor of that
+        dim, as constant() does)."""
         shape = tuple(d if isinstance(d, str) else int(d) for d in shape)
         if shape == x.shape:
             return x
         offset = len(shape) - x.rank
-        dims = []
-        for i, d in enumerate(shape):
-            if isinstance(d, str):
-                if i < offset or x.shape[i - offset] != d:
-                    raise ValueError(f"an expand of {list(x.shape)} to "
-                                     f"{list(shape)}")
-                dims.append("-1")
-            else:
-                dims.append(str(d))
-        return self._emit(f"rlx.expand {x.name} target_shape = "
-                          f"[{', '.join(dims)}] : {x.type}", shape, x.dtype)
+        aligned = (1,) * offset + x.shape
+        stretched = [i for i, d in enumerate(shape)
+                     if isinstance(d, str) and aligned[i] != d]
+        for i in stretched:
+            if aligned[i] != 1:
+                raise ValueError(f"an expand of {list(x.shape)} to "
+                                 f"{list(shape)}")
+        dims = ["1" if i in stretched else "-1" if isinstance(d, str)
+                else str(d) for i, d in enumerate(shape)]
+        static = tuple(1 if i in stretched else d
+                       for i, d in enumerate(shape))
+        if static != x.shape:
+            x = self._emit(f"rlx.expand {x.name} target_shape = "
+                           f"[{', '.join(dims)}] : {x.type}", static,
+                           x.dtype)
+        for i in stretched:
+            reference = self._reference(shape[i], len(shape), i)
+            x = self.where(reference, x, x)
+        return x
 
     def concat(self, values, axis):
         if len(values) == 1:

@@ -259,12 +259,13 @@ def slice_(c, inputs, attrs):
             continue
         start, stop, step = s.start, s.stop, s.step
         count = len(range(start, stop, step))
-        if step == 1:
+        if not count:
+            y = c.e.narrow(y, axis, 0, 0)  # empty, wherever it starts
+        elif step == 1:
             y = c.e.narrow(y, axis, start, count)
         else:
             rows = np.arange(start, stop, step, dtype=np.int64)
-            y = c.e.gather(y, c.e.constant(rows, "i64"), axis) if count \
-                else c.e.narrow(y, axis, 0, 0)
+            y = c.e.gather(y, c.e.constant(rows, "i64"), axis)
     return y
 
 
