@@ -276,15 +276,19 @@ def identity(c, inputs, attrs):
 
 @op("Dropout")
 def dropout(c, inputs, attrs):
-    """Inference: the identity. training_mode must be a false constant;
-    the mask output, where used, is all true."""
+    """Inference: the identity. training_mode must be a false constant,
+    or the ratio a zero constant (nothing dropped: swin's attention in
+    eval); the mask output, where used, is all true."""
     x = inputs[0]
+    ratio = inputs[1] if len(inputs) > 1 else None
     training = inputs[2] if len(inputs) > 2 else None
     if training is not None:
         if not is_const(training):
             raise RLXError("Dropout with a training_mode computed by the "
                            "graph")
-        if bool(np.asarray(training).reshape(-1)[0]):
+        if bool(np.asarray(training).reshape(-1)[0]) and not (
+                ratio is not None and is_const(ratio) and
+                float(np.asarray(ratio).reshape(-1)[0]) == 0.0):
             raise RLXError("Dropout in training mode (random)")
     if is_const(x):
         return x, np.ones(x.shape, bool)
@@ -450,3 +454,15 @@ def shrink(c, inputs, attrs):
     zero = c.scalar(0, x)
     y = c.e.where(above, c.e.binary("sub", x, c.scalar(bias, x)), zero)
     return c.e.where(below, c.e.binary("add", x, c.scalar(bias, x)), y)
+
+
+@op("Mod")
+def mod(c, inputs, attrs):
+    """Of import-time values only (shape arithmetic: a window's padding);
+    rlx has no remainder of graph values."""
+    a, b = inputs
+    if not _all_const(inputs):
+        raise RLXError("Mod of graph values (rlx has no remainder op)")
+    a, b = numeric(np.asarray(a), "mod"), numeric(np.asarray(b), "mod")
+    function = np.fmod if attrs.get("fmod", 0) else np.mod
+    return function(a, b).astype(np.result_type(a.dtype, b.dtype))

@@ -250,14 +250,17 @@ def slice_(c, inputs, attrs):
             if start == 0 and step == 1 and end >= 2 ** 62:
                 continue  # the whole `?` dim
             raise RLXError(f"Slice of a `?` dim ({start}:{end}:{step})")
-        index[axis] = slice(*_slice_bounds(start, end, step, size))
+        start, stop, step = _slice_bounds(start, end, step, size)
+        # slice.indices' stop of -1 means "past the first element" (a
+        # range's bound), which as a slice bound would be the last one.
+        index[axis] = slice(start, None if stop < 0 else stop, step)
     if _folds([x]):
         return np.asarray(x)[tuple(index)]
     y = c.value(x)
     for axis, s in enumerate(index):
         if s == slice(None):
             continue
-        start, stop, step = s.start, s.stop, s.step
+        start, stop, step = s.indices(x.shape[axis])
         count = len(range(start, stop, step))
         if not count:
             y = c.e.narrow(y, axis, 0, 0)  # empty, wherever it starts
