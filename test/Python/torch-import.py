@@ -316,6 +316,28 @@ compare("nn.Upsample", nn.Upsample(scale_factor=3, mode="bilinear",
                                    align_corners=True), x4)
 
 
+# Floor division, remainders and rounding: //, %, torch.floor_divide,
+# remainder, fmod, div's rounding modes, floor/ceil/trunc/frac, on floats
+# of both signs and on int64 (a divisor of each sign, no zero: torch
+# raises on an integer zero divisor).
+signs = torch.randn(4, 6) * 4
+signs[0, :3] = torch.tensor([6.0, -6.0, 1.0])
+divisors = torch.tensor([3.0, -3.0, 0.1, -0.7, 2.5, -1.5])
+compare("//, %, floor_divide, remainder, fmod, div rounding modes", Fn(
+    lambda x: (x // divisors, x % divisors, torch.floor_divide(x, 2.0),
+               torch.remainder(x, -1.5), torch.fmod(x, divisors),
+               torch.div(x, divisors, rounding_mode="floor"),
+               torch.div(x, divisors, rounding_mode="trunc"),
+               torch.floor(x), x.ceil(), torch.trunc(x), x.frac())),
+    signs, rtol=0, atol=0)
+compare("integer //, %, fmod, div rounding modes", Fn(
+    lambda i: (i // torch.tensor([3, -3, 2, -7, 1, 5]), i % -4,
+               torch.fmod(i, torch.tensor([3, -3, 2, -7, 1, 5])),
+               torch.div(i, 3, rounding_mode="trunc"),
+               torch.div(i, -3, rounding_mode="floor"))),
+    torch.randint(-50, 50, (4, 6)), rtol=0, atol=0)
+
+
 # scatter_add (index smaller than src, repeated indices accumulating) and
 # index_add (with alpha), along a middle and the last dim.
 spots = torch.randint(0, 4, (3, 2, 5))

@@ -217,3 +217,27 @@ func.func @activation_sigmoid_int(%x: tensor<4xi64>) {
   %0 = rlx.activation sigmoid %x : tensor<4xi64>
   return
 }
+
+// -----
+
+func.func @binary_floor_div_complex(%a: tensor<4xcomplex<f32>>) {
+  // expected-error @+1 {{binary 'floor_div' needs an ordered element type, got 'complex<f32>'}}
+  %0 = rlx.binary floor_div %a, %a : tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>
+  return
+}
+
+// -----
+
+func.func @binary_remainder_i1(%a: tensor<4xi1>) {
+  // expected-error @+1 {{binary 'remainder' is not defined on i1, got 'i1'}}
+  %0 = rlx.binary remainder %a, %a : tensor<4xi1>, tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @activation_floor_int(%x: tensor<4xi32>) {
+  // expected-error @+1 {{activation 'floor' requires a floating-point element type, got 'i32'}}
+  %0 = rlx.activation floor %x : tensor<4xi32>
+  return
+}

@@ -56,6 +56,12 @@ func.func @activation_kinds(%x: tensor<4x?xf32>) {
   %15 = rlx.activation atan %x : tensor<4x?xf32>
   // CHECK: rlx.activation round
   %16 = rlx.activation round %x : tensor<4x?xf32>
+  // CHECK: rlx.activation floor
+  %17 = rlx.activation floor %x : tensor<4x?xf32>
+  // CHECK: rlx.activation ceil
+  %18 = rlx.activation ceil %x : tensor<4x?xf32>
+  // CHECK: rlx.activation trunc
+  %19 = rlx.activation trunc %x : tensor<4x?xf32>
   return
 }
 
@@ -93,6 +99,12 @@ func.func @binary_kinds(%a: tensor<4x3xf32>, %b: tensor<3xf32>) {
   %5 = rlx.binary min %a, %b : tensor<4x3xf32>, tensor<3xf32>
   // CHECK: rlx.binary pow
   %6 = rlx.binary pow %a, %b : tensor<4x3xf32>, tensor<3xf32>
+  // CHECK: rlx.binary floor_div
+  %7 = rlx.binary floor_div %a, %b : tensor<4x3xf32>, tensor<3xf32>
+  // CHECK: rlx.binary remainder
+  %8 = rlx.binary remainder %a, %b : tensor<4x3xf32>, tensor<3xf32>
+  // CHECK: rlx.binary fmod
+  %9 = rlx.binary fmod %a, %b : tensor<4x3xf32>, tensor<3xf32>
   return
 }
 

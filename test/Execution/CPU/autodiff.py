@@ -65,6 +65,21 @@ case("binary pow zero base",
      lambda F, t: [f"%loss = rlx.binary pow %a, %b : {t((4,))}, {t((4,))}"],
      (4,), torch.pow, ["a", "b"], jvp=True, smooth=False)
 
+# floor_div (zero gradient), remainder and fmod (1 and -floor(a / b) or
+# -trunc(a / b)), as PyTorch differentiates them: divisors of both signs
+# away from zero, operands away from the jumps at multiples.
+for kind, fn in (("floor_div", lambda a, b: torch.div(
+        a, b, rounding_mode="floor")), ("remainder", torch.remainder),
+        ("fmod", torch.fmod)):
+    case(f"binary {kind}",
+         [("a", "param", uniform((3, 4), -5, 5)),
+          ("b", "param", lambda d: (np.sign(check.uniform((4,), d)) *
+                                    check.uniform((4,), d, 0.7, 2.5))
+           .astype(d))],
+         lambda F, t, kind=kind: [
+             f"%loss = rlx.binary {kind} %a, %b : {t((3, 4))}, {t((4,))}"],
+         (3, 4), fn, ["a", "b"], n=3, smooth=False)
+
 # a value used twice (and in two ops)
 case("value used twice",
      [("x", "param", uniform((3, 5)))],
@@ -106,6 +121,16 @@ case("activation round (straight-through)",
      [("x", "param", uniform((4, 6), -3, 3))],
      lambda F, t: [f"%loss = rlx.activation round %x : {t((4, 6))}"],
      (4, 6), round_ste, ["x"], smooth=False)
+
+# floor, ceil, trunc: a zero gradient (PyTorch's), times x to keep the
+# seed non-trivial.
+for kind, fn in (("floor", torch.floor), ("ceil", torch.ceil),
+                 ("trunc", torch.trunc)):
+    case(f"activation {kind}", [("x", "param", uniform((4, 6), -3, 3))],
+         lambda F, t, kind=kind: [
+             f"%y = rlx.activation {kind} %x : {t((4, 6))}",
+             f"%loss = rlx.binary mul %y, %x : {t((4, 6))}, {t((4, 6))}"],
+         (4, 6), lambda x, fn=fn: fn(x) * x, ["x"], smooth=False)
 
 # --------------------------------------------------------------------------
 # matmul, batch broadcast on either side

@@ -34,6 +34,9 @@ ACTIVATIONS = {
     "tan": torch.tan,
     "atan": torch.atan,
     "round": torch.round,
+    "floor": torch.floor,
+    "ceil": torch.ceil,
+    "trunc": torch.trunc,
 }
 POSITIVE_ONLY = {"log", "sqrt", "rsqrt"}
 TOLERANCE = {np.float32: (1e-5, 1e-6), np.float64: (1e-12, 1e-14),
@@ -273,6 +276,70 @@ for dtype in (np.int32, np.int8):
     want = np.array([0, -3, info.min, int(info.min / 3), 0, 4, 3], dtype)
     check.close(f"binary div by zero {np.dtype(dtype)}", outs[0] if outs else None,
                 want, 0, 0)
+
+# floor_div, remainder and fmod against PyTorch's kernels, bit for bit (the
+# same f32/f64 operations; f16 computes in f32 and rounds once, as
+# PyTorch's CPU kernels do): random operands of both signs, exact
+# multiples (remainder 0, whose sign follows the divisor), 1 / 0.1 (floor
+# 9: the quotient from fmod, not floor(a / b) = 10), zero divisors (inf,
+# NaN or signed zero quotients), infinities and NaN.
+DIVISIONS = {"floor_div": lambda a, b: torch.div(a, b, rounding_mode="floor"),
+             "remainder": torch.remainder, "fmod": torch.fmod}
+for dtype in (np.float32, np.float64, np.float16):
+    a = np.concatenate([check.uniform((40,), dtype, -9, 9),
+                        np.array([6, -6, 6, -6, 1, -1, 0, -0.0, 5, -5, np.inf,
+                                  -np.inf, np.nan, 3, 7.5, -7.5, 0.3],
+                                 dtype)])
+    b = np.concatenate([check.uniform((40,), dtype, -3, 3),
+                        np.array([3, 3, -3, -3, 0.1, 0.1, 2, 2, 0, -0.0, 2,
+                                  -2, 2, np.inf, -2, 2, -0.1], dtype)])
+    kinds = list(DIVISIONS)
+    outs = check.run(binary_graph(a.shape, b.shape, dtype, kinds),
+                     {"a": a, "b": b})
+    wide = np.float32 if dtype == np.float16 else dtype
+    for i, kind in enumerate(kinds):
+        want = DIVISIONS[kind](torch.from_numpy(a.astype(wide)),
+                               torch.from_numpy(b.astype(wide))).numpy()
+        want = want.astype(dtype)
+        got = outs[i] if outs else None
+        what = f"binary {kind} {np.dtype(dtype)}"
+        if same_bits(got, want):
+            check.passed += 1
+        else:
+            check.failed += 1
+            bad = np.flatnonzero(~((got == want) | (np.isnan(got) &
+                                                    np.isnan(want))))
+            print(f"FAIL {what}: at {bad[:5]} a={a[bad[:5]]} b={b[bad[:5]]}"
+                  f" got {got[bad[:5]]} want {want[bad[:5]]}")
+
+# Integers: floor_div rounds down, remainder takes the divisor's sign,
+# fmod the dividend's; a zero divisor gives 0 (PyTorch raises) and
+# INT_MIN / -1 wraps; unsigned operands divide unsigned.
+for dtype in (np.int32, np.int64, np.int8, np.uint8):
+    info = np.iinfo(dtype)
+    signed = info.min < 0
+    a = check.integers((30,), dtype, info.min if signed else 0, info.max)
+    b = check.integers((30,), dtype, -9 if signed else 1, 10)
+    b[b == 0] = 1
+    if signed:
+        a = np.concatenate([a, np.array([7, -7, 7, -7, 6, info.min, 5, -5],
+                                        dtype)])
+        b = np.concatenate([b, np.array([2, 2, -2, -2, -3, -1, 0, 0], dtype)])
+    kinds = list(DIVISIONS)
+    outs = check.run(binary_graph(a.shape, b.shape, dtype, kinds),
+                     {"a": a, "b": b})
+    nonzero = b != 0
+    safe = np.where(nonzero, b, 1).astype(np.int64)
+    wide = a.astype(np.int64)
+    with np.errstate(over="ignore"):  # int64's INT_MIN // -1
+        wants = [np.floor_divide(wide, safe), np.remainder(wide, safe),
+                 np.fmod(wide, safe)]
+    for i, kind in enumerate(kinds):
+        want = np.where(nonzero, wants[i], 0)
+        if signed and kind == "floor_div":
+            want[(a == info.min) & (b == -1)] = info.min  # wraps
+        check.close(f"binary {kind} {np.dtype(dtype)}",
+                    outs[i] if outs else None, want.astype(dtype), 0, 0)
 
 # Booleans: max is or, min is and.
 a = check.integers((5, 2), np.bool_, 0, 2)

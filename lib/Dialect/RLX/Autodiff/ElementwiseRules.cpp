@@ -75,6 +75,19 @@ static Value applyBinaryPartial(BinaryOp op, PrimitiveBuilder &p,
   case BinaryKind::Div:
     // d(a / b)/db = -(a / b) / b = -y / b.
     return operand == 0 ? p.div(v, b) : negate(p, p.div(p.mul(v, y), b));
+  case BinaryKind::FloorDiv:
+    // Piecewise constant: zero, as PyTorch's (not `0 * v`, NaN for a NaN).
+    return p.zerosLike(v);
+  case BinaryKind::Remainder:
+    // a - floor_div(a, b) b: PyTorch's partials, 1 and -floor_div(a, b).
+    return operand == 0
+               ? v
+               : negate(p, p.mul(v, p.binary(BinaryKind::FloorDiv, a, b)));
+  case BinaryKind::Fmod:
+    // a - trunc(a / b) b: 1 and -trunc(a / b).
+    return operand == 0 ? v
+                        : negate(p, p.mul(v, p.activation(ActivationKind::Trunc,
+                                                          p.div(a, b))));
   default:
     break;
   }

@@ -349,6 +349,14 @@ LogicalResult BinaryOp::verify() {
     if (!isa<FloatType>(elementType))
       return reject("requires a floating-point element type");
     return success();
+  case BinaryKind::FloorDiv:
+  case BinaryKind::Remainder:
+  case BinaryKind::Fmod:
+    if (isa<ComplexType>(elementType))
+      return reject("needs an ordered element type");
+    if (elementType.isInteger(1))
+      return reject("is not defined on i1");
+    return success();
   }
   llvm_unreachable("unknown binary kind");
 }
@@ -423,6 +431,9 @@ OpFoldResult BinaryOp::fold(FoldAdaptor adaptor) {
   case BinaryKind::Max:
   case BinaryKind::Min:
   case BinaryKind::Pow:
+  case BinaryKind::FloorDiv:
+  case BinaryKind::Remainder:
+  case BinaryKind::Fmod:
     return {};
   }
   llvm_unreachable("unknown binary kind");

@@ -84,6 +84,12 @@ static Value emitFloatActivation(OpBuilder &b, Location loc,
     return math::AtanOp::create(b, loc, x);
   case ActivationKind::Round:
     return math::RoundEvenOp::create(b, loc, x);
+  case ActivationKind::Floor:
+    return math::FloorOp::create(b, loc, x);
+  case ActivationKind::Ceil:
+    return math::CeilOp::create(b, loc, x);
+  case ActivationKind::Trunc:
+    return math::TruncOp::create(b, loc, x);
   }
   llvm_unreachable("unknown activation kind");
 }
@@ -115,36 +121,114 @@ Value rlx::emitActivation(OpBuilder &b, Location loc, ActivationKind kind,
   return arith::TruncFOp::create(b, loc, type, result);
 }
 
-/// Integer division that never traps: `x / 0` is 0 and `INT_MIN / -1`
-/// wraps to INT_MIN. Vectorized loops also evaluate masked-off lanes, so
-/// the divisor must be safe in every lane, not only in the valid ones.
-static Value emitIntegerDivision(OpBuilder &b, Location loc, Value lhs,
-                                 Value rhs, bool isUnsigned) {
+/// Integer division and remainders that never trap: every kind gives 0
+/// for a zero divisor, and `INT_MIN / -1` wraps to INT_MIN (its remainders
+/// are 0). Vectorized loops also evaluate masked-off lanes, so the divisor
+/// must be safe in every lane, not only in the valid ones: it is replaced
+/// by 1 where it is 0 or the signed quotient overflows.
+static Value emitIntegerDivision(OpBuilder &b, Location loc, BinaryKind kind,
+                                 Value lhs, Value rhs, bool isUnsigned) {
   Type type = lhs.getType();
   unsigned width = type.getIntOrFloatBitWidth();
   auto constant = [&](const APInt &value) -> Value {
     return arith::ConstantOp::create(b, loc, type,
                                      b.getIntegerAttr(type, value));
   };
+  auto cmp = [&](arith::CmpIPredicate predicate, Value x, Value y) -> Value {
+    return arith::CmpIOp::create(b, loc, predicate, x, y);
+  };
   Value zero = constant(APInt::getZero(width));
   Value one = constant(APInt(width, 1));
-  Value isZero =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, zero);
+  Value isZero = cmp(arith::CmpIPredicate::eq, rhs, zero);
   Value unsafe = isZero;
   if (!isUnsigned) {
     Value minusOne = constant(APInt::getAllOnes(width));
     Value intMin = constant(APInt::getSignedMinValue(width));
     Value overflow = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lhs, intMin),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, minusOne));
+        b, loc, cmp(arith::CmpIPredicate::eq, lhs, intMin),
+        cmp(arith::CmpIPredicate::eq, rhs, minusOne));
     unsafe = arith::OrIOp::create(b, loc, isZero, overflow);
   }
   Value divisor = arith::SelectOp::create(b, loc, unsafe, one, rhs);
-  Value quotient = isUnsigned
-                       ? Value(arith::DivUIOp::create(b, loc, lhs, divisor))
-                       : Value(arith::DivSIOp::create(b, loc, lhs, divisor));
-  return arith::SelectOp::create(b, loc, isZero, zero, quotient);
+  Value result;
+  switch (kind) {
+  case BinaryKind::Div:
+    result = isUnsigned ? Value(arith::DivUIOp::create(b, loc, lhs, divisor))
+                        : Value(arith::DivSIOp::create(b, loc, lhs, divisor));
+    break;
+  case BinaryKind::FloorDiv:
+    result = isUnsigned
+                 ? Value(arith::DivUIOp::create(b, loc, lhs, divisor))
+                 : Value(arith::FloorDivSIOp::create(b, loc, lhs, divisor));
+    break;
+  case BinaryKind::Fmod:
+  case BinaryKind::Remainder: {
+    if (isUnsigned) {
+      result = arith::RemUIOp::create(b, loc, lhs, divisor);
+      break;
+    }
+    result = arith::RemSIOp::create(b, loc, lhs, divisor);
+    if (kind == BinaryKind::Fmod)
+      break;
+    // The remainder takes the divisor's sign: a nonzero one of the other
+    // sign moves by the divisor.
+    Value moves = arith::AndIOp::create(
+        b, loc, cmp(arith::CmpIPredicate::ne, result, zero),
+        cmp(arith::CmpIPredicate::ne,
+            cmp(arith::CmpIPredicate::slt, result, zero),
+            cmp(arith::CmpIPredicate::slt, divisor, zero)));
+    result = arith::SelectOp::create(
+        b, loc, moves, arith::AddIOp::create(b, loc, result, divisor), result);
+    break;
+  }
+  default:
+    llvm_unreachable("not an integer division kind");
+  }
+  return arith::SelectOp::create(b, loc, isZero, zero, result);
+}
+
+/// PyTorch's floating-point floor_divide, remainder and fmod (its CPU
+/// kernels' div_floor_floating and mod rules), in the operands' type.
+static Value emitFloatDivision(OpBuilder &b, Location loc, BinaryKind kind,
+                               Value lhs, Value rhs) {
+  Type type = lhs.getType();
+  auto c = [&](double value) -> Value {
+    return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
+  };
+  auto cmp = [&](arith::CmpFPredicate predicate, Value x, Value y) -> Value {
+    return arith::CmpFOp::create(b, loc, predicate, x, y);
+  };
+  Value zero = c(0.0);
+  Value mod = arith::RemFOp::create(b, loc, lhs, rhs);
+  if (kind == BinaryKind::Fmod)
+    return mod;
+  // A nonzero remainder of the other sign than the divisor.
+  Value wrongSign = arith::AndIOp::create(
+      b, loc, cmp(arith::CmpFPredicate::UNE, mod, zero),
+      arith::XOrIOp::create(b, loc, cmp(arith::CmpFPredicate::OLT, rhs, zero),
+                            cmp(arith::CmpFPredicate::OLT, mod, zero)));
+  if (kind == BinaryKind::Remainder)
+    return arith::SelectOp::create(
+        b, loc, wrongSign, arith::AddFOp::create(b, loc, mod, rhs), mod);
+  // floor_div: (a - mod) / b is an integer up to rounding; one less where
+  // the remainder had the wrong sign; then rounded to the nearest integer
+  // (floor, plus one above .5); a zero quotient keeps the sign of a / b,
+  // and b = 0 gives a / b itself (inf or NaN).
+  Value quotient = arith::DivFOp::create(b, loc, lhs, rhs);
+  Value div = arith::DivFOp::create(
+      b, loc, arith::SubFOp::create(b, loc, lhs, mod), rhs);
+  div = arith::SelectOp::create(
+      b, loc, wrongSign, arith::SubFOp::create(b, loc, div, c(1.0)), div);
+  Value floored = math::FloorOp::create(b, loc, div);
+  Value roundUp = cmp(arith::CmpFPredicate::OGT,
+                      arith::SubFOp::create(b, loc, div, floored), c(0.5));
+  floored = arith::SelectOp::create(
+      b, loc, roundUp, arith::AddFOp::create(b, loc, floored, c(1.0)), floored);
+  Value signedZero = math::CopySignOp::create(b, loc, zero, quotient);
+  Value result = arith::SelectOp::create(
+      b, loc, cmp(arith::CmpFPredicate::UNE, div, zero), floored, signedZero);
+  return arith::SelectOp::create(
+      b, loc, cmp(arith::CmpFPredicate::OEQ, rhs, zero), quotient, result);
 }
 
 static Value encodeBF16(OpBuilder &b, Location loc, Value x);
@@ -200,6 +284,17 @@ Value rlx::emitBinary(OpBuilder &b, Location loc, BinaryKind kind, Value lhs,
           math::PowFOp::create(
               b, loc, arith::ExtFOp::create(b, loc, b.getF32Type(), lhs),
               arith::ExtFOp::create(b, loc, b.getF32Type(), rhs)));
+    case BinaryKind::FloorDiv:
+    case BinaryKind::Remainder:
+    case BinaryKind::Fmod:
+      if (floatType.getWidth() >= 32)
+        return emitFloatDivision(b, loc, kind, lhs, rhs);
+      // f16: in f32 (PyTorch's opmath type), rounded once.
+      return arith::TruncFOp::create(
+          b, loc, type,
+          emitFloatDivision(
+              b, loc, kind, arith::ExtFOp::create(b, loc, b.getF32Type(), lhs),
+              arith::ExtFOp::create(b, loc, b.getF32Type(), rhs)));
     }
     llvm_unreachable("unknown binary kind");
   }
@@ -212,7 +307,10 @@ Value rlx::emitBinary(OpBuilder &b, Location loc, BinaryKind kind, Value lhs,
   case BinaryKind::Mul:
     return arith::MulIOp::create(b, loc, lhs, rhs);
   case BinaryKind::Div:
-    return emitIntegerDivision(b, loc, lhs, rhs, isUnsigned);
+  case BinaryKind::FloorDiv:
+  case BinaryKind::Remainder:
+  case BinaryKind::Fmod:
+    return emitIntegerDivision(b, loc, kind, lhs, rhs, isUnsigned);
   case BinaryKind::Max:
     if (intType.getWidth() == 1)
       return arith::OrIOp::create(b, loc, lhs, rhs);

@@ -99,6 +99,9 @@ Value PrimitiveBuilder::activationDerivative(ActivationKind kind, Value x) {
   case ActivationKind::Neg:
   case ActivationKind::Abs:
   case ActivationKind::Round:
+  case ActivationKind::Floor:
+  case ActivationKind::Ceil:
+  case ActivationKind::Trunc:
     return Value();
   }
   llvm_unreachable("unknown activation kind");
@@ -174,6 +177,9 @@ Value PrimitiveBuilder::activationSecondDerivative(ActivationKind kind,
   case ActivationKind::Neg:
   case ActivationKind::Abs:
   case ActivationKind::Round:
+  case ActivationKind::Floor:
+  case ActivationKind::Ceil:
+  case ActivationKind::Trunc:
     return Value();
   }
   llvm_unreachable("unknown activation kind");
@@ -196,6 +202,11 @@ Value PrimitiveBuilder::activationVJP(ActivationKind kind, Value x, Value dy) {
   case ActivationKind::Round:
     // Straight-through estimator: the gradient passes unchanged.
     return dy;
+  case ActivationKind::Floor:
+  case ActivationKind::Ceil:
+  case ActivationKind::Trunc:
+    // Zero, as PyTorch's: not `0 * dy`, which a NaN in dy would turn NaN.
+    return zerosLike(dy);
   default:
     return mul(activationDerivative(kind, x), dy);
   }

@@ -62,6 +62,47 @@ ATEN.update({
 })
 
 
+def divide(c, a, b, *, rounding_mode=None):
+    """torch.div with its rounding modes: `floor` is rlx's floor_div
+    (PyTorch's floor_divide, from fmod for floats), `trunc` the truncating
+    integer division or trunc(a / b) for floats."""
+    if rounding_mode is None:
+        return c.binary("div", a, b)
+    a, b = c.operands(a, b)
+    if rounding_mode == "floor":
+        return c.e.binary("floor_div", a, b)
+    if rounding_mode == "trunc":
+        if a.dtype.startswith("f") or a.dtype == "bf16":
+            return c.e.activation("trunc", c.e.binary("div", a, b))
+        return c.e.binary("div", a, b)
+    raise RLXError(f"div with rounding_mode={rounding_mode!r}")
+
+
+def _division(kind):
+    """floor_div, remainder or fmod of two operands (Python's //, %)."""
+    def handler(c, a, b):
+        a, b = c.operands(a, b)
+        return c.e.binary(kind, a, b)
+    return handler
+
+
+FUNCTIONS[torch.div] = METHODS["div"] = METHODS["div_"] = divide
+FUNCTIONS[operator.truediv] = FUNCTIONS[operator.itruediv] = divide
+for _names, _kind in ((("floor_divide", "floordiv"), "floor_div"),
+                      (("remainder", "mod"), "remainder"),
+                      (("fmod",), "fmod")):
+    _h = _division(_kind)
+    for _name in _names:
+        for _target in (getattr(operator, _name, None),
+                        getattr(torch, _name, None)):
+            if _target is not None:
+                FUNCTIONS[_target] = _h
+        METHODS[_name] = METHODS[_name + "_"] = _h
+    ATEN[f"aten.{_names[0]}.Tensor"] = ATEN[f"aten.{_names[0]}.Scalar"] = _h
+ATEN["aten.floor_divide.default"] = FUNCTIONS[torch.floor_divide]
+ATEN["aten.div.Tensor_mode"] = ATEN["aten.div.Scalar_mode"] = divide
+
+
 def _unary(kind):
     def handler(c, x, *args, **kwargs):
         return c.e.activation(kind, x)
@@ -69,7 +110,8 @@ def _unary(kind):
 
 
 for _kind in ["relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
-              "sin", "cos", "tan", "atan", "neg", "abs"]:
+              "sin", "cos", "tan", "atan", "neg", "abs", "floor", "ceil",
+              "trunc"]:
     _h = _unary(_kind)
     METHODS[_kind] = _h
     METHODS[_kind + "_"] = _h
@@ -80,6 +122,8 @@ for _kind in ["relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
     ATEN[f"aten.{_kind}.default"] = _h
     ATEN[f"aten.{_kind}_.default"] = _h
 FUNCTIONS[operator.neg] = METHODS["neg"]
+METHODS["frac"] = FUNCTIONS[torch.frac] = ATEN["aten.frac.default"] = \
+    lambda c, x: c.e.binary("sub", x, c.e.activation("trunc", x))
 FUNCTIONS[torch.sigmoid] = METHODS["sigmoid"]
 
 

@@ -55,13 +55,18 @@ def RLX_ActivationKind : RLX_I32Enum<"ActivationKind",
   I32EnumAttrCase<"Cos", 13, "cos">,
   I32EnumAttrCase<"Tan", 14, "tan">,
   I32EnumAttrCase<"Atan", 15, "atan">,
-  I32EnumAttrCase<"Round", 16, "round">
+  I32EnumAttrCase<"Round", 16, "round">,
+  I32EnumAttrCase<"Floor", 17, "floor">,
+  I32EnumAttrCase<"Ceil", 18, "ceil">,
+  I32EnumAttrCase<"Trunc", 19, "trunc">
 ]> {
   let description = [{
     `gelu` is the exact erf form, `gelu_approx` the tanh form
     `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`. `round` rounds half to
-    even. `relu`, `neg` and `abs` also apply to signed integers; every other
-    kind needs a floating-point element type.
+    even; `floor`, `ceil` and `trunc` round down, up and toward zero, and
+    have a zero derivative (PyTorch's). `relu`, `neg` and `abs` also apply
+    to signed integers; every other kind needs a floating-point element
+    type.
   }];
 }
 def RLX_ActivationKindAttr : RLX_EnumAttr<RLX_ActivationKind, "activation">;
@@ -78,8 +83,24 @@ def RLX_BinaryKind : RLX_I32Enum<"BinaryKind",
   I32EnumAttrCase<"Div", 3, "div">,
   I32EnumAttrCase<"Max", 4, "max">,
   I32EnumAttrCase<"Min", 5, "min">,
-  I32EnumAttrCase<"Pow", 6, "pow">
-]>;
+  I32EnumAttrCase<"Pow", 6, "pow">,
+  I32EnumAttrCase<"FloorDiv", 7, "floor_div">,
+  I32EnumAttrCase<"Remainder", 8, "remainder">,
+  I32EnumAttrCase<"Fmod", 9, "fmod">
+]> {
+  let description = [{
+    `div` of integers truncates toward zero. `floor_div` rounds the
+    quotient down (Python's `//`, `torch.floor_divide`), `remainder` is
+    `a - floor_div(a, b) * b` with the divisor's sign (Python's `%`,
+    `torch.remainder`) and `fmod` the remainder of the truncated quotient
+    with the dividend's sign (C's `fmod`, `torch.fmod`); on floats they
+    follow PyTorch's kernels (`floor_div` from `fmod`, so that
+    `floor_div(1, 0.1)` is 9). An integer division by zero gives 0 (every
+    kind; PyTorch raises), and `INT_MIN / -1` wraps. `pow`, `floor_div`,
+    `remainder` and `fmod` take no complex operands; `pow` takes floats
+    only.
+  }];
+}
 def RLX_BinaryKindAttr : RLX_EnumAttr<RLX_BinaryKind, "binary">;
 
 def RLX_CompareKind : RLX_I32Enum<"CompareKind",
