@@ -212,4 +212,37 @@ expect_error(lambda: rlx.onnx.import_model(model(
     [helper.make_tensor_value_info("out", TensorProto.UINT32, [2])])),
     "graph input 'x' has element type UINT32",
     "an element type rlx does not take")
+# ArgMax/ArgMin (planted ties: the first index), Floor, Ceil, Mod both
+# ways and integer Div of graph values, bit for bit against NumPy.
+ints = [helper.make_tensor_value_info(n, TensorProto.INT64, s)
+        for n, s in (("i", [4, 6]), ("j", [6]))]
+outputs = [helper.make_tensor_value_info(n, t, None) for n, t in (
+    ("am", TensorProto.INT64), ("an", TensorProto.INT64),
+    ("fl", TensorProto.FLOAT), ("ce", TensorProto.FLOAT),
+    ("mf", TensorProto.FLOAT), ("mi", TensorProto.INT64),
+    ("di", TensorProto.INT64))]
+divisors = np.array([1.5, -0.7, 2.0, -3.0], np.float32)
+rounding = model(
+    [helper.make_node("ArgMax", ["x"], ["am"], axis=1),
+     helper.make_node("ArgMin", ["x"], ["an"], axis=-1, keepdims=0),
+     helper.make_node("Floor", ["x"], ["fl"]),
+     helper.make_node("Ceil", ["x"], ["ce"]),
+     helper.make_node("Mod", ["x", "d"], ["mf"], fmod=1),
+     helper.make_node("Mod", ["i", "j"], ["mi"], fmod=0),
+     helper.make_node("Div", ["i", "j"], ["di"])],
+    [f32("x", [3, 5, 4])] + ints, outputs,
+    [numpy_helper.from_array(divisors, "d")])
+xs = (rng.standard_normal((3, 5, 4)) * 4).astype(np.float32)
+xs[0, 1, 0] = xs[0, 3, 0] = 50.0
+iv = rng.integers(-20, 20, (4, 6))
+jv = np.array([3, -3, 2, -7, 1, 5])
+text, params = rlx.onnx.import_model(rounding)
+got = rlx.compile(text, params=params)(x=xs, i=iv, j=jv)
+wants = [np.argmax(xs, 1)[:, None, :], np.argmin(xs, -1), np.floor(xs),
+         np.ceil(xs), np.fmod(xs, divisors), np.mod(iv, jv),
+         np.trunc(iv / jv).astype(np.int64)]
+for name, g, w in zip(["ArgMax", "ArgMin", "Floor", "Ceil", "Mod fmod 1",
+                       "Mod fmod 0", "integer Div"], got, wants):
+    check(g.shape == w.shape and np.array_equal(g, w),
+          f"{name} of graph values equals NumPy's")
 finish()

@@ -59,9 +59,9 @@ def div(c, inputs, attrs):
             # ONNX's integer division truncates toward zero.
             return (np.trunc(a / b)).astype(a.dtype)
         return (a / b).astype(a.dtype)
+    # rlx's integer div truncates toward zero, as ONNX's (and gives 0 for a
+    # zero divisor, which ONNX leaves undefined).
     a, b = c.operands(a, b)
-    if not a.dtype.startswith(("f", "bf")):
-        raise RLXError(f"integer division of graph values ({a.type})")
     return c.e.binary("div", a, b)
 
 
@@ -155,10 +155,12 @@ def where(c, inputs, attrs):
 _ACTIVATIONS = {"Relu": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh",
                 "Exp": "exp", "Log": "log", "Sqrt": "sqrt", "Neg": "neg",
                 "Abs": "abs", "Sin": "sin", "Cos": "cos", "Tan": "tan",
-                "Atan": "atan", "Round": "round"}
+                "Atan": "atan", "Round": "round", "Floor": "floor",
+                "Ceil": "ceil"}
 _NUMPY_UNARY = {"Neg": np.negative, "Abs": np.abs, "Sqrt": np.sqrt,
                 "Exp": np.exp, "Log": np.log, "Relu": lambda x:
-                np.maximum(x, 0).astype(x.dtype)}
+                np.maximum(x, 0).astype(x.dtype), "Floor": np.floor,
+                "Ceil": np.ceil}
 
 
 def _activation_handler(name, kind):
@@ -458,11 +460,17 @@ def shrink(c, inputs, attrs):
 
 @op("Mod")
 def mod(c, inputs, attrs):
-    """Of import-time values only (shape arithmetic: a window's padding);
-    rlx has no remainder of graph values."""
+    """`fmod` 1: the remainder with the dividend's sign (rlx.binary fmod);
+    0 (integers only, as ONNX requires): the divisor's sign (remainder).
+    Import-time values (shape arithmetic) are computed here."""
     a, b = inputs
-    if not _all_const(inputs):
-        raise RLXError("Mod of graph values (rlx has no remainder op)")
-    a, b = numeric(np.asarray(a), "mod"), numeric(np.asarray(b), "mod")
-    function = np.fmod if attrs.get("fmod", 0) else np.mod
-    return function(a, b).astype(np.result_type(a.dtype, b.dtype))
+    fmod = attrs.get("fmod", 0)
+    if _all_const(inputs):
+        a, b = numeric(np.asarray(a), "mod"), numeric(np.asarray(b), "mod")
+        function = np.fmod if fmod else np.mod
+        return function(a, b).astype(np.result_type(a.dtype, b.dtype))
+    a, b = c.operands(a, b)
+    if not fmod and a.dtype.startswith(("f", "bf")):
+        raise RLXError(f"Mod with fmod 0 of {a.type} (ONNX allows it for "
+                       "integers only)")
+    return c.e.binary("fmod" if fmod else "remainder", a, b)

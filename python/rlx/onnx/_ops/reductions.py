@@ -5,6 +5,7 @@
 import numpy as np
 
 from ..._capi import RLXError
+from ...torch._ops.reductions import arg_extreme
 from .common import axis_index, ints, is_const, op
 
 
@@ -114,3 +115,21 @@ def mean_variance_normalization(c, inputs, attrs):
     variance = c.e.reduce("mean", c.e.binary("mul", centered, centered),
                           axes, True)
     return c.e.binary("div", centered, c.e.activation("sqrt", variance))
+
+
+def _arg(kind):
+    """ArgMax / ArgMin: the first position of the extreme along `axis`
+    (rlx.top_k k=1, as the torch importer's argmax); select_last_index 1
+    is refused."""
+    def handler(c, inputs, attrs):
+        if attrs.get("select_last_index", 0):
+            raise RLXError(f"Arg{kind.capitalize()} with select_last_index "
+                           "1 is not translated")
+        x = c.value(inputs[0])
+        return arg_extreme(c, x, kind, attrs.get("axis", 0),
+                           bool(attrs.get("keepdims", 1)))[1]
+    return handler
+
+
+op("ArgMax")(_arg("max"))
+op("ArgMin")(_arg("min"))

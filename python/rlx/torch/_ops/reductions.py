@@ -104,7 +104,7 @@ FUNCTIONS[torch.cumsum] = METHODS["cumsum"] = ATEN["aten.cumsum.default"] = \
     cumsum
 
 
-def _extreme(c, x, kind, dim, keepdim):
+def arg_extreme(c, x, kind, dim, keepdim):
     """(values, i64 indices) of the largest (`kind` "max") or smallest
     element along `dim` (None: over all elements, flattened), as
     torch.max/min(x, dim) and argmax/argmin give them: the first position
@@ -153,13 +153,13 @@ def _max_min(kind):
             return c.e.reduce(kind, x, list(range(x.rank)))
         # The values by rlx.reduce, which differentiates.
         return (c.e.reduce(kind, x, [dim], keepdim),
-                _extreme(c, x, kind, dim, keepdim)[1])
+                arg_extreme(c, x, kind, dim, keepdim)[1])
     return handler
 
 
 def _arg(kind):
     def handler(c, x, dim=None, keepdim=False):
-        return _extreme(c, x, kind, dim, keepdim)[1]
+        return arg_extreme(c, x, kind, dim, keepdim)[1]
     return handler
 
 
