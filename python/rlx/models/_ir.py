@@ -10,7 +10,7 @@ returns its result with the shape the op's type inference gives it
 
 import numpy as np
 
-DYNAMIC = None
+from .._shapes import DYNAMIC, broadcast_shapes
 
 
 def type_text(shape, dtype):
@@ -30,24 +30,6 @@ class Value:
     @property
     def type(self):
         return type_text(self.shape, self.dtype)
-
-
-def _broadcast(a, b):
-    rank = max(len(a), len(b))
-    a = (1,) * (rank - len(a)) + tuple(a)
-    b = (1,) * (rank - len(b)) + tuple(b)
-    out = []
-    for x, y in zip(a, b):
-        if x == 1:
-            out.append(y)
-        elif y == 1 or x == y:
-            out.append(x)
-        elif DYNAMIC in (x, y):
-            # A `?` dim never broadcasts: the other side fixes its size.
-            out.append(y if x is DYNAMIC else x)
-        else:
-            raise ValueError(f"shapes {a} and {b} do not broadcast")
-    return tuple(out)
 
 
 def _float_text(value):
@@ -124,20 +106,20 @@ class GraphText:
 
     def binary(self, kind, a, b):
         return self._op(f"rlx.binary {kind} {a.name}, {b.name} : {a.type}, "
-                        f"{b.type}", _broadcast(a.shape, b.shape), a.dtype)
+                        f"{b.type}", broadcast_shapes(a.shape, b.shape), a.dtype)
 
     def compare(self, kind, a, b):
         return self._op(f"rlx.compare {kind} {a.name}, {b.name} : "
-                        f"{a.type}, {b.type}", _broadcast(a.shape, b.shape),
+                        f"{a.type}, {b.type}", broadcast_shapes(a.shape, b.shape),
                         "i1")
 
     def where(self, cond, a, b):
-        shape = _broadcast(cond.shape, _broadcast(a.shape, b.shape))
+        shape = broadcast_shapes(cond.shape, broadcast_shapes(a.shape, b.shape))
         return self._op(f"rlx.where {cond.name}, {a.name}, {b.name} : "
                         f"{cond.type}, {a.type}, {b.type}", shape, a.dtype)
 
     def matmul(self, a, b):
-        batch = _broadcast(a.shape[:-2], b.shape[:-2])
+        batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
         return self._op(f"rlx.matmul {a.name}, {b.name} : {a.type}, "
                         f"{b.type}", batch + (a.shape[-2], b.shape[-1]),
                         a.dtype)

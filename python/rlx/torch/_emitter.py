@@ -5,6 +5,8 @@ its result type the way the op's type inference does (docs/ops/)."""
 
 import numpy as np
 
+from .._shapes import broadcast_shapes
+
 _DTYPES = {"float32": "f32", "float64": "f64", "float16": "f16",
            "bfloat16": "bf16", "int64": "i64", "int32": "i32",
            "int16": "i16", "int8": "i8", "uint8": "ui8", "bool": "i1"}
@@ -25,18 +27,6 @@ def torch_dtype(dtype):
 def tensor_type(shape, dtype):
     dims = "".join(f"{d}x" for d in shape)
     return f"tensor<{dims}{dtype}>"
-
-
-def broadcast_shapes(a, b):
-    rank = max(len(a), len(b))
-    a = (1,) * (rank - len(a)) + tuple(a)
-    b = (1,) * (rank - len(b)) + tuple(b)
-    out = []
-    for x, y in zip(a, b):
-        if x != y and 1 not in (x, y):
-            raise ValueError(f"shapes {a} and {b} do not broadcast")
-        out.append(y if x == 1 else x)
-    return tuple(out)
 
 
 # MLIR spells a non-finite float as the hex bit pattern of its own type:
