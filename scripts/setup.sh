@@ -22,6 +22,10 @@ PACKAGES=(
   # ONNX protobufs and torch.onnx.export for the ONNX importer (rlx.onnx)
   # and its tests, which fail without it.
   python3-onnx
+  # References of the tokenizer tests (rlx.tokenizers): SentencePiece
+  # trains a BPE model in test/Python/tokenizers.py and llm-gguf.py; the
+  # regex module checks the pre-tokenizer scanners.
+  python3-sentencepiece python3-regex
 )
 
 missing=()

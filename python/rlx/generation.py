@@ -4,9 +4,11 @@
 cache of a batch of sequences, the sampling of the next token, and
 `generate`, which yields the new tokens of one prompt.
 
-    model = rlx.models.load("path/to/hf-model-dir")
+    model = rlx.models.load("path/to/hf-model-dir")   # or "model.gguf"
     for token in rlx.generate(model, [1, 15043, 29892], 32, seed=0):
         print(token)
+    for text in rlx.generation.generate_text(model, "Once upon a", 32):
+        print(text, end="", flush=True)
 """
 
 import dataclasses
@@ -16,7 +18,8 @@ import numpy as np
 
 from ._capi import RLXError
 
-__all__ = ["KVCache", "GenerationStats", "sample_next", "generate"]
+__all__ = ["KVCache", "GenerationStats", "sample_next", "generate",
+           "generate_text", "encode_prompt"]
 
 
 class KVCache:
@@ -105,15 +108,27 @@ def sample_next(logits, history, rng, temperature=0.0, top_k=0, top_p=1.0,
     return int(rng.choice(len(probs), p=probs))
 
 
+def encode_prompt(model, prompt):
+    """The token ids of `prompt`: a list of ids as it is, text encoded by
+    the model's tokenizer (BOS first when the vocabulary adds it)."""
+    if isinstance(prompt, str):
+        if getattr(model, "tokenizer", None) is None:
+            raise RLXError("a text prompt needs a tokenizer, and the model "
+                           "has none (give token ids)")
+        return model.tokenizer.encode(prompt)
+    return [int(t) for t in prompt]
+
+
 def generate(model, prompt_ids, max_new_tokens, temperature=0.0, top_k=0,
              top_p=1.0, repetition_penalty=1.0, seed=0, eos_token_id=None,
              stats=None):
     """Yields up to `max_new_tokens` token ids continuing `prompt_ids` (a
-    list of ints), stopping after `eos_token_id` (an int or a set of
-    them). `model` is a model of rlx.models; sampling as `sample_next`,
-    seeded by `seed`. Timings go into `stats` (a GenerationStats) when
-    given; they leave out compiling the graphs, which happens first."""
-    prompt = [int(t) for t in prompt_ids]
+    list of ints, or text that the model's tokenizer encodes), stopping
+    after `eos_token_id` (an int or a set of them). `model` is a model of
+    rlx.models; sampling as `sample_next`, seeded by `seed`. Timings go
+    into `stats` (a GenerationStats) when given; they leave out compiling
+    the graphs, which happens first."""
+    prompt = encode_prompt(model, prompt_ids)
     if not prompt:
         raise RLXError("generate needs a prompt of at least one token")
     stops = ({eos_token_id} if isinstance(eos_token_id, int)
@@ -139,3 +154,27 @@ def generate(model, prompt_ids, max_new_tokens, temperature=0.0, top_k=0,
         start = time.perf_counter()
         logits = model.step(cache, np.asarray([[token]], np.int64))[0, -1]
         stats.decode_seconds += time.perf_counter() - start
+
+
+def generate_text(model, prompt, max_new_tokens, eos_token_id="model",
+                  **options):
+    """Yields the text of the tokens `generate` gives, piece by piece as
+    they complete whole UTF-8 characters (a character split across tokens
+    comes with its last token), through the model's tokenizer. Stops
+    after the tokenizer's EOS token unless `eos_token_id` says otherwise
+    (None: never). Other keywords as `generate`."""
+    tokenizer = getattr(model, "tokenizer", None)
+    if tokenizer is None:
+        raise RLXError("generate_text needs the model's tokenizer, and the "
+                       "model has none")
+    if eos_token_id == "model":
+        eos_token_id = tokenizer.eos_id
+    stream = tokenizer.stream()
+    for token in generate(model, prompt, max_new_tokens,
+                          eos_token_id=eos_token_id, **options):
+        text = stream.push(token)
+        if text:
+            yield text
+    rest = stream.flush()
+    if rest:
+        yield rest

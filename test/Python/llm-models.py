@@ -26,7 +26,7 @@ import rlx.models
 from rlx.generation import GenerationStats, sample_next
 from llm_reference import (GPT2, LLAMA, QWEN2, random_weights,
                            reference_greedy, reference_logits,
-                           write_hf_directory)
+                           relative_error, write_hf_directory)
 from pychecks import check, expect_error, finish
 
 scratch = sys.argv[1]
@@ -38,10 +38,6 @@ PROMPT_LENGTH = 7
 NEW_TOKENS = 64
 CAPACITY = 80
 TOLERANCE = 1e-4
-
-
-def relative_error(got, want):
-    return float(np.max(np.abs(got - want)) / np.max(np.abs(want)))
 
 
 def check_model(label, config, shards):

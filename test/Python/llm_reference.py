@@ -122,6 +122,12 @@ def write_hf_directory(path, config, weights, shards):
             path, f"model-{index + 1:05d}-of-{shards:05d}.safetensors"), part)
 
 
+def relative_error(got, want):
+    """The largest difference of two logit arrays over the largest
+    reference logit."""
+    return float(np.max(np.abs(got - want)) / np.max(np.abs(want)))
+
+
 def _causal_attention(q, k, v):
     """Softmax attention of q, k, v [S, heads, dim] with each query seeing
     the keys up to its own position, scaled by 1 / sqrt(dim)."""
@@ -223,3 +229,102 @@ def reference_greedy(config, w, prompt, count):
         margins.append(top2[1] - top2[0])
         tokens.append(int(np.argmax(last)))
     return tokens[len(prompt):], min(margins)
+
+
+# GGUF files of the Llama family, as llama.cpp's convert_hf_to_gguf.py
+# writes them.
+
+_GGUF_LAYER_NAMES = {
+    "input_layernorm.weight": "attn_norm.weight",
+    "post_attention_layernorm.weight": "ffn_norm.weight",
+    "self_attn.q_proj.weight": "attn_q.weight",
+    "self_attn.k_proj.weight": "attn_k.weight",
+    "self_attn.v_proj.weight": "attn_v.weight",
+    "self_attn.o_proj.weight": "attn_output.weight",
+    "self_attn.q_proj.bias": "attn_q.bias",
+    "self_attn.k_proj.bias": "attn_k.bias",
+    "self_attn.v_proj.bias": "attn_v.bias",
+    "mlp.gate_proj.weight": "ffn_gate.weight",
+    "mlp.up_proj.weight": "ffn_up.weight",
+    "mlp.down_proj.weight": "ffn_down.weight",
+}
+_GGUF_GLOBAL_NAMES = {"model.embed_tokens.weight": "token_embd.weight",
+                      "model.norm.weight": "output_norm.weight",
+                      "lm_head.weight": "output.weight"}
+
+
+def gguf_name(name):
+    """llama.cpp's name of a transformers Llama tensor name."""
+    if name in _GGUF_GLOBAL_NAMES:
+        return _GGUF_GLOBAL_NAMES[name]
+    _, _, layer, rest = name.split(".", 3)
+    return f"blk.{layer}.{_GGUF_LAYER_NAMES[rest]}"
+
+
+def llama_cpp_permute(w, heads):
+    """convert_hf_to_gguf.py's LlamaModel.permute: the rows of each head
+    from transformers' rotate_half order to ggml's interleaved one."""
+    return (w.reshape(heads, 2, w.shape[0] // heads // 2, *w.shape[1:])
+            .swapaxes(1, 2).reshape(w.shape))
+
+
+def gguf_metadata(config):
+    """The llama.cpp metadata of a Llama-family config."""
+    arch = config["model_type"]
+    hidden, heads = config["hidden_size"], config["num_attention_heads"]
+    return {
+        "general.architecture": arch,
+        "general.name": "rlx-test",
+        f"{arch}.block_count": ("u32", config["num_hidden_layers"]),
+        f"{arch}.context_length": ("u32",
+                                   config["max_position_embeddings"]),
+        f"{arch}.embedding_length": ("u32", hidden),
+        f"{arch}.feed_forward_length": ("u32", config["intermediate_size"]),
+        f"{arch}.attention.head_count": ("u32", heads),
+        f"{arch}.attention.head_count_kv": ("u32",
+                                            config["num_key_value_heads"]),
+        f"{arch}.rope.freq_base": ("f32", config["rope_theta"]),
+        f"{arch}.rope.dimension_count": ("u32", hidden // heads),
+        f"{arch}.attention.layer_norm_rms_epsilon": ("f32",
+                                                     config["rms_norm_eps"]),
+    }
+
+
+def write_gguf_model(path, config, weights, linear_type=None, head_type=None,
+                     metadata=None):
+    """Writes the model as a GGUF file, llama.cpp's names, metadata and q/k
+    permutation (llama only), plus `metadata`. `linear_type` ("q8_0",
+    "q4_0") quantizes the layers' linear weights, `head_type` the output
+    head; a QuantizedTensor in `weights` is written as it is. Returns the
+    weights the file holds, dequantized, by transformers' names: what the
+    reference computes with."""
+    from rlx.gguf import QuantizedTensor, dequantize, quantize, write_gguf
+    permute = config["model_type"] == "llama"
+    tensors, effective = {}, {}
+    for name, value in weights.items():
+        kind = head_type if name == "lm_head.weight" else (
+            linear_type if name.endswith("proj.weight") else None)
+        if kind is not None and not isinstance(value, QuantizedTensor):
+            value = quantize(value, kind)
+        if isinstance(value, QuantizedTensor) and value.type.name == "bf16":
+            # Raw bf16 bits: the top halves of f32 values.
+            effective[name] = (value.data.view(np.uint16).astype(np.uint32)
+                               << 16).view(np.float32).reshape(value.shape)
+        elif isinstance(value, QuantizedTensor):
+            effective[name] = dequantize(value)
+        else:
+            effective[name] = np.asarray(value, np.float32)
+        if permute and ("q_proj" in name or "k_proj" in name):
+            heads = config["num_attention_heads" if "q_proj" in name
+                           else "num_key_value_heads"]
+            if isinstance(value, QuantizedTensor):
+                rows = llama_cpp_permute(value.row_view(), heads)
+                value = QuantizedTensor(value.type, value.shape,
+                                        rows.reshape(-1))
+            else:
+                value = llama_cpp_permute(value, heads)
+        tensors[gguf_name(name)] = value
+    meta = gguf_metadata(config)
+    meta.update(metadata or {})
+    write_gguf(path, meta, tensors)
+    return effective

@@ -2,7 +2,7 @@
 # Exceptions. See the LICENSE file for license information.
 """Decoder-only language models built as rlx graphs (docs/llm.md).
 
-    model = rlx.models.load("hf-model-dir", capacity=256)
+    model = rlx.models.load("hf-model-dir", capacity=256)  # or "m.gguf"
     cache = model.new_cache(batch=1)
     logits = model.step(cache, [[1, 2, 3]])   # prefill: [1, 3, vocab]
     logits = model.step(cache, [[4]])         # decode:  [1, 1, vocab]
@@ -10,7 +10,9 @@
 A family module (llama.py, gpt2.py) gives a config class read from
 config.json (its weight_shapes, derived_params, check_capacity and,
 optionally, checkpoint_names) and `step_graph`; `CausalLM` compiles its
-graphs, binds the weights and runs steps over a KVCache."""
+graphs, binds the weights and runs steps over a KVCache. GGUF files are
+read by gguf_loader.py into the same config and tensor names; their
+block-quantized linear weights stay packed (rlx.dequant_matmul)."""
 
 import glob
 import json
@@ -21,10 +23,12 @@ import numpy as np
 from .. import compile as _compile
 from .._capi import RLXError
 from ..generation import KVCache
+from ..gguf import QuantizedTensor
 from ..safetensors import read_safetensors
 from . import gpt2, llama
+from .gguf_loader import read_gguf_model
 
-__all__ = ["CausalLM", "load", "read_hf_directory"]
+__all__ = ["CausalLM", "is_gguf", "load", "read_hf_directory"]
 
 # model_type of config.json -> the family that builds it.
 _FAMILIES = {"llama": llama, "mistral": llama, "qwen2": llama,
@@ -55,7 +59,10 @@ def read_hf_directory(path):
 class CausalLM:
     """A decoder-only model: its config, weights and the step graphs
     compiled for `target`, one per batch size and kind of step (prefill,
-    a `?` token count; decode, one token)."""
+    a `?` token count; decode, one token). `tokenizer` (rlx.tokenizers)
+    is the model's when its files have one, else None."""
+
+    tokenizer = None
 
     def __init__(self, config, weights, capacity=None, target="cpu"):
         family = _FAMILIES[config.model_type]
@@ -66,7 +73,15 @@ class CausalLM:
         self._family = family
         if hasattr(config, "checkpoint_names"):
             weights = config.checkpoint_names(weights)
-        self._weights = _checked_weights(config, weights)
+        checked = _checked_weights(config, weights)
+        # Quantized linear weights: their bytes are the graph's ui8
+        # parameters, multiplied by rlx.dequant_matmul of their scheme.
+        self._packed = {name: ("gguf_" + value.type.name, value.data.size)
+                        for name, value in checked.items()
+                        if isinstance(value, QuantizedTensor)}
+        self._weights = {name: (value.data if name in self._packed
+                                else value)
+                         for name, value in checked.items()}
         self._weights.update(config.derived_params(self.capacity))
         self._graphs = {}
 
@@ -89,7 +104,7 @@ class CausalLM:
         key = (batch, tokens)
         if key not in self._graphs:
             text = self._family.step_graph(self.config, batch, tokens,
-                                           self.capacity)
+                                           self.capacity, self._packed)
             self._graphs[key] = _compile(text, target=self.target,
                                          params=self._weights)
         return self._graphs[key]
@@ -138,14 +153,22 @@ class CausalLM:
 
 
 def _checked_weights(config, weights):
-    """The checkpoint tensors the graph reads, float32, each checked
-    against its expected shape."""
+    """The checkpoint tensors the graph reads, float32 (or, for a linear
+    weight, a QuantizedTensor), each checked against its expected
+    shape."""
     checked = {}
     for name, shape in config.weight_shapes().items():
         if name not in weights:
             raise RLXError(f"the checkpoint has no tensor '{name}' "
                            f"({list(shape)})")
-        array = np.asarray(weights[name], dtype=np.float32)
+        value = weights[name]
+        if isinstance(value, QuantizedTensor):
+            if tuple(value.shape) != shape:
+                raise RLXError(f"tensor '{name}' is {list(value.shape)}, "
+                               f"the config wants {list(shape)}")
+            checked[name] = value
+            continue
+        array = np.asarray(value, dtype=np.float32)
         if array.shape != shape:
             raise RLXError(f"tensor '{name}' is {list(array.shape)}, the "
                            f"config wants {list(shape)}")
@@ -153,9 +176,34 @@ def _checked_weights(config, weights):
     return checked
 
 
+def is_gguf(path):
+    """Whether `path` is a GGUF file: a file named *.gguf or starting with
+    the magic "GGUF"."""
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        return False
+    if path.endswith(".gguf"):
+        return True
+    with open(path, "rb") as file:
+        return file.read(4) == b"GGUF"
+
+
 def load(path, capacity=None, target="cpu"):
     """A CausalLM from a Hugging Face model directory (config.json and
-    *.safetensors) whose KV caches hold `capacity` positions (default: the
-    config's max_position_embeddings), compiled for `target`."""
+    *.safetensors; its tokenizer.json, when there is one, becomes the
+    model's tokenizer) or a GGUF file (llama.cpp's names and metadata; its
+    embedded vocabulary becomes the tokenizer), whose KV caches hold
+    `capacity` positions (default: the model's context length), compiled
+    for `target`."""
+    from .. import tokenizers
+    if is_gguf(path):
+        config, tensors, gguf = read_gguf_model(path)
+        model = CausalLM.from_config(config, tensors, capacity, target)
+        if "tokenizer.ggml.model" in gguf.metadata:
+            model.tokenizer = tokenizers.from_gguf(gguf.metadata, gguf.path)
+        return model
     config, tensors = read_hf_directory(path)
-    return CausalLM.from_config(config, tensors, capacity, target)
+    model = CausalLM.from_config(config, tensors, capacity, target)
+    if os.path.isfile(os.path.join(path, "tokenizer.json")):
+        model.tokenizer = tokenizers.from_directory(path)
+    return model

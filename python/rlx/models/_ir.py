@@ -146,6 +146,14 @@ class GraphText:
             f"#rlx.mask<bias>, num_heads = {heads} : i64}} : {q.type}, "
             f"{k.type}, {v.type}", q.shape, q.dtype)
 
+    def dequant_matmul(self, x, packed, scheme, columns):
+        """x `[M, K]` times the `[K, columns]` weight of the GGUF-packed
+        ui8 bytes `packed` (`columns` rows of K elements quantized in
+        `scheme`'s blocks, docs/quantization.md)."""
+        return self._op(f"rlx.dequant_matmul {scheme} {x.name}, "
+                        f"{packed.name} : {x.type}, {packed.type}",
+                        (x.shape[0], columns), "f32")
+
     def rope(self, x, cos, sin, head_dim, n_rot):
         return self._op(f"rlx.rope {x.name}, {cos.name}, {sin.name} "
                         f"{{head_dim = {head_dim} : i64, n_rot = {n_rot} : "
@@ -207,4 +215,16 @@ class GraphText:
         """x @ weight^T (+ bias): `weight` in the `[out, in]` layout of
         torch.nn.Linear, as checkpoints store it."""
         y = self.matmul(x, self.transpose(weight, [1, 0]))
+        return self.binary("add", y, bias) if bias is not None else y
+
+    def quantized_linear(self, x, packed, scheme, shape, bias=None):
+        """`linear` of a weight of `shape` `[out, in]` kept GGUF-packed
+        (`packed`, ui8 bytes of `out` rows of `in` elements in `scheme`'s
+        blocks): x `[..., in]` is flattened to the `[M, in]` that
+        rlx.dequant_matmul takes, then given back its leading dims."""
+        out, inp = shape
+        flat = self.reshape(x, (-1, inp))
+        y = self.dequant_matmul(flat, packed, scheme, out)
+        y = self.reshape(y, tuple(-1 if d is DYNAMIC else d
+                                  for d in x.shape[:-1]) + (out,))
         return self.binary("add", y, bias) if bias is not None else y

@@ -113,12 +113,16 @@ class GPT2Config(DecoderConfig):
                 "embeddings (n_positions)")
 
 
-def step_graph(config, batch, tokens, capacity):
+def step_graph(config, batch, tokens, capacity, packed=None):
     """Module text of one step of the model over a fixed-capacity KV cache
     (docs/llm.md): the arguments and results of DecoderStep, and the
     checkpoint's tensors as parameters. `tokens` is the number of tokens
     each sequence gives the step: an int (1 for decode) or None for a `?`
-    dim (prefill)."""
+    dim (prefill). Quantized weights (`packed`, see llama.step_graph) are
+    not taken: GPT-2 is read from Hugging Face directories only."""
+    if packed:
+        raise RLXError("the GPT-2 family takes float weights only; "
+                       f"'{next(iter(packed))}' is quantized")
     c = config
     hidden, heads = c.hidden_size, c.num_attention_heads
     step = DecoderStep("gpt2_decode" if tokens == 1 else "gpt2_step", batch,

@@ -140,7 +140,7 @@ class LlamaConfig(DecoderConfig):
                 "attention mask does not apply yet")
 
 
-def step_graph(config, batch, tokens, capacity):
+def step_graph(config, batch, tokens, capacity, packed=None):
     """Module text of one step of the model over a fixed-capacity KV cache
     (docs/llm.md). `tokens` is the number of tokens each sequence gives the
     step: an int (1 for decode) or None for a `?` dim (prefill).
@@ -151,7 +151,12 @@ def step_graph(config, batch, tokens, capacity):
     parameters the checkpoint's tensors and `rope.cos`, `rope.sin`
     (LlamaConfig.rope_tables). Results: logits `[batch, tokens, vocab]`,
     then each cache with the step's keys and values written at their
-    positions, in the order of the arguments."""
+    positions, in the order of the arguments.
+
+    `packed` maps the name of a linear weight kept GGUF-quantized to its
+    (scheme, byte count): that parameter is its ui8 bytes, multiplied by
+    rlx.dequant_matmul (the others are f32)."""
+    packed = packed or {}
     c = config
     heads, kv_heads, dim = (c.num_attention_heads, c.num_key_value_heads,
                             c.head_dim)
@@ -160,8 +165,10 @@ def step_graph(config, batch, tokens, capacity):
                        batch, tokens, capacity, c.num_hidden_layers, heads,
                        kv_heads, dim)
     g = step.g
-    weights = {name: g.param(name, shape)
-               for name, shape in c.weight_shapes().items()}
+    shapes = c.weight_shapes()
+    weights = {name: (g.param(name, (packed[name][1],), "ui8")
+                      if name in packed else g.param(name, shape))
+               for name, shape in shapes.items()}
     cos_table = g.param("rope.cos", (capacity, dim // 2))
     sin_table = g.param("rope.sin", (capacity, dim // 2))
 
@@ -174,8 +181,12 @@ def step_graph(config, batch, tokens, capacity):
     beta = g.constant(0.0, shape=(c.hidden_size,))
 
     def linear(x, name, bias_too):
-        return g.linear(x, weights[name + ".weight"],
-                        weights[name + ".bias"] if bias_too else None)
+        weight = name + ".weight"
+        bias = weights[name + ".bias"] if bias_too else None
+        if weight in packed:
+            return g.quantized_linear(x, weights[weight], packed[weight][0],
+                                      shapes[weight], bias)
+        return g.linear(x, weights[weight], bias)
 
     def rotated_heads(x, count):
         """[B, S, count * D] -> [B, count, S, D], rotated."""
@@ -216,6 +227,8 @@ def step_graph(config, batch, tokens, capacity):
         x = g.binary("add", x, linear(g.binary("mul", gate, up),
                                       p + "mlp.down_proj", False))
     x = g.rms_norm(x, weights["model.norm.weight"], beta, c.rms_norm_eps)
-    head = weights["model.embed_tokens.weight" if c.tie_word_embeddings
-                   else "lm_head.weight"]
-    return step.text(g.linear(x, head), new_caches)
+    if c.tie_word_embeddings:
+        logits = g.linear(x, weights["model.embed_tokens.weight"])
+    else:
+        logits = linear(x, "lm_head", False)
+    return step.text(logits, new_caches)
