@@ -30,6 +30,13 @@ RULE = "|---|---|---|---|"
 NOT_RUN = {
     "rlx.yield": "region terminator (every region test)",
 }
+# The collectives run under mpirun, in test/Execution/Distributed.
+for _op in ("all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+            "broadcast", "reduce_to_root"):
+    NOT_RUN["rlx." + _op] = (
+        "runs under mpirun (`test/Execution/Distributed/collectives.py`, "
+        "gradients in `test/Execution/Distributed/autodiff.py`; "
+        "[distributed.md](distributed.md))")
 SHOWN = 4  # tests named per op; the rest are counted
 
 

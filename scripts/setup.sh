@@ -14,6 +14,9 @@ PACKAGES=(
   # oneDNN: CPU convolution and matmul primitives (the library PyTorch's
   # CPU convolutions run on).
   libdnnl-dev
+  # MPI for the collectives of CPU ranks (opened with dlopen at run time,
+  # docs/distributed.md) and mpirun for their tests.
+  openmpi-bin libopenmpi-dev
   # Unit tests.
   libgtest-dev
   # Numeric oracle and CPU peer (in /usr/bin/python3); torchvision's models

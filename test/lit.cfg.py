@@ -51,6 +51,18 @@ if oracle_python:
 import shutil
 import subprocess
 
+# `REQUIRES: mpi`: Open MPI's mpirun runs the distributed tests
+# (test/Execution/Distributed). `%mpirun` starts N ranks: as root (CI's
+# containers) Open MPI needs the two variables, and more ranks than cores
+# need --oversubscribe; one OpenMP thread per rank keeps oversubscribed
+# ranks from fighting over the cores.
+if shutil.which("mpirun"):
+    config.available_features.add("mpi")
+    config.substitutions.append(
+        ("%mpirun", "env OMPI_ALLOW_RUN_AS_ROOT=1 "
+         "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 "
+         "mpirun --oversubscribe -x OMP_NUM_THREADS"))
+
 cuda_home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
 has_ptxas = shutil.which("ptxas") or os.path.exists(
     os.path.join(cuda_home, "bin", "ptxas"))

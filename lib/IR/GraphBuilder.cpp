@@ -891,6 +891,38 @@ SmallVector<Value> GraphBuilder::custom(StringRef name, ValueRange inputs,
   return SmallVector<Value>(op->getResults());
 }
 
+Value GraphBuilder::allReduce(CollectiveKind kind, Value x, GroupAttr group) {
+  return resultOf(create<AllReduceOp>(kind, x, group));
+}
+
+Value GraphBuilder::allGather(Value x, int64_t dim, GroupAttr group) {
+  return resultOf(create<AllGatherOp>(x, i64Attr(dim), group));
+}
+
+Value GraphBuilder::reduceScatter(CollectiveKind kind, Value x, int64_t dim,
+                                  GroupAttr group) {
+  return resultOf(create<ReduceScatterOp>(
+      CollectiveKindAttr::get(builder.getContext(), kind), x, i64Attr(dim),
+      group));
+}
+
+Value GraphBuilder::allToAll(Value x, int64_t splitDim, int64_t concatDim,
+                             GroupAttr group) {
+  return resultOf(
+      create<AllToAllOp>(x, i64Attr(splitDim), i64Attr(concatDim), group));
+}
+
+Value GraphBuilder::broadcastFromRoot(Value x, int64_t root, GroupAttr group) {
+  return resultOf(create<BroadcastOp>(x, i64Attr(root), group));
+}
+
+Value GraphBuilder::reduceToRoot(CollectiveKind kind, Value x, int64_t root,
+                                 GroupAttr group) {
+  return resultOf(create<ReduceToRootOp>(
+      CollectiveKindAttr::get(builder.getContext(), kind), x, i64Attr(root),
+      group));
+}
+
 Value GraphBuilder::emit(std::initializer_list<Value> operands,
                          function_ref<Value(PrimitiveBuilder &)> build) {
   if (failed(checkOperands(llvm::is_contained(operands, Value()))))

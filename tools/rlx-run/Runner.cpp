@@ -75,7 +75,8 @@ static cl::opt<std::string> outputDir(
              "last step's, and every parameter to DIR/params.safetensors); "
              "a path ending in .safetensors or .npz gets every output, as "
              "output_<i>, in that one file (.safetensors: the only way to "
-             "write bf16)"),
+             "write bf16). Under mpirun only rank 0 writes, unless the path "
+             "holds {rank}"),
     cl::cat(rlxrun::runCategory));
 cl::opt<unsigned> rlxrun::steps(
     "steps",
@@ -118,6 +119,27 @@ static cl::opt<double> absTolerance("atol",
                                     cl::cat(rlxrun::runCategory));
 const char *rlxrun::toolName = "rlx-run";
 
+rlxrun::LaunchRank rlxrun::launchRank() {
+  // The variables MPI launchers set in each rank's environment: Open MPI's
+  // mpirun, then PMI (MPICH's hydra, Slurm).
+  auto read =
+      [](std::initializer_list<const char *> names) -> std::optional<int64_t> {
+    for (const char *name : names)
+      if (const char *value = std::getenv(name))
+        return std::strtoll(value, nullptr, 10);
+    return std::nullopt;
+  };
+  LaunchRank result;
+  std::optional<int64_t> size = read({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"});
+  std::optional<int64_t> rank =
+      read({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"});
+  if (size && rank && *size > 0 && *rank >= 0 && *rank < *size) {
+    result.rank = *rank;
+    result.size = *size;
+  }
+  return result;
+}
+
 void rlxrun::fatal(const llvm::Twine &message) {
   llvm::errs() << toolName << ": error: " << message << "\n";
   std::exit(1);
@@ -129,6 +151,37 @@ void rlxrun::exitOnError(llvm::Error error) {
 }
 
 namespace {
+
+/// This process's place in an MPI run (rank 0 of 1 otherwise).
+const LaunchRank &thisRank() {
+  static const LaunchRank rank = launchRank();
+  return rank;
+}
+
+/// `path` with every `{rank}` replaced by this process's rank.
+std::string perRank(llvm::StringRef path) {
+  std::string result;
+  std::string rank = std::to_string(thisRank().rank);
+  while (true) {
+    size_t at = path.find("{rank}");
+    result += path.take_front(at).str();
+    if (at == llvm::StringRef::npos)
+      return result;
+    result += rank;
+    path = path.drop_front(at + 6);
+  }
+}
+
+/// Whether this process writes --output: rank 0, or every rank when the
+/// path names a file per rank.
+bool writesOutputs() {
+  return !outputDir.empty() && (thisRank().rank == 0 ||
+                                llvm::StringRef(outputDir).contains("{rank}"));
+}
+
+/// Whether this process prints --print summaries, step lines and bench
+/// lines: rank 0 only, so a run under mpirun prints them once.
+bool printsProgress() { return thisRank().rank == 0; }
 
 /// Returns the value or exits with `error` as the message.
 template <typename T>
@@ -195,7 +248,7 @@ gatherArguments(const GraphSignature &signature,
   std::vector<std::tuple<std::string, ParamTensor, std::string>> given;
   for (const std::string &arg : inputs) {
     if (arg.find('=') == std::string::npos && isNpz(arg)) {
-      for (auto &[name, tensor] : readTensorFile(arg)) {
+      for (auto &[name, tensor] : readTensorFile(perRank(arg))) {
         if (!signature.findArgument(name))
           fatal("'" + arg + "' has an array '" + name +
                 "', which is not an argument of @" + signature.name +
@@ -204,7 +257,8 @@ gatherArguments(const GraphSignature &signature,
       }
       continue;
     }
-    auto [name, path] = splitAssignment(arg, "input");
+    auto [name, rawPath] = splitAssignment(arg, "input");
+    std::string path = perRank(rawPath);
     if (!signature.findArgument(name))
       fatal("--input names '" + name + "', which is not an argument of @" +
             signature.name + " (arguments: " + signature.argumentNames() + ")");
@@ -231,7 +285,7 @@ gatherArguments(const GraphSignature &signature,
       fatal("--batched names '" + name + "', but no --input " + name +
             "=FILE.npy gives its slices");
   if (!paramsFile.empty()) {
-    auto params = readTensorFile(paramsFile);
+    auto params = readTensorFile(perRank(paramsFile));
     for (auto &[name, tensor] : params) {
       const TensorSpec *spec = signature.findArgument(name);
       if (!spec || provided.count(name))
@@ -318,9 +372,9 @@ void writeOutputFile(const std::vector<HostTensor> &outputs) {
     std::memcpy(copy.data(), outputs[i].data(), outputs[i].sizeInBytes());
     named.emplace("output_" + std::to_string(i), std::move(copy));
   }
-  std::string error;
-  if (!(isNpz(outputDir) ? writeNpz(outputDir, named, error)
-                         : writeSafetensors(outputDir, named, error)))
+  std::string error, path = perRank(outputDir);
+  if (!(isNpz(outputDir) ? writeNpz(path, named, error)
+                         : writeSafetensors(path, named, error)))
     fatal(error);
 }
 
@@ -328,15 +382,16 @@ void writeOutputFile(const std::vector<HostTensor> &outputs) {
 bool reportOutputs(const GraphSignature &signature,
                    const std::vector<HostTensor> &outputs) {
   std::string error;
-  if (isOutputFile())
+  if (writesOutputs() && isOutputFile())
     writeOutputFile(outputs);
   for (size_t i = 0; i < outputs.size(); ++i) {
     std::string name = "output_" + std::to_string(i);
-    if (printOutputs)
+    if (printOutputs && printsProgress())
       printSummary(name, outputs[i]);
-    if (!outputDir.empty() && !isOutputFile()) {
-      llvm::sys::fs::create_directories(outputDir);
-      llvm::SmallString<256> path(outputDir.getValue());
+    if (writesOutputs() && !isOutputFile()) {
+      std::string dir = perRank(outputDir);
+      llvm::sys::fs::create_directories(dir);
+      llvm::SmallString<256> path(dir);
       llvm::sys::path::append(path, name + ".npy");
       if (!writeNpy(std::string(path), outputs[i], error))
         fatal(error);
@@ -344,7 +399,8 @@ bool reportOutputs(const GraphSignature &signature,
   }
   bool ok = true;
   for (const std::string &arg : checks) {
-    auto [name, path] = splitAssignment(arg, "check");
+    auto [name, rawPath] = splitAssignment(arg, "check");
+    std::string path = perRank(rawPath);
     std::string index = name.rfind("output_", 0) == 0 ? name.substr(7) : name;
     char *end = nullptr;
     unsigned long i = std::strtoul(index.c_str(), &end, 10);
@@ -359,6 +415,9 @@ bool reportOutputs(const GraphSignature &signature,
     std::string outputName = "output_" + std::to_string(i);
     Comparison comparison = exitOnError(compareTensors(
         outputs[i], outputName, reference, path, relTolerance, absTolerance));
+    // Every rank checks its own outputs; under mpirun each line says whose.
+    if (thisRank().size > 1)
+      llvm::outs() << "rank " << thisRank().rank << ": ";
     printComparison(llvm::outs(), outputName, comparison);
     ok &= comparison.ok();
   }
@@ -377,8 +436,9 @@ void writeParams(const GraphSignature &signature,
     std::memcpy(copy.data(), tensor.data(), tensor.sizeInBytes());
     params.emplace(spec.name, std::move(copy));
   }
-  llvm::sys::fs::create_directories(outputDir);
-  llvm::SmallString<256> path(outputDir.getValue());
+  std::string dir = perRank(outputDir);
+  llvm::sys::fs::create_directories(dir);
+  llvm::SmallString<256> path(dir);
   llvm::sys::path::append(path, "params.safetensors");
   std::string error;
   if (!writeSafetensors(std::string(path), params, error))
@@ -401,16 +461,18 @@ void trainSteps(const CompiledGraph &graph, std::vector<HostTensor> &arguments,
   options.steps = steps;
   options.batched = std::move(batchedArguments);
   options.afterStep = [](unsigned step, llvm::ArrayRef<HostTensor> outputs) {
+    if (!printsProgress())
+      return;
     // Nine significant digits: an f32 loss reads back exactly.
     llvm::outs() << llvm::format("step %u: loss %.9g\n", step + 1,
                                  outputs.front().getAsDouble(0));
   };
   graph.resetProfile();
   StepResult result = exitOnError(runSteps(graph, arguments, outputs, options));
-  if (graph.isProfiled())
+  if (graph.isProfiled() && printsProgress())
     printProfile(llvm::outs(), graph.readProfile(), result.steps,
                  result.totalMs);
-  if (!outputDir.empty())
+  if (writesOutputs())
     writeParams(signature, arguments);
 }
 
@@ -457,9 +519,9 @@ int rlxrun::runGraph(const CompiledGraph &graph,
     benchOptions = {/*warmUpRuns=*/3, /*timedRuns=*/benchRuns};
   BenchResult bench =
       exitOnError(graph.bench(arguments, outputs, benchOptions));
-  if (benchRuns > 0)
+  if (benchRuns > 0 && printsProgress())
     printBench(bench, signature, compileMs);
-  if (graph.isProfiled())
+  if (graph.isProfiled() && printsProgress())
     printProfile(llvm::outs(), graph.readProfile(), bench.runs, bench.totalMs);
   return reportOutputs(signature, outputs) ? 0 : 1;
 }

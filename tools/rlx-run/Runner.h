@@ -20,6 +20,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -46,6 +47,15 @@ template <typename T> T exitOnError(llvm::Expected<T> value) {
 /// or benchmarks it (--bench), prints the profile if it has one, and
 /// writes, prints and checks the outputs (--output, --print, --check).
 /// Returns the exit code: 1 if a check failed.
+/// This process's rank and the number of ranks when an MPI launcher
+/// (mpirun) started it, read from the launcher's environment; rank 0 of 1
+/// otherwise. Rank 0 writes --output and prints progress
+/// (docs/distributed.md).
+struct LaunchRank {
+  int64_t rank = 0, size = 1;
+};
+LaunchRank launchRank();
+
 /// Loads every --plugin library, exiting with its error.
 void loadPlugins();
 

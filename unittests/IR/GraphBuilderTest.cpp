@@ -336,6 +336,12 @@ TEST_F(GraphBuilderTest, ShapeOps) {
 /// calls in it emit every one of them: an op added without a builder (or
 /// without an entry here) fails the test.
 const std::map<std::string, std::string> kBuilderOfOp = {
+    {"rlx.reduce_to_root", "reduceToRoot"},
+    {"rlx.broadcast", "broadcastFromRoot"},
+    {"rlx.all_to_all", "allToAll"},
+    {"rlx.reduce_scatter", "reduceScatter"},
+    {"rlx.all_gather", "allGather"},
+    {"rlx.all_reduce", "allReduce"},
     {"rlx.activation", "activation (gelu, relu, silu, ...)"},
     {"rlx.activation_backward", "activationBackward"},
     {"rlx.attention", "attention"},
@@ -766,6 +772,17 @@ static FailureOr<func::FuncOp> buildEveryOp(GraphBuilder &g) {
                           /*pure=*/true))
     use(v);
   g.custom("log_stats", {vec}, {});
+
+  // Collectives over a 2 x 2 mesh: the world, and groups along axis 1.
+  GroupAttr world = g.group({2, 2});
+  GroupAttr row = GroupAttr::get(g.getBuilder().getContext(), {2, 2}, {1});
+  Value shard = in("shard", {4, 6}, f32);
+  use(g.allReduce(CollectiveKind::Mean, shard, world));
+  use(g.allGather(shard, 1, row));
+  use(g.reduceScatter(CollectiveKind::Sum, shard, 0, world));
+  use(g.allToAll(shard, 1, 0, row));
+  use(g.broadcastFromRoot(shard, 3, world));
+  use(g.reduceToRoot(CollectiveKind::Max, shard, 1, row));
 
   if (g.hasErrors() || llvm::is_contained(keep, Value()))
     return failure();

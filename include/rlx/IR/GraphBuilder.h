@@ -683,6 +683,31 @@ public:
                             DictionaryAttr attrs = nullptr, bool pure = false);
 
   //===--------------------------------------------------------------------===//
+  // Collectives (docs/distributed.md)
+  //===--------------------------------------------------------------------===//
+
+  /// `rlx.all_reduce`: `kind` of the group's `x`, on every rank.
+  Value allReduce(CollectiveKind kind, Value x, GroupAttr group);
+  /// `rlx.all_gather`: the group's `x` concatenated along `dim`.
+  Value allGather(Value x, int64_t dim, GroupAttr group);
+  /// `rlx.reduce_scatter`: this rank's slice along `dim` of the reduction.
+  Value reduceScatter(CollectiveKind kind, Value x, int64_t dim,
+                      GroupAttr group);
+  /// `rlx.all_to_all`: slice `j` along `splitDim` to rank `j`, the received
+  /// slices concatenated along `concatDim`.
+  Value allToAll(Value x, int64_t splitDim, int64_t concatDim, GroupAttr group);
+  /// `rlx.broadcast`: the `x` of the group's rank `root` on every rank.
+  Value broadcastFromRoot(Value x, int64_t root, GroupAttr group);
+  /// `rlx.reduce_to_root`: `kind` of the group's `x` on `root`, zeros
+  /// elsewhere.
+  Value reduceToRoot(CollectiveKind kind, Value x, int64_t root,
+                     GroupAttr group);
+  /// The group of every axis of the mesh `mesh` (`{n}`: a world of `n`).
+  GroupAttr group(ArrayRef<int64_t> mesh) {
+    return GroupAttr::get(builder.getContext(), mesh);
+  }
+
+  //===--------------------------------------------------------------------===//
   // Any op
   //===--------------------------------------------------------------------===//
 

@@ -37,6 +37,8 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
   if (options.profile)
     pm.addPass(createRLXTagOpLocations());
   registerCPUUnfusePolicy();
+  // Collectives call the runtime, which calls MPI.
+  pm.addPass(createRLXCPULowerCollectives());
   // rlx.custom calls its registered kernel through the runtime.
   pm.addPass(createRLXCPULowerCustomOps());
   // The Gaussian splat ops call their tile kernels in the runtime.

@@ -14,6 +14,8 @@
 
 #include "rlx/Target/CPU/Passes.h"
 
+#include "DTypeCodes.h"
+
 #include "rlx-c/CustomOps.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Target/CPU/RLXCPUDialect.h"
@@ -38,30 +40,8 @@ namespace {
 
 constexpr StringLiteral kCalleeName = "rlx_rt_custom_call";
 
-/// The RlxDType code of the element types the kernel ABI carries. Unsigned
-/// and complex types are left out: the lowering to linalg changes their
-/// tensor types, which the buffers handed to the call must keep.
-std::optional<int32_t> abiDType(Type type) {
-  if (type.isF32())
-    return RLX_DTYPE_F32;
-  if (type.isF64())
-    return RLX_DTYPE_F64;
-  if (type.isF16())
-    return RLX_DTYPE_F16;
-  if (type.isBF16())
-    return RLX_DTYPE_BF16;
-  if (type.isSignlessInteger(1))
-    return RLX_DTYPE_BOOL;
-  if (type.isSignlessInteger(8))
-    return RLX_DTYPE_I8;
-  if (type.isSignlessInteger(16))
-    return RLX_DTYPE_I16;
-  if (type.isSignlessInteger(32))
-    return RLX_DTYPE_I32;
-  if (type.isSignlessInteger(64))
-    return RLX_DTYPE_I64;
-  return std::nullopt;
-}
+/// The RlxDType code of the element types the kernel ABI carries.
+std::optional<int32_t> abiDType(Type type) { return cpu::runtimeDType(type); }
 
 std::string typeText(const RlxCustomTensorType &type) {
   std::string text = "[";

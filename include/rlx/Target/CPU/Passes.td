@@ -101,6 +101,33 @@ def RLXCPULowerCustomOps : Pass<"rlx-cpu-lower-custom-ops", "ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def RLXCPULowerCollectives : Pass<"rlx-cpu-lower-collectives", "ModuleOp"> {
+  let summary = "Lower the rlx collectives to calls of the CPU runtime (MPI)";
+  let description = [{
+    Runs on tensors, before the lowering to linalg. Each collective
+    (`rlx.all_reduce`, `rlx.all_gather`, `rlx.reduce_scatter`,
+    `rlx.all_to_all`, `rlx.broadcast`, `rlx.reduce_to_root`) becomes an
+    `rlx_cpu.on_buffers` op that reads the operand's buffer and writes a
+    fresh result buffer, whose body calls the runtime's
+    `rlx_rt_collective(table, input, output)`; `table` is a constant global
+    describing the op, its element type, shape and group
+    (`include/rlx/Runtime/Collectives.h`). The runtime loads MPI with
+    dlopen when the process was started by an MPI launcher, so neither the
+    compiler nor the runtime links it (`docs/distributed.md`).
+
+    Operands need static shapes. The ops that combine values (`all_reduce`,
+    `reduce_scatter`, `reduce_to_root`) take f32, f64, i8, i16, i32 and i64;
+    the others move bytes and take every element type of the ops.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::rlx::cpu::RLXCPUDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def RLXCPULowerGaussianSplat
     : Pass<"rlx-cpu-lower-gaussian-splat", "ModuleOp"> {
   let summary = "Lower the rlx.gaussian_splat_* ops to calls of the CPU runtime";

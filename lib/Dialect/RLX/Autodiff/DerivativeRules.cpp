@@ -38,5 +38,6 @@ void rlx::registerDerivativeRules(DialectRegistry &registry) {
     attachQuantizationRules(ctx);
     attachMoERules(ctx);
     attachSignalRules(ctx);
+    attachCollectiveRules(ctx);
   });
 }

@@ -177,6 +177,7 @@ void attachControlFlowRules(MLIRContext *ctx);
 void attachQuantizationRules(MLIRContext *ctx);
 void attachMoERules(MLIRContext *ctx);
 void attachSignalRules(MLIRContext *ctx);
+void attachCollectiveRules(MLIRContext *ctx);
 
 } // namespace rlx
 } // namespace mlir

@@ -258,4 +258,56 @@ def RLX_ResizeMode : RLX_I32Enum<"ResizeMode", "resize interpolation", [
 }
 def RLX_ResizeModeAttr : RLX_EnumAttr<RLX_ResizeMode, "resize_mode">;
 
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+def RLX_CollectiveKind : RLX_I32Enum<"CollectiveKind",
+    "how a collective combines the ranks' tensors", [
+  I32EnumAttrCase<"Sum", 0, "sum">,
+  I32EnumAttrCase<"Mean", 1, "mean">,
+  I32EnumAttrCase<"Max", 2, "max">,
+  I32EnumAttrCase<"Min", 3, "min">
+]> {
+  let description = [{
+    The elementwise combination of `rlx.all_reduce`, `rlx.reduce_scatter`
+    and `rlx.reduce_to_root` across the ranks of their group: `sum`,
+    `mean` (the sum divided by the group size; floats only), `max`, `min`.
+  }];
+}
+def RLX_CollectiveKindAttr : RLX_EnumAttr<RLX_CollectiveKind, "collective">;
+
+// The ranks a collective runs over. Not an enum, but the dialect's only
+// attribute beside them, so it is generated with them (RLXAttrs.h.inc).
+def RLX_GroupAttr : AttrDef<RLX_Dialect, "Group"> {
+  let mnemonic = "group";
+  let summary = "the ranks of a collective: a mesh and the axes it spans";
+  let description = [{
+    The processes of a run form a mesh of static shape `mesh` (sizes >= 1;
+    their product is the number of processes). World rank `r` sits at the
+    mesh coordinates of `r` in row-major order. A group spans the mesh
+    `axes` (strictly increasing, in `[0, rank(mesh))`): the ranks that share
+    their coordinates on every other axis form one group, and a rank's
+    index in its group is the row-major index of its coordinates on
+    `axes`. The group size is the product of the mesh sizes on `axes`.
+
+    `#rlx.group<[4]>` is the world of 4 processes; `#rlx.group<[2, 4],
+    axes = [1]>` splits 8 processes into 2 groups of 4 (ranks 0-3 and
+    4-7), as a tensor-parallel axis inside a data-parallel one; `axes`
+    is omitted when it lists every axis. Ops print it as `mesh [2, 4]
+    axes [1]`.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t", "mesh shape">:$mesh,
+                        ArrayRefParameter<"int64_t", "spanned mesh axes">:$axes);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The number of ranks in each group.
+    int64_t getGroupSize() const;
+    /// The group of every axis of `mesh`.
+    static GroupAttr get(::mlir::MLIRContext *context,
+                         ::llvm::ArrayRef<int64_t> mesh);
+  }];
+}
+
 #endif // RLX_DIALECT_RLX_IR_RLXENUMS_TD

@@ -1,0 +1,206 @@
+//===- LowerCollectives.cpp - rlx collectives as calls of the runtime -----===//
+//
+// Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+//
+//===----------------------------------------------------------------------===//
+//
+// Each collective becomes rlx_rt_collective(table, input, output) inside an
+// rlx_cpu.on_buffers op, which states to bufferization that the call reads
+// the operand's buffer and writes the result's whole (docs/architecture.md,
+// "Buffers handed to libraries"). Everything the runtime needs besides the
+// two buffers is static and goes into one constant i64 table per distinct
+// op (include/rlx/Runtime/Collectives.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "rlx/Target/CPU/Passes.h"
+
+#include "DTypeCodes.h"
+
+#include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Runtime/Collectives.h"
+#include "rlx/Target/CPU/RLXCPUDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir {
+namespace rlx {
+#define GEN_PASS_DEF_RLXCPULOWERCOLLECTIVES
+#include "rlx/Target/CPU/Passes.h.inc"
+} // namespace rlx
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::rlx;
+namespace comm = rlxrt::comm;
+
+namespace {
+
+constexpr StringLiteral kCalleeName = "rlx_rt_collective";
+
+std::optional<int64_t> dtypeCode(Type type) {
+  std::optional<int32_t> code = cpu::runtimeDType(type);
+  return code ? std::optional<int64_t>(*code) : std::nullopt;
+}
+
+/// The element types MPI combines (MPI has no 16-bit float type).
+bool reducible(Type type) {
+  return type.isF32() || type.isF64() || type.isSignlessInteger(8) ||
+         type.isSignlessInteger(16) || type.isSignlessInteger(32) ||
+         type.isSignlessInteger(64);
+}
+
+/// What the table says about one op, besides its operand's type and group.
+struct Described {
+  int64_t op;
+  int64_t kind = -1;
+  int64_t first = 0, second = 0;
+  GroupAttr group;
+};
+
+std::optional<Described> describe(Operation *op) {
+  auto kindOf = [](CollectiveKind kind) { return static_cast<int64_t>(kind); };
+  if (auto o = dyn_cast<AllReduceOp>(op))
+    return Described{comm::kAllReduce, kindOf(o.getKind()), 0, 0, o.getGroup()};
+  if (auto o = dyn_cast<AllGatherOp>(op))
+    return Described{comm::kAllGather, -1, static_cast<int64_t>(o.getDim()), 0,
+                     o.getGroup()};
+  if (auto o = dyn_cast<ReduceScatterOp>(op))
+    return Described{comm::kReduceScatter, kindOf(o.getKind()),
+                     static_cast<int64_t>(o.getDim()), 0, o.getGroup()};
+  if (auto o = dyn_cast<AllToAllOp>(op))
+    return Described{comm::kAllToAll, -1, static_cast<int64_t>(o.getSplitDim()),
+                     static_cast<int64_t>(o.getConcatDim()), o.getGroup()};
+  if (auto o = dyn_cast<BroadcastOp>(op))
+    return Described{comm::kBroadcast, -1, static_cast<int64_t>(o.getRoot()), 0,
+                     o.getGroup()};
+  if (auto o = dyn_cast<ReduceToRootOp>(op))
+    return Described{comm::kReduceToRoot, kindOf(o.getKind()),
+                     static_cast<int64_t>(o.getRoot()), 0, o.getGroup()};
+  return std::nullopt;
+}
+
+struct RLXCPULowerCollectivesPass
+    : rlx::impl::RLXCPULowerCollectivesBase<RLXCPULowerCollectivesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) {
+      if (describe(op))
+        ops.push_back(op);
+    });
+    if (ops.empty())
+      return;
+    bool failedAny = false;
+    for (Operation *op : ops)
+      failedAny |= failed(check(op));
+    if (failedAny)
+      return signalPassFailure();
+    for (auto [index, op] : llvm::enumerate(ops))
+      lower(module, op, index);
+  }
+
+  LogicalResult check(Operation *op) {
+    auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto result = cast<RankedTensorType>(op->getResult(0).getType());
+    if (!input.hasStaticShape() || !result.hasStaticShape())
+      return op->emitOpError() << "the CPU lowering needs static shapes, got "
+                               << input << " -> " << result;
+    Type et = input.getElementType();
+    if (!dtypeCode(et))
+      return op->emitOpError()
+             << "the CPU lowering does not move " << et << " tensors";
+    if (describe(op)->kind >= 0 && !reducible(et))
+      return op->emitOpError()
+             << "the CPU lowering combines f32, f64, i8, i16, i32 and i64 "
+                "tensors (MPI has no "
+             << et << " type); cast to f32 around the op";
+    return success();
+  }
+
+  /// A pointer to the constant i64 table `values`, one global per distinct
+  /// table.
+  Value tablePointer(OpBuilder &b, ModuleOp module, Location loc,
+                     ArrayRef<int64_t> values) {
+    auto type =
+        MemRefType::get({static_cast<int64_t>(values.size())}, b.getI64Type());
+    auto tensorType = RankedTensorType::get(type.getShape(), b.getI64Type());
+    std::string name;
+    memref::GlobalOp global;
+    for (unsigned i = 0;; ++i) {
+      name = ("__rlx_collective_" + Twine(i)).str();
+      global = module.lookupSymbol<memref::GlobalOp>(name);
+      if (!global)
+        break;
+      auto value =
+          dyn_cast_or_null<DenseElementsAttr>(global.getInitialValueAttr());
+      if (value && global.getType() == type &&
+          llvm::equal(value.getValues<int64_t>(), values))
+        break;
+    }
+    if (!global) {
+      OpBuilder top(module.getBodyRegion());
+      global = memref::GlobalOp::create(
+          top, loc, name, top.getStringAttr("private"), type,
+          DenseElementsAttr::get(tensorType, values),
+          /*constant=*/true, /*alignment=*/nullptr);
+    }
+    Value ref = memref::GetGlobalOp::create(b, loc, type, name);
+    Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, ref);
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+  }
+
+  void lower(ModuleOp module, Operation *op, size_t index) {
+    Location loc = op->getLoc();
+    Type i64 = IntegerType::get(op->getContext(), 64);
+    func::FuncOp callee = module.lookupSymbol<func::FuncOp>(kCalleeName);
+    if (!callee) {
+      OpBuilder top(module.getBodyRegion());
+      callee = func::FuncOp::create(top, loc, kCalleeName,
+                                    top.getFunctionType({i64, i64, i64}, {}));
+      callee.setPrivate();
+    }
+    Described what = *describe(op);
+    auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto result = cast<RankedTensorType>(op->getResult(0).getType());
+    Type et = input.getElementType();
+    SmallVector<int64_t> table(comm::kDims);
+    table[comm::kOp] = what.op;
+    table[comm::kKind] = what.kind;
+    table[comm::kDType] = *dtypeCode(et);
+    table[comm::kElementBytes] = (et.getIntOrFloatBitWidth() + 7) / 8;
+    table[comm::kFirstAttr] = what.first;
+    table[comm::kSecondAttr] = what.second;
+    table[comm::kOpIndex] = static_cast<int64_t>(index);
+    table[comm::kRank] = input.getRank();
+    llvm::append_range(table, input.getShape());
+    table.push_back(what.group.getMesh().size());
+    llvm::append_range(table, what.group.getMesh());
+    table.push_back(what.group.getAxes().size());
+    llvm::append_range(table, what.group.getAxes());
+
+    OpBuilder b(op);
+    Value init = tensor::EmptyOp::create(b, loc, result.getShape(), et);
+    auto onBuffers = cpu::OnBuffersOp::create(
+        b, loc, ValueRange{op->getOperand(0)}, ValueRange{init});
+    Block *body = &onBuffers.getBody().front();
+    b.setInsertionPointToStart(body);
+    auto pointer = [&](Value buffer) -> Value {
+      Value at = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+      return arith::IndexCastOp::create(b, loc, i64, at);
+    };
+    Value tableAt = tablePointer(b, module, loc, table);
+    func::CallOp::create(b, loc, callee,
+                         ValueRange{tableAt, pointer(body->getArgument(0)),
+                                    pointer(body->getArgument(1))});
+    op->replaceAllUsesWith(onBuffers.getResults());
+    op->erase();
+  }
+};
+
+} // namespace
