@@ -53,6 +53,21 @@ RLX_CAPI_EXPORTED const char *rlxStatusGetMessage(RlxStatus status);
 /* Frees a status; NULL is fine. */
 RLX_CAPI_EXPORTED void rlxStatusDestroy(RlxStatus status);
 
+/* What kind of failure a status is. */
+typedef enum RlxStatusCode {
+  RLX_STATUS_OK = 0,            /* a NULL status */
+  RLX_STATUS_ERROR = 1,         /* any failure not named below */
+  RLX_STATUS_OUT_OF_MEMORY = 2, /* memory could not be allocated (a buffer
+                                   of a run, bound data) */
+} RlxStatusCode;
+
+/* The kind of `status`; RLX_STATUS_OK for NULL. */
+RLX_CAPI_EXPORTED RlxStatusCode rlxStatusGetCode(RlxStatus status);
+/* The message of the last status this thread got from the library that was
+ * a failure, "" when none; valid until the next failure on this thread. For
+ * hosts that keep only "it failed" at first and ask why later. */
+RLX_CAPI_EXPORTED const char *rlxGetLastErrorMessage(void);
+
 /*===-------------------------------------------------------------------===*/
 /* Element types and tensor descriptions                                   */
 /*===-------------------------------------------------------------------===*/
@@ -302,6 +317,21 @@ rlxGraphBench(RlxGraph graph, const void *const *arguments, size_t numArguments,
  * starts, so a request made just before one starts is lost: send it until
  * the call returns. The CUDA target's benches run to their end. */
 RLX_CAPI_EXPORTED void rlxGraphInterrupt(RlxGraph graph);
+
+/*===-------------------------------------------------------------------===*/
+/* Testing the failure paths (docs/security.md)                            */
+/*===-------------------------------------------------------------------===*/
+
+/* The bytes the buffers of the graph's runtime hold now (all graphs of that
+ * runtime together), or -1 where the runtime does not count them. A failed
+ * run gives back what it held: the count returns to its value before. */
+RLX_CAPI_EXPORTED int64_t rlxGraphGetLiveBufferBytes(RlxGraph graph);
+/* A test hook: `after` more allocations of buffers by the graph's runtime
+ * succeed and the next one fails, once; a negative `after` turns it off. The
+ * run that meets it fails with RLX_STATUS_OUT_OF_MEMORY. An error for a
+ * runtime without the hook (cuda). */
+RLX_CAPI_EXPORTED RlxStatus rlxGraphDebugFailAllocation(RlxGraph graph,
+                                                        int64_t after);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,7 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <type_traits>
 
@@ -43,7 +44,12 @@ using namespace rlxrt;
 
 struct RlxStatusImpl {
   std::string message;
+  RlxStatusCode code = RLX_STATUS_ERROR;
 };
+
+/// The message of the last failure returned on each thread
+/// (rlxGetLastErrorMessage).
+static thread_local std::string lastErrorMessage;
 
 struct RlxGraphImpl {
   std::unique_ptr<CompiledGraph> graph;
@@ -66,14 +72,28 @@ static_assert(RLX_DTYPE_F32 == static_cast<int>(DType::F32) &&
                   RLX_DTYPE_C64 == static_cast<int>(DType::C64),
               "RlxDType must mirror rlxrt::DType");
 
-static RlxStatus makeStatus(const llvm::Twine &message) {
-  return new RlxStatusImpl{message.str()};
+static RlxStatus makeStatus(const llvm::Twine &message,
+                            RlxStatusCode code = RLX_STATUS_ERROR) {
+  auto *status = new RlxStatusImpl{message.str(), code};
+  lastErrorMessage = status->message;
+  return status;
 }
 
 static RlxStatus makeStatus(llvm::Error error) {
   if (!error)
     return nullptr;
-  return makeStatus(llvm::toString(std::move(error)));
+  // An allocation that failed (a run's buffer) is a kind of its own, which
+  // hosts handle apart (Python's MemoryError).
+  RlxStatusCode code = RLX_STATUS_ERROR;
+  std::string message;
+  llvm::handleAllErrors(std::move(error), [&](const llvm::ErrorInfoBase &info) {
+    if (info.convertToErrorCode() == std::errc::not_enough_memory)
+      code = RLX_STATUS_OUT_OF_MEMORY;
+    if (!message.empty())
+      message += "\n";
+    message += info.message();
+  });
+  return makeStatus(message, code);
 }
 
 /// Registers the dialects' passes and the targets once per process: the
@@ -341,6 +361,12 @@ const char *rlxStatusGetMessage(RlxStatus status) {
 }
 
 void rlxStatusDestroy(RlxStatus status) { delete status; }
+
+RlxStatusCode rlxStatusGetCode(RlxStatus status) {
+  return status ? status->code : RLX_STATUS_OK;
+}
+
+const char *rlxGetLastErrorMessage(void) { return lastErrorMessage.c_str(); }
 
 /// The dtype a C caller passed, or nullopt when it is not one. C lets an
 /// enum hold any int; in C++ a value outside the enumerators' range is
@@ -717,13 +743,25 @@ RlxStatus rlxGraphRunShaped(RlxGraph graph, const void *const *arguments,
       graph->graph->runShapedBuffers(data, shapes);
   if (!results)
     return makeStatus(results.takeError());
-  for (auto [output, tensor] : llvm::zip_equal(
-           llvm::MutableArrayRef<RlxOutput>(outputs, numOutputs), *results)) {
+  // Every output or none: a copy that cannot be allocated frees the ones
+  // made before it.
+  llvm::MutableArrayRef<RlxOutput> slots(outputs, numOutputs);
+  for (RlxOutput &output : slots)
+    output = RlxOutput{nullptr, nullptr, 0};
+  for (auto [i, tensor] : llvm::enumerate(*results)) {
+    RlxOutput &output = slots[i];
     output.rank = tensor.shape().size();
-    auto *shape = new int64_t[std::max<size_t>(1, output.rank)];
-    std::copy(tensor.shape().begin(), tensor.shape().end(), shape);
+    auto *shape = new (std::nothrow) int64_t[std::max<size_t>(1, output.rank)];
     output.shape = shape;
     output.data = std::malloc(std::max<size_t>(1, tensor.sizeInBytes()));
+    if (!shape || !output.data) {
+      for (RlxOutput &made : slots)
+        rlxOutputDestroy(&made);
+      return makeStatus("cannot allocate " + llvm::Twine(tensor.sizeInBytes()) +
+                            " bytes for output_" + llvm::Twine(i),
+                        RLX_STATUS_OUT_OF_MEMORY);
+    }
+    std::copy(tensor.shape().begin(), tensor.shape().end(), shape);
     std::memcpy(output.data, tensor.data(), tensor.sizeInBytes());
   }
   return nullptr;
@@ -774,4 +812,14 @@ void rlxGraphInterrupt(RlxGraph graph) {
   // A lock-free atomic store: safe from a signal handler and other threads.
   if (graph)
     graph->interrupt.store(true);
+}
+
+int64_t rlxGraphGetLiveBufferBytes(RlxGraph graph) {
+  return graph ? graph->graph->liveBufferBytes() : -1;
+}
+
+RlxStatus rlxGraphDebugFailAllocation(RlxGraph graph, int64_t after) {
+  if (RlxStatus status = requireArgument(graph, "the graph"))
+    return status;
+  return makeStatus(graph->graph->failAllocationForTesting(after));
 }

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <mutex>
 #include <numeric>
+#include <system_error>
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -347,22 +348,26 @@ CompiledGraph::run(llvm::ArrayRef<HostTensor> arguments,
 }
 
 llvm::Error CompiledGraph::invoke(MemRefDescriptors &descriptors) const {
-  // Graphs with static shapes have no run-time checks: called directly.
-  bool checked = signature.returnsOutputs() ||
-                 llvm::any_of(signature.arguments, [](const TensorSpec &spec) {
-                   return spec.isDynamic();
-                 });
   if (signature.returnsOutputs() && !freeOutputFn)
     return llvm::createStringError(
         "@" + signature.name +
         " returns outputs with `?` dims, but its runtime exports no " +
         kFreeOutputSymbol + " to free them");
-  if (!checked || !guardedRunFn) {
+  // Every run goes through the runtime's guard where it has one: a failure
+  // inside the compiled code (an allocation, a shape check, a custom op)
+  // comes back as its status (docs/abi.md). A runtime without one (cuda)
+  // reports nothing this way.
+  if (!guardedRunFn) {
     runFn(descriptors.get());
     return llvm::Error::success();
   }
   char message[1024] = {0};
-  if (guardedRunFn(runFn, descriptors.get(), message, sizeof(message)))
+  int status = guardedRunFn(runFn, descriptors.get(), message, sizeof(message));
+  if (status == kRunFailedOutOfMemory)
+    return llvm::createStringError(
+        std::make_error_code(std::errc::not_enough_memory),
+        "@" + signature.name + ": " + message);
+  if (status)
     return llvm::createStringError("@" + signature.name + ": " + message);
   return llvm::Error::success();
 }
@@ -674,4 +679,14 @@ std::vector<OpTime> CompiledGraph::readProfile() const {
 void CompiledGraph::resetProfile() const {
   if (profileTimers)
     profileTimers->reset();
+}
+
+llvm::Error CompiledGraph::failAllocationForTesting(int64_t after) const {
+  if (!failAllocationFn)
+    return llvm::createStringError(
+        "@" + signature.name +
+        ": its runtime has no allocation failure hook (" +
+        kDebugFailAllocationSymbol + ")");
+  failAllocationFn(after);
+  return llvm::Error::success();
 }

@@ -23,15 +23,15 @@ import zipfile
 import numpy as np
 
 from . import _capi
-from ._capi import RLXError
+from ._capi import RLXError, RLXMemoryError
 from .generation import generate
 from .safetensors import (bf16_to_f32, f32_to_bf16, read_safetensors,
                           write_atomically, write_safetensors)
 
-__all__ = ["RLXError", "Graph", "TensorInfo", "BenchResult", "compile",
-           "emit_shared_library", "load", "load_plugin", "grad", "transform",
-           "targets", "api_version", "generate",
-           "read_safetensors", "write_safetensors"]
+__all__ = ["RLXError", "RLXMemoryError", "Graph", "TensorInfo",
+           "BenchResult", "compile", "emit_shared_library", "load",
+           "load_plugin", "grad", "transform", "targets", "api_version",
+           "generate", "read_safetensors", "write_safetensors"]
 
 # RlxDType in enum order; bf16 is exchanged as float32 (NumPy has no bf16).
 _DTYPE_NAMES = ["f32", "f64", "f16", "bf16", "i8", "i16", "i32", "i64", "u8",
@@ -395,6 +395,21 @@ class Graph:
             len(self.results)))
         del keep
         return self._finish(outputs)
+
+    def live_buffer_bytes(self):
+        """The bytes the buffers of this graph's runtime hold now (every
+        graph of that runtime together), or None where it does not count
+        them. A failed run gives back what it held."""
+        count = _capi.lib().rlxGraphGetLiveBufferBytes(self._handle)
+        return None if count < 0 else count
+
+    def debug_fail_allocation(self, after):
+        """A test hook of the failure paths: `after` more buffer allocations
+        of this graph's runtime succeed and the next one fails, once (its
+        run raises RLXMemoryError); None turns it off."""
+        after = -1 if after is None else _count(after, "after", 0)
+        _capi.check(_capi.lib().rlxGraphDebugFailAllocation(self._handle,
+                                                            after))
 
     @property
     def is_dynamic(self):

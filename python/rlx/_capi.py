@@ -13,6 +13,15 @@ class RLXError(Exception):
     """A failure reported by rlx; the message carries the diagnostics."""
 
 
+class RLXMemoryError(RLXError, MemoryError):
+    """A failure to allocate memory (a buffer of a run): both an RLXError
+    and a MemoryError, so either handler catches it."""
+
+
+# RlxStatusCode.
+STATUS_OUT_OF_MEMORY = 2
+
+
 class TensorSpec(ctypes.Structure):
     _fields_ = [
         ("name", ctypes.c_char_p),
@@ -80,6 +89,8 @@ def _declare(lib):
         "rlxGetAPIVersion": (c.c_int, []),
         "rlxStatusGetMessage": (c.c_char_p, [status]),
         "rlxStatusDestroy": (None, [status]),
+        "rlxStatusGetCode": (c.c_int, [status]),
+        "rlxGetLastErrorMessage": (c.c_char_p, []),
         "rlxDTypeGetSize": (c.c_size_t, [c.c_int]),
         "rlxDTypeGetName": (c.c_char_p, [c.c_int]),
         "rlxCompileOptionsInit": (None, [c.POINTER(CompileOptions)]),
@@ -128,6 +139,8 @@ def _declare(lib):
                                    c.c_uint, c.c_uint,
                                    c.POINTER(BenchResult)]),
         "rlxGraphInterrupt": (None, [graph]),
+        "rlxGraphGetLiveBufferBytes": (c.c_int64, [graph]),
+        "rlxGraphDebugFailAllocation": (status, [graph, c.c_int64]),
     }
     for name, (restype, argtypes) in signatures.items():
         function = getattr(lib, name)
@@ -160,8 +173,12 @@ def lib():
 
 
 def check(status):
-    """Raises RLXError with the message of a failed status."""
+    """Raises RLXError with the message of a failed status
+    (RLXMemoryError, also a MemoryError, when memory ran out)."""
     if status:
         message = lib().rlxStatusGetMessage(status).decode(errors="replace")
+        code = lib().rlxStatusGetCode(status)
         lib().rlxStatusDestroy(status)
+        if code == STATUS_OUT_OF_MEMORY:
+            raise RLXMemoryError(message)
         raise RLXError(message)

@@ -10,10 +10,13 @@
 |* reads its signature, binds parameters from buffers and from a            *|
 |* .safetensors file, runs it against outputs computed here, writes and     *|
 |* loads a shared library, benchmarks, transforms a module, and takes every *|
-|* error path, checking each message. Exits 1 on the first failed check.    *|
+|* error path, checking each message; failures inside runs (a shape check,  *|
+|* each allocation of a run, a custom op's kernel) are statuses, and the    *|
+|* graph runs again after each. Exits 1 if any check failed.                *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
+#include "rlx-c/CustomOps.h"
 #include "rlx-c/RLX.h"
 
 #include <dirent.h>
@@ -206,6 +209,250 @@ static void testShapedSizes(void) {
     CHECK(fabs(((float *)output.data)[3] - tanh(3.0)) <= 1e-6);
   rlxOutputDestroy(&output);
   rlxGraphDestroy(graph);
+}
+
+/* Failures inside a run: a status, the run's buffers given back (the
+ * runtime's live bytes as before), and the same graph right on the next
+ * call. */
+static void checkRecovered(RlxGraph graph, int64_t before, RlxStatus status,
+                           RlxStatusCode code, const char *needle, int line) {
+  if (!status) {
+    fprintf(stderr, "capi-test.c:%d: expected a failed run ('%s')\n", line,
+            needle);
+    ++failures;
+    return;
+  }
+  if (rlxStatusGetCode(status) != code ||
+      !strstr(rlxStatusGetMessage(status), needle) ||
+      strcmp(rlxGetLastErrorMessage(), rlxStatusGetMessage(status)) != 0) {
+    fprintf(stderr, "capi-test.c:%d: expected code %d and '%s', got %d: %s\n",
+            line, (int)code, needle, (int)rlxStatusGetCode(status),
+            rlxStatusGetMessage(status));
+    ++failures;
+  }
+  rlxStatusDestroy(status);
+  int64_t after = rlxGraphGetLiveBufferBytes(graph);
+  if (after != before) {
+    fprintf(stderr,
+            "capi-test.c:%d: the failed run kept buffers: %lld live bytes, "
+            "%lld before\n",
+            line, (long long)after, (long long)before);
+    ++failures;
+  }
+}
+
+/* y = tanh(x @ x) @ x + x on 8x8: temporaries between the products. */
+static const char *kChain =
+    "func.func @chain(%x: tensor<8x8xf32> {rlx.input = \"x\"}) "
+    "-> tensor<8x8xf32> {\n"
+    "  %0 = rlx.matmul %x, %x : tensor<8x8xf32>, tensor<8x8xf32>\n"
+    "  %1 = rlx.activation tanh %0 : tensor<8x8xf32>\n"
+    "  %2 = rlx.matmul %1, %x : tensor<8x8xf32>, tensor<8x8xf32>\n"
+    "  %3 = rlx.binary add %2, %x : tensor<8x8xf32>, tensor<8x8xf32>\n"
+    "  return %3 : tensor<8x8xf32>\n}\n";
+
+static float chainX[64];
+
+/* Runs the chain graph; sets *correct when the output matches C's. */
+static RlxStatus runChain(RlxGraph graph, int *correct) {
+  float y[64];
+  const void *arguments[1] = {chainX};
+  void *outputs[1] = {y};
+  RlxStatus status = rlxGraphRun(graph, arguments, 1, outputs, 1);
+  if (status)
+    return status;
+  double t[64], maxError = 0;
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 8; ++j) {
+      double sum = 0;
+      for (int k = 0; k < 8; ++k)
+        sum += chainX[i * 8 + k] * chainX[k * 8 + j];
+      t[i * 8 + j] = tanh(sum);
+    }
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 8; ++j) {
+      double sum = chainX[i * 8 + j];
+      for (int k = 0; k < 8; ++k)
+        sum += t[i * 8 + k] * chainX[k * 8 + j];
+      maxError = fmax(maxError, fabs(y[i * 8 + j] - sum));
+    }
+  *correct = maxError <= 1e-4;
+  return NULL;
+}
+
+/* add(x, y) with `?` rows: run-time shape checks, a returned output. */
+static const char *kDynamicAdd =
+    "func.func @add(%x: tensor<?x4xf32> {rlx.input = \"x\"},\n"
+    "               %y: tensor<?x4xf32> {rlx.input = \"y\"}) "
+    "-> tensor<?x4xf32> {\n"
+    "  %0 = rlx.binary add %x, %y : tensor<?x4xf32>, tensor<?x4xf32>\n"
+    "  %1 = rlx.activation tanh %0 : tensor<?x4xf32>\n"
+    "  %2 = rlx.binary mul %1, %x : tensor<?x4xf32>, tensor<?x4xf32>\n"
+    "  return %2 : tensor<?x4xf32>\n}\n";
+
+/* Runs the dynamic graph on 3 rows; sets *correct as runChain does. */
+static RlxStatus runDynamic(RlxGraph graph, int *correct) {
+  float a[12], b[12];
+  for (int i = 0; i < 12; ++i) {
+    a[i] = 0.25f * (float)i - 1;
+    b[i] = 0.5f - 0.125f * (float)i;
+  }
+  int64_t shape[2] = {3, 4};
+  const int64_t *shapes[2] = {shape, shape};
+  const void *arguments[2] = {a, b};
+  RlxOutput output = {NULL, NULL, 0};
+  RlxStatus status = rlxGraphRunShaped(graph, arguments, shapes, 2, &output, 1);
+  if (status) {
+    if (output.data || output.shape) {
+      fprintf(stderr, "capi-test.c: a failed run filled its output\n");
+      ++failures;
+    }
+    return status;
+  }
+  double maxError = 0;
+  for (int i = 0; i < 12; ++i)
+    maxError = fmax(maxError,
+                    fabs(((float *)output.data)[i] - tanh(a[i] + b[i]) * a[i]));
+  *correct = output.rank == 2 && output.shape[0] == 3 && maxError <= 1e-6;
+  rlxOutputDestroy(&output);
+  return NULL;
+}
+
+/* Fails allocation k of a run for k = 0, 1, ... until a run makes fewer:
+ * each such run is an out-of-memory status that gives its buffers back, and
+ * the next run is right. */
+static void failEachAllocation(const char *what, RlxGraph graph,
+                               RlxStatus (*run)(RlxGraph, int *)) {
+  int64_t before = rlxGraphGetLiveBufferBytes(graph);
+  CHECK(before >= 0);
+  int k = 0;
+  for (; k < 1000; ++k) {
+    CHECK_OK(rlxGraphDebugFailAllocation(graph, k));
+    int correct = 0;
+    RlxStatus status = run(graph, &correct);
+    if (!status) {
+      CHECK(correct);
+      break;
+    }
+    checkRecovered(graph, before, status, RLX_STATUS_OUT_OF_MEMORY,
+                   "cannot allocate a temporary buffer", __LINE__);
+    correct = 0;
+    CHECK_OK(run(graph, &correct));
+    CHECK(correct);
+    CHECK(rlxGraphGetLiveBufferBytes(graph) == before);
+  }
+  CHECK_OK(rlxGraphDebugFailAllocation(graph, -1));
+  printf("%s: each of its %d allocations failed the run cleanly\n", what, k);
+  CHECK(k > 0);
+}
+
+/* A kernel that copies its operand and fails on a negative element. */
+static int copyShape(const RlxCustomTensorType *inputs, size_t numInputs,
+                     const char *attrs, RlxCustomTensorType *results,
+                     size_t numResults, char *error, size_t errorSize) {
+  (void)attrs;
+  if (numInputs != 1 || numResults != 1) {
+    snprintf(error, errorSize, "takes 1 operand and gives 1 result");
+    return 1;
+  }
+  results[0] = inputs[0];
+  return 0;
+}
+
+static int failOnNegative(const RlxCustomTensor *inputs, size_t numInputs,
+                          RlxCustomTensor *outputs, size_t numOutputs,
+                          const char *attrs, char *error, size_t errorSize) {
+  (void)numInputs;
+  (void)numOutputs;
+  (void)attrs;
+  const float *in = (const float *)inputs[0].data;
+  float *out = (float *)outputs[0].data;
+  for (int64_t i = 0; i < inputs[0].type.dims[0]; ++i) {
+    if (in[i] < 0) {
+      snprintf(error, errorSize, "element %lld is negative", (long long)i);
+      return 1;
+    }
+    out[i] = in[i];
+  }
+  return 0;
+}
+
+static void testRunFailures(const char *dir) {
+  for (int i = 0; i < 64; ++i)
+    chainX[i] = 0.03125f * (float)((i * 7) % 17) - 0.25f;
+
+  /* A shape check: `?` rows bound to 3 and 5. */
+  RlxGraph graph = NULL;
+  CHECK_OK(rlxCompileString(kDynamicAdd, strlen(kDynamicAdd), NULL, &graph));
+  if (graph) {
+    int64_t before = rlxGraphGetLiveBufferBytes(graph);
+    float a[12] = {0}, b[20] = {0};
+    int64_t three[2] = {3, 4}, five[2] = {5, 4};
+    const int64_t *shapes[2] = {three, five};
+    const void *arguments[2] = {a, b};
+    RlxOutput output = {NULL, NULL, 0};
+    checkRecovered(graph, before,
+                   rlxGraphRunShaped(graph, arguments, shapes, 2, &output, 1),
+                   RLX_STATUS_ERROR,
+                   "shape mismatch in 'rlx.binary' at <string>:3:8: operand "
+                   "#1 dim 0 differs from the result's dim 0",
+                   __LINE__);
+    CHECK(output.data == NULL && output.shape == NULL);
+    int correct = 0;
+    CHECK_OK(runDynamic(graph, &correct));
+    CHECK(correct);
+    failEachAllocation("dynamic graph", graph, runDynamic);
+    rlxGraphDestroy(graph);
+  }
+
+  /* Every allocation of a static graph, compiled here and ahead of time. */
+  graph = NULL;
+  CHECK_OK(rlxCompileString(kChain, strlen(kChain), NULL, &graph));
+  if (graph) {
+    failEachAllocation("static graph", graph, runChain);
+    rlxGraphDestroy(graph);
+  }
+  char library[1024];
+  snprintf(library, sizeof(library), "%s/chain.so", dir);
+  CHECK_OK(
+      rlxEmitSharedLibraryFromString(kChain, strlen(kChain), NULL, library));
+  graph = NULL;
+  CHECK_OK(rlxGraphLoad(library, &graph));
+  if (graph) {
+    failEachAllocation("static graph ahead of time", graph, runChain);
+    rlxGraphDestroy(graph);
+  }
+
+  /* A custom op whose kernel fails, between temporaries of the graph. */
+  RlxCustomOpDef def = {"capi_test.fail_on_negative", copyShape,
+                        failOnNegative};
+  CHECK(rlxRegisterCustomOp(&def) == 0);
+  const char *custom =
+      "func.func @c(%x: tensor<4xf32> {rlx.input = \"x\"}) "
+      "-> tensor<4xf32> {\n"
+      "  %0 = rlx.activation tanh %x : tensor<4xf32>\n"
+      "  %1 = rlx.custom \"capi_test.fail_on_negative\"(%0) pure : "
+      "(tensor<4xf32>) -> tensor<4xf32>\n"
+      "  %2 = rlx.binary add %1, %x : tensor<4xf32>, tensor<4xf32>\n"
+      "  return %2 : tensor<4xf32>\n}\n";
+  graph = NULL;
+  CHECK_OK(rlxCompileString(custom, strlen(custom), NULL, &graph));
+  if (graph) {
+    int64_t before = rlxGraphGetLiveBufferBytes(graph);
+    float in[4] = {0.5f, 1, -2, 3}, out[4] = {0};
+    const void *arguments[1] = {in};
+    void *outputs[1] = {out};
+    checkRecovered(graph, before, rlxGraphRun(graph, arguments, 1, outputs, 1),
+                   RLX_STATUS_ERROR,
+                   "custom op 'capi_test.fail_on_negative' failed: element 2 "
+                   "is negative",
+                   __LINE__);
+    in[2] = 2;
+    CHECK_OK(rlxGraphRun(graph, arguments, 1, outputs, 1));
+    for (int i = 0; i < 4; ++i)
+      CHECK(fabs(out[i] - (tanh(in[i]) + in[i])) <= 1e-6);
+    rlxGraphDestroy(graph);
+  }
 }
 
 static void testErrors(const char *dir, RlxGraph graph) {
@@ -509,6 +756,7 @@ int main(int argc, char **argv) {
   }
 
   testCompileCache(dir);
+  testRunFailures(dir);
 
   rlxGraphDestroy(NULL);
   rlxStatusDestroy(NULL);

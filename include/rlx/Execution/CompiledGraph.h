@@ -132,7 +132,18 @@ public:
       setBufferCounters(peak, reset);
     guardedRunFn = reinterpret_cast<GuardedRunFn>(lookup(kGuardedRunSymbol));
     freeOutputFn = reinterpret_cast<FreeOutputFn>(lookup(kFreeOutputSymbol));
+    liveFn = reinterpret_cast<BufferLiveFn>(lookup(kBufferLiveSymbol));
+    failAllocationFn = reinterpret_cast<DebugFailAllocationFn>(
+        lookup(kDebugFailAllocationSymbol));
   }
+
+  /// The bytes the runtime's buffers hold now; -1 where it does not count
+  /// them. With a run's failure, they return to their value before it.
+  int64_t liveBufferBytes() const { return liveFn ? liveFn() : -1; }
+  /// Test hook (docs/security.md): `after` more allocations of the
+  /// runtime's buffers succeed and the next one fails, once; negative turns
+  /// it off. Fails for a runtime without the hook.
+  llvm::Error failAllocationForTesting(int64_t after) const;
 
   /// Per-op timers, for graphs compiled with profiling.
   void setProfileTimers(ProfileTimers timers) {
@@ -157,8 +168,9 @@ private:
   llvm::Expected<BenchResult>
   benchDescriptors(MemRefDescriptors &descriptors,
                    const BenchOptions &options) const;
-  /// One call of the graph: through the runtime's guard when the graph has
-  /// `?` dims (its shape checks end the run with an error).
+  /// One call of the graph, through the runtime's guard where it has one: a
+  /// failure inside the compiled code is the error (std::errc::
+  /// not_enough_memory for an allocation).
   llvm::Error invoke(MemRefDescriptors &descriptors) const;
   /// Argument descriptors of `data` with `shapes`, then one empty
   /// descriptor per output, which a graph that returns its outputs fills.
@@ -183,6 +195,8 @@ private:
   BufferResetPeakFn resetPeakFn = nullptr;
   GuardedRunFn guardedRunFn = nullptr;
   FreeOutputFn freeOutputFn = nullptr;
+  BufferLiveFn liveFn = nullptr;
+  DebugFailAllocationFn failAllocationFn = nullptr;
   std::shared_ptr<void> code;
   /// The library `load` opened (never closed), and its path.
   void *library = nullptr;

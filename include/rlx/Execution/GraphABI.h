@@ -44,14 +44,23 @@ using GraphReadyFn = int (*)(char *message, size_t size);
 using BufferPeakFn = int64_t (*)();
 using BufferResetPeakFn = void (*)();
 
-/// In the CPU runtime, for graphs with `?` dims (docs/abi.md): `int
-/// rlx_rt_run_guarded(run, descriptors, message, size)` calls `run` and
-/// returns 0, or returns 1 with the message of a failed run-time shape check
-/// (`rlx_rt_shape_error`) in `message`; `void rlx_rt_free_output(void
-/// *allocated)` frees an output buffer the graph returned.
+/// In the CPU runtime (docs/abi.md): `int rlx_rt_run_guarded(run,
+/// descriptors, message, size)` calls `run` as one run and returns 0, or the
+/// message of the failure that ended it (a run-time shape check, a custom
+/// op, an allocation) in `message` and 1, or kRunFailedOutOfMemory when an
+/// allocation failed; the run's buffers are freed. `void
+/// rlx_rt_free_output(void *allocated)` frees an output buffer the graph
+/// returned.
 using GuardedRunFn = int (*)(GraphRunFn run, void **descriptors, char *message,
                              size_t size);
+inline constexpr int kRunFailedOutOfMemory = 2;
 using FreeOutputFn = void (*)(void *allocated);
+/// Optional, in a target's runtime: `int64_t rlx_rt_buffer_live_bytes(void)`,
+/// the bytes its buffers hold now, and the test hook `void
+/// rlx_rt_debug_fail_allocation(int64_t after)`: `after` more allocations
+/// succeed and the next fails, once (negative: off).
+using BufferLiveFn = int64_t (*)();
+using DebugFailAllocationFn = void (*)(int64_t after);
 
 /// Optional. `const char rlx_graph_profile_labels[]`: the labels of the
 /// graph's per-op timers (or markers), one per line, by id (each optionally
@@ -86,6 +95,10 @@ inline constexpr llvm::StringLiteral kBufferResetPeakSymbol =
     "rlx_rt_buffer_reset_peak";
 inline constexpr llvm::StringLiteral kGuardedRunSymbol = "rlx_rt_run_guarded";
 inline constexpr llvm::StringLiteral kFreeOutputSymbol = "rlx_rt_free_output";
+inline constexpr llvm::StringLiteral kBufferLiveSymbol =
+    "rlx_rt_buffer_live_bytes";
+inline constexpr llvm::StringLiteral kDebugFailAllocationSymbol =
+    "rlx_rt_debug_fail_allocation";
 
 /// The argument of `rlx_graph_run` for dense row-major tensors: one ranked
 /// memref descriptor {allocated, aligned, offset, sizes[rank],

@@ -14,7 +14,13 @@
 //
 // The pool also counts the bytes handed out and not yet freed, and their
 // peak, which runners read to report the memory a run holds
-// (rlx_rt_buffer_peak_bytes).
+// (rlx_rt_buffer_peak_bytes, rlx_rt_buffer_live_bytes).
+//
+// An allocation that fails ends the run with an error (RunStatus.cpp): the
+// pool records it and returns null, and the compiled code returns early. A
+// test hook makes an allocation fail on purpose: RLX_TEST_FAIL_ALLOC_AFTER=N
+// (read once) or rlx_rt_debug_fail_allocation(N) lets N more allocations
+// succeed and fails the next one, once (docs/security.md).
 //
 // RLX_DEBUG_POISON=1 is the pool's debug mode, as allocators' debug modes
 // poison freed memory: every new block and every freed block is filled with
@@ -26,6 +32,8 @@
 // (docs/architecture.md, "Buffers handed to libraries").
 //
 //===----------------------------------------------------------------------===//
+
+#include "RunStatus.h"
 
 #include <atomic>
 #include <cstddef>
@@ -90,6 +98,38 @@ void countAllocated(size_t size) {
   }
 }
 
+/// The test hook's count of allocations left before the one that fails;
+/// negative when off. Atomic: parallel loops may allocate.
+std::atomic<int64_t> allocationsBeforeFailure{[] {
+  const char *value = std::getenv("RLX_TEST_FAIL_ALLOC_AFTER");
+  if (!value || !*value)
+    return int64_t(-1);
+  char *end = nullptr;
+  long long n = std::strtoll(value, &end, 10);
+  return *end == '\0' && n >= 0 ? int64_t(n) : int64_t(-1);
+}()};
+
+/// Whether the test hook fails this allocation.
+bool injectFailure() {
+  int64_t left = allocationsBeforeFailure.load(std::memory_order_relaxed);
+  while (left >= 0 && !allocationsBeforeFailure.compare_exchange_weak(
+                          left, left - 1, std::memory_order_relaxed)) {
+  }
+  return left == 0;
+}
+
+/// Ends the run with an allocation failure of `size` bytes.
+void *failAllocation(size_t size, bool injected) {
+  char message[256];
+  std::snprintf(message, sizeof(message),
+                "the compiled graph cannot allocate a temporary buffer of %zu "
+                "bytes (%.1f GiB): out of memory%s",
+                size, static_cast<double>(size) / (1u << 30),
+                injected ? " (injected by the test hook)" : "");
+  rlxrt::cpu::recordRunFailure(message, /*outOfMemory=*/true);
+  return nullptr;
+}
+
 Pool &pool() {
   // Never destroyed: graphs may free buffers during process exit.
   static Pool *instance = new Pool;
@@ -98,8 +138,13 @@ Pool &pool() {
 
 } // namespace
 
+extern "C" void _mlir_memref_to_llvm_free(void *block);
+
 extern "C" void *_mlir_memref_to_llvm_alloc(size_t size) {
+  if (injectFailure())
+    return failAllocation(size, /*injected=*/true);
   Pool &p = pool();
+  char *block = nullptr;
   // Under RLX_DEBUG_POISON only fresh memory: a quarantined block is never
   // handed out again while a stale pointer could still read it.
   if (!poisoning()) {
@@ -110,35 +155,34 @@ extern "C" void *_mlir_memref_to_llvm_alloc(size_t size) {
       it->second.pop_back();
       p.cachedBytes -= size;
       countAllocated(size);
-      return raw + kHeaderBytes;
+      block = raw + kHeaderBytes;
     }
   }
-  // The compiled code has no error path: it would write through a null
-  // buffer. Stop the process with the reason instead (the graph's static
-  // shapes asked for more memory than there is).
-  char *raw = size > SIZE_MAX - kHeaderBytes
-                  ? nullptr
-                  : static_cast<char *>(std::malloc(size + kHeaderBytes));
-  if (!raw) {
-    std::fprintf(stderr,
-                 "error: the compiled graph cannot allocate a temporary "
-                 "buffer of %zu bytes (%.1f GiB): out of memory\n",
-                 size, static_cast<double>(size) / (1u << 30));
-    std::fflush(stderr);
-    // _Exit: the graph's other threads may still run; exit handlers and
-    // static destructors must not run under them.
-    std::_Exit(1);
+  if (!block) {
+    // The graph's shapes may ask for more memory than there is: the run
+    // fails with the size (the compiled code checks for null).
+    char *raw = size > SIZE_MAX - kHeaderBytes
+                    ? nullptr
+                    : static_cast<char *>(std::malloc(size + kHeaderBytes));
+    if (!raw)
+      return failAllocation(size, /*injected=*/false);
+    *reinterpret_cast<size_t *>(raw) = size;
+    if (poisoning())
+      std::memset(raw + kHeaderBytes, kPoisonByte, size);
+    countAllocated(size);
+    block = raw + kHeaderBytes;
   }
-  *reinterpret_cast<size_t *>(raw) = size;
-  if (poisoning())
-    std::memset(raw + kHeaderBytes, kPoisonByte, size);
-  countAllocated(size);
-  return raw + kHeaderBytes;
+  if (!rlxrt::cpu::noteRunAllocation(block)) {
+    _mlir_memref_to_llvm_free(block);
+    return failAllocation(size, /*injected=*/false);
+  }
+  return block;
 }
 
 extern "C" void _mlir_memref_to_llvm_free(void *block) {
   if (!block)
     return;
+  rlxrt::cpu::noteRunFree(block);
   char *raw = static_cast<char *>(block) - kHeaderBytes;
   size_t size = *reinterpret_cast<size_t *>(raw);
   liveBytes.fetch_sub(size, std::memory_order_relaxed);
@@ -170,6 +214,18 @@ extern "C" void _mlir_memref_to_llvm_free(void *block) {
 /// The most bytes of buffers held at once since the last reset.
 extern "C" int64_t rlx_rt_buffer_peak_bytes() {
   return peakBytes.load(std::memory_order_relaxed);
+}
+
+/// The bytes of buffers handed out and not freed yet.
+extern "C" int64_t rlx_rt_buffer_live_bytes() {
+  return liveBytes.load(std::memory_order_relaxed);
+}
+
+/// The test hook: `after` more allocations succeed and the next one fails,
+/// once; a negative `after` turns the hook off.
+extern "C" void rlx_rt_debug_fail_allocation(int64_t after) {
+  allocationsBeforeFailure.store(after < 0 ? -1 : after,
+                                 std::memory_order_relaxed);
 }
 
 /// Starts a new peak from the bytes held now.

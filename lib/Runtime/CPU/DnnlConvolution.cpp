@@ -32,6 +32,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RunStatus.h"
+
 #include "rlx/Runtime/MemRefDescriptor.h"
 
 #include <dnnl.hpp>
@@ -44,14 +46,13 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 using rlxrt::MemRefDescriptor;
-
-extern "C" void rlx_rt_shape_error(const char *message);
 
 namespace {
 
@@ -428,7 +429,6 @@ void convolve(ConvKind kind, const ConvTensors &t, const ConvGeometry &g) {
     zero(*output);
     return;
   }
-  thread_local std::string message;
   try {
     DnnlContext &ctx = context();
     float *const data[3] = {t.src->data(), t.weights->data(), t.dst->data()};
@@ -438,11 +438,17 @@ void convolve(ConvKind kind, const ConvTensors &t, const ConvGeometry &g) {
   } catch (const dnnl::error &error) {
     static const char *const names[] = {"forward", "backward data",
                                         "backward weights"};
-    message = std::string("oneDNN convolution (") +
-              names[static_cast<int>(kind)] + ") failed: " + error.what();
+    // The run ends with the error (RunStatus.cpp); formatted without
+    // allocating, as the error may be the lack of memory.
+    char message[512];
+    std::snprintf(message, sizeof(message),
+                  "oneDNN convolution (%s) failed: %s",
+                  names[static_cast<int>(kind)], error.what());
+    rlxrt::cpu::recordRunFailure(message, error.status == dnnl_out_of_memory);
+  } catch (const std::bad_alloc &) {
+    rlxrt::cpu::recordRunFailure("oneDNN convolution: out of memory",
+                                 /*outOfMemory=*/true);
   }
-  // Outside the try block: the error path may not return (ShapeChecks.cpp).
-  rlx_rt_shape_error(message.c_str());
 }
 
 } // namespace

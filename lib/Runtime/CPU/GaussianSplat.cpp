@@ -19,6 +19,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RunStatus.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -27,15 +29,20 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <vector>
 
 namespace {
 
+/// A stage's failure, caught where the compiled code called the stage: every
+/// fail() is on the calling thread, outside the parallel loops.
+struct SplatFailure {
+  const char *op;
+  const char *why;
+};
+
 [[noreturn]] void fail(const char *op, const char *why) {
-  std::fprintf(stderr, "error: rlx.%s: %s\n", op, why);
-  std::fflush(stderr);
-  // _Exit: the graph's other threads may still run (as in BufferPool.cpp).
-  std::_Exit(1);
+  throw SplatFailure{op, why};
 }
 
 //===----------------------------------------------------------------------===//
@@ -724,10 +731,6 @@ void renderBackward(const Camera &cam, const Settings &s, const Scene &scene,
   }
 }
 
-} // namespace
-
-extern "C" {
-
 /// The stages of rlx_rt_gaussian_splat, as rlx-cpu-lower-gaussian-splat
 /// numbers them.
 enum RlxSplatStage : int64_t {
@@ -743,13 +746,14 @@ enum RlxSplatStage : int64_t {
 /// `n` is the splat count, `shCount` the coefficients per splat (C),
 /// `prepLength` the length of the prep buffer (prepare's result or
 /// rasterize's operand).
-__attribute__((visibility("default"))) void rlx_rt_gaussian_splat(
-    int64_t stage, int64_t positions, int64_t scales, int64_t rotations,
-    int64_t opacities, int64_t colors, int64_t sh, int64_t meta, int64_t extra,
-    int64_t out, int64_t n, int64_t shCount, int64_t prepLength, int64_t width,
-    int64_t height, int64_t tileSize, int64_t maxSteps, int64_t maxList,
-    float radiusScale, float alphaCutoff, float transmittanceThreshold,
-    float lossGradClip, int64_t shBand, float maxAnisotropy) {
+void runStage(int64_t stage, int64_t positions, int64_t scales,
+              int64_t rotations, int64_t opacities, int64_t colors, int64_t sh,
+              int64_t meta, int64_t extra, int64_t out, int64_t n,
+              int64_t shCount, int64_t prepLength, int64_t width,
+              int64_t height, int64_t tileSize, int64_t maxSteps,
+              int64_t maxList, float radiusScale, float alphaCutoff,
+              float transmittanceThreshold, float lossGradClip, int64_t shBand,
+              float maxAnisotropy) {
   auto ptr = [](int64_t p) { return reinterpret_cast<float *>(p); };
   Settings s{width,   height,      tileSize,    maxSteps,
              maxList, radiusScale, alphaCutoff, transmittanceThreshold};
@@ -811,6 +815,35 @@ __attribute__((visibility("default"))) void rlx_rt_gaussian_splat(
   }
   default:
     fail("gaussian_splat", "unknown stage (a compiler defect)");
+  }
+}
+
+} // namespace
+
+extern "C" {
+
+/// Runs one stage (runStage). A failure ends the run with its message
+/// (RunStatus.cpp); no exception may leave for the compiled code.
+__attribute__((visibility("default"))) void rlx_rt_gaussian_splat(
+    int64_t stage, int64_t positions, int64_t scales, int64_t rotations,
+    int64_t opacities, int64_t colors, int64_t sh, int64_t meta, int64_t extra,
+    int64_t out, int64_t n, int64_t shCount, int64_t prepLength, int64_t width,
+    int64_t height, int64_t tileSize, int64_t maxSteps, int64_t maxList,
+    float radiusScale, float alphaCutoff, float transmittanceThreshold,
+    float lossGradClip, int64_t shBand, float maxAnisotropy) {
+  try {
+    runStage(stage, positions, scales, rotations, opacities, colors, sh, meta,
+             extra, out, n, shCount, prepLength, width, height, tileSize,
+             maxSteps, maxList, radiusScale, alphaCutoff,
+             transmittanceThreshold, lossGradClip, shBand, maxAnisotropy);
+  } catch (const SplatFailure &failure) {
+    char message[512];
+    std::snprintf(message, sizeof(message), "rlx.%s: %s", failure.op,
+                  failure.why);
+    rlxrt::cpu::recordRunFailure(message);
+  } catch (const std::bad_alloc &) {
+    rlxrt::cpu::recordRunFailure("rlx.gaussian_splat: out of memory",
+                                 /*outOfMemory=*/true);
   }
 }
 

@@ -108,6 +108,9 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
                          "convert-index-to-llvm,"
                          "convert-ub-to-llvm,"
                          "reconcile-unrealized-casts");
+  // A failed runtime call (allocation, shape check, custom op) ends the run
+  // with its error, not the process: the code returns after it.
+  pm.addPass(createRLXCPUReturnOnFailure());
 }
 
 void rlx::registerCPUTargetPassesAndPipeline() {

@@ -8,8 +8,9 @@
 // Lowerings of ops with `?` dims check at run time what the verifier could
 // not (sizes that must agree) with `cf.assert`. Upstream lowers an assert to
 // a call of `abort`, which would take a Python process or a C++ caller down
-// with it; here a failed check calls `rlx_rt_shape_error(message)`, which
-// ends the run with the message as its error (docs/abi.md).
+// with it; here a failed check calls `rlx_rt_fail(message)`, which records
+// the message as the run's error, and rlx-cpu-return-on-failure makes the
+// code return after the call (docs/abi.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +34,7 @@ using namespace mlir::rlx;
 
 namespace {
 
-constexpr llvm::StringLiteral kShapeErrorFn = "rlx_rt_shape_error";
+constexpr llvm::StringLiteral kShapeErrorFn = "rlx_rt_fail";
 
 struct RLXCPULowerShapeChecksPass
     : rlx::impl::RLXCPULowerShapeChecksBase<RLXCPULowerShapeChecksPass> {

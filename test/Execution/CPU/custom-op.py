@@ -135,15 +135,16 @@ if check.succeeded("--emit-shared-lib", proc):
             1e-5, 1e-6)
     expect_error("library run without the plugin", "", ["--load", lib,
                                                         "--random-inputs"],
-                 "error: custom op 'example.swish_add' is not registered",
+                 "error: @f: custom op 'example.swish_add' is not registered",
                  "--plugin")
 
 # --- Errors ----------------------------------------------------------------
 
 expect_error("op not registered when the graph runs", graph(2, 4),
              ["--random-inputs"],
-             "error: custom op 'example.swish_add' is not registered: load "
-             "the plugin that registers it", "registered ops: none")
+             "rlx-run: error: @f: custom op 'example.swish_add' is not "
+             "registered: load the plugin that registers it",
+             "registered ops: none")
 expect_error("missing plugin", graph(2, 4),
              ["--plugin", os.path.join(libs, "no-such-plugin.so"),
               "--random-inputs"], "rlx-run: error: cannot load",

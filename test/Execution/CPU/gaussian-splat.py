@@ -554,8 +554,8 @@ func.func @g({sig}) -> tensor<480xf32> {{
         cmd += ["--input", f"{name}={path}"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     check.failed_with("rasterize of a prep for another tile size", proc,
-                      ["error: rlx.gaussian_splat_rasterize: prep was "
-                       "prepared for another width, height or tile_size"],
+                      ["rlx.gaussian_splat_rasterize: prep was prepared "
+                       "for another width, height or tile_size"],
                       one_line=False)
 
 

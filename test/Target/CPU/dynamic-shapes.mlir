@@ -7,10 +7,10 @@
 // CHECKS: %[[FAILED:.*]] = arith.xori %[[OK]], %true
 // CHECKS: scf.if %[[FAILED]] {
 // CHECKS:   %[[MSG:.*]] = llvm.mlir.addressof @rlx_shape_check_1 : !llvm.ptr
-// CHECKS:   func.call @rlx_rt_shape_error(%[[MSG]]) : (!llvm.ptr) -> ()
+// CHECKS:   func.call @rlx_rt_fail(%[[MSG]]) : (!llvm.ptr) -> ()
 // CHECKS-NOT: cf.assert
 // CHECKS-DAG: llvm.mlir.global private constant @rlx_shape_check_1("rows differ\00")
-// CHECKS-DAG: func.func private @rlx_rt_shape_error(!llvm.ptr)
+// CHECKS-DAG: func.func private @rlx_rt_fail(!llvm.ptr)
 func.func @check(%a: index, %b: index) {
   %ok = arith.cmpi eq, %a, %b : index
   cf.assert %ok, "rows differ"

@@ -264,13 +264,32 @@ def RLXCPULowerShapeChecks : Pass<"rlx-cpu-lower-shape-checks", "ModuleOp"> {
     The lowerings check what the verifier could not because a dim is `?`
     (operands of one op whose sizes must agree, a reshape's element count)
     with `cf.assert %ok, "message"`. This pass makes each one
-    `if (!ok) rlx_rt_shape_error("message")`: the runtime ends the run with
-    the message as its error (`CompiledGraph::run` fails with it; a graph
-    called outside a guarded run prints it and exits with status 1;
+    `if (!ok) rlx_rt_fail("message")`: the runtime records the message as
+    the run's error and `rlx-cpu-return-on-failure` returns after the call
+    (`CompiledGraph::run` fails with it; a graph called directly prints it;
     docs/abi.md). Graphs with static shapes have no checks.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::scf::SCFDialect"];
+}
+
+def RLXCPUReturnOnFailure : Pass<"rlx-cpu-return-on-failure", "ModuleOp"> {
+  let summary = "Return from compiled code after a runtime call that failed";
+  let description = [{
+    Runs last, on the LLVM dialect. A runtime function that fails (an
+    allocation of `_mlir_memref_to_llvm_alloc`, `rlx_rt_fail` of a
+    run-time shape check, a custom op's kernel, any other `rlx_rt_*` call
+    but the timers) records the failure in the run's status
+    (`lib/Runtime/CPU/RunStatus.cpp`). After each such call, and after each
+    call of a function of the module, the code checks (a null allocation,
+    else `rlx_rt_run_failed()`) and branches to a block that returns zeros.
+    Each `_mlir_ciface_*` function calls `rlx_rt_run_enter()` on entry and
+    `rlx_rt_run_exit(started)` before it returns, so a program calling the
+    graph directly has a run too. A failable call inside an OpenMP region
+    is an error: no branch leaves a parallel loop's body. The design is in
+    docs/architecture.md, "Failures in compiled code".
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def RLXCPUDynamicLoopBodiesToSCF
