@@ -21,21 +21,24 @@
 namespace mlir {
 namespace rlx {
 
-/// The element type of a GEMM a BLAS call computes as is: a
-/// `linalg.matmul` or `linalg.batch_matmul` on buffers with the default
-/// indexing (no transposed variant) and one element type on every operand
-/// (no mixed-precision accumulation). std::nullopt for any other op.
-/// A linalg.matmul or linalg.batch_matmul on buffers of one element type
-/// whose operands are read as stored, or, for the lhs and rhs, with their
-/// last two dims exchanged (indexing maps the default ones with the last
-/// two results swapped).
+/// A linalg.matmul or linalg.batch_matmul on buffers whose operands are
+/// read as stored, or, for the lhs and rhs, with their last two dims
+/// exchanged (indexing maps the default ones with the last two results
+/// swapped). `elementType` is the output's, `inputType` the lhs's and
+/// rhs's: one type on every operand, unless `allowHalfInputs` admits the
+/// mixed form the f16/bf16 matmul lowering makes (f16 or bf16 operands,
+/// both of one type, accumulated into an f32 output).
 struct TransposableGemm {
   Type elementType;
+  Type inputType;
   bool transposed[2] = {false, false};
 };
-std::optional<TransposableGemm> matchTransposableGemm(linalg::LinalgOp op);
+std::optional<TransposableGemm>
+matchTransposableGemm(linalg::LinalgOp op, bool allowHalfInputs = false);
 
-/// The element type of a GEMM that reads its operands as stored.
+/// The element type of a GEMM a BLAS call computes as is: one that reads
+/// its operands as stored, with one element type on every operand (no
+/// mixed-precision accumulation). std::nullopt for any other op.
 std::optional<Type> matchPlainGemm(linalg::LinalgOp op);
 
 /// `map` with its last two results exchanged: the map of the same operand

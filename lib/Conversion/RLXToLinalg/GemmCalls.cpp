@@ -19,7 +19,7 @@ AffineMap rlx::swapLastTwoResults(AffineMap map) {
 }
 
 std::optional<rlx::TransposableGemm>
-rlx::matchTransposableGemm(linalg::LinalgOp op) {
+rlx::matchTransposableGemm(linalg::LinalgOp op, bool allowHalfInputs) {
   if (!op.hasPureBufferSemantics())
     return std::nullopt;
   MLIRContext *ctx = op->getContext();
@@ -42,10 +42,15 @@ rlx::matchTransposableGemm(linalg::LinalgOp op) {
     gemm.transposed[i] = true;
   }
   gemm.elementType = getElementTypeOrSelf(op->getOperand(2).getType());
-  for (Value operand : op->getOperands())
-    if (getElementTypeOrSelf(operand.getType()) != gemm.elementType)
-      return std::nullopt;
-  return gemm;
+  gemm.inputType = getElementTypeOrSelf(op->getOperand(0).getType());
+  if (getElementTypeOrSelf(op->getOperand(1).getType()) != gemm.inputType)
+    return std::nullopt;
+  if (gemm.inputType == gemm.elementType)
+    return gemm;
+  if (allowHalfInputs && gemm.elementType.isF32() &&
+      (gemm.inputType.isF16() || gemm.inputType.isBF16()))
+    return gemm;
+  return std::nullopt;
 }
 
 std::optional<Type> rlx::matchPlainGemm(linalg::LinalgOp op) {

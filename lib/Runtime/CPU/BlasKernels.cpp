@@ -19,6 +19,14 @@
 // on bf16 copies of both operands with f32 accumulation
 // (`rlx_rt_*matmul_f32_bf16`, the opt-in `matmul-precision=bf16`).
 //
+// f16 and bf16 matmuls lower to products of f16/bf16 operands accumulated
+// into an f32 buffer (rounded to the result type afterwards);
+// `rlx_rt_*matmul_bf16_f32` runs them as oneDNN matmul primitives on the
+// graph's buffers as they are (any strides, a batch in one call), made once
+// per shape and layout; `rlx_rt_*matmul_f16_f32` converts the operands to
+// f32 and calls oneDNN's sgemm, as oneDNN 2.6 has no f16 matmul on CPUs
+// without AVX512-FP16 or AMX (HalfGemm says more).
+//
 // OpenBLAS is opened here rather than linked, because it picks its kernels
 // once, when it is loaded, from the CPU model it recognises, and a release
 // that predates a CPU falls back to its baseline SSE3 kernels on it
@@ -35,12 +43,19 @@
 
 #include <algorithm>
 #include <cblas.h>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
 #include <tuple>
@@ -350,6 +365,228 @@ void groupedMatmul(MemRefDescriptor<T, 2> *input,
   }
 }
 
+/// A matrix operand of a half-precision product: [batch, rows, cols] (batch
+/// 1 for a 2-D memref) with element strides.
+struct HalfOperand {
+  void *data;
+  int64_t sizes[3];
+  int64_t strides[3];
+
+  template <typename T, int Rank>
+  static HalfOperand of(MemRefDescriptor<T, Rank> *d) {
+    static_assert(Rank == 2 || Rank == 3);
+    HalfOperand op{d->data(), {1, 0, 0}, {0, 0, 0}};
+    for (int i = 0; i < Rank; ++i) {
+      op.sizes[3 - Rank + i] = d->sizes[i];
+      op.strides[3 - Rank + i] = d->strides[i];
+    }
+    // A dim of size 1 may carry any stride (0, or a collapsed view's); give
+    // it one past the others, a layout oneDNN's kernels accept.
+    for (int i = 0; i < 3; ++i)
+      if (op.sizes[i] == 1) {
+        int64_t past = 1;
+        for (int j = 0; j < 3; ++j)
+          if (j != i && op.sizes[j] > 1)
+            past = std::max(past, op.sizes[j] * op.strides[j]);
+        op.strides[i] = past;
+      }
+    return op;
+  }
+};
+
+float bf16ToFloat(uint16_t bits) {
+  uint32_t word = static_cast<uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &word, sizeof(value));
+  return value;
+}
+
+float f16ToFloat(uint16_t bits) {
+  uint32_t sign = static_cast<uint32_t>(bits & 0x8000) << 16;
+  uint32_t exponent = (bits >> 10) & 0x1F, mantissa = bits & 0x3FF;
+  float magnitude;
+  if (exponent == 0x1F)
+    magnitude = mantissa ? std::numeric_limits<float>::quiet_NaN()
+                         : std::numeric_limits<float>::infinity();
+  else if (exponent == 0)
+    magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+  else
+    magnitude = std::ldexp(static_cast<float>(mantissa | 0x400),
+                           static_cast<int>(exponent) - 25);
+  uint32_t word;
+  std::memcpy(&word, &magnitude, sizeof(word));
+  word |= sign;
+  std::memcpy(&magnitude, &word, sizeof(word));
+  return magnitude;
+}
+
+#if defined(__x86_64__)
+/// f16 -> f32 of `count` contiguous values, 8 per F16C instruction.
+__attribute__((target("avx,f16c"))) void
+f16ToFloatF16c(const uint16_t *src, float *dst, int64_t count) {
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8)
+    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(
+                                  reinterpret_cast<const __m128i *>(src + i))));
+  for (; i < count; ++i)
+    dst[i] = f16ToFloat(src[i]);
+}
+#endif
+
+/// f16 -> f32 of `count` contiguous values.
+void f16RunToFloat(const uint16_t *src, float *dst, int64_t count) {
+#if defined(__x86_64__)
+  static const bool f16c = __builtin_cpu_supports("f16c");
+  if (f16c)
+    return f16ToFloatF16c(src, dst, count);
+#endif
+  for (int64_t i = 0; i < count; ++i)
+    dst[i] = f16ToFloat(src[i]);
+}
+
+/// A dense f32 copy in `dst` of the f16 matrix `src` ([rows, cols] with
+/// `strides`), in the same orientation where one stride is 1 (so a
+/// transposed view stays a transposed operand for the GEMM); its strides in
+/// `dstStrides`.
+void f16MatrixToFloat(const uint16_t *src, const int64_t strides[2],
+                      int64_t rows, int64_t cols, float *dst,
+                      int64_t dstStrides[2]) {
+  if (strides[1] == 1) {
+    for (int64_t r = 0; r < rows; ++r)
+      f16RunToFloat(src + r * strides[0], dst + r * cols, cols);
+    dstStrides[0] = cols;
+    dstStrides[1] = 1;
+  } else if (strides[0] == 1) {
+    for (int64_t c = 0; c < cols; ++c)
+      f16RunToFloat(src + c * strides[1], dst + c * rows, rows);
+    dstStrides[0] = 1;
+    dstStrides[1] = rows;
+  } else {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        dst[r * cols + c] = f16ToFloat(src[r * strides[0] + c * strides[1]]);
+    dstStrides[0] = cols;
+    dstStrides[1] = 1;
+  }
+}
+
+/// C[b] += A[b] * B[b] for f16 or bf16 A and B and an f32 C, each batch
+/// matrix [M, K] x [K, N] with any strides (the f16/bf16 matmul lowering's
+/// accumulation, C zeros before the first product).
+///
+/// bf16: one oneDNN matmul primitive over the whole batch, reading the
+/// graph's buffers in their layout (a transposed weight through its
+/// strides) and adding to C by a sum post-op; its `avx512_core_bf16`
+/// kernels (vdpbf16ps, f32 accumulation) run at about 1.6x oneDNN's f32
+/// speed on the CPU of docs/perf/cpu.md. The primitives are made once per
+/// shape and layout (the key: sizes and strides of the three operands) and
+/// kept per thread, as the convolutions' are (DnnlConvolution.cpp); they
+/// hold no pointer to a graph buffer (docs/architecture.md, "Buffers
+/// handed to libraries").
+///
+/// f16: oneDNN 2.6 has no f16 matmul on CPUs without AVX512-FP16 or AMX,
+/// and its f16 -> f32 reorder is a scalar loop (40 ms for a 768 x 768
+/// weight), so each matrix is converted to an f32 copy here (F16C) and
+/// multiplied by oneDNN's sgemm: the same f32 accumulation.
+///
+/// What oneDNN refuses runs as a plain loop (the same result up to the
+/// order of the additions); it refuses before writing C.
+class HalfGemm {
+public:
+  enum class Type { Bf16, F16 };
+
+  static void run(Type type, const HalfOperand &a, const HalfOperand &b,
+                  const HalfOperand &c) {
+    int64_t batch = c.sizes[0], m = c.sizes[1], n = c.sizes[2], k = a.sizes[2];
+    if (batch == 0 || m == 0 || n == 0 || k == 0)
+      return;
+    try {
+      if (type == Type::F16)
+        return f16(a, b, c);
+      thread_local HalfGemm context;
+      return context.bf16(a, b, c);
+    } catch (const dnnl::error &) {
+    } catch (const std::bad_alloc &) {
+    }
+    loop(type, a, b, c);
+  }
+
+private:
+  static dnnl::memory::desc describe(const HalfOperand &op,
+                                     dnnl::memory::data_type type) {
+    return dnnl::memory::desc({op.sizes[0], op.sizes[1], op.sizes[2]}, type,
+                              {op.strides[0], op.strides[1], op.strides[2]});
+  }
+
+  void bf16(const HalfOperand &a, const HalfOperand &b, const HalfOperand &c) {
+    using dnnl::memory;
+    std::vector<int64_t> key;
+    for (const HalfOperand *op : {&a, &b, &c})
+      key.insert(key.end(), {op->sizes[0], op->sizes[1], op->sizes[2],
+                             op->strides[0], op->strides[1], op->strides[2]});
+    std::optional<dnnl::matmul> &matmul = cache[key];
+    if (!matmul) {
+      dnnl::post_ops accumulate;
+      accumulate.append_sum(1.0f);
+      dnnl::primitive_attr attr;
+      attr.set_post_ops(accumulate);
+      matmul = dnnl::matmul(dnnl::matmul::primitive_desc(
+          dnnl::matmul::desc(describe(a, memory::data_type::bf16),
+                             describe(b, memory::data_type::bf16),
+                             describe(c, memory::data_type::f32)),
+          attr, engine));
+    }
+    memory aMem(describe(a, memory::data_type::bf16), engine, a.data);
+    memory bMem(describe(b, memory::data_type::bf16), engine, b.data);
+    memory cMem(describe(c, memory::data_type::f32), engine, c.data);
+    matmul->execute(
+        stream,
+        {{DNNL_ARG_SRC, aMem}, {DNNL_ARG_WEIGHTS, bMem}, {DNNL_ARG_DST, cMem}});
+    stream.wait();
+  }
+
+  static void f16(const HalfOperand &a, const HalfOperand &b,
+                  const HalfOperand &c) {
+    int64_t m = c.sizes[1], n = c.sizes[2], k = a.sizes[2];
+    thread_local std::vector<float> aF32, bF32;
+    aF32.resize(m * k);
+    bF32.resize(k * n);
+    for (int64_t i = 0; i < c.sizes[0]; ++i) {
+      int64_t aStrides[2], bStrides[2];
+      f16MatrixToFloat(static_cast<const uint16_t *>(a.data) + i * a.strides[0],
+                       a.strides + 1, m, k, aF32.data(), aStrides);
+      f16MatrixToFloat(static_cast<const uint16_t *>(b.data) + i * b.strides[0],
+                       b.strides + 1, k, n, bF32.data(), bStrides);
+      matmul2d<float>(aF32.data(), aStrides, bF32.data(), bStrides,
+                      static_cast<float *>(c.data) + i * c.strides[0],
+                      c.strides + 1, m, n, k, GemmLibrary::OneDnnF32);
+    }
+  }
+
+  static void loop(Type type, const HalfOperand &a, const HalfOperand &b,
+                   const HalfOperand &c) {
+    auto load = [type](const HalfOperand &op, int64_t i, int64_t r,
+                       int64_t col) {
+      uint16_t bits = static_cast<const uint16_t *>(
+          op.data)[i * op.strides[0] + r * op.strides[1] + col * op.strides[2]];
+      return type == Type::Bf16 ? bf16ToFloat(bits) : f16ToFloat(bits);
+    };
+    float *out = static_cast<float *>(c.data);
+    for (int64_t i = 0; i < c.sizes[0]; ++i)
+      for (int64_t r = 0; r < c.sizes[1]; ++r)
+        for (int64_t p = 0; p < a.sizes[2]; ++p) {
+          float av = load(a, i, r, p);
+          for (int64_t col = 0; col < c.sizes[2]; ++col)
+            out[i * c.strides[0] + r * c.strides[1] + col * c.strides[2]] +=
+                av * load(b, i, p, col);
+        }
+  }
+
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{engine};
+  std::map<std::vector<int64_t>, std::optional<dnnl::matmul>> cache;
+};
+
 } // namespace
 
 void rlxrt::sgemmAccumulate(bool transposeB, const float *a, int64_t lda,
@@ -422,5 +659,18 @@ void _mlir_ciface_rlx_rt_batch_matmul_f32_bf16(MemRefDescriptor<float, 3> *a,
                                                MemRefDescriptor<float, 3> *c) {
   batchMatmul(a, b, c, GemmLibrary::OneDnnBf16);
 }
+
+#define RLX_HALF_MATMUL(NAME, TYPE, RANK)                                      \
+  void _mlir_ciface_rlx_rt_##NAME(MemRefDescriptor<uint16_t, RANK> *a,         \
+                                  MemRefDescriptor<uint16_t, RANK> *b,         \
+                                  MemRefDescriptor<float, RANK> *c) {          \
+    HalfGemm::run(HalfGemm::Type::TYPE, HalfOperand::of(a),                    \
+                  HalfOperand::of(b), HalfOperand::of(c));                     \
+  }
+RLX_HALF_MATMUL(matmul_bf16_f32, Bf16, 2)
+RLX_HALF_MATMUL(batch_matmul_bf16_f32, Bf16, 3)
+RLX_HALF_MATMUL(matmul_f16_f32, F16, 2)
+RLX_HALF_MATMUL(batch_matmul_f16_f32, F16, 3)
+#undef RLX_HALF_MATMUL
 
 } // extern "C"

@@ -55,7 +55,8 @@ struct RLXLinalgToBLASPass
     }
     SmallVector<std::pair<linalg::LinalgOp, TransposableGemm>> gemms;
     module.walk([&](linalg::LinalgOp op) {
-      if (std::optional<TransposableGemm> gemm = matchTransposableGemm(op))
+      if (std::optional<TransposableGemm> gemm =
+              matchTransposableGemm(op, /*allowHalfInputs=*/true))
         gemms.emplace_back(op, *gemm);
     });
     for (auto [op, gemm] : gemms)
@@ -127,19 +128,25 @@ struct RLXLinalgToBLASPass
 
     int64_t rank = outType.getRank();
     bool batched = isa<linalg::BatchMatmulOp>(op.getOperation());
-    // f32 products run on the library and precision the options name.
+    // f32 products run on the library and precision the options name;
+    // f16/bf16 operands accumulated in f32 (the f16/bf16 matmul lowering)
+    // on oneDNN, named by the operands' type: `_bf16_f32`, `_f16_f32`.
     StringRef library;
-    if (elementType.isF32())
-      library = matmulPrecision == "bf16" ? "_bf16"
-                : f32Library == "onednn"  ? "_onednn"
-                                          : "";
+    if (gemm.inputType != elementType)
+      library = gemm.inputType.isBF16() ? "bf16_f32" : "f16_f32";
+    else if (elementType.isF32())
+      library = matmulPrecision == "bf16" ? "f32_bf16"
+                : f32Library == "onednn"  ? "f32_onednn"
+                                          : "f32";
+    else
+      library = *suffix;
     std::string name =
-        (Twine(batched ? "rlx_rt_batch_matmul_" : "rlx_rt_matmul_") + *suffix +
-         library)
+        (Twine(batched ? "rlx_rt_batch_matmul_" : "rlx_rt_matmul_") + library)
             .str();
+    MemRefType inputArgType = getFullyDynamicStridedType(gemm.inputType, rank);
     MemRefType argType = getFullyDynamicStridedType(elementType, rank);
-    func::FuncOp callee =
-        getOrDeclareRuntime(module, name, SmallVector<Type>(3, argType));
+    func::FuncOp callee = getOrDeclareRuntime(
+        module, name, SmallVector<Type>{inputArgType, inputArgType, argType});
     OpBuilder b(op);
     // An operand read transposed is passed as a transposed view; the runtime
     // hands its unit row stride to BLAS as a transposed matrix.
@@ -155,8 +162,9 @@ struct RLXLinalgToBLASPass
               AffineMap::getPermutationMap(perm, b.getContext())));
     }
     SmallVector<Value> args;
-    for (Value operand : operands)
-      args.push_back(memref::CastOp::create(b, op.getLoc(), argType, operand));
+    for (auto [operand, type] :
+         llvm::zip_equal(operands, callee.getFunctionType().getInputs()))
+      args.push_back(memref::CastOp::create(b, op.getLoc(), type, operand));
     func::CallOp::create(b, op.getLoc(), callee, args);
     op->erase();
   }

@@ -25,6 +25,8 @@
 // The runtime functions are declared once each, with a C interface.
 // CHECK-DAG: func.func private @rlx_rt_matmul_f32_onednn(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @rlx_rt_batch_matmul_f64(memref<?x?x?xf64, strided<[?, ?, ?], offset: ?>>
+// CHECK-DAG: func.func private @rlx_rt_matmul_f16_f32(memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @rlx_rt_batch_matmul_bf16_f32(memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>) attributes {llvm.emit_c_interface}
 
 // CHECK-LABEL: func.func @large
 // CHECK: %[[A:.*]] = memref.cast %{{.*}} : memref<64x32xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
@@ -59,11 +61,48 @@ func.func @batched_f32(%a: memref<2x16x32xf32>, %b: memref<2x32x16xf32>, %c: mem
   return
 }
 
-// Mixed precision (f16 inputs, f32 accumulator) has no BLAS call.
-// CHECK-LABEL: func.func @mixed
-// CHECK: linalg.matmul
-func.func @mixed(%a: memref<64x32xf16>, %b: memref<32x16xf16>, %c: memref<64x16xf32>) {
+// f16/bf16 operands accumulated into f32 (what the f16/bf16 matmul lowering
+// makes) call the runtime's half-precision GEMMs, named by the operands'
+// type, whatever the f32 options; a transposed operand is a transposed view.
+// CHECK-LABEL: func.func @mixed_f16
+// CHECK: %[[A:.*]] = memref.cast %{{.*}} : memref<64x32xf16> to memref<?x?xf16, strided<[?, ?], offset: ?>>
+// CHECK: %[[B:.*]] = memref.cast %{{.*}} : memref<32x16xf16> to memref<?x?xf16, strided<[?, ?], offset: ?>>
+// CHECK: %[[C:.*]] = memref.cast %{{.*}} : memref<64x16xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+// CHECK: call @rlx_rt_matmul_f16_f32(%[[A]], %[[B]], %[[C]])
+// CHECK-NOT: linalg.matmul
+// OPENBLAS-LABEL: func.func @mixed_f16
+// OPENBLAS: call @rlx_rt_matmul_f16_f32(
+// BF16-LABEL: func.func @mixed_f16
+// BF16: call @rlx_rt_matmul_f16_f32(
+func.func @mixed_f16(%a: memref<64x32xf16>, %b: memref<32x16xf16>, %c: memref<64x16xf32>) {
   linalg.matmul ins(%a, %b : memref<64x32xf16>, memref<32x16xf16>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @mixed_bf16_batched_transposed_rhs
+// CHECK-SAME: %[[A:[^:]*]]: memref<4x64x32xbf16>, %[[W:[^:]*]]: memref<4x16x32xbf16>
+// CHECK: %[[T:.*]] = memref.transpose %[[W]] (d0, d1, d2) -> (d0, d2, d1) : memref<4x16x32xbf16> to memref<4x32x16xbf16, strided<[512, 1, 32]>>
+// CHECK: %[[B:.*]] = memref.cast %[[T]] : memref<4x32x16xbf16, strided<[512, 1, 32]>> to memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>
+// CHECK: call @rlx_rt_batch_matmul_bf16_f32(%{{.*}}, %[[B]], %{{.*}})
+// CHECK-NOT: linalg.batch_matmul
+func.func @mixed_bf16_batched_transposed_rhs(%a: memref<4x64x32xbf16>, %w: memref<4x16x32xbf16>, %c: memref<4x64x16xf32>) {
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+    ins(%a, %w : memref<4x64x32xbf16>, memref<4x16x32xbf16>) outs(%c : memref<4x64x16xf32>)
+  return
+}
+
+// Other combinations keep their loops: a half-precision accumulator, two
+// different operand types, an f64 accumulator, and small products.
+// CHECK-LABEL: func.func @half_kept_as_loops
+// CHECK-COUNT-4: linalg.matmul
+// CHECK-NOT: call
+func.func @half_kept_as_loops(%a: memref<64x32xbf16>, %b: memref<32x16xbf16>, %c: memref<64x16xbf16>,
+                              %h: memref<32x16xf16>, %c32: memref<64x16xf32>, %c64: memref<64x16xf64>,
+                              %s: memref<4x8xbf16>, %t: memref<8x3xbf16>, %u: memref<4x3xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x16xbf16>) outs(%c : memref<64x16xbf16>)
+  linalg.matmul ins(%a, %h : memref<64x32xbf16>, memref<32x16xf16>) outs(%c32 : memref<64x16xf32>)
+  linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x16xbf16>) outs(%c64 : memref<64x16xf64>)
+  linalg.matmul ins(%s, %t : memref<4x8xbf16>, memref<8x3xbf16>) outs(%u : memref<4x3xf32>)
   return
 }
 

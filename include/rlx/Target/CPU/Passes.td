@@ -17,7 +17,8 @@
 include "mlir/Pass/PassBase.td"
 
 def RLXLinalgToBLAS : Pass<"rlx-linalg-to-blas", "ModuleOp"> {
-  let summary = "Call the BLAS runtime for large f32/f64 matmuls on buffers";
+  let summary = "Call the BLAS runtime for large f32/f64/f16/bf16 matmuls on "
+                "buffers";
   let description = [{
     Runs after bufferization. Replaces `linalg.matmul` and
     `linalg.batch_matmul` on f32 or f64 memrefs whose `M*N*K` reaches
@@ -56,6 +57,17 @@ def RLXLinalgToBLAS : Pass<"rlx-linalg-to-blas", "ModuleOp"> {
     `set_float32_matmul_precision("medium")`. Each product's relative error
     grows to about `2^-8` of `sum |a| |b|`; f64 products and the grouped
     matmul are not affected.
+
+    f16 and bf16 matmuls lower to a `matmul`/`batch_matmul` of f16 or bf16
+    operands accumulated into an f32 buffer (rounded to the result type by
+    the elementwise op after it); these call
+    `rlx_rt_[batch_]matmul_bf16_f32` and `rlx_rt_[batch_]matmul_f16_f32`
+    whatever the options above: oneDNN's bf16 matmul primitive on the
+    buffers as they are (`vdpbf16ps` with f32 accumulation where the CPU has
+    `avx512_bf16`, AMX where it has that), and for f16, which oneDNN 2.6
+    multiplies only on AVX512-FP16 or AMX CPUs, f32 copies of the operands
+    through oneDNN's sgemm. Both compute `C += A * B` in f32, as the linalg
+    op does; other mixed-type products stay loops.
   }];
   let options = [
     Option<"minFlops", "min-flops", "int64_t", /*default=*/"32768",
