@@ -24,13 +24,14 @@ namespace rlx {
 /// A linalg.matmul or linalg.batch_matmul on buffers whose operands are
 /// read as stored, or, for the lhs and rhs, with their last two dims
 /// exchanged (indexing maps the default ones with the last two results
-/// swapped). `elementType` is the output's, `inputType` the lhs's and
+/// swapped). `elementType` is the output's, `inputTypes` the lhs's and
 /// rhs's: one type on every operand, unless `allowHalfInputs` admits the
-/// mixed form the f16/bf16 matmul lowering makes (f16 or bf16 operands,
-/// both of one type, accumulated into an f32 output).
+/// mixed forms the f16/bf16 lowerings make: an f32 output accumulating the
+/// product of two f16 or two bf16 operands (matmuls), or of an f32 and an
+/// f16/bf16 operand (attention: its f32 probabilities times its values).
 struct TransposableGemm {
   Type elementType;
-  Type inputType;
+  Type inputTypes[2];
   bool transposed[2] = {false, false};
 };
 std::optional<TransposableGemm>

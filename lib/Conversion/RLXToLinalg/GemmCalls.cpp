@@ -42,13 +42,17 @@ rlx::matchTransposableGemm(linalg::LinalgOp op, bool allowHalfInputs) {
     gemm.transposed[i] = true;
   }
   gemm.elementType = getElementTypeOrSelf(op->getOperand(2).getType());
-  gemm.inputType = getElementTypeOrSelf(op->getOperand(0).getType());
-  if (getElementTypeOrSelf(op->getOperand(1).getType()) != gemm.inputType)
-    return std::nullopt;
-  if (gemm.inputType == gemm.elementType)
+  for (unsigned i : {0u, 1u})
+    gemm.inputTypes[i] = getElementTypeOrSelf(op->getOperand(i).getType());
+  if (gemm.inputTypes[0] == gemm.elementType &&
+      gemm.inputTypes[1] == gemm.elementType)
     return gemm;
-  if (allowHalfInputs && gemm.elementType.isF32() &&
-      (gemm.inputType.isF16() || gemm.inputType.isBF16()))
+  auto isHalf = [](Type type) { return type.isF16() || type.isBF16(); };
+  auto isHalfOrF32 = [&](Type type) { return isHalf(type) || type.isF32(); };
+  Type lhs = gemm.inputTypes[0], rhs = gemm.inputTypes[1];
+  if (allowHalfInputs && gemm.elementType.isF32() && isHalfOrF32(lhs) &&
+      isHalfOrF32(rhs) && (isHalf(lhs) || isHalf(rhs)) &&
+      (lhs == rhs || lhs.isF32() || rhs.isF32()))
     return gemm;
   return std::nullopt;
 }

@@ -25,7 +25,9 @@
 // graph's buffers as they are (any strides, a batch in one call), made once
 // per shape and layout; `rlx_rt_*matmul_f16_f32` converts the operands to
 // f32 and calls oneDNN's sgemm, as oneDNN 2.6 has no f16 matmul on CPUs
-// without AVX512-FP16 or AMX (HalfGemm says more).
+// without AVX512-FP16 or AMX (MixedGemm says more); so do the products of
+// an f32 and an f16/bf16 operand (`rlx_rt_*matmul_f32_bf16_f32` and kin:
+// the f16/bf16 attention's probabilities times its values).
 //
 // OpenBLAS is opened here rather than linked, because it picks its kernels
 // once, when it is loaded, from the CPU model it recognises, and a release
@@ -365,17 +367,21 @@ void groupedMatmul(MemRefDescriptor<T, 2> *input,
   }
 }
 
-/// A matrix operand of a half-precision product: [batch, rows, cols] (batch
-/// 1 for a 2-D memref) with element strides.
-struct HalfOperand {
+/// The element type of an operand of a mixed-precision product.
+enum class Elem { F32, F16, Bf16 };
+
+/// A matrix operand of a mixed-precision product: [batch, rows, cols]
+/// (batch 1 for a 2-D memref) with element strides.
+struct MixedOperand {
   void *data;
+  Elem type;
   int64_t sizes[3];
   int64_t strides[3];
 
   template <typename T, int Rank>
-  static HalfOperand of(MemRefDescriptor<T, Rank> *d) {
+  static MixedOperand of(MemRefDescriptor<T, Rank> *d, Elem type) {
     static_assert(Rank == 2 || Rank == 3);
-    HalfOperand op{d->data(), {1, 0, 0}, {0, 0, 0}};
+    MixedOperand op{d->data(), type, {1, 0, 0}, {0, 0, 0}};
     for (int i = 0; i < Rank; ++i) {
       op.sizes[3 - Rank + i] = d->sizes[i];
       op.strides[3 - Rank + i] = d->strides[i];
@@ -392,6 +398,9 @@ struct HalfOperand {
       }
     return op;
   }
+
+  /// The element at [batch, row, col], as f32 (exact for every type).
+  float load(int64_t batch, int64_t row, int64_t col) const;
 };
 
 float bf16ToFloat(uint16_t bits) {
@@ -420,6 +429,14 @@ float f16ToFloat(uint16_t bits) {
   return magnitude;
 }
 
+float MixedOperand::load(int64_t batch, int64_t row, int64_t col) const {
+  int64_t at = batch * strides[0] + row * strides[1] + col * strides[2];
+  if (type == Elem::F32)
+    return static_cast<const float *>(data)[at];
+  uint16_t bits = static_cast<const uint16_t *>(data)[at];
+  return type == Elem::Bf16 ? bf16ToFloat(bits) : f16ToFloat(bits);
+}
+
 #if defined(__x86_64__)
 /// f16 -> f32 of `count` contiguous values, 8 per F16C instruction.
 __attribute__((target("avx,f16c"))) void
@@ -433,8 +450,13 @@ f16ToFloatF16c(const uint16_t *src, float *dst, int64_t count) {
 }
 #endif
 
-/// f16 -> f32 of `count` contiguous values.
-void f16RunToFloat(const uint16_t *src, float *dst, int64_t count) {
+/// f16 or bf16 -> f32 of `count` contiguous values.
+void halfRunToFloat(Elem type, const uint16_t *src, float *dst, int64_t count) {
+  if (type == Elem::Bf16) {
+    for (int64_t i = 0; i < count; ++i)
+      dst[i] = bf16ToFloat(src[i]);
+    return;
+  }
 #if defined(__x86_64__)
   static const bool f16c = __builtin_cpu_supports("f16c");
   if (f16c)
@@ -444,38 +466,50 @@ void f16RunToFloat(const uint16_t *src, float *dst, int64_t count) {
     dst[i] = f16ToFloat(src[i]);
 }
 
-/// A dense f32 copy in `dst` of the f16 matrix `src` ([rows, cols] with
-/// `strides`), in the same orientation where one stride is 1 (so a
-/// transposed view stays a transposed operand for the GEMM); its strides in
-/// `dstStrides`.
-void f16MatrixToFloat(const uint16_t *src, const int64_t strides[2],
-                      int64_t rows, int64_t cols, float *dst,
-                      int64_t dstStrides[2]) {
-  if (strides[1] == 1) {
+/// The f32 matrix `batch` of `op` ([rows, cols]) for sgemm: an f32 operand
+/// as it is, an f16/bf16 one as a dense f32 copy in `scratch`, in the same
+/// orientation where one stride is 1 (so a transposed view stays a
+/// transposed operand). Returns its data; its strides go to `strides`.
+const float *floatMatrix(const MixedOperand &op, int64_t batch,
+                         std::vector<float> &scratch, int64_t strides[2]) {
+  int64_t rows = op.sizes[1], cols = op.sizes[2];
+  if (op.type == Elem::F32) {
+    strides[0] = op.strides[1];
+    strides[1] = op.strides[2];
+    return static_cast<const float *>(op.data) + batch * op.strides[0];
+  }
+  const uint16_t *src =
+      static_cast<const uint16_t *>(op.data) + batch * op.strides[0];
+  scratch.resize(rows * cols);
+  float *dst = scratch.data();
+  if (op.strides[2] == 1) {
     for (int64_t r = 0; r < rows; ++r)
-      f16RunToFloat(src + r * strides[0], dst + r * cols, cols);
-    dstStrides[0] = cols;
-    dstStrides[1] = 1;
-  } else if (strides[0] == 1) {
+      halfRunToFloat(op.type, src + r * op.strides[1], dst + r * cols, cols);
+    strides[0] = cols;
+    strides[1] = 1;
+  } else if (op.strides[1] == 1) {
     for (int64_t c = 0; c < cols; ++c)
-      f16RunToFloat(src + c * strides[1], dst + c * rows, rows);
-    dstStrides[0] = 1;
-    dstStrides[1] = rows;
+      halfRunToFloat(op.type, src + c * op.strides[2], dst + c * rows, rows);
+    strides[0] = 1;
+    strides[1] = rows;
   } else {
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < cols; ++c)
-        dst[r * cols + c] = f16ToFloat(src[r * strides[0] + c * strides[1]]);
-    dstStrides[0] = cols;
-    dstStrides[1] = 1;
+        dst[r * cols + c] = op.load(batch, r, c);
+    strides[0] = cols;
+    strides[1] = 1;
   }
+  return dst;
 }
 
-/// C[b] += A[b] * B[b] for f16 or bf16 A and B and an f32 C, each batch
-/// matrix [M, K] x [K, N] with any strides (the f16/bf16 matmul lowering's
-/// accumulation, C zeros before the first product).
+/// C[b] += A[b] * B[b] for an f32 C and f16, bf16 or f32 A and B, at least
+/// one of them f16/bf16, each batch matrix [M, K] x [K, N] with any strides:
+/// the products the f16/bf16 lowerings accumulate in f32 (matmuls, C zeros
+/// before the first product; the attention's probabilities, f32, times its
+/// values).
 ///
-/// bf16: one oneDNN matmul primitive over the whole batch, reading the
-/// graph's buffers in their layout (a transposed weight through its
+/// bf16 A and B: one oneDNN matmul primitive over the whole batch, reading
+/// the graph's buffers in their layout (a transposed weight through its
 /// strides) and adding to C by a sum post-op; its `avx512_core_bf16`
 /// kernels (vdpbf16ps, f32 accumulation) run at about 1.6x oneDNN's f32
 /// speed on the CPU of docs/perf/cpu.md. The primitives are made once per
@@ -484,44 +518,44 @@ void f16MatrixToFloat(const uint16_t *src, const int64_t strides[2],
 /// hold no pointer to a graph buffer (docs/architecture.md, "Buffers
 /// handed to libraries").
 ///
-/// f16: oneDNN 2.6 has no f16 matmul on CPUs without AVX512-FP16 or AMX,
-/// and its f16 -> f32 reorder is a scalar loop (40 ms for a 768 x 768
-/// weight), so each matrix is converted to an f32 copy here (F16C) and
-/// multiplied by oneDNN's sgemm: the same f32 accumulation.
+/// Otherwise the f16/bf16 operands are converted to f32 copies here (F16C
+/// for f16) and multiplied by oneDNN's sgemm, the same f32 accumulation:
+/// oneDNN 2.6 has no f16 matmul on CPUs without AVX512-FP16 or AMX, nor
+/// one of mixed operand types, and its f16 -> f32 reorder is a scalar loop
+/// (40 ms for a 768 x 768 weight).
 ///
 /// What oneDNN refuses runs as a plain loop (the same result up to the
 /// order of the additions); it refuses before writing C.
-class HalfGemm {
+class MixedGemm {
 public:
-  enum class Type { Bf16, F16 };
-
-  static void run(Type type, const HalfOperand &a, const HalfOperand &b,
-                  const HalfOperand &c) {
+  static void run(const MixedOperand &a, const MixedOperand &b,
+                  const MixedOperand &c) {
     int64_t batch = c.sizes[0], m = c.sizes[1], n = c.sizes[2], k = a.sizes[2];
     if (batch == 0 || m == 0 || n == 0 || k == 0)
       return;
     try {
-      if (type == Type::F16)
-        return f16(a, b, c);
-      thread_local HalfGemm context;
+      if (a.type != Elem::Bf16 || b.type != Elem::Bf16)
+        return throughF32(a, b, c);
+      thread_local MixedGemm context;
       return context.bf16(a, b, c);
     } catch (const dnnl::error &) {
     } catch (const std::bad_alloc &) {
     }
-    loop(type, a, b, c);
+    loop(a, b, c);
   }
 
 private:
-  static dnnl::memory::desc describe(const HalfOperand &op,
+  static dnnl::memory::desc describe(const MixedOperand &op,
                                      dnnl::memory::data_type type) {
     return dnnl::memory::desc({op.sizes[0], op.sizes[1], op.sizes[2]}, type,
                               {op.strides[0], op.strides[1], op.strides[2]});
   }
 
-  void bf16(const HalfOperand &a, const HalfOperand &b, const HalfOperand &c) {
+  void bf16(const MixedOperand &a, const MixedOperand &b,
+            const MixedOperand &c) {
     using dnnl::memory;
     std::vector<int64_t> key;
-    for (const HalfOperand *op : {&a, &b, &c})
+    for (const MixedOperand *op : {&a, &b, &c})
       key.insert(key.end(), {op->sizes[0], op->sizes[1], op->sizes[2],
                              op->strides[0], op->strides[1], op->strides[2]});
     std::optional<dnnl::matmul> &matmul = cache[key];
@@ -545,40 +579,30 @@ private:
     stream.wait();
   }
 
-  static void f16(const HalfOperand &a, const HalfOperand &b,
-                  const HalfOperand &c) {
-    int64_t m = c.sizes[1], n = c.sizes[2], k = a.sizes[2];
-    thread_local std::vector<float> aF32, bF32;
-    aF32.resize(m * k);
-    bF32.resize(k * n);
+  static void throughF32(const MixedOperand &a, const MixedOperand &b,
+                         const MixedOperand &c) {
+    thread_local std::vector<float> aScratch, bScratch;
     for (int64_t i = 0; i < c.sizes[0]; ++i) {
       int64_t aStrides[2], bStrides[2];
-      f16MatrixToFloat(static_cast<const uint16_t *>(a.data) + i * a.strides[0],
-                       a.strides + 1, m, k, aF32.data(), aStrides);
-      f16MatrixToFloat(static_cast<const uint16_t *>(b.data) + i * b.strides[0],
-                       b.strides + 1, k, n, bF32.data(), bStrides);
-      matmul2d<float>(aF32.data(), aStrides, bF32.data(), bStrides,
+      const float *aF32 = floatMatrix(a, i, aScratch, aStrides);
+      const float *bF32 = floatMatrix(b, i, bScratch, bStrides);
+      matmul2d<float>(aF32, aStrides, bF32, bStrides,
                       static_cast<float *>(c.data) + i * c.strides[0],
-                      c.strides + 1, m, n, k, GemmLibrary::OneDnnF32);
+                      c.strides + 1, c.sizes[1], c.sizes[2], a.sizes[2],
+                      GemmLibrary::OneDnnF32);
     }
   }
 
-  static void loop(Type type, const HalfOperand &a, const HalfOperand &b,
-                   const HalfOperand &c) {
-    auto load = [type](const HalfOperand &op, int64_t i, int64_t r,
-                       int64_t col) {
-      uint16_t bits = static_cast<const uint16_t *>(
-          op.data)[i * op.strides[0] + r * op.strides[1] + col * op.strides[2]];
-      return type == Type::Bf16 ? bf16ToFloat(bits) : f16ToFloat(bits);
-    };
+  static void loop(const MixedOperand &a, const MixedOperand &b,
+                   const MixedOperand &c) {
     float *out = static_cast<float *>(c.data);
     for (int64_t i = 0; i < c.sizes[0]; ++i)
       for (int64_t r = 0; r < c.sizes[1]; ++r)
         for (int64_t p = 0; p < a.sizes[2]; ++p) {
-          float av = load(a, i, r, p);
+          float av = a.load(i, r, p);
           for (int64_t col = 0; col < c.sizes[2]; ++col)
             out[i * c.strides[0] + r * c.strides[1] + col * c.strides[2]] +=
-                av * load(b, i, p, col);
+                av * b.load(i, p, col);
         }
   }
 
@@ -660,17 +684,26 @@ void _mlir_ciface_rlx_rt_batch_matmul_f32_bf16(MemRefDescriptor<float, 3> *a,
   batchMatmul(a, b, c, GemmLibrary::OneDnnBf16);
 }
 
-#define RLX_HALF_MATMUL(NAME, TYPE, RANK)                                      \
-  void _mlir_ciface_rlx_rt_##NAME(MemRefDescriptor<uint16_t, RANK> *a,         \
-                                  MemRefDescriptor<uint16_t, RANK> *b,         \
+// f16/bf16 products accumulated in f32: `<lhs>_<rhs>_f32`, or `<type>_f32`
+// where both operands have one type.
+#define RLX_MIXED_MATMUL(NAME, A, TA, B, TB, RANK)                             \
+  void _mlir_ciface_rlx_rt_##NAME(MemRefDescriptor<A, RANK> *a,                \
+                                  MemRefDescriptor<B, RANK> *b,                \
                                   MemRefDescriptor<float, RANK> *c) {          \
-    HalfGemm::run(HalfGemm::Type::TYPE, HalfOperand::of(a),                    \
-                  HalfOperand::of(b), HalfOperand::of(c));                     \
+    MixedGemm::run(MixedOperand::of(a, Elem::TA),                              \
+                   MixedOperand::of(b, Elem::TB),                              \
+                   MixedOperand::of(c, Elem::F32));                            \
   }
-RLX_HALF_MATMUL(matmul_bf16_f32, Bf16, 2)
-RLX_HALF_MATMUL(batch_matmul_bf16_f32, Bf16, 3)
-RLX_HALF_MATMUL(matmul_f16_f32, F16, 2)
-RLX_HALF_MATMUL(batch_matmul_f16_f32, F16, 3)
-#undef RLX_HALF_MATMUL
+#define RLX_MIXED_MATMULS(NAME, A, TA, B, TB)                                  \
+  RLX_MIXED_MATMUL(matmul_##NAME, A, TA, B, TB, 2)                             \
+  RLX_MIXED_MATMUL(batch_matmul_##NAME, A, TA, B, TB, 3)
+RLX_MIXED_MATMULS(bf16_f32, uint16_t, Bf16, uint16_t, Bf16)
+RLX_MIXED_MATMULS(f16_f32, uint16_t, F16, uint16_t, F16)
+RLX_MIXED_MATMULS(f32_bf16_f32, float, F32, uint16_t, Bf16)
+RLX_MIXED_MATMULS(bf16_f32_f32, uint16_t, Bf16, float, F32)
+RLX_MIXED_MATMULS(f32_f16_f32, float, F32, uint16_t, F16)
+RLX_MIXED_MATMULS(f16_f32_f32, uint16_t, F16, float, F32)
+#undef RLX_MIXED_MATMULS
+#undef RLX_MIXED_MATMUL
 
 } // extern "C"

@@ -129,11 +129,20 @@ struct RLXLinalgToBLASPass
     int64_t rank = outType.getRank();
     bool batched = isa<linalg::BatchMatmulOp>(op.getOperation());
     // f32 products run on the library and precision the options name;
-    // f16/bf16 operands accumulated in f32 (the f16/bf16 matmul lowering)
-    // on oneDNN, named by the operands' type: `_bf16_f32`, `_f16_f32`.
-    StringRef library;
-    if (gemm.inputType != elementType)
-      library = gemm.inputType.isBF16() ? "bf16_f32" : "f16_f32";
+    // f16/bf16 operands accumulated in f32 (the f16/bf16 lowerings) on
+    // oneDNN, named by the operands' types: `bf16_f32` where both are
+    // bf16, `f32_bf16_f32` for an f32 lhs and a bf16 rhs.
+    std::string library;
+    Type lhsType = gemm.inputTypes[0], rhsType = gemm.inputTypes[1];
+    auto typeName = [](Type type) {
+      return type.isBF16() ? "bf16" : type.isF16() ? "f16" : "f32";
+    };
+    if (lhsType != elementType || rhsType != elementType)
+      library =
+          lhsType == rhsType
+              ? (Twine(typeName(lhsType)) + "_f32").str()
+              : (Twine(typeName(lhsType)) + "_" + typeName(rhsType) + "_f32")
+                    .str();
     else if (elementType.isF32())
       library = matmulPrecision == "bf16" ? "f32_bf16"
                 : f32Library == "onednn"  ? "f32_onednn"
@@ -143,10 +152,11 @@ struct RLXLinalgToBLASPass
     std::string name =
         (Twine(batched ? "rlx_rt_batch_matmul_" : "rlx_rt_matmul_") + library)
             .str();
-    MemRefType inputArgType = getFullyDynamicStridedType(gemm.inputType, rank);
-    MemRefType argType = getFullyDynamicStridedType(elementType, rank);
     func::FuncOp callee = getOrDeclareRuntime(
-        module, name, SmallVector<Type>{inputArgType, inputArgType, argType});
+        module, name,
+        SmallVector<Type>{getFullyDynamicStridedType(lhsType, rank),
+                          getFullyDynamicStridedType(rhsType, rank),
+                          getFullyDynamicStridedType(elementType, rank)});
     OpBuilder b(op);
     // An operand read transposed is passed as a transposed view; the runtime
     // hands its unit row stride to BLAS as a transposed matrix.

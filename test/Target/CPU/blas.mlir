@@ -91,8 +91,23 @@ func.func @mixed_bf16_batched_transposed_rhs(%a: memref<4x64x32xbf16>, %w: memre
   return
 }
 
-// Other combinations keep their loops: a half-precision accumulator, two
-// different operand types, an f64 accumulator, and small products.
+// An f32 operand and an f16/bf16 one (the f16/bf16 attention's f32
+// probabilities times its values) into f32: named by both operand types.
+// CHECK-LABEL: func.func @mixed_f32_bf16_batched
+// CHECK: call @rlx_rt_batch_matmul_f32_bf16_f32(%{{.*}}, %{{.*}}, %{{.*}}) : (memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
+// CHECK-LABEL: func.func @mixed_f16_f32
+// CHECK: call @rlx_rt_matmul_f16_f32_f32(
+func.func @mixed_f32_bf16_batched(%p: memref<4x64x64xf32>, %v: memref<4x64x16xbf16>, %c: memref<4x64x16xf32>) {
+  linalg.batch_matmul ins(%p, %v : memref<4x64x64xf32>, memref<4x64x16xbf16>) outs(%c : memref<4x64x16xf32>)
+  return
+}
+func.func @mixed_f16_f32(%a: memref<64x32xf16>, %b: memref<32x16xf32>, %c: memref<64x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x32xf16>, memref<32x16xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// Other combinations keep their loops: a half-precision accumulator, f16
+// times bf16, an f64 accumulator, and small products.
 // CHECK-LABEL: func.func @half_kept_as_loops
 // CHECK-COUNT-4: linalg.matmul
 // CHECK-NOT: call

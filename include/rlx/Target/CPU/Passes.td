@@ -66,7 +66,11 @@ def RLXLinalgToBLAS : Pass<"rlx-linalg-to-blas", "ModuleOp"> {
     buffers as they are (`vdpbf16ps` with f32 accumulation where the CPU has
     `avx512_bf16`, AMX where it has that), and for f16, which oneDNN 2.6
     multiplies only on AVX512-FP16 or AMX CPUs, f32 copies of the operands
-    through oneDNN's sgemm. Both compute `C += A * B` in f32, as the linalg
+    through oneDNN's sgemm. The product of an f32 and an f16/bf16 operand
+    into f32 (the f16/bf16 attention's probabilities times its values)
+    calls `rlx_rt_[batch_]matmul_<lhs>_<rhs>_f32` (`f32_bf16_f32`,
+    `f16_f32_f32`, ...): the f16/bf16 operand converted to f32, then
+    oneDNN's sgemm. All compute `C += A * B` in f32, exactly as the linalg
     op does; other mixed-type products stay loops.
   }];
   let options = [
