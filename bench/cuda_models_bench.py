@@ -58,9 +58,13 @@ CASES = [("resnet50", 1, "f32"), ("resnet50", 32, "f32"),
          ("resnet18", 16, "f32"), ("mobilenet_v2", 8, "f32")]
 # rlx configurations: name -> pipeline options. `cudnn` runs every
 # convolution through cuDNN (batch 1 too, which the default leaves to the
-# generic kernels); `generic` none, and only for f32 ResNet-50 at batch 1
-# and 32, as the reference point.
-CONFIGS = {"cudnn": ["cudnn-min-batch=1"], "generic": ["cudnn=false"]}
+# generic kernels) in the default layout (NHWC for bf16, NCHW for f32);
+# `cudnn-nchw` keeps bf16 in NCHW, to show what the layout is worth;
+# `generic` none, and only for f32 ResNet-50 at batch 1 and 32, as the
+# reference point.
+CONFIGS = {"cudnn": ["cudnn-min-batch=1"],
+           "cudnn-nchw": ["cudnn-min-batch=1", "cudnn-layout=nchw"],
+           "generic": ["cudnn=false"]}
 GENERIC_CASES = {("resnet50", 1, "f32"), ("resnet50", 32, "f32")}
 TORCH_MODES = ["eager", "default", "reduce-overhead", "max-autotune"]
 
@@ -120,6 +124,8 @@ def build(outdir, build_dir, only):
         for config, options in CONFIGS.items():
             if config == "generic" and \
                     (model_name, batch, precision) not in GENERIC_CASES:
+                continue
+            if config == "cudnn-nchw" and precision != "bf16":
                 continue
             if precision == "tf32":
                 options = options + ["allow-tf32"]

@@ -3,10 +3,12 @@
 
 Calls the _mlir_ciface_rlx_cuda_conv2d* entry points of librlx_cuda_runtime
 directly (ctypes, one memref descriptor per operand) on a spread of
-geometries and types: forward, backward data and backward filter. Usage:
+geometries and types: forward, backward data and backward filter, on NCHW
+buffers and on NHWC ones (the channels-last flag). Usage:
   python3 scripts/cudnn-runtime-check.py build/lib/librlx_cuda_runtime.so
 """
 import ctypes
+import itertools
 import sys
 
 import torch
@@ -38,6 +40,9 @@ CASES = [
     ("depthwise", 4, 96, 28, 28, 96, 3, 3, 1, 1, 1, 96),
     ("dilation2", 4, 32, 28, 28, 32, 3, 3, 1, 2, 2, 1),
 ]
+# The layout flag of the entry points: 2 is RLX_CUDA_CONV_CHANNELS_LAST
+# (NHWC input and output, KRSC filter).
+LAYOUTS = {"nchw": 0, "nhwc": 2}
 TYPES = {"f32": (torch.float32, 1e-4), "f16": (torch.float16, 1e-2),
          "bf16": (torch.bfloat16, 5e-2)}
 
@@ -47,7 +52,8 @@ def main():
     print("cudnn available:", lib.rlx_cuda_cudnn_available())
     worst = {}
     failed = 0
-    for suffix, (dtype, tol) in TYPES.items():
+    for (suffix, (dtype, tol)), (layout, flag) in itertools.product(
+            TYPES.items(), LAYOUTS.items()):
         for name, n, c, h, w, k, r, s, st, pad, dil, g in CASES:
             torch.manual_seed(0)
             x = torch.randn(n, c, h, w, device="cuda")
@@ -57,34 +63,44 @@ def main():
             dx = torch.nn.grad.conv2d_input(x.shape, wt, dy, st, pad, dil, g)
             dw = torch.nn.grad.conv2d_weight(x, wt.shape, dy, st, pad, dil, g)
             geo = [v for v in (pad, st, dil) for _ in range(2)]  # (H, W) pairs
-            xs, ws, dys = (t.to(dtype).contiguous() for t in (x, wt, dy))
+
+            # Buffers in the layout under test; results read back as NCHW.
+            def to(t):
+                t = t.to(dtype)
+                return (t.permute(0, 2, 3, 1) if flag else t).contiguous()
+
+            def back(t):
+                return t.permute(0, 3, 1, 2) if flag else t
+
+            xs, ws, dys = to(x), to(wt), to(dy)
             results = {}
-            out = torch.zeros(y.shape, dtype=dtype, device="cuda")
+            out = torch.zeros_like(to(y))
             getattr(lib, f"_mlir_ciface_rlx_cuda_conv2d_{suffix}")(
                 ctypes.byref(descriptor(xs)), ctypes.byref(descriptor(ws)),
-                ctypes.byref(descriptor(out)), *geo, 0)
-            results["fwd"] = (out, y)
-            outx = torch.zeros(x.shape, dtype=dtype, device="cuda")
+                ctypes.byref(descriptor(out)), *geo, flag)
+            results["fwd"] = (back(out), y)
+            outx = torch.zeros_like(xs)
             getattr(lib, f"_mlir_ciface_rlx_cuda_conv2d_backward_data_{suffix}")(
                 ctypes.byref(descriptor(outx)), ctypes.byref(descriptor(ws)),
-                ctypes.byref(descriptor(dys)), *geo, 0)
-            results["bwd_data"] = (outx, dx)
-            outw = torch.zeros(wt.shape, dtype=dtype, device="cuda")
+                ctypes.byref(descriptor(dys)), *geo, flag)
+            results["bwd_data"] = (back(outx), dx)
+            outw = torch.zeros_like(ws)
             getattr(lib, f"_mlir_ciface_rlx_cuda_conv2d_backward_filter_{suffix}")(
                 ctypes.byref(descriptor(xs)), ctypes.byref(descriptor(outw)),
-                ctypes.byref(descriptor(dys)), *geo, 0)
-            results["bwd_filter"] = (outw, dw)
+                ctypes.byref(descriptor(dys)), *geo, flag)
+            results["bwd_filter"] = (back(outw), dw)
             torch.cuda.synchronize()
             for what, (got, want) in results.items():
                 # Relative to the reference's largest magnitude: the sums of
                 # backward filter grow with N*P*Q.
                 err = ((got.float() - want).abs().max() /
                        want.abs().max().clamp_min(1e-30)).item()
-                worst[(suffix, what)] = max(worst.get((suffix, what), 0), err)
+                key = (suffix, layout, what)
+                worst[key] = max(worst.get(key, 0), err)
                 ok = err <= tol
                 failed += not ok
-                print(f"{'ok  ' if ok else 'FAIL'} {suffix:4} {name:10} {what:10} "
-                      f"max rel err {err:.2e} (tol {tol:.0e})")
+                print(f"{'ok  ' if ok else 'FAIL'} {suffix:4} {layout} {name:10} "
+                      f"{what:10} max rel err {err:.2e} (tol {tol:.0e})")
     for key, err in sorted(worst.items()):
         print("worst", *key, f"{err:.2e}")
     print("FAILED" if failed else "PASSED", failed)

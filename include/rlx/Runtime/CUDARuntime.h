@@ -27,7 +27,11 @@ extern "C" {
  * flags, and for matmul_bias the epilogue. */
 enum {
   /* Flag: f32 GEMMs may use TF32 tensor-core math. */
-  RLX_CUDA_GEMM_ALLOW_TF32 = 1
+  RLX_CUDA_GEMM_ALLOW_TF32 = 1,
+  /* Flag of the convolution entry points (rlx_cuda_conv2d*): the input and
+   * output buffers are NHWC and the filter KRSC (channels last), not NCHW
+   * and KCRS. */
+  RLX_CUDA_CONV_CHANNELS_LAST = 2
 };
 enum {
   RLX_CUDA_EPILOGUE_BIAS = 0,

@@ -116,6 +116,56 @@ def RLXFuse : Pass<"rlx-fuse", "func::FuncOp"> {
   ];
 }
 
+def RLXPropagateTransposes : Pass<"rlx-propagate-transposes", "func::FuncOp"> {
+  let summary = "Move rlx.transpose ops below elementwise ops and reductions "
+                "so that pairs of them cancel";
+  let description = [{
+    A layout choice made for one op (a convolution run channels-last, whose
+    input is transposed to NHWC and whose result is transposed back to
+    NCHW) puts a pair of transposes between every two such ops. This pass
+    moves each transpose past the ops that follow it, which then compute in
+    the transposed layout, until it meets the next op's inverse transpose
+    and the pair folds away (`rlx.transpose`'s folder composes
+    permutations). Between two convolutions of a CNN, the batch norm's
+    arithmetic, the activation and the residual add then read and write
+    NHWC, and only the graph's edges transpose.
+
+    An op `f(T(x), ...)` becomes `T(f(x, ...))` when it is:
+    - elementwise (`rlx.activation`, `rlx.cast`, `rlx.binary`,
+      `rlx.compare`, `rlx.where`), and every other operand is either a
+      transpose with the same permutation or a smaller, broadcast operand
+      (a per-channel scale `[C, 1, 1]`): that one is brought to the result's
+      rank and transposed the other way, which costs a few elements. A
+      full-size operand that is not transposed is taken when the graph
+      already transposes it the other way before the op (a residual
+      shortcut that the next convolution reads in NHWC), and that value is
+      used; otherwise it stops the move, as moving would only trade one
+      full-size transpose for another. Of a permutation and its inverse,
+      only the lexicographically greater one's transposes take such an
+      operand (NHWC to NCHW, `[0, 3, 1, 2]`), so that no move undoes
+      another;
+    - `rlx.reduce`: the axes are mapped through the permutation, and the
+      result is transposed back only where the kept dims change order (the
+      `mean` over H and W of an NHWC tensor is already `[N, C]`).
+
+    A transpose with several users moves into each of them; the original
+    stays while any user does not take it. Nothing else changes, so the
+    results are bit for bit those of the graph before (each element is
+    computed by the same scalar operations from the same values).
+
+    Before:
+    ```mlir
+    %t = rlx.transpose %y perm = [0, 3, 1, 2] : tensor<1x8x8x4xf32>
+    %b = rlx.binary add %t, %bias : tensor<1x4x8x8xf32>, tensor<4x1x1xf32>
+    %r = rlx.activation relu %b : tensor<1x4x8x8xf32>
+    %n = rlx.transpose %r perm = [0, 2, 3, 1] : tensor<1x4x8x8xf32>
+    ```
+    After: `%n` is `relu(%y + transpose(reshape(%bias, [1, 4, 1, 1]),
+    [0, 2, 3, 1]))`, computed in `[1, 8, 8, 4]`; no transpose of a
+    full-size tensor is left.
+  }];
+}
+
 def RLXTagOpLocations : Pass<"rlx-tag-op-locations"> {
   let summary = "Name each rlx op's location after the op";
   let description = [{

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Forward, backward-data and backward-filter convolutions on NCHW buffers,
-// run by cuDNN 9 on the calling thread's graph stream so that they are
+// Forward, backward-data and backward-filter convolutions on NCHW or NHWC
+// buffers, run by cuDNN 9 on the calling thread's graph stream so that they are
 // ordered with the graph's kernels. cuDNN is opened with dlopen at the first
 // call, like cuBLAS, so the runtime and the graphs compiled against it load
 // where cuDNN is absent; rlx_cuda_cudnn_available lets a caller choose the
@@ -52,6 +52,7 @@ constexpr int kCudnnSuccess = 0;
 /// Not a cuDNN status: a direction outside the enum.
 constexpr int kNotRun = -1;
 constexpr int kCudnnNCHW = 0;
+constexpr int kCudnnNHWC = 1;
 constexpr int kCudnnCrossCorrelation = 1;
 constexpr int kCudnnTensorOpMath = 1, kCudnnFmaMath = 3;
 constexpr int kCudnnFloat = 0, kCudnnHalf = 2, kCudnnBFloat16 = 9;
@@ -166,8 +167,9 @@ cudnnHandle threadHandle(const Session &cu, const CudnnApi &api) {
 enum class Direction { Forward, BackwardData, BackwardFilter };
 
 /// One convolution's geometry, the key of the algorithm cache: the direction,
-/// element type, math flags, input NCHW, filter KCRS, output NCHW, then
-/// padding, stride and dilation (height, width) and the group count.
+/// element type, flags (math, layout), input NCHW, filter KCRS, output NCHW
+/// (the logical extents, whatever the buffers' layout), then padding, stride
+/// and dilation (height, width).
 using Geometry = std::array<int64_t, 21>;
 
 /// The descriptors of one geometry with the heuristic's algorithm and its
@@ -204,16 +206,15 @@ Plan makePlan(const Session &cu, const CudnnApi &api, cudnnHandle handle,
   check(api, api.createFilter(&plan.w), "cudnnCreateFilterDescriptor", caller);
   check(api, api.createConv(&plan.conv), "cudnnCreateConvolutionDescriptor",
         caller);
-  check(api,
-        api.setTensor4d(plan.x, kCudnnNCHW, dataType, i(3), i(4), i(5), i(6)),
+  // The descriptors take logical extents (N, C, H, W) and the layout.
+  int format = flags & RLX_CUDA_CONV_CHANNELS_LAST ? kCudnnNHWC : kCudnnNCHW;
+  check(api, api.setTensor4d(plan.x, format, dataType, i(3), i(4), i(5), i(6)),
         "cudnnSetTensor4dDescriptor", caller);
-  check(api,
-        api.setFilter4d(plan.w, dataType, kCudnnNCHW, i(7), i(8), i(9), i(10)),
+  check(api, api.setFilter4d(plan.w, dataType, format, i(7), i(8), i(9), i(10)),
         "cudnnSetFilter4dDescriptor", caller);
-  check(
-      api,
-      api.setTensor4d(plan.y, kCudnnNCHW, dataType, i(11), i(12), i(13), i(14)),
-      "cudnnSetTensor4dDescriptor", caller);
+  check(api,
+        api.setTensor4d(plan.y, format, dataType, i(11), i(12), i(13), i(14)),
+        "cudnnSetTensor4dDescriptor", caller);
   // Half types always accumulate in f32; f32 uses tensor cores (TF32) only
   // when the pipeline allows TF32, as PyTorch by default does not.
   check(api,
@@ -367,9 +368,11 @@ Choice planFor(const Session &cu, const CudnnApi &api, cudnnHandle handle,
   return {&plan, plan.algo, plan.workspace};
 }
 
-/// x (N,C,H,W), w (K,C/groups,R,S), y (N,K,P,Q): the forward convolution
-/// writes y, backward data writes x from y and w, backward filter writes w
-/// from x and y. Each overwrites its output (beta 0).
+/// x (N,C,H,W), w (K,C/groups,R,S), y (N,K,P,Q), or with
+/// RLX_CUDA_CONV_CHANNELS_LAST in `flags` x (N,H,W,C), w (K,R,S,C/groups),
+/// y (N,P,Q,K): the forward convolution writes y, backward data writes x
+/// from y and w, backward filter writes w from x and y. Each overwrites its
+/// output (beta 0).
 void convolution(const char *caller, Direction direction, int dataType,
                  size_t elementBytes, int32_t flags, const Descriptor<4> *x,
                  const Descriptor<4> *w, const Descriptor<4> *y,
@@ -382,27 +385,34 @@ void convolution(const char *caller, Direction direction, int dataType,
   Session cu(caller);
   const CudnnApi &api = cudnn(caller);
   cudnnHandle handle = threadHandle(cu, api);
-  Geometry geometry = {static_cast<int64_t>(direction),
-                       dataType,
-                       flags & RLX_CUDA_GEMM_ALLOW_TF32,
-                       x->sizes[0],
-                       x->sizes[1],
-                       x->sizes[2],
-                       x->sizes[3],
-                       w->sizes[0],
-                       w->sizes[1],
-                       w->sizes[2],
-                       w->sizes[3],
-                       y->sizes[0],
-                       y->sizes[1],
-                       y->sizes[2],
-                       y->sizes[3],
-                       padding[0],
-                       padding[1],
-                       stride[0],
-                       stride[1],
-                       dilation[0],
-                       dilation[1]};
+  // The logical NCHW extents of a buffer: channels last keeps C at dim 3.
+  bool channelsLast = flags & RLX_CUDA_CONV_CHANNELS_LAST;
+  auto extent = [&](const Descriptor<4> *d, int dim) {
+    static constexpr int kFromNHWC[] = {0, 3, 1, 2};
+    return d->sizes[channelsLast ? kFromNHWC[dim] : dim];
+  };
+  Geometry geometry = {
+      static_cast<int64_t>(direction),
+      dataType,
+      flags & (RLX_CUDA_GEMM_ALLOW_TF32 | RLX_CUDA_CONV_CHANNELS_LAST),
+      extent(x, 0),
+      extent(x, 1),
+      extent(x, 2),
+      extent(x, 3),
+      extent(w, 0),
+      extent(w, 1),
+      extent(w, 2),
+      extent(w, 3),
+      extent(y, 0),
+      extent(y, 1),
+      extent(y, 2),
+      extent(y, 3),
+      padding[0],
+      padding[1],
+      stride[0],
+      stride[1],
+      dilation[0],
+      dilation[1]};
   auto pointer = [&](const Descriptor<4> *d) {
     return d->aligned + d->offset * elementBytes;
   };

@@ -51,6 +51,7 @@ void rlx::buildRLXCUDAPipeline(OpPassManager &pm,
   RLXCUDAFormKernelsOptions form;
   form.cudnnConvolutions = options.cudnn;
   form.cudnnMinBatch = options.cudnnMinBatch;
+  form.cudnnLayout = options.cudnnLayout;
   buildRLXToLinalgPipeline(pm, "cuda", [&](OpPassManager &nested) {
     nested.addPass(createRLXCUDAFormKernels(form));
   });
@@ -106,6 +107,7 @@ void rlx::buildRLXCUDAPipeline(OpPassManager &pm,
     target.linkLibs.push_back(libdevice);
   pm.addPass(createGpuNVVMAttachTarget(target));
   pm.addPass(createLowerAffinePass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createRLXCUDADeviceLibCalls());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createCanonicalizerPass());

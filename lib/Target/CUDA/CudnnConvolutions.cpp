@@ -38,8 +38,35 @@ static bool isCudnnConvolution(Operation *op, Type type) {
          isa<func::FuncOp>(op->getParentOp());
 }
 
+bool rlx::isChannelsLastConvolution(StringRef layout, Type elementType) {
+  if (layout == "nhwc")
+    return true;
+  return layout == "auto" && isa<Float16Type, BFloat16Type>(elementType);
+}
+
+/// The forward convolution `conv` as an rlx_cuda.conv2d on NHWC: the input
+/// and filter transposed to NHWC and KRSC, the result transposed back.
+static Value formChannelsLastConvolution(RewriterBase &rewriter, ConvOp conv,
+                                         RankedTensorType type,
+                                         ValueRange sizes) {
+  Location loc = conv.getLoc();
+  auto toNHWC = rewriter.getDenseI64ArrayAttr({0, 2, 3, 1});
+  Value input = TransposeOp::create(rewriter, loc, conv.getInput(), toNHWC);
+  Value filter = TransposeOp::create(rewriter, loc, conv.getWeight(), toNHWC);
+  auto nhwc = type.clone({type.getDimSize(0), type.getDimSize(2),
+                          type.getDimSize(3), type.getDimSize(1)});
+  Value init = tensor::EmptyOp::create(rewriter, loc, nhwc, sizes);
+  Value result = cuda::Conv2dOp::create(
+                     rewriter, loc, TypeRange{nhwc}, input, filter, init,
+                     conv.getStride(), conv.getPadding(), conv.getDilation(),
+                     conv.getGroups(), /*channels_last=*/true)
+                     ->getResult(0);
+  return TransposeOp::create(rewriter, loc, result,
+                             rewriter.getDenseI64ArrayAttr({0, 3, 1, 2}));
+}
+
 bool rlx::formCudnnConvolution(RewriterBase &rewriter, Operation *op,
-                               int64_t minBatch) {
+                               int64_t minBatch, bool channelsLast) {
   if (!isCudnnConvolution(op, op->getResult(0).getType()))
     return false;
   // The batch: the input's (forward, filter gradient) or the output
@@ -64,6 +91,11 @@ bool rlx::formCudnnConvolution(RewriterBase &rewriter, Operation *op,
     Value source = op->getOperand(filterGradient ? 1 : 0);
     sizes.push_back(
         tensor::DimOp::create(rewriter, loc, source, filterGradient ? 1 : 0));
+  }
+  if (auto conv = dyn_cast<ConvOp>(op); conv && channelsLast) {
+    rewriter.replaceOp(
+        op, formChannelsLastConvolution(rewriter, conv, type, sizes));
+    return true;
   }
   Value init = tensor::EmptyOp::create(rewriter, loc, type, sizes);
   Operation *formed = nullptr;
@@ -104,7 +136,8 @@ static LogicalResult lowerConvolution(RewriterBase &rewriter, ConvolutionOp op,
                                 << " is beyond what cuDNN takes (int32)";
       flags.push_back(static_cast<int32_t>(value));
     }
-  flags.push_back(allowTf32 ? RLX_CUDA_GEMM_ALLOW_TF32 : 0);
+  flags.push_back((allowTf32 ? RLX_CUDA_GEMM_ALLOW_TF32 : 0) |
+                  (op.getChannelsLast() ? RLX_CUDA_CONV_CHANNELS_LAST : 0));
   rewriter.setInsertionPoint(op);
   // The verifier admits f32, f16 and bf16, which all have entry points.
   std::string name = (base + "_" + *gemmTypeSuffix(elementType)).str();

@@ -137,9 +137,17 @@ void lowerMatmulDgelu(RewriterBase &rewriter, cuda::MatmulDgeluOp op,
 /// rlx.conv2d_backward_weight (f32/f16/bf16, not nested in an rlx region,
 /// a dynamic batch or a static one of at least `minBatch`) by
 /// rlx_cuda.conv2d, conv2d_backward_data or conv2d_backward_filter on
-/// tensors; returns false, changing nothing, otherwise.
+/// tensors; returns false, changing nothing, otherwise. With
+/// `channelsLast`, a forward convolution runs on NHWC: its input and filter
+/// are transposed to NHWC / KRSC and its result back to NCHW, transposes
+/// that rlx-propagate-transposes then cancels between convolutions.
 bool formCudnnConvolution(RewriterBase &rewriter, Operation *op,
-                          int64_t minBatch);
+                          int64_t minBatch, bool channelsLast);
+
+/// Whether `layout` (the `cudnn-layout` option: "auto", "nchw" or "nhwc")
+/// runs the forward convolutions of `elementType` channels-last. "auto"
+/// does for f16 and bf16, whose tensor-core kernels are NHWC.
+bool isChannelsLastConvolution(StringRef layout, Type elementType);
 
 /// Replaces an rlx_cuda convolution op on buffers by a call of the CUDA
 /// runtime's cuDNN entry point for its direction and element type.

@@ -14,6 +14,7 @@
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Target/CUDA/Passes.h"
 #include "rlx/Target/CUDA/RLXCUDADialect.h"
+#include "rlx/Transforms/Transposes.h"
 #include "rlx/Transforms/Unfuse.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -224,6 +225,11 @@ struct RLXCUDAFormKernelsPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (!llvm::is_contained({"auto", "nchw", "nhwc"}, cudnnLayout)) {
+      getOperation().emitError() << "cudnn-layout is '" << cudnnLayout
+                                 << "'; expected auto, nchw or nhwc";
+      return signalPassFailure();
+    }
     IRRewriter rewriter(&getContext());
     SmallVector<AttentionOp> attentions;
     SmallVector<MatMulOp> matmuls;
@@ -258,9 +264,25 @@ struct RLXCUDAFormKernelsPass
         formMatmulBias(rewriter, op);
     for (Operation *op : rowOps)
       formRowKernel(rewriter, op);
+    bool formedChannelsLast = false;
     if (cudnnConvolutions)
-      for (Operation *op : convolutions)
-        formCudnnConvolution(rewriter, op, cudnnMinBatch);
+      for (Operation *op : convolutions) {
+        bool channelsLast =
+            isa<ConvOp>(op) &&
+            isChannelsLastConvolution(
+                cudnnLayout, getElementTypeOrSelf(op->getResult(0).getType()));
+        if (formCudnnConvolution(rewriter, op, cudnnMinBatch, channelsLast))
+          formedChannelsLast |= channelsLast;
+      }
+    // Channels-last convolutions come wrapped in transposes; moved down
+    // through the elementwise ops between convolutions, inverse pairs meet
+    // and cancel, and the ops in between compute in NHWC.
+    if (formedChannelsLast) {
+      RewritePatternSet patterns(&getContext());
+      populatePropagateTransposesPatterns(patterns);
+      if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+        return signalPassFailure();
+    }
 
     // The CUDA unfuse policy keeps the layer norm's, the activations' and
     // the convolution's backward ops for the kernels above; those they did

@@ -351,6 +351,34 @@ private:
     if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0)
       return;
     rewriter.setInsertionPoint(op);
+    // Threads take the outer parallel loops up to the first reduction;
+    // parallel loops inside a reduction would run in each thread. A
+    // generic whose loops interleave (a max pool with its window between
+    // the output rows and columns, as the CPU lowering orders it for
+    // vectorization) has its parallel loops put first, so that every
+    // output element is a thread of its own and its window a loop in it:
+    // a bf16 ResNet-50 stem pool at batch 128 took 16 ms mapped over only
+    // batch, channel and output row.
+    if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
+      SmallVector<unsigned> order;
+      SmallVector<utils::IteratorType> iterators =
+          generic.getIteratorTypesArray();
+      for (auto [index, type] : llvm::enumerate(iterators))
+        if (type == utils::IteratorType::parallel)
+          order.push_back(index);
+      for (auto [index, type] : llvm::enumerate(iterators))
+        if (type != utils::IteratorType::parallel)
+          order.push_back(index);
+      bool interleaved = llvm::any_of(llvm::enumerate(order), [](auto pair) {
+        return pair.index() != pair.value();
+      });
+      if (interleaved) {
+        FailureOr<linalg::GenericOp> interchanged =
+            linalg::interchangeGenericOp(rewriter, generic, order);
+        if (succeeded(interchanged))
+          op = *interchanged;
+      }
+    }
     if (succeeded(linalg::linalgOpToParallelLoops(rewriter, op)))
       rewriter.eraseOp(op);
   }

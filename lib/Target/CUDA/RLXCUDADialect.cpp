@@ -314,7 +314,8 @@ std::array<Value, 3> Conv2dBackwardFilterOp::getConvolutionOperands() {
 }
 
 /// Checks what the three convolutions share: NCHW input, KCRS filter and
-/// NKPQ output of one element type, two-entry geometry attributes, groups
+/// NKPQ output (or NHWC, KRSC and NPQK with `channels_last`) of one element
+/// type, two-entry geometry attributes, groups
 /// dividing both channel counts, and the output size of rlx.conv's rule
 /// (where the extents are static).
 template <typename ConvolutionOp>
@@ -326,10 +327,13 @@ static LogicalResult verifyConvolution(ConvolutionOp op) {
   auto x = cast<ShapedType>(input.getType());
   auto w = cast<ShapedType>(filter.getType());
   auto y = cast<ShapedType>(output.getType());
+  bool channelsLast = op.getChannelsLast();
   if (x.getRank() != 4 || w.getRank() != 4 || y.getRank() != 4)
-    return op.emitOpError() << "takes NCHW input, KCRS filter and NKPQ "
-                               "output of rank 4, not "
-                            << x << ", " << w << ", " << y;
+    return op.emitOpError()
+           << "takes " << (channelsLast ? "NHWC" : "NCHW") << " input, "
+           << (channelsLast ? "KRSC" : "KCRS") << " filter and "
+           << (channelsLast ? "NPQK" : "NKPQ") << " output of rank 4, not " << x
+           << ", " << w << ", " << y;
   for (auto [name, values] :
        {std::pair<StringRef, ArrayRef<int64_t>>{"stride", op.getStride()},
         {"padding", op.getPadding()},
@@ -345,7 +349,14 @@ static LogicalResult verifyConvolution(ConvolutionOp op) {
     return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b);
   };
   int64_t groups = op.getGroups();
-  ArrayRef<int64_t> xs = x.getShape(), ws = w.getShape(), ys = y.getShape();
+  // The checks below read the logical NCHW / KCRS / NKPQ extents.
+  auto logical = [&](ShapedType type) {
+    ArrayRef<int64_t> shape = type.getShape();
+    if (!channelsLast)
+      return SmallVector<int64_t>(shape);
+    return SmallVector<int64_t>{shape[0], shape[3], shape[1], shape[2]};
+  };
+  SmallVector<int64_t> xs = logical(x), ws = logical(w), ys = logical(y);
   if ((known(xs[0], ys[0]) && xs[0] != ys[0]) ||
       (known(ws[0], ys[1]) && ws[0] != ys[1]) ||
       (known(xs[1], ws[1]) && xs[1] != ws[1] * groups) ||

@@ -74,6 +74,67 @@ for dtype in (np.float32, np.float64):
 for case in CONV_CASES[:4]:
     conv_case(np.float16, *case)
 
+
+
+def residual_block_case(dtype):
+    """A ResNet block as the importer writes it: conv, batch norm as a
+    per-channel scale and shift, ReLU, a 1x1 conv, the residual add, ReLU
+    and the global average pool. On the cuda target f16 convolutions run
+    channels-last and the ops between them in NHWC (rlx-propagate-
+    transposes), so this checks that layout change end to end. The oracle
+    rounds to the graph's type after every op, as the graph does."""
+    x = check.uniform((2, 8, 6, 6), dtype)
+    w1 = check.uniform((8, 8, 3, 3), dtype, -0.3, 0.3)
+    w2 = check.uniform((8, 8, 1, 1), dtype, -0.5, 0.5)
+    scale = check.uniform((8,), dtype, 0.5, 1.5)
+    shift = check.uniform((8,), dtype, -0.2, 0.2)
+
+    def rounded(t):
+        return t.to(torch.from_numpy(np.zeros(0, dtype)).dtype).double()
+
+    y1 = rounded(F.conv2d(f64(x), f64(w1), padding=1))
+    bn = rounded(rounded(y1 * f64(scale).reshape(8, 1, 1)) +
+                 f64(shift).reshape(8, 1, 1))
+    y2 = rounded(F.conv2d(torch.relu(bn), f64(w2)))
+    out = torch.relu(rounded(y2 + f64(x)))
+    pooled = rounded(out.mean(dim=(2, 3)))
+    t = {s: tensor_type(s, dtype) for s in
+         ((2, 8, 6, 6), (8, 8, 3, 3), (8, 8, 1, 1), (8,), (8, 1, 1), (2, 8))}
+    mlir = (
+        f"func.func @main(%x: {t[(2, 8, 6, 6)]} {{rlx.input = \"x\"}}, "
+        f"%w1: {t[(8, 8, 3, 3)]} {{rlx.param = \"w1\"}}, "
+        f"%w2: {t[(8, 8, 1, 1)]} {{rlx.param = \"w2\"}}, "
+        f"%scale: {t[(8,)]} {{rlx.param = \"scale\"}}, "
+        f"%shift: {t[(8,)]} {{rlx.param = \"shift\"}}) -> "
+        f"({t[(2, 8, 6, 6)]}, {t[(2, 8)]}) {{\n"
+        f"  %y1 = rlx.conv %x, %w1 kernel_size = [3, 3], stride = [1, 1], "
+        f"padding = [1, 1], dilation = [1, 1], groups = 1 : "
+        f"{t[(2, 8, 6, 6)]}, {t[(8, 8, 3, 3)]}\n"
+        f"  %s = rlx.reshape %scale new_shape = [8, 1, 1] : {t[(8,)]}\n"
+        f"  %b = rlx.reshape %shift new_shape = [8, 1, 1] : {t[(8,)]}\n"
+        f"  %m = rlx.binary mul %y1, %s : {t[(2, 8, 6, 6)]}, {t[(8, 1, 1)]}\n"
+        f"  %a = rlx.binary add %m, %b : {t[(2, 8, 6, 6)]}, {t[(8, 1, 1)]}\n"
+        f"  %r = rlx.activation relu %a : {t[(2, 8, 6, 6)]}\n"
+        f"  %y2 = rlx.conv %r, %w2 kernel_size = [1, 1], stride = [1, 1], "
+        f"padding = [0, 0], dilation = [1, 1], groups = 1 : "
+        f"{t[(2, 8, 6, 6)]}, {t[(8, 8, 1, 1)]}\n"
+        f"  %sum = rlx.binary add %y2, %x : {t[(2, 8, 6, 6)]}, "
+        f"{t[(2, 8, 6, 6)]}\n"
+        f"  %out = rlx.activation relu %sum : {t[(2, 8, 6, 6)]}\n"
+        f"  %pool = rlx.reduce mean %out axes = [2, 3] : {t[(2, 8, 6, 6)]}\n"
+        f"  return %out, %pool : {t[(2, 8, 6, 6)]}, {t[(2, 8)]}\n}}")
+    outs = check.run(mlir, {"x": x, "w1": w1, "w2": w2, "scale": scale,
+                            "shift": shift})
+    tol = CONV_TOL[dtype]
+    for index, (name, want) in enumerate((("out", out), ("pool", pooled))):
+        check.close(f"residual block {name} {np.dtype(dtype)}",
+                    outs[index] if outs else None,
+                    want.numpy().astype(dtype), tol, tol * math.sqrt(72))
+
+
+for dtype in (np.float32, np.float16):
+    residual_block_case(dtype)
+
 # --------------------------------------------------------------------------
 # rlx.im2col (exact: a copy).
 

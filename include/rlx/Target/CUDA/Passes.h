@@ -104,6 +104,11 @@ struct CUDAPipelineOptions : public PassPipelineOptions<CUDAPipelineOptions> {
       llvm::cl::desc("The smallest static batch whose convolutions run as "
                      "cuDNN calls (below it, generic kernels)"),
       llvm::cl::init(2)};
+  PassOptions::Option<std::string> cudnnLayout{
+      *this, "cudnn-layout",
+      llvm::cl::desc("The layout of forward cuDNN convolutions: nchw, nhwc, "
+                     "or auto (nhwc for f16 and bf16)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<int64_t> blockSize{
       *this, "block-size",
       llvm::cl::desc("Threads per block of the generic parallel kernels"),

@@ -54,6 +54,15 @@ def RLXCUDAFormKernels : Pass<"rlx-cuda-form-kernels", "ModuleOp"> {
       which fuse the elementwise ops around a convolution into it, were the
       faster (ResNet-50 f32 at batch 1 on an H200: 1.2 ms, against 2.2 to
       2.9 ms with cuDNN; from batch 8 on, cuDNN was).
+      Forward convolutions in the `cudnn-layout` NHWC (by default those of
+      f16 and bf16, whose tensor-core kernels are NHWC: cuDNN transposes
+      NCHW half tensors internally) become `rlx_cuda.conv2d channels_last`
+      between transposes of the input and filter to NHWC / KRSC and of the
+      result back to NCHW; the patterns of `rlx-propagate-transposes` then
+      move the transposes through the elementwise ops and reductions that
+      follow, so that inverse pairs cancel between convolutions and the
+      batch norms, activations and residual adds in between compute in
+      NHWC.
 
     The layer norm's, the activations' and the convolution's backward ops
     that no kernel took are decomposed into primitives here (the CUDA
@@ -66,6 +75,9 @@ def RLXCUDAFormKernels : Pass<"rlx-cuda-form-kernels", "ModuleOp"> {
     Option<"cudnnMinBatch", "cudnn-min-batch", "int64_t", /*default=*/"2",
            "The smallest static batch whose convolutions run as cuDNN "
            "calls">,
+    Option<"cudnnLayout", "cudnn-layout", "std::string", /*default=*/"\"auto\"",
+           "The layout of forward cuDNN convolutions: nchw, nhwc, or auto "
+           "(nhwc for f16 and bf16)">,
   ];
   let dependentDialects = ["::mlir::rlx::cuda::RLXCUDADialect",
                            "::mlir::tensor::TensorDialect"];
@@ -275,6 +287,32 @@ def RLXCUDAOpMarkers : Pass<"rlx-cuda-op-markers", "ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect"];
+}
+
+def RLXCUDADeviceLibCalls
+    : Pass<"rlx-cuda-device-lib-calls", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Call libdevice for the arith ops NVVM has no instruction for";
+  let description = [{
+    Runs on each outlined `gpu.module` before the module-wide
+    `convert-arith-to-llvm`. That conversion turns `arith.remf` into
+    `llvm.frem`, which the NVVM conversion refuses (PTX has no remainder
+    instruction); here, in device code only, `arith.remf` becomes a call
+    to libdevice's `__nv_fmodf` (f32; f16 and bf16 are extended to f32 and
+    the result truncated back, which is exact: fmod of values that f32
+    holds exactly is exact) or `__nv_fmod` (f64), elementwise for vectors.
+    Those calls are C's `fmod`, the rounding `arith.remf` specifies; the
+    floored `remainder` and `floor_div` of rlx are built on it.
+
+    Before:
+    ```mlir
+    %r = arith.remf %a, %b : f32
+    ```
+    After:
+    ```mlir
+    %r = llvm.call @__nv_fmodf(%a, %b) : (f32, f32) -> f32
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 #endif // RLX_TARGET_CUDA_PASSES_TD

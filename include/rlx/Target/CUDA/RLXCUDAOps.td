@@ -310,8 +310,9 @@ def RLXCUDA_NormBackwardInputOp : RLXCUDA_KernelOp<"norm_backward_input"> {
 }
 
 // A cuDNN convolution: three NCHW buffers (input `[N, C, H, W]`, filter
-// `[K, C / groups, R, S]`, output `[N, K, P, Q]`) of which the op writes
-// one, and the forward convolution's geometry.
+// `[K, C / groups, R, S]`, output `[N, K, P, Q]`), or NHWC ones with
+// `channels_last`, of which the op writes one, and the forward
+// convolution's geometry.
 class RLXCUDA_ConvolutionOp<string mnemonic, string firstName,
                             string secondName>
     : RLXCUDA_KernelOp<mnemonic> {
@@ -319,8 +320,8 @@ class RLXCUDA_ConvolutionOp<string mnemonic, string firstName,
     `ins` `(` $}] # firstName # [{ `,` $}] # secondName # [{ `:` type($}]
     # firstName # [{) `,` type($}] # secondName # [{) `)` `outs` `(` $init
     `:` type($init) `)` `stride` `=` $stride `,` `padding` `=` $padding `,`
-    `dilation` `=` $dilation `,` `groups` `=` $groups attr-dict
-    (`->` type($result)^)?
+    `dilation` `=` $dilation `,` `groups` `=` $groups
+    (`channels_last` $channels_last^)? attr-dict (`->` type($result)^)?
   }];
   let extraClassDeclaration = [{
     /// The forward convolution's input, filter and output, in that order
@@ -331,7 +332,7 @@ class RLXCUDA_ConvolutionOp<string mnemonic, string firstName,
 
 def RLXCUDA_Conv2dOp
     : RLXCUDA_ConvolutionOp<"conv2d", "input", "filter"> {
-  let summary = "2-D convolution on NCHW (cuDNN)";
+  let summary = "2-D convolution on NCHW or NHWC (cuDNN)";
   let description = [{
     What `rlx.conv` computes (see that op for the math and the output
     size rule), as one `cudnnConvolutionForward` call of the CUDA runtime:
@@ -341,6 +342,12 @@ def RLXCUDA_Conv2dOp
     the geometry once (cached), with its workspace from the graph's
     stream-ordered allocator. f32 uses full f32 math unless the pipeline's
     `allow-tf32` lets it use TF32 tensor cores.
+
+    With `channels_last`, `input` is `[N, H, W, C]`, `filter`
+    `[K, R, S, C / groups]` and the output `[N, P, Q, K]` (cuDNN's NHWC,
+    where its tensor-core kernels read and write directly; NCHW half
+    convolutions transpose inside cuDNN). The same holds for the two
+    gradients.
 
     On tensors the op returns the result, written into `init` (destination
     style); on buffers it has no result and writes `init`, whose contents
@@ -352,7 +359,8 @@ def RLXCUDA_Conv2dOp
                        DenseI64ArrayAttr:$stride,
                        DenseI64ArrayAttr:$padding,
                        DenseI64ArrayAttr:$dilation,
-                       ConfinedAttr<I64Attr, [IntPositive]>:$groups);
+                       ConfinedAttr<I64Attr, [IntPositive]>:$groups,
+                       UnitAttr:$channels_last);
 }
 
 def RLXCUDA_Conv2dBackwardDataOp
@@ -373,7 +381,8 @@ def RLXCUDA_Conv2dBackwardDataOp
                        DenseI64ArrayAttr:$stride,
                        DenseI64ArrayAttr:$padding,
                        DenseI64ArrayAttr:$dilation,
-                       ConfinedAttr<I64Attr, [IntPositive]>:$groups);
+                       ConfinedAttr<I64Attr, [IntPositive]>:$groups,
+                       UnitAttr:$channels_last);
 }
 
 def RLXCUDA_Conv2dBackwardFilterOp
@@ -395,7 +404,8 @@ def RLXCUDA_Conv2dBackwardFilterOp
                        DenseI64ArrayAttr:$stride,
                        DenseI64ArrayAttr:$padding,
                        DenseI64ArrayAttr:$dilation,
-                       ConfinedAttr<I64Attr, [IntPositive]>:$groups);
+                       ConfinedAttr<I64Attr, [IntPositive]>:$groups,
+                       UnitAttr:$channels_last);
 }
 
 #endif // RLX_TARGET_CUDA_RLXCUDAOPS_TD
