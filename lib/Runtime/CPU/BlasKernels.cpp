@@ -522,7 +522,7 @@ const float *floatMatrix(const MixedOperand &op, int64_t batch,
 /// for f16) and multiplied by oneDNN's sgemm, the same f32 accumulation:
 /// oneDNN 2.6 has no f16 matmul on CPUs without AVX512-FP16 or AMX, nor
 /// one of mixed operand types, and its f16 -> f32 reorder is a scalar loop
-/// (40 ms for a 768 x 768 weight).
+/// (20 ms for a 768 x 768 weight).
 ///
 /// What oneDNN refuses runs as a plain loop (the same result up to the
 /// order of the additions); it refuses before writing C.
