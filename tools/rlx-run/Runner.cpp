@@ -89,6 +89,15 @@ static cl::list<std::string> batched(
     cl::desc("NAME: with --steps, the --input NAME holds one slice per step "
              "along its leading axis (step s uses slice s)"),
     cl::CommaSeparated, cl::cat(rlxrun::runCategory));
+static cl::opt<bool> dataParallel(
+    "data-parallel",
+    cl::desc("Under mpirun -np N: every rank takes its slice (1/N) of dim 0 "
+             "of each rlx.input tensor (of each step's slice with --batched; "
+             "--random-inputs draws different inputs per rank), so the files "
+             "hold the whole batch and the graph the per-rank batch; "
+             "parameters stay the same on every rank. For training steps "
+             "built by rlx-autodiff data-parallel=N"),
+    cl::cat(rlxrun::runCategory));
 static cl::opt<bool> printOutputs("print",
                                   cl::desc("Print a summary of each output"),
                                   cl::cat(rlxrun::runCategory));
@@ -236,6 +245,54 @@ ParamTensor readInput(const std::string &path) {
   return std::move(it->second);
 }
 
+/// --data-parallel: this rank's slice of `tensor` (for argument `spec`, read
+/// from `path`) along `axis`: dim 0 of the batch, or dim 1 of a --batched
+/// file whose dim 0 indexes the step. The ranks take equal slices in rank
+/// order, so a mean over each rank's slice, averaged over the ranks, is the
+/// mean over the whole batch; a batch that does not split evenly is an
+/// error rather than slices whose means would need weights.
+HostTensor sliceForRank(const TensorSpec &spec, HostTensor tensor, size_t axis,
+                        const std::string &path) {
+  const std::vector<int64_t> &shape = tensor.shape();
+  int64_t ranks = thisRank().size, rank = thisRank().rank;
+  std::string what = "input '" + spec.name + "' from '" + path + "'";
+  std::string dimName = axis == 0 ? "dim 0" : "dim 1 (the batch of a step)";
+  if (shape.size() <= axis)
+    fatal("--data-parallel slices " + dimName + " of every rlx.input, but " +
+          what + " is " + tensor.describe() + ", which has no " + dimName);
+  int64_t rows = shape[axis];
+  if (rows % ranks != 0)
+    fatal("--data-parallel: " + what + " is " + tensor.describe() + ", whose " +
+          dimName + " of " + std::to_string(rows) + " does not split into " +
+          std::to_string(ranks) + " equal slices, one per rank");
+  int64_t rowsPerRank = rows / ranks;
+  std::vector<int64_t> sliceShape = shape;
+  sliceShape[axis] = rowsPerRank;
+  // A static batch dim of the graph (dim 0 of the argument in both cases)
+  // is the per-rank batch.
+  if (!spec.shape.empty() && spec.shape[0] >= 0 && spec.shape[0] != rowsPerRank)
+    fatal("--data-parallel: " + what + " is " + tensor.describe() +
+          ", so each of the " + std::to_string(ranks) + " ranks takes " +
+          formatDims(sliceShape) + ", but the graph's '" + spec.name + "' is " +
+          spec.describe() + ": the graph takes the per-rank " +
+          "batch, and the file holds " + std::to_string(ranks) + " times it");
+  int64_t outer = 1, inner = dtypeSize(tensor.dtype());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (d < axis)
+      outer *= shape[d];
+    if (d > axis)
+      inner *= shape[d];
+  }
+  HostTensor slice(tensor.dtype(), sliceShape);
+  size_t sliceBytes = rowsPerRank * inner;
+  for (int64_t o = 0; o < outer; ++o)
+    std::memcpy(static_cast<char *>(slice.data()) + o * sliceBytes,
+                static_cast<const char *>(tensor.data()) +
+                    (o * rows + rank * rowsPerRank) * inner,
+                sliceBytes);
+  return slice;
+}
+
 /// Every argument's tensor: --input files, then --params, then (with
 /// --steps) zeros for optimizer state, then random data. The --batched inputs
 /// go to `batchedArguments`; their arguments get zeros until runSteps fills in
@@ -269,7 +326,11 @@ gatherArguments(const GraphSignature &signature,
     if (provided.count(name))
       fatal("argument '" + name + "' is given twice by --input ('" + path +
             "' is the second)");
-    if (llvm::is_contained(batched, name)) {
+    bool isBatched = llvm::is_contained(batched, name);
+    if (dataParallel && spec->kind == TensorSpec::Kind::Input)
+      tensor.tensor = sliceForRank(*spec, std::move(tensor.tensor),
+                                   isBatched ? 1 : 0, path);
+    if (isBatched) {
       batchedArguments.push_back(exitOnError(makeBatchedArgument(
           signature, name, std::move(tensor.tensor), steps, path)));
       provided[name] = exitOnError(spec->allocate());
@@ -311,7 +372,13 @@ gatherArguments(const GraphSignature &signature,
             spec.describe() + "): pass --input " + spec.name +
             "=FILE.npy, --params FILE.safetensors|FILE.gguf|FILE.npz or "
             "--random-inputs");
-    arguments.push_back(exitOnError(randomArgument(signature, i, seed)));
+    // Data-parallel ranks draw their own inputs (each its slice of a
+    // batch) and the same parameters.
+    uint64_t argumentSeed = seed;
+    if (dataParallel && spec.kind == TensorSpec::Kind::Input)
+      argumentSeed += static_cast<uint64_t>(thisRank().rank) << 32;
+    arguments.push_back(
+        exitOnError(randomArgument(signature, i, argumentSeed)));
   }
   return arguments;
 }

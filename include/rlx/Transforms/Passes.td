@@ -231,6 +231,21 @@ def RLXAutodiff : Pass<"rlx-autodiff", "ModuleOp"> {
     | `sgd` | none | `w -= lr g` |
     | `sgd` with `momentum` m | `<name>.momentum` | `buf = m buf + g`, `w -= lr buf` |
     | `adam` | `adam.step` (rank 0), `<name>.adam_m`, `<name>.adam_v` | `t += 1`, `m = b1 m + (1 - b1) g`, `v = b2 v + (1 - b2) g^2`, `w -= lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)` |
+
+    **Data parallel.** With `data-parallel=N` the training step is the
+    per-rank program of N ranks (`mpirun -np N rlx-run --data-parallel`,
+    docs/distributed.md) that each hold a slice of the batch: `@f`'s batch
+    inputs have the per-rank batch size. Between the gradients and the
+    update, `@f_train_step` combines each gradient over the ranks with
+    `rlx.all_reduce` over `mesh [N]` (`gradient-reduction=mean`, for a loss
+    that is a mean over the batch: the mean of the ranks' gradients is the
+    gradient of the whole batch; `sum` for a loss that is a sum over it),
+    so every rank applies the same update, and returns the loss combined
+    the same way (the loss of the whole batch). Gradients of one element
+    type are flattened into buckets of at most `bucket-mb` MiB, one
+    all-reduce each (a larger gradient is a bucket of its own;
+    `bucket-mb=0`: one all-reduce per gradient); f16 and bf16 buckets are
+    reduced in f32. `@f_grad` keeps the rank's own gradients.
   }];
   let options = [
     Option<"func", "func", "std::string", /*default=*/"\"\"",
@@ -258,6 +273,17 @@ def RLXAutodiff : Pass<"rlx-autodiff", "ModuleOp"> {
            "Adam's second-moment decay (in [0, 1))">,
     Option<"eps", "eps", "double", /*default=*/"1e-8",
            "Adam's denominator epsilon (finite, >= 0)">,
+    Option<"dataParallel", "data-parallel", "int64_t", /*default=*/"0",
+           "Number of data-parallel ranks: the training step all-reduces "
+           "its gradients and loss over mesh [N] (0: a single-rank step)">,
+    Option<"gradientReduction", "gradient-reduction", "std::string",
+           /*default=*/"\"mean\"",
+           "With data-parallel: how the ranks' gradients and losses combine, "
+           "mean (a loss that is a mean over the batch) or sum (a sum over "
+           "the batch)">,
+    Option<"bucketMb", "bucket-mb", "double", /*default=*/"25",
+           "With data-parallel: the most MiB of gradients one all-reduce "
+           "carries (0: one all-reduce per gradient)">,
   ];
 }
 

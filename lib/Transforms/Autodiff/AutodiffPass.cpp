@@ -149,6 +149,25 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
       return fail("beta2", beta2, "in [0, 1)");
     if (!nonNegative(eps))
       return fail("eps", eps, "finite and >= 0");
+    if (dataParallel < 0)
+      return fail("data-parallel", dataParallel, ">= 0");
+    if (!nonNegative(bucketMb))
+      return fail("bucket-mb", bucketMb, "finite and >= 0");
+    return success();
+  }
+
+  /// The data-parallel options: they shape the training step, so they need
+  /// one.
+  LogicalResult checkDataParallel(ModuleOp module) {
+    if (gradientReduction != "mean" && gradientReduction != "sum")
+      return module.emitError()
+             << kPass << ": unknown gradient-reduction=" << gradientReduction
+             << " (expected mean or sum)";
+    if (dataParallel > 0 && optimizer == "none")
+      return module.emitError()
+             << kPass << ": data-parallel=" << int64_t(dataParallel)
+             << " all-reduces the gradients of the training step; it needs "
+                "optimizer=sgd or adam";
     return success();
   }
 
@@ -164,7 +183,8 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
                          << " (expected none, sgd or adam)";
       return signalPassFailure();
     }
-    if (failed(checkHyperparameters(module)))
+    if (failed(checkHyperparameters(module)) ||
+        failed(checkDataParallel(module)))
       return signalPassFailure();
     if (failed(deriveFunction(
             module, func, wrt, "_grad", kPass, Mode::Reverse,
@@ -255,7 +275,14 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
     SmallVector<Value> grads(ret->getOperands().drop_front(numResults));
     OpBuilder b(ret);
     PrimitiveBuilder p(b, step.getLoc());
-    SmallVector<Value> results = {ret->getOperand(0)};
+    Value stepLoss = ret->getOperand(0);
+    if (dataParallel > 0) {
+      // Every rank then updates its replica with the same gradients, so the
+      // parameters stay identical; the loss is the whole batch's.
+      allReduceGradients(p, grads);
+      stepLoss = allReduce(p, stepLoss);
+    }
+    SmallVector<Value> results = {stepLoss};
     SmallVector<std::string> names;
     SmallVector<Value> state;
     SmallVector<std::string> stateNames;
@@ -322,6 +349,77 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
     step.setAllResultAttrs(resultAttrs);
     eraseDeadOps(step);
     return success();
+  }
+
+  /// `x` combined over the data-parallel ranks by `gradient-reduction`. MPI
+  /// has no 16-bit float type, so f16 and bf16 are reduced in f32.
+  Value allReduce(PrimitiveBuilder &p, Value x) {
+    auto kind =
+        gradientReduction == "sum" ? CollectiveKind::Sum : CollectiveKind::Mean;
+    auto group = GroupAttr::get(p.b.getContext(), {dataParallel});
+    Type et = getElementTypeOrSelf(x.getType());
+    bool widen = et.isF16() || et.isBF16();
+    Value operand = widen ? p.cast(x, p.b.getF32Type()) : x;
+    Value reduced = AllReduceOp::create(p.b, p.loc, kind, operand, group);
+    return widen ? p.cast(reduced, et) : reduced;
+  }
+
+  /// Replaces each gradient by its all-reduce over the ranks. Gradients of
+  /// one element type go into buckets of at most `bucket-mb` MiB, in order,
+  /// each flattened, concatenated and reduced by one collective (as PyTorch
+  /// DDP's buckets): one large message per bucket instead of one small one
+  /// per bias vector, which costs a latency each. A gradient larger than
+  /// the cap is a bucket of its own, reduced in place.
+  void allReduceGradients(PrimitiveBuilder &p, MutableArrayRef<Value> grads) {
+    auto capBytes = static_cast<int64_t>(bucketMb * 1024 * 1024);
+    struct Bucket {
+      Type elementType;
+      int64_t bytes = 0;
+      SmallVector<unsigned> members;
+    };
+    SmallVector<Bucket> buckets;
+    // The bucket still open for each element type.
+    DenseMap<Type, unsigned> open;
+    for (auto [i, grad] : llvm::enumerate(grads)) {
+      auto type = llvm::cast<RankedTensorType>(grad.getType());
+      Type et = type.getElementType();
+      int64_t bytes = type.getNumElements() *
+                      llvm::divideCeil(et.getIntOrFloatBitWidth(), 8);
+      auto it = open.find(et);
+      if (it == open.end() || buckets[it->second].bytes + bytes > capBytes) {
+        open[et] = buckets.size();
+        buckets.push_back({et, 0, {}});
+        it = open.find(et);
+      }
+      Bucket &bucket = buckets[it->second];
+      bucket.bytes += bytes;
+      bucket.members.push_back(i);
+    }
+    for (const Bucket &bucket : buckets) {
+      if (bucket.members.size() == 1) {
+        Value &grad = grads[bucket.members.front()];
+        grad = allReduce(p, grad);
+        continue;
+      }
+      SmallVector<Value> flat;
+      for (unsigned i : bucket.members) {
+        auto type = llvm::cast<RankedTensorType>(grads[i].getType());
+        flat.push_back(type.getRank() == 1
+                           ? grads[i]
+                           : p.reshape(grads[i], {type.getNumElements()}));
+      }
+      Value reduced = allReduce(
+          p, ConcatOp::create(p.b, p.loc, flat, /*axis=*/uint64_t{0}));
+      int64_t offset = 0;
+      for (unsigned i : bucket.members) {
+        auto type = llvm::cast<RankedTensorType>(grads[i].getType());
+        int64_t count = type.getNumElements();
+        grads[i] = p.narrow(reduced, 0, offset, count);
+        if (type.getRank() != 1)
+          grads[i] = p.reshape(grads[i], type.getShape());
+        offset += count;
+      }
+    }
   }
 };
 
