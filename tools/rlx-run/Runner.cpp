@@ -551,6 +551,11 @@ int rlxrun::runGraph(const CompiledGraph &graph,
   // The CUDA runtime reads it at each run; other targets ignore it.
   if (!cudaGraphs)
     setenv("RLX_CUDA_GRAPHS", "0", /*overwrite=*/1);
+  // Without the flag a graph runs once; an explicit 0 asks for no training
+  // step at all, which is never what was meant.
+  if (steps.getNumOccurrences() > 0 && steps == 0)
+    fatal("--steps 0 runs no training step; give --steps N with N >= 1, or "
+          "leave --steps out to run the graph once");
   if (!batched.empty() && steps == 0)
     fatal("--batched gives one slice per step; it needs --steps N");
   if (steps > 0 && isOutputFile())
