@@ -290,12 +290,16 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
       stateNames.push_back(stateName);
       return appendParamArgument(step, type, stateName);
     };
-    // Adam's step count, shared by every parameter.
+    // Adam's step count, shared by every parameter: f64 when a parameter is
+    // f64, else f32. A half-precision count would stop at 256 (bf16) or
+    // 2048 (f16), freezing the bias corrections; each parameter takes the
+    // corrections in its own type.
     Value count, bias1, bias2;
     if (optimizer == "adam") {
-      Type et = llvm::cast<RankedTensorType>(
-                    step.getArgument(wrtArgs.front()).getType())
-                    .getElementType();
+      bool anyF64 = llvm::any_of(wrtArgs, [&](unsigned i) {
+        return getElementTypeOrSelf(step.getArgument(i).getType()).isF64();
+      });
+      Type et = anyF64 ? Type(b.getF64Type()) : Type(b.getF32Type());
       Value previous = addState(RankedTensorType::get({}, et), "adam.step");
       count = p.add(previous, p.scalar(et, 1.0));
       state.push_back(count);
@@ -326,9 +330,15 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
             p.add(p.mul(v, c(beta2)), p.mul(p.mul(grad, grad), c(1.0 - beta2)));
         state.push_back(m1);
         state.push_back(v1);
+        auto inType = [&](Value correction) {
+          return getElementTypeOrSelf(correction.getType()) == et
+                     ? correction
+                     : p.cast(correction, et);
+        };
         Value denominator =
-            p.add(p.activation(ActivationKind::Sqrt, p.div(v1, bias2)), c(eps));
-        update = p.div(p.div(m1, bias1), denominator);
+            p.add(p.activation(ActivationKind::Sqrt, p.div(v1, inType(bias2))),
+                  c(eps));
+        update = p.div(p.div(m1, inType(bias1)), denominator);
       }
       results.push_back(p.sub(w, p.mul(update, c(lr))));
       names.push_back(param);
