@@ -17,6 +17,7 @@
 #include "rlx/Target/CPU/Passes.h"
 
 #include "DTypeCodes.h"
+#include "RuntimeCalls.h"
 
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Runtime/Collectives.h"
@@ -127,32 +128,10 @@ struct RLXCPULowerCollectivesPass
   /// table.
   Value tablePointer(OpBuilder &b, ModuleOp module, Location loc,
                      ArrayRef<int64_t> values) {
-    auto type =
-        MemRefType::get({static_cast<int64_t>(values.size())}, b.getI64Type());
-    auto tensorType = RankedTensorType::get(type.getShape(), b.getI64Type());
-    std::string name;
-    memref::GlobalOp global;
-    for (unsigned i = 0;; ++i) {
-      name = ("__rlx_collective_" + Twine(i)).str();
-      global = module.lookupSymbol<memref::GlobalOp>(name);
-      if (!global)
-        break;
-      auto value =
-          dyn_cast_or_null<DenseElementsAttr>(global.getInitialValueAttr());
-      if (value && global.getType() == type &&
-          llvm::equal(value.getValues<int64_t>(), values))
-        break;
-    }
-    if (!global) {
-      OpBuilder top(module.getBodyRegion());
-      global = memref::GlobalOp::create(
-          top, loc, name, top.getStringAttr("private"), type,
-          DenseElementsAttr::get(tensorType, values),
-          /*constant=*/true, /*alignment=*/nullptr);
-    }
-    Value ref = memref::GetGlobalOp::create(b, loc, type, name);
-    Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, ref);
-    return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+    auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                      b.getI64Type());
+    return constantTablePointer(b, module, loc, "__rlx_collective",
+                                DenseElementsAttr::get(type, values));
   }
 
   void lower(ModuleOp module, Operation *op, size_t index) {

@@ -15,6 +15,7 @@
 #include "rlx/Target/CPU/Passes.h"
 
 #include "DTypeCodes.h"
+#include "RuntimeCalls.h"
 
 #include "rlx-c/CustomOps.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
@@ -162,33 +163,11 @@ struct RLXCPULowerCustomOpsPass
                       StringRef prefix, StringRef text) {
     SmallVector<int8_t> bytes(text.begin(), text.end());
     bytes.push_back(0);
-    auto type =
-        MemRefType::get({static_cast<int64_t>(bytes.size())}, b.getI8Type());
-    auto tensorType = RankedTensorType::get(type.getShape(), b.getI8Type());
-    // One global per distinct string: PREFIX_0, PREFIX_1, ...
-    std::string name;
-    memref::GlobalOp global;
-    for (unsigned i = 0;; ++i) {
-      name = (prefix + "_" + Twine(i)).str();
-      global = module.lookupSymbol<memref::GlobalOp>(name);
-      if (!global)
-        break;
-      auto value =
-          dyn_cast_or_null<DenseElementsAttr>(global.getInitialValueAttr());
-      if (value && global.getType() == type &&
-          llvm::equal(value.getValues<int8_t>(), bytes))
-        break;
-    }
-    if (!global) {
-      OpBuilder top(module.getBodyRegion());
-      global = memref::GlobalOp::create(
-          top, loc, name, top.getStringAttr("private"), type,
-          DenseElementsAttr::get(tensorType, ArrayRef<int8_t>(bytes)),
-          /*constant=*/true, /*alignment=*/nullptr);
-    }
-    Value ref = memref::GetGlobalOp::create(b, loc, type, name);
-    Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, ref);
-    return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+    auto type = RankedTensorType::get({static_cast<int64_t>(bytes.size())},
+                                      b.getI8Type());
+    return constantTablePointer(
+        b, module, loc, prefix,
+        DenseElementsAttr::get(type, ArrayRef<int8_t>(bytes)));
   }
 
   void lower(ModuleOp module, CustomOp op) {
@@ -256,9 +235,9 @@ struct RLXCPULowerCustomOpsPass
         memref::ExtractAlignedPointerAsIndexOp::create(b, loc, table));
     func::CallOp::create(
         b, loc, callee,
-        ValueRange{
-            name, attrs, constant(static_cast<int64_t>(op.getInputs().size())),
-            constant(static_cast<int64_t>(inits.size())), tablePointer});
+        ValueRange{name, attrs,
+                   constant(static_cast<int64_t>(op.getInputs().size())),
+                   constant(static_cast<int64_t>(inits.size())), tablePointer});
     op->replaceAllUsesWith(onBuffers.getResults());
     op->erase();
   }
