@@ -483,9 +483,15 @@ bool reportOutputs(const GraphSignature &signature,
     Comparison comparison = exitOnError(compareTensors(
         outputs[i], outputName, reference, path, relTolerance, absTolerance));
     // Every rank checks its own outputs; under mpirun each line says whose.
+    // The line goes out in one write: mpirun forwards each rank's output as
+    // it arrives, so a line written in pieces interleaves with other ranks'.
+    std::string line;
+    llvm::raw_string_ostream lineStream(line);
     if (thisRank().size > 1)
-      llvm::outs() << "rank " << thisRank().rank << ": ";
-    printComparison(llvm::outs(), outputName, comparison);
+      lineStream << "rank " << thisRank().rank << ": ";
+    printComparison(lineStream, outputName, comparison);
+    llvm::outs() << line;
+    llvm::outs().flush();
     ok &= comparison.ok();
   }
   return ok;
