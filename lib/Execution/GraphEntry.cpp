@@ -8,7 +8,11 @@
 #include "rlx/Execution/GraphEntry.h"
 #include "rlx/Transforms/OpLabels.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 using namespace rlxrt;
@@ -113,4 +117,35 @@ LogicalResult rlxrt::addGraphEntry(ModuleOp module,
                            b.getStringAttr(lines));
   }
   return success();
+}
+
+void rlxrt::eraseUnreachedFunctions(ModuleOp module, llvm::StringRef graph) {
+  auto root = module.lookupSymbol<func::FuncOp>(graph);
+  if (!root)
+    return;
+  // Roots: the graph and every top-level op that is not a function, whose
+  // references (a global's initializer, say) must stay resolvable.
+  llvm::DenseSet<Operation *> reached;
+  llvm::SmallVector<Operation *> worklist;
+  auto reach = [&](Operation *op) {
+    if (reached.insert(op).second)
+      worklist.push_back(op);
+  };
+  reach(root);
+  for (Operation &op : module.getBody()->getOperations())
+    if (!isa<func::FuncOp>(op))
+      reach(&op);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(op);
+    if (!uses)
+      return;
+    for (const SymbolTable::SymbolUse &use : *uses)
+      if (Operation *symbol =
+              module.lookupSymbol(use.getSymbolRef().getRootReference()))
+        reach(symbol);
+  }
+  for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!reached.contains(fn))
+      fn.erase();
 }

@@ -33,6 +33,14 @@ namespace rlxrt {
 mlir::LogicalResult
 addGraphEntry(mlir::ModuleOp module, const GraphSignature &signature,
               llvm::StringRef entrySymbol = kGraphRunSymbol);
+
+/// Erases every function of `module` that the graph function `graph` does
+/// not reach through symbol uses (calls and any other reference, also from
+/// the module's other top-level ops), before the target lowers it: a module
+/// of several graphs compiles only the one that runs, and a function the
+/// target cannot compile fails only the graphs that use it. Leaves the
+/// module as it is when some op's symbol uses cannot be known.
+void eraseUnreachedFunctions(mlir::ModuleOp module, llvm::StringRef graph);
 } // namespace rlxrt
 
 #endif // RLX_EXECUTION_GRAPHENTRY_H

@@ -39,6 +39,8 @@ lower(ModuleOp module, llvm::StringRef entry, const CompileOptions &options) {
       GraphSignature::fromModule(module, entry);
   if (!signature)
     return signature.takeError();
+  // Only the graph and what it uses: --entry f compiles f alone.
+  eraseUnreachedFunctions(module, signature->name);
   // rlx-cpu-pipeline appends upstream pipelines in textual form, which
   // find their passes in the registry; an embedder need not have filled it.
   static std::once_flag passesRegistered;

@@ -115,6 +115,8 @@ llvm::Expected<LoweredGraph> lower(ModuleOp module, llvm::StringRef entry,
       GraphSignature::fromModule(module, entry);
   if (!signature)
     return signature.takeError();
+  // Only the graph and what it uses: --entry f compiles f alone.
+  eraseUnreachedFunctions(module, signature->name);
   DialectRegistry translations;
   registerAllToLLVMIRTranslations(translations);
   module.getContext()->appendDialectRegistry(translations);
