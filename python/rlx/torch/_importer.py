@@ -615,13 +615,14 @@ def _op_name(node):
 
 
 def _in_place(node):
-    """`x.add_(y)`, `x += y`, `relu(x, inplace=True)`, aten's `add_`."""
+    """`x.add_(y)`, `x += y`, `relu(x, inplace=True)`, aten's `add_`,
+    `x[i] = v`."""
     if node.op not in ("call_function", "call_method"):
         return False
     name = _op_name(node)
     return (name.endswith("_") and not name.startswith("_")) or \
         node.kwargs.get("inplace") is True or \
-        name in ("iadd", "isub", "imul", "itruediv")
+        name in ("iadd", "isub", "imul", "itruediv", "setitem")
 
 
 # Ops whose result may share its input's storage.

@@ -1,7 +1,10 @@
 # Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 # Exceptions. See the LICENSE file for license information.
-"""Element gathers, triangles, one-hot and block rearrangements, over the
-torch translations (python/rlx/torch/_ops/indexing.py)."""
+"""Element gathers and scatters, triangles, one-hot and block
+rearrangements, over the torch translations
+(python/rlx/torch/_ops/indexing.py)."""
+
+import math
 
 import numpy as np
 
@@ -25,6 +28,89 @@ def gather_elements(c, inputs, attrs):
     axis = axis_index(attrs.get("axis", 0), x.rank)
     indices = _wrapped(c, inputs[1], x.shape[axis])
     return torch_indexing.gather(c, x, axis, indices)
+
+
+def _nd_positions(c, data, indices, batch_dims):
+    """For GatherND / ScatterND: data viewed as rows [B * P, R] (B the
+    batch dims, P the m indexed ones, R the rest flattened) and the row
+    of each index tuple (indices [..., m], negative ones from the end),
+    i64 of shape indices.shape[:-1]."""
+    if indices.rank < 1 or indices.dtype not in ("i64", "i32"):
+        raise RLXError(f"indices {indices.type}")
+    m = indices.shape[-1]
+    b = batch_dims
+    if b + m > data.rank or indices.shape[:b] != data.shape[:b]:
+        raise RLXError(f"indices {list(indices.shape)} with batch_dims {b} "
+                       f"of data {list(data.shape)}")
+    indexed = data.shape[b:b + m]
+    rows = c.e.reshape(data, (math.prod(data.shape[:b + m]),
+                              math.prod(data.shape[b + m:])))
+    tuples = indices.shape[:-1]
+    flat = None
+    for k, size in enumerate(indexed):
+        i = c.e.reshape(c.e.narrow(indices, indices.rank - 1, k, 1), tuples)
+        i = _wrapped(c, i, size)
+        flat = i if flat is None else c.e.binary("add", c.e.binary(
+            "mul", flat, c.scalar(size, i)), i)
+    if flat is None:  # m = 0: whole slices
+        flat = c.e.constant(0, "i64", tuples)
+    if b:
+        batch = np.arange(math.prod(tuples[:b]), dtype=np.int64).reshape(
+            tuples[:b] + (1,) * (len(tuples) - b)) * math.prod(indexed)
+        flat = c.e.binary("add", flat, c.e.constant(batch, "i64"))
+    return rows, c.e.expand(flat, tuples)
+
+
+@op("GatherND")
+def gather_nd(c, inputs, attrs):
+    """data's slices at the index tuples (batch_dims leading dims shared
+    with the indices): one rlx.gather of data's rows at their flattened
+    positions."""
+    data, indices = c.value(inputs[0]), c.value(inputs[1])
+    b = attrs.get("batch_dims", 0)
+    rows, flat = _nd_positions(c, data, indices, b)
+    out = c.e.gather(rows, flat, 0)
+    return c.e.reshape(out, indices.shape[:-1] +
+                       data.shape[b + indices.shape[-1]:])
+
+
+@op("ScatterND")
+def scatter_nd(c, inputs, attrs):
+    """data with the slices at the index tuples replaced by (reduction
+    add: increased by) updates: the torch importer's scatter_rows (two
+    rlx.scatter_adds and an rlx.where) over data's rows. Repeated index
+    tuples without a reduction are undefined in ONNX (here their sum);
+    reductions mul, max, min are refused."""
+    data, indices = c.value(inputs[0]), c.value(inputs[1])
+    updates = c.value(inputs[2])
+    reduction = attrs.get("reduction", "none")
+    if reduction not in ("none", "add"):
+        raise RLXError(f"ScatterND with reduction {reduction}")
+    rows, flat = _nd_positions(c, data, indices, 0)
+    count = math.prod(indices.shape[:-1])
+    y = torch_indexing.scatter_rows(
+        c, rows, c.e.reshape(flat, (count,)),
+        c.e.reshape(updates, (count, rows.shape[1])), reduction == "add")
+    return c.e.reshape(y, data.shape)
+
+
+@op("ScatterElements")
+def scatter_elements(c, inputs, attrs):
+    """data with data[..., indices[..., j, ...], ...] (along axis; negative
+    indices from the end) replaced by (reduction add: increased by)
+    updates[..., j, ...]: the torch importer's scatter. Reductions mul,
+    max, min are refused; repeated indices without one are undefined in
+    ONNX (here their sum)."""
+    data = c.value(inputs[0])
+    axis = axis_index(attrs.get("axis", 0), data.rank)
+    reduction = attrs.get("reduction", "none")
+    if reduction not in ("none", "add"):
+        raise RLXError(f"ScatterElements with reduction {reduction}")
+    indices = _wrapped(c, inputs[1], data.shape[axis])
+    return torch_indexing.scatter(c, data, axis, indices,
+                                  c.value(inputs[2]),
+                                  reduce="add" if reduction == "add"
+                                  else None)
 
 
 @op("Trilu")

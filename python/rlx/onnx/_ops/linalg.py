@@ -1,6 +1,6 @@
 # Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 # Exceptions. See the LICENSE file for license information.
-"""MatMul and Gemm."""
+"""MatMul, Gemm and Einsum."""
 
 from ...torch._ops import linalg as torch_linalg
 from .common import op
@@ -31,3 +31,11 @@ def gemm(c, inputs, attrs):
             c.e.binary("mul", product, c.scalar(alpha, product))
     return torch_linalg.addmm(c, bias, a, b, attrs.get("beta", 1.0),
                               attrs.get("alpha", 1.0))
+
+
+@op("Einsum")
+def einsum(c, inputs, attrs):
+    """The torch importer's einsum: diagonals, reductions, pairwise
+    rlx.matmuls and transposes."""
+    return torch_linalg.einsum(c, attrs["equation"],
+                               *[c.value(x) for x in inputs])

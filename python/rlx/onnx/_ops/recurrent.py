@@ -114,7 +114,7 @@ def recurrent(op_type):
                     out, h_n, c_n = torch_recurrent._run(
                         c, torch_recurrent._lstm_step,
                         c.e.concat([initial(h0, d), initial(c0, d)], 1),
-                        [r_t], projected, hidden)
+                        [r_t], projected, hidden, hidden)
                 else:
                     out, h_n, c_n = torch_recurrent._run(
                         c, torch_recurrent._rnn_step(activation.lower()),

@@ -5,7 +5,7 @@
 import numpy as np
 
 from ..._capi import RLXError
-from ...torch._ops.reductions import arg_extreme
+from ...torch._ops.reductions import arg_extreme, topk
 from .common import axis_index, ints, is_const, op
 
 
@@ -133,3 +133,17 @@ def _arg(kind):
 
 op("ArgMax")(_arg("max"))
 op("ArgMin")(_arg("min"))
+
+
+@op("TopK")
+def top_k(c, inputs, attrs):
+    """The K largest (largest 1) or smallest elements along `axis`, sorted
+    (also for sorted 0, which leaves the order to the runtime), ties to
+    the smaller index: the torch importer's topk (one rlx.top_k). K must
+    be known at import time."""
+    x, k = c.value(inputs[0]), inputs[1]
+    if not is_const(k):
+        raise RLXError("TopK's K computed by the graph")
+    k = ints(k, "K")[0]
+    return topk(c, x, k, attrs.get("axis", -1),
+                bool(attrs.get("largest", 1)))

@@ -88,14 +88,21 @@ def _advanced(c, x, index):
             y = slice_axis(c, y, axis, i.start, i.stop, i.step)
     first, count = tensors[0], len(tensors)
     dims = y.shape[first:first + count]
-    shape = ()
-    flat = None
-    for k, size in zip(tensors, dims):
-        i = index[k]
+    flat = _merged_positions(c, [index[k] for k in tensors], dims)
+    merged = c.e.reshape(y, y.shape[:first] + (math.prod(dims),) +
+                         y.shape[first + count:])
+    return c.e.gather(merged, flat, first)
+
+
+def _merged_positions(c, tensors, dims):
+    """The position ((i * d1) + j) ... in dims merged of the index tensors
+    (broadcast together; negative values from the end), i64."""
+    flat, shape = None, ()
+    for i, size in zip(tensors, dims):
         if i.dtype == "i1":
             raise RLXError("indexing with a bool mask (its result's shape "
                            "depends on the values)")
-        if i.dtype.startswith("f"):
+        if i.dtype.startswith(("f", "bf")):
             raise RLXError("indexing with a float tensor")
         i = c.e.cast(i, "i64")
         negative = c.e.compare("lt", i, c.e.constant(0, "i64"))
@@ -104,10 +111,7 @@ def _advanced(c, x, index):
         flat = i if flat is None else c.e.binary("add", c.e.binary(
             "mul", flat, c.e.constant(size, "i64")), i)
         shape = np.broadcast_shapes(shape, i.shape)
-    flat = c.e.expand(flat, shape)
-    merged = c.e.reshape(y, y.shape[:first] + (math.prod(dims),) +
-                         y.shape[first + count:])
-    return c.e.gather(merged, flat, first)
+    return c.e.expand(flat, shape)
 
 
 def gather(c, x, dim, indices, *, sparse_grad=False):
@@ -144,25 +148,159 @@ def _flat_positions(c, shape, axis, indices):
 def scatter_add(c, x, dim, indices, src):
     """torch.scatter_add: x[..., indices[..., j, ...], ...] += src[..., j,
     ...] along dim, for every element of `indices` (src read at the same
-    coordinates). One rlx.scatter_add of the updates as rows of one
-    element into x flattened, then added to x; an index outside the dim
-    adds nothing (torch raises), repeated indices accumulate."""
-    if not (indices.rank == src.rank == x.rank):
-        raise RLXError(f"scatter_add with index of rank {indices.rank}, src "
-                       f"of rank {src.rank} into a rank-{x.rank} tensor")
-    axis = axis_index(dim, x.rank)
+    coordinates): _scatter_elements accumulating (one rlx.scatter_add of
+    the updates, as rows of one element, into x flattened, added to x);
+    an index outside the dim adds nothing (torch raises), repeated
+    indices accumulate."""
+    return _scatter_elements(c, x, axis_index(dim, x.rank), indices, src,
+                             True)
+
+
+def scatter_rows(c, base, positions, updates, accumulate):
+    """`base` [P, R] with row positions[u] (i64 [U]) replaced by
+    (accumulate: added to) updates[u] [U, R]. Two rlx.scatter_adds: the
+    rows' sum and a count of the updates of each row; a row with any
+    update is the sum of its updates (plus the base when accumulating).
+    Where positions repeat, an overwrite gives their sum: torch and ONNX
+    leave that undefined (scatter, index_put without accumulate,
+    ScatterND), as no order of the updates is specified. A position
+    outside [0, P) updates nothing."""
+    rows = base.shape[0]
+    dtype = base.dtype
+    if dtype == "i1":
+        updated = scatter_rows(c, c.e.cast(base, "i32"), positions,
+                               c.e.cast(updates, "i32"), accumulate)
+        return c.e.compare("ne", updated, c.e.constant(0, "i32"))
+    updates = c.e.cast(updates, dtype)
+    added = c.e.scatter_add(updates, positions, rows)
+    if accumulate:
+        return c.e.binary("add", base, added)
+    hits = c.e.scatter_add(c.e.constant(1, "f32", (updates.shape[0], 1)),
+                           positions, rows)
+    return c.e.where(c.e.compare("gt", hits, c.e.constant(0, "f32")),
+                     added, base)
+
+
+def _scatter_elements(c, x, axis, indices, src, accumulate):
+    """x with x[..., indices[..., j, ...], ...] (along axis, the other
+    coordinates those of the index) set to (accumulate: increased by)
+    src at the index's coordinates; src a Value or a number."""
+    if indices.rank != x.rank:
+        raise RLXError(f"a scatter with an index of rank {indices.rank} "
+                       f"into a rank-{x.rank} tensor")
+    if not isinstance(src, Value):
+        src = c.e.constant(src, x.dtype, indices.shape)
+    elif src.rank != x.rank:
+        raise RLXError(f"a scatter with src of rank {src.rank} into a "
+                       f"rank-{x.rank} tensor")
     for k in range(x.rank):
         if indices.shape[k] > src.shape[k] or (
                 k != axis and indices.shape[k] > x.shape[k]):
-            raise RLXError(f"scatter_add: index {list(indices.shape)} is "
-                           f"larger than src {list(src.shape)} or self "
+            raise RLXError(f"a scatter index {list(indices.shape)} larger "
+                           f"than src {list(src.shape)} or self "
                            f"{list(x.shape)} along dim {k}")
         src = c.e.narrow(src, k, 0, indices.shape[k])
     count = math.prod(indices.shape)
     total = math.prod(x.shape)
     flat = c.e.reshape(_flat_positions(c, x.shape, axis, indices), (count,))
-    added = c.e.scatter_add(c.e.reshape(src, (count, 1)), flat, total)
-    return c.e.binary("add", x, c.e.reshape(added, x.shape))
+    y = scatter_rows(c, c.e.reshape(x, (total, 1)), flat,
+                     c.e.reshape(src, (count, 1)), accumulate)
+    return c.e.reshape(y, x.shape)
+
+
+def scatter(c, x, dim, index, src=None, *, value=None, reduce=None):
+    """torch.scatter / Tensor.scatter(_) of src or a scalar value (aten's
+    scatter.src, scatter.value and scatter.reduce): overwrites, or adds
+    with reduce='add'; repeated indices are undefined in torch (here
+    their sum). reduce='multiply' is refused."""
+    if src is None:
+        src = value
+    if reduce not in (None, "add"):
+        raise RLXError(f"scatter with reduce='{reduce}'")
+    return _scatter_elements(c, x, axis_index(dim, x.rank), index, src,
+                             reduce == "add")
+
+
+def scatter_reduce(c, x, dim, index, src, reduce, *, include_self=True):
+    """torch.scatter_reduce with reduce='sum' (other reductions are
+    refused): include_self=False replaces the updated elements by the sum
+    of their updates."""
+    if reduce != "sum":
+        raise RLXError(f"scatter_reduce with reduce='{reduce}' (only "
+                       "'sum' is translated)")
+    axis = axis_index(dim, x.rank)
+    if include_self:
+        return _scatter_elements(c, x, axis, index, src, True)
+    return _scatter_elements(c, x, axis, index, src, False)
+
+
+def index_put(c, x, indices, values, accumulate=False):
+    """x[indices] = values (torch.index_put, Tensor.index_put(_), aten's
+    index_put, `x[i, j] = v`), or += with accumulate: integer index
+    tensors on adjacent dims, broadcast together (negative from the
+    end), whole slices on the others; values broadcast to x[indices]'s
+    shape. The indexed dims are moved first and merged, the rest
+    flattened into rows, and scatter_rows writes the rows. A bool mask
+    over x's leading dims with one value (`x[mask] = 0`) is an
+    rlx.where. Repeated indices without accumulate are undefined in torch
+    (here their sum)."""
+    index = tuple(indices)
+    if not isinstance(values, Value):
+        values = c.e.constant(values, x.dtype)
+    index = _expand_ellipsis(index, x.rank)
+    masks = [i for i in index if isinstance(i, Value) and i.dtype == "i1"]
+    if masks:
+        mask = masks[0]
+        if len(index) != 1 or math.prod(values.shape) != 1 or \
+                mask.shape != x.shape[:mask.rank]:
+            raise RLXError("index_put with a bool mask other than one mask "
+                           "over the leading dims and one value")
+        mask = c.e.reshape(mask, mask.shape + (1,) * (x.rank - mask.rank))
+        value = c.e.reshape(c.e.cast(values, x.dtype), ())
+        if accumulate:
+            return c.e.where(mask, c.e.binary("add", x, value), x)
+        return c.e.where(mask, value, x)
+    index = tuple(slice(None) if i is None else i for i in index)
+    index += (slice(None),) * (x.rank - len(index))
+    tensors = [k for k, i in enumerate(index) if isinstance(i, Value)]
+    if not tensors or any(not isinstance(i, Value) and i != slice(None)
+                          for i in index):
+        raise RLXError("index_put with indices other than index tensors "
+                       "and whole slices")
+    if tensors != list(range(tensors[0], tensors[-1] + 1)):
+        raise RLXError("index_put with index tensors on dims that are not "
+                       "adjacent")
+    first, count = tensors[0], len(tensors)
+    dims = x.shape[first:first + count]
+    flat = _merged_positions(c, [index[k] for k in tensors], dims)
+    shape = flat.shape
+    before, after = x.shape[:first], x.shape[first + count:]
+    # values as x[indices] is shaped, then the index dims first.
+    values = c.e.expand(values, before + tuple(shape) + after)
+    values = c.e.transpose(values, list(range(
+        len(before), len(before) + len(shape))) + list(range(len(before))) +
+        list(range(len(before) + len(shape), values.rank)))
+    perm = list(range(first, first + count)) + list(range(first)) + \
+        list(range(first + count, x.rank))
+    moved = c.e.transpose(x, perm)
+    rows = math.prod(before) * math.prod(after)
+    updates = c.e.reshape(values, (math.prod(shape), rows))
+    y = scatter_rows(c, c.e.reshape(moved, (math.prod(dims), rows)),
+                     c.e.reshape(flat, (math.prod(shape),)), updates,
+                     accumulate)
+    y = c.e.reshape(y, moved.shape)
+    return c.e.transpose(y, [perm.index(k) for k in range(x.rank)])
+
+
+def setitem(c, x, index, value):
+    """`x[...] = value` (fx's operator.setitem, in place): index tensors
+    (index_put), or ints, slices and None (the region written)."""
+    key = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(i, Value) for i in key):
+        return index_put(c, x, key, value)
+    raise RLXError("assignment to a slice of a graph value by "
+                   "operator.setitem (write it with an index tensor, or "
+                   "as torch.cat)")
 
 
 def index_add(c, x, dim, indices, source, *, alpha=1):
@@ -232,6 +370,25 @@ def flip(c, x, *dims):
         axis = axis_index(dim, x.rank)
         x = take(c, x, axis, range(x.shape[axis] - 1, -1, -1))
     return x
+
+
+def diagonal(c, x, offset=0, dim1=0, dim2=1):
+    """torch.diagonal: the elements x[..., i, i + offset, ...] of dims dim1
+    and dim2, as a last dim: the two dims moved last and merged, and an
+    rlx.gather of the constant positions i * (n2 + 1) + offset."""
+    a1, a2 = axis_index(dim1, x.rank), axis_index(dim2, x.rank)
+    if a1 == a2:
+        raise RLXError(f"diagonal of dims {dim1} and {dim2}")
+    others = [k for k in range(x.rank) if k not in (a1, a2)]
+    y = c.e.transpose(x, others + [a1, a2])
+    n1, n2 = x.shape[a1], x.shape[a2]
+    rows = range(max(0, -offset), min(n1, n2 - offset))
+    if not rows:
+        raise RLXError(f"an empty diagonal (offset {offset} of "
+                       f"{n1}x{n2})")
+    positions = np.array([i * n2 + i + offset for i in rows], np.int64)
+    y = c.e.reshape(y, y.shape[:-2] + (n1 * n2,))
+    return c.e.gather(y, c.e.constant(positions, "i64"), len(others))
 
 
 def _triangle(keep):
@@ -318,10 +475,19 @@ FUNCTIONS.update({
     torch.roll: roll, F.pad: pad, torch.flip: flip, torch.triu: triu,
     torch.tril: tril, F.one_hot: one_hot, torch.gather: gather,
     torch.scatter_add: scatter_add, torch.index_add: index_add,
+    torch.scatter: scatter, torch.scatter_reduce: scatter_reduce,
+    torch.index_put: index_put, operator.setitem: setitem,
+    torch.diagonal: diagonal,
 })
 METHODS.update({"index_select": index_select, "roll": roll, "flip": flip,
                 "triu": triu, "tril": tril, "gather": gather,
-                "scatter_add": scatter_add, "index_add": index_add})
+                "scatter_add": scatter_add, "index_add": index_add,
+                "scatter": scatter, "scatter_": scatter,
+                "scatter_add_": scatter_add, "index_add_": index_add,
+                "scatter_reduce": scatter_reduce,
+                "scatter_reduce_": scatter_reduce,
+                "index_put": index_put, "index_put_": index_put,
+                "diagonal": diagonal})
 ATEN.update({
     "<built-in function getitem>": getitem,
     "aten.slice.Tensor": aten_slice, "aten.select.int": select,
@@ -331,6 +497,13 @@ ATEN.update({
     "aten.gather.default": gather,
     "aten.scatter_add.default": scatter_add,
     "aten.index_add.default": index_add,
+    "aten.scatter.src": scatter, "aten.scatter.value": scatter,
+    "aten.scatter.reduce": scatter, "aten.scatter.value_reduce": scatter,
+    "aten.scatter_.src": scatter, "aten.scatter_.value": scatter,
+    "aten.scatter_reduce.two": scatter_reduce,
+    "aten.index_put.default": index_put,
+    "aten.index_put_.default": index_put,
+    "aten.diagonal.default": diagonal,
     "aten.constant_pad_nd.default": lambda c, x, padding, value=0: pad(
         c, x, padding, "constant", value),
 })

@@ -5,7 +5,8 @@
 Each layer and direction is one rlx.scan (differentiable, like any rlx
 op): the input projection of every step is one matmul before the loop
 (the xs of the scan), the step multiplies the carried hidden state by the
-transposed hidden weights (a bcast) and applies the gates; the scan keeps
+transposed hidden weights (a bcast) and applies the gates (an LSTM with
+proj_size then multiplies h by the transposed projection, another bcast); the scan keeps
 its trajectory, whose rows are the outputs of the steps. The reverse
 direction runs the same scan over the time-reversed sequence (an
 rlx.gather of constant indices) and reverses its outputs back."""
@@ -23,11 +24,12 @@ _MODES = ("LSTM", "GRU", "RNN_TANH", "RNN_RELU")
 
 
 def _lstm_step(e, carry, bcasts, x_ts):
-    """carry [B, 2H] = (h, c); x_t [B, 4H] = x W_ih^T + b_ih + b_hh."""
-    (w_hh,), (x_t,) = bcasts, x_ts
-    hidden = carry.shape[1] // 2
-    h, cell = e.narrow(carry, 1, 0, hidden), e.narrow(carry, 1, hidden,
-                                                      hidden)
+    """carry [B, P + H] = (h, c); x_t [B, 4H] = x W_ih^T + b_ih + b_hh;
+    bcasts W_hh^T [P, 4H] and, with proj_size, W_hr^T [H, P] (h is then
+    the projection of o * tanh(c)); P = H without one."""
+    (w_hh, *w_hr), (x_t,) = bcasts, x_ts
+    out, hidden = w_hh.shape[0], w_hh.shape[1] // 4
+    h, cell = e.narrow(carry, 1, 0, out), e.narrow(carry, 1, out, hidden)
     gates = e.binary("add", x_t, e.matmul(h, w_hh))
 
     def gate(i, kind):
@@ -36,6 +38,8 @@ def _lstm_step(e, carry, bcasts, x_ts):
     g, o = gate(2, "tanh"), gate(3, "sigmoid")
     cell = e.binary("add", e.binary("mul", f, cell), e.binary("mul", i, g))
     h = e.binary("mul", o, e.activation("tanh", cell))
+    if w_hr:
+        h = e.matmul(h, w_hr[0])
     return e.concat([h, cell], 1)
 
 
@@ -72,8 +76,8 @@ def _reverse_time(c, x):
 
 
 def _direction(c, m, p, x, suffix, h0, c0):
-    """One layer in one direction over x [T, B, I]: (outputs [T, B, H],
-    final h [B, H], final c [B, H] or None)."""
+    """One layer in one direction over x [T, B, I]: (outputs [T, B, P],
+    final h [B, P], final c [B, H] or None); P is proj_size or H."""
     hidden = m.hidden_size
     w_ih = c.param(f"{p}.weight_ih{suffix}")
     w_hh_t = c.e.transpose(c.param(f"{p}.weight_hh{suffix}"), [1, 0])
@@ -87,21 +91,26 @@ def _direction(c, m, p, x, suffix, h0, c0):
     projected = linear(c, x, w_ih, c.e.binary("add", b_ih, b_hh)
                        if m.bias else None)
     if m.mode == "LSTM":
-        return _run(c, _lstm_step, c.e.concat([h0, c0], 1), [w_hh_t],
-                    projected, hidden)
+        bcasts = [w_hh_t]
+        if getattr(m, "proj_size", 0):
+            bcasts.append(c.e.transpose(c.param(f"{p}.weight_hr{suffix}"),
+                                        [1, 0]))
+        return _run(c, _lstm_step, c.e.concat([h0, c0], 1), bcasts,
+                    projected, h0.shape[1], hidden)
     return _run(c, _rnn_step(m.nonlinearity), h0, [w_hh_t], projected,
                 hidden)
 
 
-def _run(c, step, init, bcasts, projected, hidden):
+def _run(c, step, init, bcasts, projected, out, cell=None):
+    """The scan of `step` from `init` ([B, out], or [B, out + cell] of h
+    and c): (its h at every step, the final h, the final c or None)."""
     trajectory = c.e.scan(init, bcasts, [projected], step,
                           save_trajectory=True)
     steps = trajectory.shape[0]
     last = c.e.reshape(c.e.narrow(trajectory, 0, steps - 1, 1), init.shape)
-    outputs = c.e.narrow(trajectory, 2, 0, hidden)
-    h_n = c.e.narrow(last, 1, 0, hidden)
-    c_n = c.e.narrow(last, 1, hidden, hidden) \
-        if init.shape[1] == 2 * hidden else None
+    outputs = c.e.narrow(trajectory, 2, 0, out)
+    h_n = c.e.narrow(last, 1, 0, out)
+    c_n = c.e.narrow(last, 1, out, cell) if cell else None
     return outputs, h_n, c_n
 
 
@@ -112,8 +121,6 @@ def recurrent(c, m, p, x, hx=None):
         raise RLXError(f"{type(m).__name__} of a {type(x).__name__} (packed "
                        "sequences are not translated: pass the padded "
                        "tensor)")
-    if getattr(m, "proj_size", 0):
-        raise RLXError("LSTM with proj_size")
     if m.mode not in _MODES:
         raise RLXError(f"recurrent mode {m.mode}")
     unbatched = x.rank == 2
@@ -124,17 +131,19 @@ def recurrent(c, m, p, x, hx=None):
     steps, batch = x.shape[:2]
     directions = 2 if m.bidirectional else 1
     layers, hidden = m.num_layers, m.hidden_size
-    state_shape = (layers * directions, batch, hidden)
+    # With proj_size, h (and the output) has proj_size features, c hidden.
+    out = getattr(m, "proj_size", 0) or hidden
     h0 = c0 = None
     if hx is not None:
         h0, c0 = hx if m.mode == "LSTM" else (hx, None)
-        h0 = c.e.reshape(h0, state_shape)
-        c0 = c.e.reshape(c0, state_shape) if c0 is not None else None
+        h0 = c.e.reshape(h0, (layers * directions, batch, out))
+        c0 = c.e.reshape(c0, (layers * directions, batch, hidden)) \
+            if c0 is not None else None
 
-    def initial(state, index):
+    def initial(state, index, size):
         if state is None:
-            return c.e.constant(0.0, x.dtype, (batch, hidden))
-        return c.e.reshape(c.e.narrow(state, 0, index, 1), (batch, hidden))
+            return c.e.constant(0.0, x.dtype, (batch, size))
+        return c.e.reshape(c.e.narrow(state, 0, index, 1), (batch, size))
     h_finals, c_finals = [], []
     for layer in range(layers):
         outputs = []
@@ -142,10 +151,10 @@ def recurrent(c, m, p, x, hx=None):
             index = layer * directions + direction
             suffix = f"_l{layer}" + ("_reverse" if direction else "")
             sequence = _reverse_time(c, x) if direction else x
-            out, h_n, c_n = _direction(c, m, p, sequence, suffix,
-                                       initial(h0, index),
-                                       initial(c0, index))
-            outputs.append(_reverse_time(c, out) if direction else out)
+            y, h_n, c_n = _direction(c, m, p, sequence, suffix,
+                                     initial(h0, index, out),
+                                     initial(c0, index, hidden))
+            outputs.append(_reverse_time(c, y) if direction else y)
             h_finals.append(h_n)
             c_finals.append(c_n)
         # Dropout between layers is training-only.
@@ -156,14 +165,14 @@ def recurrent(c, m, p, x, hx=None):
     elif m.batch_first:
         output = c.e.transpose(output, [1, 0, 2])
 
-    def stacked(states):
-        shape = state_shape[:1] + ((hidden,) if unbatched else
-                                   (batch, hidden))
+    def stacked(states, size):
+        shape = (layers * directions,) + ((size,) if unbatched else
+                                          (batch, size))
         return c.e.reshape(c.e.concat(
-            [c.e.reshape(s, (1, batch, hidden)) for s in states], 0), shape)
+            [c.e.reshape(s, (1, batch, size)) for s in states], 0), shape)
     if m.mode == "LSTM":
-        return output, (stacked(h_finals), stacked(c_finals))
-    return output, stacked(h_finals)
+        return output, (stacked(h_finals, out), stacked(c_finals, hidden))
+    return output, stacked(h_finals, hidden)
 
 
 MODULES[nn.LSTM] = MODULES[nn.GRU] = MODULES[nn.RNN] = recurrent

@@ -2,6 +2,7 @@
 # Exceptions. See the LICENSE file for license information.
 """softmax, log_softmax and reductions."""
 
+import collections
 import math
 
 import torch
@@ -143,6 +144,43 @@ def arg_extreme(c, x, kind, dim, keepdim):
             v = c.e.reshape(v, v.shape[:-1])
         results.append(v)
     return tuple(results)
+
+
+def topk(c, x, k, dim=-1, largest=True, sorted=True):
+    """torch.topk: the k largest (or smallest) elements along dim, in
+    order (sorted=False gives them sorted too, one of the orders torch
+    allows), and their i64 positions; ties go to the smaller position.
+    One rlx.top_k along the last axis (dim moved there), of the
+    order-reversed values for the smallest (as arg_extreme)."""
+    if isinstance(k, Value):
+        raise RLXError("topk with k computed by the graph")
+    axis = axis_index(dim, x.rank)
+    if x.rank == 0 or not 1 <= k <= x.shape[axis]:
+        raise RLXError(f"topk of k = {k} along a dim of "
+                       f"{x.shape[axis] if x.rank else 1}")
+    if x.dtype == "i1":
+        raise RLXError("topk of a bool tensor")
+    perm = [d for d in range(x.rank) if d != axis] + [axis]
+    back = [perm.index(d) for d in range(x.rank)]
+    moved = c.e.transpose(x, perm)
+    floating = x.dtype.startswith("f") or x.dtype == "bf16"
+
+    def reverse(v):
+        if floating:
+            return c.e.activation("neg", v)
+        return c.e.binary("sub", c.e.constant(-1, v.dtype), v)
+
+    values, indices = c.e.top_k(moved if largest else reverse(moved), int(k))
+    if not largest:
+        values = reverse(values)
+    return TopK(c.e.transpose(values, back), c.e.transpose(indices, back))
+
+
+# torch.topk's result: a tuple whose fields are named.
+TopK = collections.namedtuple("TopK", ["values", "indices"])
+
+
+FUNCTIONS[torch.topk] = METHODS["topk"] = ATEN["aten.topk.default"] = topk
 
 
 def _max_min(kind):

@@ -1,0 +1,218 @@
+# Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+"""rlx.onnx's TopK, GatherND, ScatterND, ScatterElements and Einsum on
+models built with onnx.helper, against NumPy (the onnx package here has
+no reference evaluator): fresh random inputs each run (seed printed,
+RLX_TEST_SEED=<seed> replays it), f32 within rtol 1e-5 and atol 1e-6,
+indices and integer results exactly; and the variants that are refused,
+each an error naming the node.
+
+Usage: onnx-indexing.py"""
+
+import os
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+import rlx
+import rlx.onnx
+from pychecks import check, expect_error, finish
+
+seed = int(os.environ.get("RLX_TEST_SEED", "0")) or int.from_bytes(
+    os.urandom(4), "little")
+print(f"seed {seed} (replay with RLX_TEST_SEED={seed})")
+rng = np.random.default_rng(seed)
+
+TYPES = {np.dtype(np.float32): TensorProto.FLOAT,
+         np.dtype(np.int64): TensorProto.INT64}
+
+
+def run(nodes, inputs, constants=None, outputs=1):
+    """Imports a one-graph model of `nodes` over `inputs` (name -> array;
+    `constants` become initializers read at import time) and runs it."""
+    constants = constants or {}
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info(n, TYPES[a.dtype], a.shape)
+         for n, a in inputs.items()],
+        [helper.make_tensor_value_info(f"out{k}" if outputs > 1 else "out",
+                                       TensorProto.UNDEFINED, None)
+         for k in range(outputs)],
+        [numpy_helper.from_array(a, n) for n, a in constants.items()])
+    model = helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 16)])
+    text, params = rlx.onnx.import_model(model)
+    result = rlx.compile(text, params=params)(**inputs)
+    return result if outputs > 1 else (result,)
+
+
+def close(got, want, what, exact=False):
+    same = got.shape == want.shape and (
+        np.array_equal(got, want) if exact else
+        np.allclose(got, want, rtol=1e-5, atol=1e-6))
+    error = float(np.max(np.abs(got - want), initial=0)) \
+        if got.shape == want.shape else float("inf")
+    check(same, f"{what}: max abs error {error:.2e}")
+
+
+def f32(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+# TopK: largest and smallest, along the last, a middle and a negative
+# axis; planted ties go to the smaller index.
+x = f32(3, 7, 5)
+x[1, 2, 0] = x[1, 5, 0] = 9.0
+x[0, 1, 3] = x[0, 4, 3] = -9.0
+for axis, k, largest in ((-1, 3, 1), (1, 4, 1), (1, 2, 0), (0, 3, 0)):
+    values, indices = run(
+        [helper.make_node("TopK", ["x", "k"], ["out0", "out1"], axis=axis,
+                          largest=largest)],
+        {"x": x}, {"k": np.array([k], np.int64)}, outputs=2)
+    order = np.argsort(-x if largest else x, axis=axis, kind="stable")
+    want_i = np.take(order, np.arange(k), axis=axis)
+    close(indices, want_i, f"TopK axis {axis} k {k} largest {largest}: "
+          "indices", exact=True)
+    close(values, np.take_along_axis(x, want_i, axis),
+          f"TopK axis {axis} k {k} largest {largest}: values", exact=True)
+ix = rng.integers(-50, 50, (4, 9))
+values, indices = run([helper.make_node("TopK", ["x", "k"], ["out0", "out1"],
+                                        largest=0)],
+                      {"x": ix}, {"k": np.array([3], np.int64)}, outputs=2)
+order = np.argsort(ix, axis=-1, kind="stable")[:, :3]
+close(values, np.take_along_axis(ix, order, -1), "TopK smallest of int64",
+      exact=True)
+
+# GatherND: whole slices, single elements, batch_dims 1, negative indices.
+data = f32(4, 5, 6)
+cases = [
+    (rng.integers(-4, 4, (3, 1)), 0, lambda d, i: d[i[..., 0]]),
+    (np.stack([rng.integers(-4, 4, (2, 3)), rng.integers(-5, 5, (2, 3)),
+               rng.integers(0, 6, (2, 3))], -1), 0,
+     lambda d, i: d[i[..., 0], i[..., 1], i[..., 2]]),
+    (rng.integers(-5, 5, (4, 2, 1)), 1,
+     lambda d, i: np.stack([d[b][i[b, :, 0]] for b in range(4)])),
+]
+for indices, batch_dims, reference in cases:
+    (got,) = run([helper.make_node("GatherND", ["data", "indices"], ["out"],
+                                   batch_dims=batch_dims)],
+                 {"data": data, "indices": indices})
+    close(got, reference(data, indices),
+          f"GatherND of indices {list(indices.shape)} batch_dims "
+          f"{batch_dims}", exact=True)
+
+# ScatterND: rows and single elements (distinct positions, as ONNX
+# requires without a reduction), reduction add with repeats.
+rows = rng.permutation(4)[:3].reshape(3, 1)
+updates = f32(3, 5, 6)
+want = data.copy()
+want[rows[:, 0]] = updates
+(got,) = run([helper.make_node("ScatterND", ["data", "indices", "updates"],
+                               ["out"])],
+             {"data": data, "indices": rows, "updates": updates})
+close(got, want, "ScatterND of rows", exact=True)
+flat = rng.permutation(4 * 5 * 6)[:7]
+points = np.stack(np.unravel_index(flat, (4, 5, 6)), -1)
+points[0] -= [4, 5, 6]  # negative indices count from the end
+values = f32(7)
+want = data.copy()
+want.reshape(-1)[flat] = values
+(got,) = run([helper.make_node("ScatterND", ["data", "indices", "updates"],
+                               ["out"])],
+             {"data": data, "indices": points, "updates": values})
+close(got, want, "ScatterND of elements", exact=True)
+repeats = rng.integers(0, 4, (6, 2))
+more = f32(6, 6)
+want = data.copy()
+np.add.at(want, (repeats[:, 0], repeats[:, 1]), more)
+(got,) = run([helper.make_node("ScatterND", ["data", "indices", "updates"],
+                               ["out"], reduction="add")],
+             {"data": data, "indices": repeats, "updates": more})
+close(got, want, "ScatterND reduction add with repeated indices")
+
+# ScatterElements along each axis (distinct positions along the axis),
+# and reduction add with repeats.
+for axis in (0, 1, -1):
+    size = data.shape[axis]
+    shape = list(data.shape)
+    shape[axis] = 3
+    index = np.argsort(rng.random(data.shape), axis=axis).take(
+        range(3), axis=axis) - size * rng.integers(0, 2, shape)
+    src = f32(*shape)
+    want = data.copy()
+    np.put_along_axis(want, index % size, src, axis)
+    (got,) = run([helper.make_node("ScatterElements",
+                                   ["data", "indices", "updates"], ["out"],
+                                   axis=axis)],
+                 {"data": data, "indices": index, "updates": src})
+    close(got, want, f"ScatterElements axis {axis}", exact=True)
+index = rng.integers(0, 5, (4, 7, 6))
+src = f32(4, 7, 6)
+want = data.copy()
+for i, j, k in np.ndindex(*index.shape):
+    want[i, index[i, j, k], k] += src[i, j, k]
+(got,) = run([helper.make_node("ScatterElements",
+                               ["data", "indices", "updates"], ["out"],
+                               axis=1, reduction="add")],
+             {"data": data, "indices": index, "updates": src})
+close(got, want, "ScatterElements reduction add with repeated indices")
+
+# Einsum: matmuls, batches, a bilinear form, outer products, traces of
+# summed indices, broadcast ellipses, implicit outputs, three operands,
+# diagonals.
+einsums = [
+    ("ij,jk->ik", [(4, 5), (5, 3)]),
+    ("bij,bjk->bik", [(2, 4, 5), (2, 5, 3)]),
+    ("bhqd,bhkd->bhqk", [(2, 3, 4, 8), (2, 3, 6, 8)]),
+    ("bn,anm,bm->ba", [(3, 4), (5, 4, 6), (3, 6)]),
+    ("i,j->ij", [(4,), (5,)]),
+    ("ij->", [(4, 5)]),
+    ("ijk->kj", [(3, 4, 5)]),
+    ("...ij,...jk->...ik", [(2, 3, 4, 5), (3, 5, 2)]),
+    ("ij,jk", [(4, 5), (5, 3)]),
+    ("ba,ca", [(3, 4), (5, 4)]),
+    ("i,i->", [(6,), (6,)]),
+    ("abc,cd,de->abe", [(2, 3, 4), (4, 5), (5, 2)]),
+    ("bij,jk->bik", [(1, 4, 5), (5, 3)]),
+    ("ii->i", [(5, 5)]),
+    ("ii", [(5, 5)]),
+    ("...ii->...i", [(2, 3, 4, 4)]),
+    ("bii,bij->bj", [(2, 4, 4), (2, 4, 3)]),
+]
+for equation, shapes in einsums:
+    operands = {f"x{k}": f32(*s) for k, s in enumerate(shapes)}
+    (got,) = run([helper.make_node("Einsum", list(operands), ["out"],
+                                   equation=equation)], operands)
+    close(got, np.einsum(equation, *operands.values()), f"Einsum {equation}")
+
+# The variants that are refused, each naming the node.
+graph = helper.make_graph(
+    [helper.make_node("Einsum", ["x"], ["out"], equation="ij->ii",
+                      name="twice")],
+    "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 3])],
+    [helper.make_tensor_value_info("out", TensorProto.FLOAT, [3])])
+expect_error(lambda: rlx.onnx.import_model(helper.make_model(
+    graph, opset_imports=[helper.make_opsetid("", 16)])),
+    "node 0 'twice' (op_type Einsum, domain ai.onnx, opset 16): einsum "
+    "'ij->ii' with an output index repeated", "an Einsum output index twice")
+graph = helper.make_graph(
+    [helper.make_node("TopK", ["x", "k"], ["v", "i"], name="topk")], "g",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 3]),
+     helper.make_tensor_value_info("k", TensorProto.INT64, [1])],
+    [helper.make_tensor_value_info("v", TensorProto.FLOAT, None)])
+expect_error(lambda: rlx.onnx.import_model(helper.make_model(
+    graph, opset_imports=[helper.make_opsetid("", 16)])),
+    "'topk' (op_type TopK, domain ai.onnx, opset 16): TopK's K computed by "
+    "the graph", "a TopK of a graph-computed K")
+graph = helper.make_graph(
+    [helper.make_node("ScatterND", ["x", "i", "u"], ["out"], name="mul",
+                      reduction="mul")], "g",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 3]),
+     helper.make_tensor_value_info("i", TensorProto.INT64, [2, 1]),
+     helper.make_tensor_value_info("u", TensorProto.FLOAT, [2, 3])],
+    [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)])
+expect_error(lambda: rlx.onnx.import_model(helper.make_model(
+    graph, opset_imports=[helper.make_opsetid("", 16)])),
+    "'mul' (op_type ScatterND, domain ai.onnx, opset 16): ScatterND with "
+    "reduction mul", "a ScatterND with reduction mul")
+finish()
