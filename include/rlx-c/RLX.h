@@ -232,6 +232,14 @@ RLX_CAPI_EXPORTED RlxStatus rlxGraphFindArgument(RlxGraph graph,
  * `size` must be the argument's size in bytes. */
 RLX_CAPI_EXPORTED RlxStatus rlxGraphBind(RlxGraph graph, const char *name,
                                          const void *data, size_t size);
+/* Binds `count` arguments at once: names[i] gets sizes[i] bytes at data[i],
+ * each checked as by rlxGraphBind. All are checked and copied before any is
+ * bound, so a failure binds none, and a run in another thread sees either
+ * none or all of them bound. */
+RLX_CAPI_EXPORTED RlxStatus rlxGraphBindMany(RlxGraph graph,
+                                             const char *const *names,
+                                             const void *const *data,
+                                             const size_t *sizes, size_t count);
 /* Binds every tensor of the .safetensors file `path` that names an
  * argument (others are ignored, as in a checkpoint of a larger model);
  * fails if one's dtype or shape does not match. Sets `*bound` (may be NULL)

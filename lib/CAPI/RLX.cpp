@@ -35,6 +35,7 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <shared_mutex>
 #include <type_traits>
 
 #include <dlfcn.h>
@@ -51,6 +52,29 @@ struct RlxStatusImpl {
 /// (rlxGetLastErrorMessage).
 static thread_local std::string lastErrorMessage;
 
+namespace {
+/// A readers-writer lock in which a waiting writer holds back readers that
+/// come after it: runs that keep overlapping never starve a bind, as they
+/// would under std::shared_mutex alone (glibc's rwlock prefers readers).
+class GraphLock {
+public:
+  void lock() {
+    std::lock_guard<std::mutex> turn(turnstile);
+    rw.lock();
+  }
+  void unlock() { rw.unlock(); }
+  void lock_shared() {
+    std::lock_guard<std::mutex> turn(turnstile);
+    rw.lock_shared();
+  }
+  void unlock_shared() { rw.unlock_shared(); }
+
+private:
+  std::mutex turnstile;
+  std::shared_mutex rw;
+};
+} // namespace
+
 struct RlxGraphImpl {
   std::unique_ptr<CompiledGraph> graph;
   /// Shapes and names in the form RlxTensorSpec points into.
@@ -63,7 +87,42 @@ struct RlxGraphImpl {
   /// Set by rlxGraphInterrupt, from any thread or a signal handler; read by
   /// a bench between its runs.
   std::atomic<bool> interrupt{false};
+  /// The threading contract (docs/c-api.md): a run holds this lock from
+  /// reading the bound data to its end, shared where the runtime lets runs
+  /// of one graph overlap (CompiledGraph::allowsConcurrentRuns), else
+  /// exclusive; a bind replaces bound data under it exclusively. So a run
+  /// sees every bound tensor as before or as after a bind, never a buffer
+  /// half rewritten or freed under it.
+  GraphLock lock;
+  bool concurrentRuns = false;
 };
+
+namespace {
+/// The lock of one run of `graph` (shared or exclusive, as its runtime
+/// allows), held for the run's whole call.
+class RunLock {
+public:
+  explicit RunLock(RlxGraphImpl &graph)
+      : mutex(graph.lock), shared(graph.concurrentRuns) {
+    if (shared)
+      mutex.lock_shared();
+    else
+      mutex.lock();
+  }
+  ~RunLock() {
+    if (shared)
+      mutex.unlock_shared();
+    else
+      mutex.unlock();
+  }
+  RunLock(const RunLock &) = delete;
+  RunLock &operator=(const RunLock &) = delete;
+
+private:
+  GraphLock &mutex;
+  bool shared;
+};
+} // namespace
 
 // The enum values of RlxDType are DType's, so a cast converts them.
 static_assert(RLX_DTYPE_F32 == static_cast<int>(DType::F32) &&
@@ -243,6 +302,7 @@ static llvm::StringRef entryOf(const RlxCompileOptions *options) {
 static RlxGraph wrapGraph(std::unique_ptr<CompiledGraph> compiled) {
   auto *graph = new RlxGraphImpl();
   graph->graph = std::move(compiled);
+  graph->concurrentRuns = graph->graph->allowsConcurrentRuns();
   const GraphSignature &signature = graph->graph->getSignature();
   auto describe = [](const TensorSpec &spec, const char *name) {
     RlxTensorSpec result;
@@ -254,12 +314,11 @@ static RlxGraph wrapGraph(std::unique_ptr<CompiledGraph> compiled) {
     result.param = spec.param.c_str();
     return result;
   };
-  static_assert(RLX_TENSOR_INPUT == static_cast<int>(TensorSpec::Kind::Input) &&
-                    RLX_TENSOR_OUTPUT ==
-                        static_cast<int>(TensorSpec::Kind::Result) &&
-                    RLX_TENSOR_STATE ==
-                        static_cast<int>(TensorSpec::Kind::State),
-                "RlxTensorKind must mirror TensorSpec::Kind");
+  static_assert(
+      RLX_TENSOR_INPUT == static_cast<int>(TensorSpec::Kind::Input) &&
+          RLX_TENSOR_OUTPUT == static_cast<int>(TensorSpec::Kind::Result) &&
+          RLX_TENSOR_STATE == static_cast<int>(TensorSpec::Kind::State),
+      "RlxTensorKind must mirror TensorSpec::Kind");
   for (const TensorSpec &spec : signature.arguments)
     graph->arguments.push_back(describe(spec, spec.name.c_str()));
   for (size_t i = 0; i < signature.results.size(); ++i)
@@ -561,9 +620,11 @@ RlxStatus rlxGraphFindArgument(RlxGraph graph, const char *name,
   return nullptr;
 }
 
-RlxStatus rlxGraphBind(RlxGraph graph, const char *name, const void *data,
-                       size_t size) {
-  size_t index = 0;
+/// A copy of `size` bytes at `data` as argument `name` of `graph`, checked
+/// against its spec; `index` is the argument's.
+static RlxStatus copyForBind(RlxGraph graph, const char *name, const void *data,
+                             size_t size, size_t &index,
+                             std::optional<HostTensor> &tensor) {
   if (RlxStatus status = rlxGraphFindArgument(graph, name, &index))
     return status;
   if (RlxStatus status = requireArgument(data, "the data"))
@@ -585,14 +646,41 @@ RlxStatus rlxGraphBind(RlxGraph graph, const char *name, const void *data,
                       ", " + llvm::Twine(*expected) + " bytes; got " +
                       llvm::Twine(size) + " bytes");
   std::string error;
-  std::optional<HostTensor> tensor =
-      HostTensor::create(spec.dtype, spec.shape, error);
+  tensor = HostTensor::create(spec.dtype, spec.shape, error);
   if (!tensor)
     return makeStatus(llvm::Twine("'") + name + "': " + error);
   std::memcpy(tensor->data(), data, size);
-  graph->bound[index] = std::move(*tensor);
-  graph->isBound[index] = true;
   return nullptr;
+}
+
+RlxStatus rlxGraphBindMany(RlxGraph graph, const char *const *names,
+                           const void *const *data, const size_t *sizes,
+                           size_t count) {
+  if (RlxStatus status = requireArgument(graph, "the graph"))
+    return status;
+  if (count && (!names || !data || !sizes))
+    return makeStatus("rlxGraphBindMany: names, data and sizes must not be "
+                      "NULL when count is not 0");
+  std::vector<std::pair<size_t, std::optional<HostTensor>>> copies(count);
+  for (size_t i = 0; i < count; ++i)
+    if (RlxStatus status = copyForBind(graph, names[i], data[i], sizes[i],
+                                       copies[i].first, copies[i].second))
+      return status;
+  // Copied before the lock, swapped under one hold of it: runs wait only
+  // for the swaps, see all of the tensors bound or none, and the replaced
+  // data is freed with `copies`, when no run can hold it.
+  std::unique_lock<GraphLock> lock(graph->lock);
+  for (auto &[index, tensor] : copies) {
+    std::swap(graph->bound[index], *tensor);
+    graph->isBound[index] = true;
+  }
+  lock.unlock();
+  return nullptr;
+}
+
+RlxStatus rlxGraphBind(RlxGraph graph, const char *name, const void *data,
+                       size_t size) {
+  return rlxGraphBindMany(graph, &name, &data, &size, 1);
 }
 
 /// Binds every tensor of `tensors` that names an argument of `graph`, all
@@ -615,9 +703,14 @@ bindParams(RlxGraph graph, const char *path,
       return makeStatus(std::move(error));
     matches.emplace_back(*index, &tensor.tensor);
   }
-  for (auto [index, tensor] : matches) {
-    graph->bound[index] = std::move(*tensor);
-    graph->isBound[index] = true;
+  // All swapped under one hold of the lock: a run sees the whole file
+  // bound or none of it; the replaced data is freed with `tensors`.
+  {
+    std::unique_lock<GraphLock> lock(graph->lock);
+    for (auto [index, tensor] : matches) {
+      std::swap(graph->bound[index], *tensor);
+      graph->isBound[index] = true;
+    }
   }
   if (bound)
     *bound = matches.size();
@@ -648,7 +741,10 @@ RlxStatus rlxGraphBindParams(RlxGraph graph, const char *path, size_t *bound) {
 }
 
 int rlxGraphIsBound(RlxGraph graph, size_t index) {
-  return graph && index < graph->isBound.size() && graph->isBound[index];
+  if (!graph || index >= graph->isBound.size())
+    return 0;
+  std::shared_lock<GraphLock> lock(graph->lock);
+  return graph->isBound[index];
 }
 
 /// The buffers of a run: the caller's, or the bound data where the caller
@@ -689,6 +785,9 @@ static RlxStatus gatherBuffers(RlxGraph graph, const void *const *arguments,
 RlxStatus rlxGraphRun(RlxGraph graph, const void *const *arguments,
                       size_t numArguments, void *const *outputs,
                       size_t numOutputs) {
+  if (RlxStatus status = requireArgument(graph, "the graph"))
+    return status;
+  RunLock lock(*graph);
   std::vector<const void *> argumentData;
   std::vector<void *> outputData;
   if (RlxStatus status = gatherBuffers(graph, arguments, numArguments, outputs,
@@ -716,6 +815,7 @@ RlxStatus rlxGraphRunShaped(RlxGraph graph, const void *const *arguments,
                       llvm::Twine(numOutputs) + " output slots");
   if (RlxStatus status = requireArgument(outputs, "the outputs"))
     return status;
+  RunLock lock(*graph);
   std::vector<const void *> data;
   std::vector<std::vector<int64_t>> shapes;
   for (size_t i = 0; i < signature.arguments.size(); ++i) {
@@ -785,6 +885,9 @@ RlxStatus rlxGraphBench(RlxGraph graph, const void *const *arguments,
     return status;
   if (timedRuns == 0)
     return makeStatus("the bench needs at least 1 timed run, got 0");
+  if (RlxStatus status = requireArgument(graph, "the graph"))
+    return status;
+  RunLock lock(*graph);
   std::vector<const void *> argumentData;
   std::vector<void *> outputData;
   if (RlxStatus status = gatherBuffers(graph, arguments, numArguments, outputs,

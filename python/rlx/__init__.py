@@ -321,11 +321,20 @@ class Graph:
             return self
         merged = dict(params or {})
         merged.update(arrays)
+        buffers = {name: self._convert(self._index(name), value)
+                   for name, value in merged.items()}
+        # One C call for all: a run in another thread sees all of them
+        # bound or none (the C API's per-graph lock, docs/c-api.md).
+        count = len(buffers)
+        names = (ctypes.c_char_p * max(1, count))(
+            *(name.encode() for name in buffers))
+        pointers = (ctypes.c_void_p * max(1, count))(
+            *(buffer.ctypes.data for buffer in buffers.values()))
+        sizes = (ctypes.c_size_t * max(1, count))(
+            *(buffer.nbytes for buffer in buffers.values()))
+        _capi.check(lib.rlxGraphBindMany(self._handle, names, pointers, sizes,
+                                         count))
         for name, value in merged.items():
-            buffer = self._convert(self._index(name), value)
-            _capi.check(lib.rlxGraphBind(
-                self._handle, name.encode(), buffer.ctypes.data,
-                buffer.nbytes))
             self._params[name] = np.array(value, copy=True)
         return self
 

@@ -1,12 +1,13 @@
 # Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 # Exceptions. See the LICENSE file for license information.
 """rlx.torch's topk, diagonal, overwriting scatters (scatter,
-scatter_reduce, index_put, `x[i] = v`), einsum and LSTM with proj_size,
-through symbolic tracing and through make_fx (aten), against eager
-PyTorch on fresh random inputs (f32 within rtol 1e-5 and atol 1e-5;
-indices exactly); rlx.grad through imported scatters, an einsum and an
-LSTM with proj_size against torch.autograd; the variants that are
-refused.
+scatter_reduce, index_put, `x[i] = v`), einsum, conv3d, area
+interpolation and LSTM with proj_size, through symbolic tracing and through make_fx (aten), against
+eager PyTorch on fresh random inputs (f32 within rtol 1e-5 and atol
+1e-5; indices exactly); rlx.grad through imported scatters, an einsum,
+a conv3d, bilinear and area interpolations and an LSTM with proj_size
+against torch.autograd; the
+variants that are refused.
 
 Usage: torch-import-ops.py"""
 
@@ -16,6 +17,7 @@ import warnings
 import numpy as np
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 import rlx
 import rlx.torch
@@ -203,6 +205,36 @@ for equation, shapes in [
          *[torch.randn(s) for s in shapes])
 
 
+# conv3d: one rlx.conv per kernel depth. Padding, strides, dilations
+# and groups in each dim, bias or none, unbatched; F.conv3d through
+# make_fx (aten's convolution of rank 5).
+compare("Conv3d 3x3x3, padding 1", nn.Sequential(nn.Conv3d(3, 4, 3,
+                                                           padding=1)),
+        torch.randn(2, 3, 5, 6, 7))
+compare("Conv3d strides, dilation, groups, no bias", nn.Sequential(
+    nn.Conv3d(4, 6, (3, 2, 3), stride=(2, 1, 2), padding=(2, 1, 0),
+              dilation=(2, 1, 1), groups=2, bias=False)),
+    torch.randn(1, 4, 9, 5, 6))
+compare("Conv3d unbatched", nn.Sequential(nn.Conv3d(2, 3, 2)),
+        torch.randn(2, 4, 4, 4))
+both("F.conv3d", lambda t, w, b: F.conv3d(t, w, b, (1, 2, 1), (1, 0, 1),
+                                          (1, 1, 2)),
+     torch.randn(2, 3, 4, 6, 7), torch.randn(5, 3, 2, 3, 3),
+     torch.randn(5))
+
+
+images = torch.randn(2, 3, 6, 7)
+# F.interpolate area (adaptive average pooling) and nn.AdaptiveAvgPool2d
+# with windows of several sizes, overlapping.
+for size in ((4, 5), (3, 3), (9, 4)):
+    symbolic(f"F.interpolate area to {size}", lambda t, s=size:
+             F.interpolate(t, size=s, mode="area"), images)
+compare("AdaptiveAvgPool2d((4, 3))", nn.Sequential(nn.AdaptiveAvgPool2d(
+    (4, 3))), images)
+compare("AdaptiveAvgPool1d(4)", nn.Sequential(nn.AdaptiveAvgPool1d(4)),
+        torch.randn(2, 3, 7))
+
+
 # LSTM with proj_size: h (and the output) projected to proj_size
 # features; layers, directions, batch first, initial states, unbatched.
 class Recurrent(nn.Module):
@@ -283,6 +315,37 @@ class RecurrentLoss(nn.Module):
 
 check_gradients("of an LSTM with proj_size", RecurrentLoss(),
                 torch.randn(6, 2, 3))
+
+
+class ResizeLoss(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.randn(3, 1, 1))
+        self.register_buffer("weights", torch.randn(2, 3, 10, 11))
+
+    def forward(self, x):
+        y = F.interpolate(x * self.scale, scale_factor=1.7, mode="bilinear")
+        return (y * self.weights).sum() + F.interpolate(
+            y, size=(4, 5), mode="area").sum()
+
+
+check_gradients("through bilinear and area interpolations", ResizeLoss(),
+                torch.randn(2, 3, 6, 7))
+
+
+class ConvLoss(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv3d(4, 6, (3, 2, 2), stride=(2, 1, 1),
+                              padding=(1, 1, 0), dilation=(1, 2, 1),
+                              groups=2)
+        self.register_buffer("weights", torch.randn(2, 6, 3, 5, 4))
+
+    def forward(self, x):
+        return (self.conv(x) * self.weights).sum()
+
+
+check_gradients("of a Conv3d", ConvLoss(), torch.randn(2, 4, 5, 5, 5))
 
 # Refused variants name the node.
 expect_error(lambda: rlx.torch.import_module(

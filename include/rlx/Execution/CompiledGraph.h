@@ -135,7 +135,19 @@ public:
     liveFn = reinterpret_cast<BufferLiveFn>(lookup(kBufferLiveSymbol));
     failAllocationFn = reinterpret_cast<DebugFailAllocationFn>(
         lookup(kDebugFailAllocationSymbol));
+    auto concurrent =
+        reinterpret_cast<ConcurrentRunsFn>(lookup(kConcurrentRunsSymbol));
+    concurrentRuns = concurrent && concurrent();
   }
+
+  /// Whether several threads may run this graph at once: where its runtime
+  /// says so (rlx_rt_concurrent_runs: the CPU runtime gives each run its own
+  /// buffers from a locked pool and keeps a run's failure state per thread,
+  /// and the compiled code writes no global) and the graph is not profiled
+  /// (its per-op timers are shared counters). Other runtimes make no such
+  /// promise (cuda's replays a CUDA graph captured from an earlier run), so
+  /// their runs take turns (the C API's per-graph lock, docs/c-api.md).
+  bool allowsConcurrentRuns() const { return concurrentRuns && !isProfiled(); }
 
   /// The bytes the runtime's buffers hold now; -1 where it does not count
   /// them. With a run's failure, they return to their value before it.
@@ -197,6 +209,7 @@ private:
   FreeOutputFn freeOutputFn = nullptr;
   BufferLiveFn liveFn = nullptr;
   DebugFailAllocationFn failAllocationFn = nullptr;
+  bool concurrentRuns = false;
   std::shared_ptr<void> code;
   /// The library `load` opened (never closed), and its path.
   void *library = nullptr;

@@ -99,6 +99,11 @@ inline constexpr llvm::StringLiteral kBufferLiveSymbol =
     "rlx_rt_buffer_live_bytes";
 inline constexpr llvm::StringLiteral kDebugFailAllocationSymbol =
     "rlx_rt_debug_fail_allocation";
+/// Optional. `int32_t rlx_rt_concurrent_runs(void)`, nonzero: the runtime
+/// lets several threads run one graph at once (the CPU runtime's).
+inline constexpr llvm::StringLiteral kConcurrentRunsSymbol =
+    "rlx_rt_concurrent_runs";
+using ConcurrentRunsFn = int32_t (*)();
 
 /// The argument of `rlx_graph_run` for dense row-major tensors: one ranked
 /// memref descriptor {allocated, aligned, offset, sizes[rank],

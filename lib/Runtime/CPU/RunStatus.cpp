@@ -156,6 +156,13 @@ rlx_rt_run_guarded(void (*run)(void **), void **descriptors, char *message,
   return state.outOfMemory ? 2 : 1;
 }
 
+/// Declares that several threads may run one graph of this runtime at once
+/// (CompiledGraph::allowsConcurrentRuns): a run's status is per thread and
+/// its buffers come from the locked pool, one set per run.
+__attribute__((visibility("default"))) int32_t rlx_rt_concurrent_runs(void) {
+  return 1;
+}
+
 /// Outputs a graph returns are buffers of the runtime's pool.
 __attribute__((visibility("default"))) void
 rlx_rt_free_output(void *allocated) {

@@ -88,6 +88,8 @@ def _back_to_1d(c, y, spatial):
 def conv(c, inputs, attrs):
     x, w = c.value(inputs[0]), c.value(inputs[1])
     bias = c.value(inputs[2]) if len(inputs) > 2 else None
+    if x.rank == 5:
+        return _conv3d(c, x, w, bias, attrs)
     spatial = _spatial(x, "Conv")
     x2, kernel, strides, pads, dilations = _geometry(c, x, w.shape, attrs,
                                                      0.0)
@@ -96,6 +98,20 @@ def conv(c, inputs, attrs):
     y = torch_nn.conv2d(c, x2, w, bias, strides, pads, dilations,
                         attrs.get("group", 1))
     return _back_to_1d(c, y, spatial)
+
+
+def _conv3d(c, x, w, bias, attrs):
+    """A 3-d Conv: the torch importer's conv3d (one rlx.conv per kernel
+    depth), asymmetric pads padded ahead of it."""
+    kernel = list(attrs.get("kernel_shape") or w.shape[2:])
+    strides = list(attrs.get("strides", [1] * 3))
+    dilations = list(attrs.get("dilations", [1] * 3))
+    before, after = _pads(c, x, attrs, kernel, strides, dilations)
+    if before != after:
+        x = _explicit_pad(c, x, before, after, 0.0)
+        before = [0] * 3
+    return torch_nn.conv3d(c, x, w, bias, strides, before, dilations,
+                           attrs.get("group", 1))
 
 
 @op("ConvTranspose")

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from ..._capi import RLXError
 from .common import (ATEN, FUNCTIONS, MODULES, NAMED_FUNCTIONS, NoIndices,
                      axis_index, const, pair)
+from .indexing import take
 from .shapes import embedding, flatten
 
 
@@ -141,6 +142,56 @@ def conv1d(c, x, weight, bias=None, stride=1, padding=0, dilation=1,
         (1, _single(dilation)), groups))
 
 
+def _triple(v):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v, v, v)
+
+
+def conv3d(c, x, weight, bias=None, stride=1, padding=0, dilation=1,
+           groups=1):
+    """3-d convolution of [N, C, D, H, W] (or unbatched [C, D, H, W]) as
+    one rlx.conv (2-d) per kernel depth kd, summed: each convolves the
+    input's depth slices d * sD - pD + kd * dD of every output depth d,
+    moved into the batch ([N * D_out, C, H, W]), with the weight's slice
+    kd. The same products and sums as a direct 3-d convolution (and its
+    gradient, through rlx.conv's), with the depth sum last; the depth
+    padding is an rlx.concat of zeros."""
+    if isinstance(padding, str):
+        raise RLXError(f"conv3d padding='{padding}' (give the sizes)")
+    if x.rank == 4:
+        y = conv3d(c, c.e.reshape(x, (1,) + x.shape), weight, bias, stride,
+                   padding, dilation, groups)
+        return c.e.reshape(y, y.shape[1:])
+    if x.rank != 5 or weight.rank != 5:
+        raise RLXError(f"conv3d of a rank-{x.rank} input and a "
+                       f"rank-{weight.rank} weight")
+    (sd, *s2), (pd, *p2), (dd, *d2) = (_triple(stride), _triple(padding),
+                                       _triple(dilation))
+    n, channels, depth = x.shape[:3]
+    out_c, in_per_group, kd = weight.shape[:3]
+    if pd:
+        zeros = c.e.constant(0.0, x.dtype, (n, channels, pd) + x.shape[3:])
+        x = c.e.concat([zeros, x, zeros], 2)
+        depth += 2 * pd
+    out_d = (depth - dd * (kd - 1) - 1) // sd + 1
+    if out_d < 1:
+        raise RLXError(f"conv3d of depth {depth} (padded) by a kernel of "
+                       f"{kd} dilated by {dd}")
+    moved = c.e.transpose(x, [0, 2, 1, 3, 4])
+    total = None
+    for k in range(kd):
+        rows = take(c, moved, 1, [k * dd + o * sd for o in range(out_d)])
+        rows = c.e.reshape(rows, (n * out_d, channels) + x.shape[3:])
+        w = c.e.reshape(c.e.narrow(weight, 2, k, 1),
+                        (out_c, in_per_group) + weight.shape[3:])
+        y = c.e.conv(rows, w, tuple(s2), tuple(p2), tuple(d2), groups)
+        total = y if total is None else c.e.binary("add", total, y)
+    y = c.e.transpose(c.e.reshape(total, (n, out_d) + total.shape[1:]),
+                      [0, 2, 1, 3, 4])
+    if bias is not None:
+        y = c.e.binary("add", y, c.e.reshape(bias, (bias.shape[0], 1, 1, 1)))
+    return y
+
+
 def conv_transpose2d(c, x, weight, bias=None, stride=1, padding=0,
                      output_padding=0, groups=1, dilation=1):
     y = c.e.conv_transpose2d(x, weight, pair(stride), pair(padding),
@@ -160,9 +211,11 @@ def conv_transpose1d(c, x, weight, bias=None, stride=1, padding=0,
 
 def _convolution(c, x, weight, bias, stride, padding, dilation, transposed,
                  output_padding, groups, *rest):
+    if x.rank == 5 and not transposed:
+        return conv3d(c, x, weight, bias, stride, padding, dilation, groups)
     if x.rank not in (3, 4):
-        raise RLXError(f"a convolution of a rank-{x.rank} tensor (1-d and "
-                       "2-d are translated)")
+        raise RLXError(f"a convolution of a rank-{x.rank} tensor (1-d, 2-d "
+                       "and 3-d are translated; transposed 1-d and 2-d)")
     if transposed:
         function = conv_transpose1d if x.rank == 3 else conv_transpose2d
         return function(c, x, weight, bias, stride, padding, output_padding,
@@ -205,6 +258,8 @@ FUNCTIONS[F.conv_transpose1d] = conv_transpose1d
 FUNCTIONS[torch.conv_transpose1d] = conv_transpose1d
 MODULES[nn.Conv2d] = _conv_module(conv2d)
 MODULES[nn.Conv1d] = _conv_module(conv1d)
+MODULES[nn.Conv3d] = _conv_module(conv3d)
+FUNCTIONS[F.conv3d] = FUNCTIONS[torch.conv3d] = conv3d
 MODULES[nn.ConvTranspose2d] = _conv_transpose_module(conv_transpose2d)
 MODULES[nn.ConvTranspose1d] = _conv_transpose_module(conv_transpose1d)
 ATEN["aten.convolution.default"] = _convolution
@@ -314,10 +369,37 @@ def adaptive_avg_pool2d(c, x, output_size):
     if out == (1, 1):
         return c.e.reduce("mean", x, [x.rank - 2, x.rank - 1], True)
     if h % out[0] or w % out[1]:
-        raise RLXError(f"adaptive_avg_pool2d from {h}x{w} to "
-                       f"{out[0]}x{out[1]} (only whole windows)")
+        return _adaptive_windows(c, x, out)
     kernel = (h // out[0], w // out[1])
     return c.e.pool("mean", x, kernel, kernel, (0, 0))
+
+
+def _adaptive_windows(c, x, out):
+    """Adaptive average pooling whose windows overlap or differ in size
+    (F.interpolate's mode 'area'): PyTorch's window i of a dim of `size`
+    is [floor(i * size / out), ceil((i + 1) * size / out)). The window
+    sums are two rlx.matmuls by constant 0/1 matrices (rows, then
+    columns), divided by each window's element count, as PyTorch divides
+    its sum."""
+    h, w = x.shape[-2:]
+
+    def windows(size, count):
+        ones = np.zeros((count, size), np.float64)
+        for i in range(count):
+            ones[i, (i * size) // count:-((-(i + 1) * size) // count)] = 1
+        return ones
+    rows, cols = windows(h, out[0]), windows(w, out[1])
+    if rows.size > 4096 or cols.size > 4096:
+        raise RLXError(f"adaptive_avg_pool2d from {h}x{w} to "
+                       f"{out[0]}x{out[1]}: windows of other sizes are "
+                       "summed by constant matrices of out x in elements, "
+                       "at most 4096")
+    def constant(array):
+        return c.e.cast(c.e.constant(array.astype(np.float32), "f32"),
+                        x.dtype)
+    y = c.e.matmul(c.e.matmul(constant(rows), x), constant(cols.T))
+    counts = rows.sum(1, keepdims=True) * cols.sum(1)[None, :]
+    return c.e.binary("div", y, constant(counts))
 
 
 def max_pool1d(c, x, kernel_size, stride=None, padding=0, dilation=1,

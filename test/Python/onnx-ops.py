@@ -1,13 +1,14 @@
 # Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 # Exceptions. See the LICENSE file for license information.
-"""rlx.onnx's TopK, GatherND, ScatterND, ScatterElements and Einsum on
-models built with onnx.helper, against NumPy (the onnx package here has
-no reference evaluator): fresh random inputs each run (seed printed,
-RLX_TEST_SEED=<seed> replays it), f32 within rtol 1e-5 and atol 1e-6,
-indices and integer results exactly; and the variants that are refused,
-each an error naming the node.
+"""rlx.onnx's TopK, GatherND, ScatterND, ScatterElements, Einsum, 3-d
+Conv and the losses (SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss)
+on models built with onnx.helper, against NumPy (the onnx package here
+has no reference evaluator): fresh random inputs each run (seed
+printed, RLX_TEST_SEED=<seed> replays it), f32 within rtol 1e-5 and atol
+1e-6 (1e-5 for the convolutions), indices and integer results exactly;
+and the variants that are refused, each an error naming the node.
 
-Usage: onnx-indexing.py"""
+Usage: onnx-ops.py"""
 
 import os
 
@@ -184,6 +185,96 @@ for equation, shapes in einsums:
     (got,) = run([helper.make_node("Einsum", list(operands), ["out"],
                                    equation=equation)], operands)
     close(got, np.einsum(equation, *operands.values()), f"Einsum {equation}")
+
+
+
+# A 3-d Conv (the torch importer's conv3d): pads symmetric and not,
+# strides, dilations, groups, bias; against direct loops over the kernel.
+def conv3d(x, w, b, strides, before, after, dilations, groups):
+    x = np.pad(x, [(0, 0), (0, 0)] + list(zip(before, after)))
+    out_c, per_group, *kernel = w.shape
+    sizes = [(n - d * (k - 1) - 1) // s + 1 for n, k, s, d in zip(
+        x.shape[2:], kernel, strides, dilations)]
+    y = np.zeros((x.shape[0], out_c, *sizes), np.float64)
+    outs = out_c // groups
+    for g in range(groups):
+        for k in np.ndindex(*kernel):
+            patch = x[(slice(None), slice(g * per_group, (g + 1) *
+                                          per_group)) + tuple(
+                slice(i * d, i * d + s * (n - 1) + 1, s) for i, d, s, n in
+                zip(k, dilations, strides, sizes))]
+            y[:, g * outs:(g + 1) * outs] += np.einsum(
+                "ncdhw,oc->nodhw", patch,
+                w[(slice(g * outs, (g + 1) * outs), slice(None)) + k])
+    return (y + b.reshape(-1, 1, 1, 1)).astype(np.float32)
+
+
+for attrs, shape, w_shape in [
+        ({}, (2, 3, 4, 5, 6), (4, 3, 3, 3, 3)),
+        ({"strides": [2, 1, 2], "pads": [1, 0, 1, 1, 0, 1],
+          "dilations": [1, 2, 1], "group": 2}, (1, 4, 7, 6, 5),
+         (6, 2, 2, 2, 3)),
+        ({"pads": [0, 1, 2, 1, 0, 0]}, (1, 2, 4, 4, 4), (3, 2, 2, 2, 2))]:
+    x, w, b = f32(*shape), f32(*w_shape), f32(w_shape[0])
+    (got,) = run([helper.make_node("Conv", ["x", "w", "b"], ["out"],
+                                   **attrs)], {"x": x}, {"w": w, "b": b})
+    pads = attrs.get("pads", [0] * 6)
+    want = conv3d(x, w, b, attrs.get("strides", [1] * 3), pads[:3],
+                  pads[3:], attrs.get("dilations", [1] * 3),
+                  attrs.get("group", 1))
+    error = float(np.max(np.abs(got - want))) if got.shape == want.shape \
+        else float("inf")
+    check(got.shape == want.shape and np.allclose(got, want, rtol=1e-5,
+                                                  atol=1e-5),
+          f"3-d Conv {attrs}: max abs error {error:.2e}")
+
+# SoftmaxCrossEntropyLoss and NegativeLogLikelihoodLoss: every
+# reduction, class weights, an ignore_index (negative, and one that some
+# targets hit), extra dims, the log-probabilities output.
+def log_softmax(x):
+    shifted = x - x.max(1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
+
+
+def nll(log_prob, target, weight, ignore, reduction):
+    safe = np.where(target == ignore, 0, target)
+    picked = -np.take_along_axis(log_prob, safe[:, None], 1)[:, 0]
+    scale = np.ones(target.shape) if weight is None else weight[safe]
+    scale = np.where(target == ignore, 0, scale)
+    loss = picked * scale
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.sum() / scale.sum()
+
+
+scores = f32(5, 4, 3)
+labels = rng.integers(0, 4, (5, 3))
+labels[0, 0] = labels[2, 1] = -1
+class_weights = rng.uniform(0.5, 2, 4).astype(np.float32)
+for reduction in ("none", "sum", "mean"):
+    for weighted in (False, True):
+        given = {"w": class_weights} if weighted else {}
+        inputs = ["scores", "labels"] + (["w"] if weighted else [])
+        loss, log_prob = run([helper.make_node(
+            "SoftmaxCrossEntropyLoss", inputs, ["out0", "out1"],
+            reduction=reduction, ignore_index=-1)],
+            {"scores": scores, "labels": labels}, given, outputs=2)
+        want_log_prob = log_softmax(scores.astype(np.float64))
+        close(log_prob, want_log_prob.astype(np.float32),
+              "SoftmaxCrossEntropyLoss log_prob")
+        want = nll(want_log_prob, labels,
+                   class_weights if weighted else None, -1, reduction)
+        close(loss, np.asarray(want, np.float32),
+              f"SoftmaxCrossEntropyLoss {reduction}"
+              f"{' weighted' if weighted else ''} with ignore_index -1")
+log_probs = log_softmax(f32(6, 3))
+targets = rng.integers(0, 3, 6)
+(got,) = run([helper.make_node("NegativeLogLikelihoodLoss",
+                               ["x", "t", "w"], ["out"], ignore_index=1)],
+             {"x": log_probs, "t": targets}, {"w": class_weights[:3]})
+close(got, np.asarray(nll(log_probs, targets, class_weights[:3], 1,
+                          "mean"), np.float32),
+      "NegativeLogLikelihoodLoss mean, weighted, ignore_index 1")
 
 # The variants that are refused, each naming the node.
 graph = helper.make_graph(
