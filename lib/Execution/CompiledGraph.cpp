@@ -22,6 +22,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <link.h>
 #include <unistd.h>
 
 using namespace rlxrt;
@@ -86,6 +87,66 @@ llvm::Error checkSharedLibrary(const std::string &path) {
                   " but the file has " + llvm::Twine(fileSize));
   }
   return llvm::Error::success();
+}
+
+/// The size in bytes of the data symbol at `address` (its ELF st_size),
+/// so that a text read from a library stays within its symbol even where
+/// the NUL that ends it was edited away; nullopt where it cannot be told.
+std::optional<size_t> symbolSize(const void *address) {
+  Dl_info info;
+  void *entry = nullptr;
+  if (!dladdr1(address, &info, &entry, RTLD_DL_SYMENT) || !entry ||
+      info.dli_saddr != address)
+    return std::nullopt;
+  return static_cast<const ElfW(Sym) *>(entry)->st_size;
+}
+
+/// The NUL-terminated text of symbol `name` of `library`: empty where the
+/// library has no such symbol, an error where its NUL is not within it.
+llvm::Expected<llvm::StringRef> symbolText(void *library,
+                                           llvm::StringRef name) {
+  auto *text = static_cast<const char *>(dlsym(library, name.data()));
+  if (!text)
+    return llvm::StringRef();
+  std::optional<size_t> bytes = symbolSize(text);
+  size_t length = bytes ? strnlen(text, *bytes) : 0;
+  if (!bytes || length == *bytes)
+    return llvm::createStringError("its " + name +
+                                   " does not end within its symbol");
+  return llvm::StringRef(text, length);
+}
+
+/// Checks the signature and profile labels of `library` against its
+/// rlx_graph_abi (graphABIRecord) before anything of it is called: a
+/// runner sizes the buffers from the signature, the code from its own
+/// types, so an edited size would let the graph read past the buffers.
+llvm::Expected<GraphSignature> readCheckedSignature(void *library) {
+  llvm::Expected<llvm::StringRef> text =
+      symbolText(library, kGraphSignatureSymbol);
+  if (!text)
+    return text.takeError();
+  llvm::Expected<llvm::StringRef> labels =
+      symbolText(library, kGraphProfileLabelsSymbol);
+  if (!labels)
+    return labels.takeError();
+  auto *abi =
+      static_cast<const uint64_t *>(dlsym(library, kGraphABISymbol.data()));
+  if (!abi)
+    return llvm::createStringError(
+        "it has no " + kGraphABISymbol +
+        " (written by an older compiler: compile it again)");
+  std::optional<size_t> abiBytes = symbolSize(abi);
+  if (!abiBytes || *abiBytes % sizeof(uint64_t))
+    return llvm::createStringError("its " + kGraphABISymbol +
+                                   " is not an array of 64-bit words");
+  llvm::Expected<GraphSignature> signature = GraphSignature::parse(*text);
+  if (!signature)
+    return signature.takeError();
+  if (llvm::Error error =
+          checkGraphABIRecord(llvm::ArrayRef(abi, *abiBytes / sizeof(uint64_t)),
+                              *signature, *text, *labels))
+    return std::move(error);
+  return signature;
 }
 
 } // namespace
@@ -167,9 +228,10 @@ CompiledGraph::load(llvm::StringRef path) {
     return llvm::createStringError(
         "'" + path + "' is not a compiled rlx graph (no " + kGraphRunSymbol +
         " / " + kGraphSignatureSymbol + ")");
-  llvm::Expected<GraphSignature> signature = GraphSignature::parse(text);
+  llvm::Expected<GraphSignature> signature = readCheckedSignature(handle);
   if (!signature)
-    return signature.takeError();
+    return llvm::createStringError(
+        "cannot load '" + path + "': " + llvm::toString(signature.takeError()));
   if (auto ready = reinterpret_cast<GraphReadyFn>(
           dlsym(handle, kGraphReadySymbol.data()))) {
     char reason[512] = {0};

@@ -95,11 +95,11 @@ LogicalResult rlxrt::addGraphEntry(ModuleOp module,
 
   // const char rlx_graph_profile_labels[] =
   //     "label 0\tBYTES FLOPS\nlabel 1\tBYTES FLOPS\n...\0";
+  std::string lines;
   if (auto labels =
           module->getAttrOfType<ArrayAttr>(mlir::rlx::kProfileLabelsAttrName)) {
     auto costs =
         module->getAttrOfType<ArrayAttr>(mlir::rlx::kProfileCostsAttrName);
-    std::string lines;
     for (auto [id, label] : llvm::enumerate(labels)) {
       lines += cast<StringAttr>(label).getValue().str();
       if (costs && id < costs.size())
@@ -109,13 +109,28 @@ LogicalResult rlxrt::addGraphEntry(ModuleOp module,
               "\t" + std::to_string(cost[0]) + " " + std::to_string(cost[1]);
       lines += "\n";
     }
-    lines.push_back('\0');
+    std::string labelText = lines + '\0';
     auto linesType =
-        LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), lines.size());
+        LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), labelText.size());
     LLVM::GlobalOp::create(b, loc, linesType, /*isConstant=*/true,
                            LLVM::Linkage::External, kGraphProfileLabelsSymbol,
-                           b.getStringAttr(lines));
+                           b.getStringAttr(labelText));
   }
+
+  // const uint64_t rlx_graph_abi[]: the layout of the descriptors the entry
+  // above reads and the texts' checksums, so that a loader rejects a
+  // library whose signature was edited (it would size the buffers from the
+  // edited text while the code keeps its own sizes).
+  std::vector<uint64_t> abi =
+      graphABIRecord(signature, llvm::StringRef(text).drop_back(), lines);
+  SmallVector<int64_t> words(abi.begin(), abi.end());
+  auto abiType = LLVM::LLVMArrayType::get(b.getI64Type(), words.size());
+  LLVM::GlobalOp::create(
+      b, loc, abiType, /*isConstant=*/true, LLVM::Linkage::External,
+      kGraphABISymbol,
+      DenseElementsAttr::get(
+          RankedTensorType::get({int64_t(words.size())}, b.getI64Type()),
+          ArrayRef<int64_t>(words)));
   return success();
 }
 

@@ -9,6 +9,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
+
 using namespace rlxrt;
 
 std::string TensorSpec::describe() const {
@@ -175,8 +177,8 @@ llvm::Expected<GraphSignature> GraphSignature::parse(llvm::StringRef text) {
     for (llvm::StringRef field : llvm::drop_begin(fields, 4)) {
       if (field.consume_front("param=")) {
         if (fields[0] != "output" || field.empty() || !spec.param.empty())
-          return fail("expected one 'param=PARAM' on an output, got '" +
-                      line + "'");
+          return fail("expected one 'param=PARAM' on an output, got '" + line +
+                      "'");
         spec.param = field.str();
       } else if (field.consume_front("bound=")) {
         if (fields[0] == "output" || spec.indexBound != 0 ||
@@ -219,4 +221,117 @@ llvm::Expected<GraphSignature> GraphSignature::parse(llvm::StringRef text) {
         .push_back(std::move(spec));
   }
   return sig;
+}
+
+namespace {
+/// 'RLXABI01' read as a little-endian word: the record's format. A change
+/// of the layout below takes a new tag, so an older loader rejects it.
+constexpr uint64_t kABIRecordTag = 0x3130494241584c52ull;
+/// The words before the per-tensor ones: tag, word count, the checksums of
+/// the signature and the profile labels, argument and result counts.
+constexpr size_t kABIHeaderWords = 6;
+constexpr size_t kABIWordsPerTensor = 3;
+/// Elements of a tensor with a `?` dim.
+constexpr uint64_t kABIDynamicElements = ~0ull;
+
+/// 64-bit FNV-1a: detects an edited or damaged text; not a defence against
+/// someone who rewrites the library (its code runs when it is loaded).
+uint64_t checksum(llvm::StringRef text) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char byte : text.bytes()) {
+    hash ^= byte;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+/// Elements of `spec`, kABIDynamicElements with a `?` dim, wrapping like
+/// the compiled code (the record only compares them).
+uint64_t elementsOf(const TensorSpec &spec) {
+  uint64_t elements = 1;
+  for (int64_t dim : spec.shape) {
+    if (dim == TensorSpec::kDynamicDim)
+      return kABIDynamicElements;
+    elements *= static_cast<uint64_t>(dim);
+  }
+  return elements;
+}
+} // namespace
+
+std::vector<uint64_t> rlxrt::graphABIRecord(const GraphSignature &signature,
+                                            llvm::StringRef signatureText,
+                                            llvm::StringRef profileLabels) {
+  size_t tensors = signature.arguments.size() + signature.results.size();
+  std::vector<uint64_t> record = {
+      kABIRecordTag,
+      kABIHeaderWords + kABIWordsPerTensor * tensors,
+      checksum(signatureText),
+      profileLabels.empty() ? 0 : checksum(profileLabels),
+      signature.arguments.size(),
+      signature.results.size()};
+  for (const std::vector<TensorSpec> *specs :
+       {&signature.arguments, &signature.results})
+    for (const TensorSpec &spec : *specs) {
+      record.push_back(static_cast<uint64_t>(spec.dtype));
+      record.push_back(spec.shape.size());
+      record.push_back(elementsOf(spec));
+    }
+  return record;
+}
+
+llvm::Error rlxrt::checkGraphABIRecord(llvm::ArrayRef<uint64_t> record,
+                                       const GraphSignature &signature,
+                                       llvm::StringRef signatureText,
+                                       llvm::StringRef profileLabels) {
+  auto fail = [](const llvm::Twine &why) {
+    return llvm::createStringError(why);
+  };
+  if (record.size() < kABIHeaderWords || record[0] != kABIRecordTag)
+    return fail("its rlx_graph_abi is not of this version's format "
+                "(compile the library again)");
+  if (record[1] != record.size())
+    return fail("its rlx_graph_abi holds " + llvm::Twine(record.size()) +
+                " words but says " + llvm::Twine(record[1]));
+  std::vector<uint64_t> expected =
+      graphABIRecord(signature, signatureText, profileLabels);
+  // The layout first, whose difference says what was changed; then the
+  // checksums, which catch any other edit.
+  if (record[4] != expected[4] || record[5] != expected[5])
+    return fail("its signature lists " + llvm::Twine(expected[4]) +
+                " arguments and " + llvm::Twine(expected[5]) +
+                " outputs, but the compiled entry takes " +
+                llvm::Twine(record[4]) + " and " + llvm::Twine(record[5]));
+  if (record.size() != expected.size())
+    return fail("its rlx_graph_abi holds " + llvm::Twine(record.size()) +
+                " words; its signature needs " + llvm::Twine(expected.size()));
+  size_t index = 0;
+  for (const std::vector<TensorSpec> *specs :
+       {&signature.arguments, &signature.results})
+    for (const TensorSpec &spec : *specs) {
+      size_t at = kABIHeaderWords + kABIWordsPerTensor * index++;
+      if (std::equal(record.begin() + at,
+                     record.begin() + at + kABIWordsPerTensor,
+                     expected.begin() + at))
+        continue;
+      auto elements = [](uint64_t count) -> std::string {
+        return count == kABIDynamicElements
+                   ? "a `?` dim"
+                   : std::to_string(count) + " elements";
+      };
+      const char *dtype = record[at] <= static_cast<uint64_t>(DType::C64)
+                              ? dtypeName(static_cast<DType>(record[at]))
+                              : "an unknown element type";
+      return fail(
+          "its signature gives " + spec.kindName() + " '" + spec.name +
+          "' as " + spec.describe() + " (" + elements(expected[at + 2]) +
+          "), but the compiled entry takes " + dtype + " of rank " +
+          llvm::Twine(record[at + 1]) + " (" + elements(record[at + 2]) + ")");
+    }
+  if (record[2] != expected[2])
+    return fail("its rlx_graph_signature does not match the checksum the "
+                "compiler recorded (the signature was edited or damaged)");
+  if (record[3] != expected[3])
+    return fail("its rlx_graph_profile_labels do not match the checksum the "
+                "compiler recorded (edited or damaged)");
+  return llvm::Error::success();
 }

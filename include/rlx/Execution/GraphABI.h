@@ -84,6 +84,10 @@ inline constexpr llvm::StringLiteral kGraphSignatureSymbol =
     "rlx_graph_signature";
 inline constexpr llvm::StringLiteral kGraphProfileLabelsSymbol =
     "rlx_graph_profile_labels";
+/// `const uint64_t rlx_graph_abi[]`: the layout of the entry's descriptors
+/// and checksums of the two texts above (graphABIRecord), which a loader
+/// checks before any call.
+inline constexpr llvm::StringLiteral kGraphABISymbol = "rlx_graph_abi";
 inline constexpr llvm::StringLiteral kProfileReadSymbol = "rlx_rt_profile_read";
 inline constexpr llvm::StringLiteral kProfileResetSymbol =
     "rlx_rt_profile_reset";

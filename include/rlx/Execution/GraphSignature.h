@@ -120,6 +120,24 @@ struct GraphSignature {
   std::string argumentNames() const;
 };
 
+/// The words of `rlx_graph_abi` (GraphABI.h, docs/abi.md) for a graph of
+/// `signature`, whose library embeds `signatureText` as rlx_graph_signature
+/// and `profileLabels` (empty: none) as rlx_graph_profile_labels: a format
+/// tag, checksums of both texts, and the count, element type, rank and
+/// element count of the entry's descriptors.
+std::vector<uint64_t> graphABIRecord(const GraphSignature &signature,
+                                     llvm::StringRef signatureText,
+                                     llvm::StringRef profileLabels);
+
+/// Checks the `rlx_graph_abi` words `record` of a library against the
+/// signature parsed from its `signatureText` and against both texts'
+/// checksums: an edited or damaged signature (sizes changed, say) is an
+/// error saying what differs, before the graph is called.
+llvm::Error checkGraphABIRecord(llvm::ArrayRef<uint64_t> record,
+                                const GraphSignature &signature,
+                                llvm::StringRef signatureText,
+                                llvm::StringRef profileLabels);
+
 } // namespace rlxrt
 
 #endif // RLX_EXECUTION_GRAPHSIGNATURE_H
