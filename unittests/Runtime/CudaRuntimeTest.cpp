@@ -7,9 +7,12 @@
 //
 // What the CUDA runtime does on a machine without a GPU: it loads, says why
 // CUDA is unusable, and an entry point that needs CUDA fails with that
-// reason (exit status 1), naming the rlx op begun last. The runtime loads its driver once per process, so each test that
-// chooses a driver runs in a fresh process (a death test in the threadsafe
-// style, which re-executes the test binary).
+// reason, naming the rlx op begun last: inside a guarded run
+// (rlx_rt_run_guarded) as the run's status, the process going on; outside
+// one, and from a releasing entry point, with exit status 1. The runtime
+// loads its driver once per process, so each test that chooses a driver
+// runs in a fresh process (a death test in the threadsafe style, which
+// re-executes the test binary).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,9 +33,31 @@ void *mgpuModuleGetFunction(void *module, const char *name);
 void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared);
 void rlx_cuda_op_begin(int64_t id, const char *label);
 void mgpuSetDefaultDevice(int32_t device);
+void mgpuMemFree(void *pointer, void *stream);
+int rlx_rt_run_guarded(void (*run)(void **), void **descriptors, char *message,
+                       size_t size);
 }
 
 namespace {
+
+/// Runs of a graph as far as the runtime sees them: entry points called
+/// between rlx_rt_run_guarded and the graph's code.
+void allocates(void **) { mgpuMemAlloc(16, nullptr, false); }
+void createsStream(void **) {
+  rlx_cuda_op_begin(3, "rlx.softmax @ model.mlir:12:8");
+  mgpuStreamCreate();
+}
+void frees(void **) { mgpuMemFree(reinterpret_cast<void *>(16), nullptr); }
+
+/// Two guarded runs, the second after the first failed: prints their
+/// statuses and messages and exits with 0 when both failed with status 1.
+[[noreturn]] void runGuardedTwice() {
+  char first[512] = {0}, second[512] = {0};
+  int a = rlx_rt_run_guarded(allocates, nullptr, first, sizeof(first));
+  int b = rlx_rt_run_guarded(createsStream, nullptr, second, sizeof(second));
+  std::fprintf(stderr, "statuses %d %d: %s | %s\n", a, b, first, second);
+  std::exit(a == 1 && b == 1 ? 0 : 3);
+}
 
 class CudaRuntime : public ::testing::Test {
 protected:
@@ -142,6 +167,28 @@ TEST_F(CudaRuntime, SetDefaultDeviceNeedsNoDriver) {
   mgpuSetDefaultDevice(0);
 }
 
+TEST_F(CudaRuntime, GuardedRunReturnsTheErrorWithoutADriver) {
+  if (driverInstalled())
+    GTEST_SKIP() << "libcuda.so.1 is installed";
+  // Inside rlx_rt_run_guarded (how CompiledGraph runs every graph) the
+  // error is the run's status, and the process goes on to the next run.
+  EXPECT_EXIT(runGuardedTwice(), ::testing::ExitedWithCode(0),
+              "statuses 1 1: no CUDA driver \\(libcuda\\.so\\.1 not "
+              "found\\): .*\\(in mgpuMemAlloc\\) \\| no CUDA driver .*\\(in "
+              "mgpuStreamCreate; last rlx op begun: rlx\\.softmax @ "
+              "model\\.mlir:12:8\\)");
+}
+
+TEST_F(CudaRuntime, ReleasingEntryPointStillExitsInAGuardedRun) {
+  if (driverInstalled())
+    GTEST_SKIP() << "libcuda.so.1 is installed";
+  // Frees run in destructors, where a throw would end the process through
+  // std::terminate: their failures exit with status 1 as before.
+  EXPECT_EXIT(rlx_rt_run_guarded(frees, nullptr, nullptr, 0),
+              ::testing::ExitedWithCode(1),
+              "rlx CUDA runtime: no CUDA driver .*\\(in mgpuMemFree\\)");
+}
+
 #ifdef RLX_CUDA_STUB_DRIVER
 TEST_F(CudaRuntime, StubDriverHasEveryFunctionButNoDevice) {
   // Had a versioned name been wrong, the answer would be "CUDA driver too
@@ -166,6 +213,17 @@ TEST_F(CudaRuntime, EntryPointDiesWithTheStubDriver) {
       },
       "rlx CUDA runtime: no usable CUDA driver: cuInit failed with "
       "CUDA_ERROR_STUB_LIBRARY.*\\(in mgpuMemAlloc\\)");
+}
+TEST_F(CudaRuntime, GuardedRunReturnsTheErrorWithTheStubDriver) {
+  EXPECT_EXIT(
+      {
+        setenv("RLX_CUDA_DRIVER", RLX_CUDA_STUB_DRIVER, 1);
+        runGuardedTwice();
+      },
+      ::testing::ExitedWithCode(0),
+      "statuses 1 1: no usable CUDA driver: cuInit failed with "
+      "CUDA_ERROR_STUB_LIBRARY.*\\(in mgpuMemAlloc\\) \\| "
+      ".*CUDA_ERROR_STUB_LIBRARY");
 }
 #endif
 

@@ -125,6 +125,15 @@ int rlxrt::cuda::currentDevice() {
 void rlxrt::cuda::setCurrentDevice(int device) { threadDevice = device; }
 
 void rlxrt::cuda::fatal(const char *caller, const std::string &message) {
+  // Inside a guarded run the error is the run's status (RunGuard.cpp).
+  {
+    const char *op = lastOpBegun();
+    std::string text = message + " (in " + caller;
+    if (op)
+      text += std::string("; last rlx op begun: ") + op;
+    // The allocator's messages for memory that ran out start so.
+    throwIfGuarded(text + ")", message.rfind("out of device memory", 0) == 0);
+  }
   if (const char *op = lastOpBegun())
     // A kernel's fault surfaces at a later synchronizing call, so the op
     // begun last may come after the one whose kernel failed.

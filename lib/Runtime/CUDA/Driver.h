@@ -42,8 +42,35 @@ void setCurrentDevice(int device);
 
 /// Prints "rlx CUDA runtime: <message> (in <caller>; last rlx op begun:
 /// <label>)" and exits with status 1. The lowering's entry points return
-/// nothing, so there is no error to return.
+/// nothing, so there is no error to return; but inside a guarded run
+/// (rlx_rt_run_guarded, RunGuard.cpp) it throws that text as a RunFailure,
+/// which the guard returns as the run's status.
 [[noreturn]] void fatal(const char *caller, const std::string &message);
+
+/// What fatal() throws inside a guarded run.
+struct RunFailure {
+  std::string message;
+  bool outOfMemory = false;
+};
+
+/// Throws RunFailure{message, outOfMemory} where fatal() may: inside a
+/// guarded run, outside every ExitOnFatal scope, with no exception already
+/// unwinding and every frame up to the guard unwindable. Else returns.
+void throwIfGuarded(const std::string &message, bool outOfMemory);
+
+/// While one lives on a thread (constructed active), fatal() there exits as
+/// outside a guarded run: releasing sessions hold one, as they run in
+/// destructors, where a throw would end the process through std::terminate.
+class ExitOnFatal {
+public:
+  explicit ExitOnFatal(bool active);
+  ExitOnFatal(const ExitOnFatal &other) : ExitOnFatal(other.active) {}
+  ExitOnFatal &operator=(const ExitOnFatal &) = delete;
+  ~ExitOnFatal();
+
+private:
+  bool active;
+};
 
 /// The label of the rlx op whose host work the calling thread began last
 /// (rlx_cuda_op_begin), or null.
@@ -92,6 +119,8 @@ private:
   int ordinal = 0;
   Kind kind;
   bool shutDown = false;
+  /// Releasing sessions run in destructors: their failures exit.
+  ExitOnFatal exitOnFatal{kind == Kind::Release};
 };
 
 } // namespace rlxrt::cuda
