@@ -19,6 +19,11 @@
 # tests that parses and verifies (fuzz/make_ir_corpus.py, written once).
 # RLX_FUZZ_STRICT_IR=1 also fails a pipeline pass that leaves invalid IR.
 #
+# The C API: TARGET capi runs random sequences of create / bind / run /
+# bench / free calls with hostile names, sizes and shapes
+# (fuzz/CAPISequenceFuzzer.cpp), in scripts/sanitize.sh's build like the IR
+# targets, from an empty corpus.
+#
 # The corpus the run grows is kept in BUILD/fuzz/corpus/TARGET, and a
 # crashing input is written to BUILD/fuzz/artifacts/ (make it a regression
 # test under test/). Prints libFuzzer's final statistics:
@@ -26,7 +31,7 @@
 # on a crash, leak, sanitizer report or timeout.
 set -euo pipefail
 if (($# < 2)); then
-  echo "usage: $0 npy|npz|safetensors|gguf|ir|fuse|unfuse|to-linalg|cpu-pipeline SECONDS [LIBFUZZER-FLAGS...]" >&2
+  echo "usage: $0 npy|npz|safetensors|gguf|ir|fuse|unfuse|to-linalg|cpu-pipeline|capi SECONDS [LIBFUZZER-FLAGS...]" >&2
   exit 2
 fi
 target=$1
@@ -34,9 +39,9 @@ seconds=$2
 shift 2
 case $target in
 npy | npz | safetensors | gguf) kind=loader ;;
-ir | fuse | unfuse | to-linalg | cpu-pipeline) kind=ir ;;
+ir | fuse | unfuse | to-linalg | cpu-pipeline | capi) kind=ir ;;
 *)
-  echo "fuzz.sh: unknown target '$target' (npy, npz, safetensors, gguf, ir, fuse, unfuse, to-linalg, cpu-pipeline)" >&2
+  echo "fuzz.sh: unknown target '$target' (npy, npz, safetensors, gguf, ir, fuse, unfuse, to-linalg, cpu-pipeline, capi)" >&2
   exit 2
   ;;
 esac
@@ -68,8 +73,12 @@ else
   fi
   cmake --build "$build" --target "rlx-fuzz-$target" rlx-opt
   seeds=$build/fuzz/seeds/ir
+  if [[ $target == capi ]]; then
+    # Programs of calls, not IR: no seeds (an empty folder).
+    seeds=$build/fuzz/seeds/capi
+    mkdir -p "$seeds"
   # Written again when the script that selects them changed.
-  if [[ ! -d $seeds || $root/fuzz/make_ir_corpus.py -nt $seeds ]]; then
+  elif [[ ! -d $seeds || $root/fuzz/make_ir_corpus.py -nt $seeds ]]; then
     rm -rf "$seeds"
     python3 "$root/fuzz/make_ir_corpus.py" "$build/bin/rlx-opt" "$root/test" \
       "$seeds.tmp"
