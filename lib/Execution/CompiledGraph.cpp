@@ -416,15 +416,19 @@ llvm::Error CompiledGraph::invoke(MemRefDescriptors &descriptors) const {
         " returns outputs with `?` dims, but its runtime exports no " +
         kFreeOutputSymbol + " to free them");
   // Every run goes through the runtime's guard where it has one: a failure
-  // inside the compiled code (an allocation, a shape check, a custom op)
-  // comes back as its status (docs/abi.md). A runtime without one (cuda)
-  // reports nothing this way.
+  // inside the compiled code (an allocation, a shape check, a custom op, a
+  // CUDA driver error) comes back as its status (docs/abi.md). A runtime
+  // without one reports nothing this way.
   if (!guardedRunFn) {
     runFn(descriptors.get());
     return llvm::Error::success();
   }
   char message[1024] = {0};
   int status = guardedRunFn(runFn, descriptors.get(), message, sizeof(message));
+  return guardStatus(status, message);
+}
+
+llvm::Error CompiledGraph::guardStatus(int status, const char *message) const {
   if (status == kRunFailedOutOfMemory)
     return llvm::createStringError(
         std::make_error_code(std::errc::not_enough_memory),
@@ -432,6 +436,32 @@ llvm::Error CompiledGraph::invoke(MemRefDescriptors &descriptors) const {
   if (status)
     return llvm::createStringError("@" + signature.name + ": " + message);
   return llvm::Error::success();
+}
+
+llvm::Error CompiledGraph::callBench(MemRefDescriptors &descriptors,
+                                     unsigned warmUpRuns, unsigned timedRuns,
+                                     float *runMs) const {
+  struct Call {
+    GraphBenchFn bench;
+    void **descriptors;
+    int32_t warmUpRuns, timedRuns;
+    float *runMs;
+  } call{benchFn, descriptors.get(), static_cast<int32_t>(warmUpRuns),
+         static_cast<int32_t>(timedRuns), runMs};
+  auto run = [](void *context) {
+    auto *call = static_cast<Call *>(context);
+    call->bench(call->descriptors, call->warmUpRuns, call->timedRuns,
+                call->runMs);
+  };
+  // Through the runtime's call guard where it has one (cuda's): a driver
+  // error in the bench is its status, as in a run.
+  if (!callGuardedFn) {
+    run(&call);
+    return llvm::Error::success();
+  }
+  char message[1024] = {0};
+  return guardStatus(callGuardedFn(run, &call, message, sizeof(message)),
+                     message);
 }
 
 MemRefDescriptors CompiledGraph::describeReturning(
@@ -692,13 +722,17 @@ CompiledGraph::benchDescriptors(MemRefDescriptors &descriptors,
       // The target's bench runs its warm-ups itself; the per-op timers must
       // not count them (the first run pays for loading modules and creating
       // library handles), so they run in a call of their own first.
-      benchFn(descriptors.get(), warmUpRuns - 1, 1, runMs.data());
+      if (llvm::Error error =
+              callBench(descriptors, warmUpRuns - 1, 1, runMs.data()))
+        return std::move(error);
       warmUpRuns = 0;
     }
     resetProfile();
     if (resetPeakFn)
       resetPeakFn();
-    benchFn(descriptors.get(), warmUpRuns, timedRuns, runMs.data());
+    if (llvm::Error error =
+            callBench(descriptors, warmUpRuns, timedRuns, runMs.data()))
+      return std::move(error);
     times.assign(runMs.begin(), runMs.end());
   } else {
     for (unsigned i = 0; i < options.warmUpRuns; ++i) {

@@ -36,6 +36,8 @@ void mgpuSetDefaultDevice(int32_t device);
 void mgpuMemFree(void *pointer, void *stream);
 int rlx_rt_run_guarded(void (*run)(void **), void **descriptors, char *message,
                        size_t size);
+int rlx_rt_call_guarded(void (*call)(void *), void *context, char *message,
+                        size_t size);
 }
 
 namespace {
@@ -49,14 +51,18 @@ void createsStream(void **) {
 }
 void frees(void **) { mgpuMemFree(reinterpret_cast<void *>(16), nullptr); }
 
-/// Two guarded runs, the second after the first failed: prints their
-/// statuses and messages and exits with 0 when both failed with status 1.
+/// Two guarded runs, the second after the first failed, then a guarded
+/// call (how a bench runs): prints their statuses and messages and exits
+/// with 0 when all failed with status 1.
 [[noreturn]] void runGuardedTwice() {
-  char first[512] = {0}, second[512] = {0};
+  char first[512] = {0}, second[512] = {0}, third[512] = {0};
   int a = rlx_rt_run_guarded(allocates, nullptr, first, sizeof(first));
   int b = rlx_rt_run_guarded(createsStream, nullptr, second, sizeof(second));
-  std::fprintf(stderr, "statuses %d %d: %s | %s\n", a, b, first, second);
-  std::exit(a == 1 && b == 1 ? 0 : 3);
+  int c = rlx_rt_call_guarded([](void *) { allocates(nullptr); }, nullptr,
+                              third, sizeof(third));
+  std::fprintf(stderr, "statuses %d %d %d: %s | %s | %s\n", a, b, c, first,
+               second, third);
+  std::exit(a == 1 && b == 1 && c == 1 ? 0 : 3);
 }
 
 class CudaRuntime : public ::testing::Test {
@@ -173,7 +179,7 @@ TEST_F(CudaRuntime, GuardedRunReturnsTheErrorWithoutADriver) {
   // Inside rlx_rt_run_guarded (how CompiledGraph runs every graph) the
   // error is the run's status, and the process goes on to the next run.
   EXPECT_EXIT(runGuardedTwice(), ::testing::ExitedWithCode(0),
-              "statuses 1 1: no CUDA driver \\(libcuda\\.so\\.1 not "
+              "statuses 1 1 1: no CUDA driver \\(libcuda\\.so\\.1 not "
               "found\\): .*\\(in mgpuMemAlloc\\) \\| no CUDA driver .*\\(in "
               "mgpuStreamCreate; last rlx op begun: rlx\\.softmax @ "
               "model\\.mlir:12:8\\)");
@@ -221,7 +227,7 @@ TEST_F(CudaRuntime, GuardedRunReturnsTheErrorWithTheStubDriver) {
         runGuardedTwice();
       },
       ::testing::ExitedWithCode(0),
-      "statuses 1 1: no usable CUDA driver: cuInit failed with "
+      "statuses 1 1 1: no usable CUDA driver: cuInit failed with "
       "CUDA_ERROR_STUB_LIBRARY.*\\(in mgpuMemAlloc\\) \\| "
       ".*CUDA_ERROR_STUB_LIBRARY");
 }

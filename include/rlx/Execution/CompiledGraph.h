@@ -131,6 +131,7 @@ public:
     if (peak && reset)
       setBufferCounters(peak, reset);
     guardedRunFn = reinterpret_cast<GuardedRunFn>(lookup(kGuardedRunSymbol));
+    callGuardedFn = reinterpret_cast<CallGuardedFn>(lookup(kCallGuardedSymbol));
     freeOutputFn = reinterpret_cast<FreeOutputFn>(lookup(kFreeOutputSymbol));
     liveFn = reinterpret_cast<BufferLiveFn>(lookup(kBufferLiveSymbol));
     failAllocationFn = reinterpret_cast<DebugFailAllocationFn>(
@@ -166,6 +167,10 @@ public:
   /// library, for one compiled without them.
   llvm::Error bindLibraryProfile();
   bool isProfiled() const { return profileTimers.has_value(); }
+  /// The per-op timers; null unless profiled.
+  const ProfileTimers *getProfileTimers() const {
+    return profileTimers ? &*profileTimers : nullptr;
+  }
   /// The time per timer since compilation or the last reset; empty unless
   /// profiled.
   std::vector<OpTime> readProfile() const;
@@ -184,6 +189,11 @@ private:
   /// failure inside the compiled code is the error (std::errc::
   /// not_enough_memory for an allocation).
   llvm::Error invoke(MemRefDescriptors &descriptors) const;
+  /// The error of a guarded call's `status` and `message` (GraphABI.h).
+  llvm::Error guardStatus(int status, const char *message) const;
+  /// benchFn's runs, through the runtime's call guard where it has one.
+  llvm::Error callBench(MemRefDescriptors &descriptors, unsigned warmUpRuns,
+                        unsigned timedRuns, float *runMs) const;
   /// Argument descriptors of `data` with `shapes`, then one empty
   /// descriptor per output, which a graph that returns its outputs fills.
   MemRefDescriptors
@@ -206,6 +216,7 @@ private:
   BufferPeakFn peakFn = nullptr;
   BufferResetPeakFn resetPeakFn = nullptr;
   GuardedRunFn guardedRunFn = nullptr;
+  CallGuardedFn callGuardedFn = nullptr;
   FreeOutputFn freeOutputFn = nullptr;
   BufferLiveFn liveFn = nullptr;
   DebugFailAllocationFn failAllocationFn = nullptr;

@@ -42,11 +42,11 @@ thread_local int exitScopes = 0;
 } // namespace
 
 namespace {
-int guardedRun(void (*run)(void **), void **descriptors, char *message,
-               size_t size);
+int guardedCall(void (*call)(void *), void *context, char *message,
+                size_t size);
 
-/// Whether unwinding from here would reach guardedRun: every frame on the
-/// way has unwind information. (guardedRun has internal linkage: another
+/// Whether unwinding from here would reach guardedCall: every frame on the
+/// way has unwind information. (guardedCall has internal linkage: another
 /// runtime's rlx_rt_run_guarded loaded globally cannot stand in for it.)
 bool guardReachable() {
   bool reached = false;
@@ -54,7 +54,7 @@ bool guardReachable() {
                   void *found) -> _Unwind_Reason_Code {
     void *function = _Unwind_FindEnclosingFunction(
         reinterpret_cast<void *>(_Unwind_GetIP(context)));
-    if (function == reinterpret_cast<void *>(&guardedRun)) {
+    if (function == reinterpret_cast<void *>(&guardedCall)) {
       *static_cast<bool *>(found) = true;
       return _URC_END_OF_STACK;
     }
@@ -83,16 +83,15 @@ void rlxrt::cuda::throwIfGuarded(const std::string &message, bool outOfMemory) {
 }
 
 namespace {
-/// Runs `run(descriptors)` as one run: 0 when it succeeded, else the
+/// Calls `call(context)` as one guarded run: 0 when it succeeded, else the
 /// failure's message in `message` and 1, or 2 when device memory ran out
 /// (the CPU runtime's contract, GraphABI.h). Not inlined: its frame is what
 /// guardReachable looks for.
-__attribute__((noinline)) int guardedRun(void (*run)(void **),
-                                         void **descriptors, char *message,
-                                         size_t size) {
+__attribute__((noinline)) int guardedCall(void (*call)(void *), void *context,
+                                          char *message, size_t size) {
   ++guardedRuns;
   try {
-    run(descriptors);
+    call(context);
   } catch (const RunFailure &failure) {
     --guardedRuns;
     if (message && size > 0)
@@ -118,5 +117,22 @@ __attribute__((noinline)) int guardedRun(void (*run)(void **),
 extern "C" __attribute__((visibility("default"))) int
 rlx_rt_run_guarded(void (*run)(void **), void **descriptors, char *message,
                    size_t size) {
-  return guardedRun(run, descriptors, message, size);
+  struct Run {
+    void (*run)(void **);
+    void **descriptors;
+  } call{run, descriptors};
+  return guardedCall(
+      [](void *context) {
+        auto *call = static_cast<Run *>(context);
+        call->run(call->descriptors);
+      },
+      &call, message, size);
+}
+
+/// Any call as a guarded run: what CompiledGraph wraps a graph's own bench
+/// entry (rlx_graph_bench) in.
+extern "C" __attribute__((visibility("default"))) int
+rlx_rt_call_guarded(void (*call)(void *), void *context, char *message,
+                    size_t size) {
+  return guardedCall(call, context, message, size);
 }
