@@ -1,9 +1,10 @@
 # Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 # Exceptions. See the LICENSE file for license information.
 """rlx.onnx's TopK, GatherND, ScatterND, ScatterElements, Einsum, 3-d
-Conv and the losses (SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss)
-on models built with onnx.helper, against NumPy (the onnx package here
-has no reference evaluator): fresh random inputs each run (seed
+Conv, cubic Resize and the losses (SoftmaxCrossEntropyLoss,
+NegativeLogLikelihoodLoss) on models built with onnx.helper, against NumPy
+(the onnx package here has no reference evaluator; PyTorch's bicubic
+F.interpolate for Resize): fresh random inputs each run (seed
 printed, RLX_TEST_SEED=<seed> replays it), f32 within rtol 1e-5 and atol
 1e-6 (1e-5 for the convolutions), indices and integer results exactly;
 and the variants that are refused, each an error naming the node.
@@ -13,6 +14,8 @@ Usage: onnx-ops.py"""
 import os
 
 import numpy as np
+import torch
+import torch.nn.functional as F
 from onnx import TensorProto, helper, numpy_helper
 
 import rlx
@@ -227,6 +230,29 @@ for attrs, shape, w_shape in [
     check(got.shape == want.shape and np.allclose(got, want, rtol=1e-5,
                                                   atol=1e-5),
           f"3-d Conv {attrs}: max abs error {error:.2e}")
+
+# Resize cubic (cubic_coeff_a -0.75, exclude_outside 0: PyTorch's
+# bicubic), half_pixel and align_corners, sizes and scales, against
+# torch's F.interpolate.
+image = f32(2, 3, 5, 6)
+for coordinates, scales, sizes in (("half_pixel", [1, 1, 1.6, 2.0], None),
+                                   ("align_corners", None, [2, 3, 9, 4]),
+                                   ("half_pixel", None, [2, 3, 3, 11])):
+    given = {"roi": np.zeros(0, np.float32)}
+    given.update({"scales": np.array(scales, np.float32)} if scales else
+                 {"scales": np.zeros(0, np.float32),
+                  "sizes": np.array(sizes, np.int64)})
+    (got,) = run([helper.make_node(
+        "Resize", ["x", "roi", "scales"] + (["sizes"] if sizes else []),
+        ["out"], mode="cubic", coordinate_transformation_mode=coordinates)],
+        {"x": image}, given)
+    reference = torch.from_numpy(image)
+    want = (F.interpolate(reference, scale_factor=scales[2:], mode="bicubic")
+            if scales else F.interpolate(
+                reference, size=sizes[2:], mode="bicubic",
+                align_corners=coordinates == "align_corners")).numpy()
+    close(got, want, f"Resize cubic {coordinates} "
+          f"{'scales' if scales else 'sizes'}")
 
 # SoftmaxCrossEntropyLoss and NegativeLogLikelihoodLoss: every
 # reduction, class weights, an ignore_index (negative, and one that some

@@ -1,13 +1,13 @@
 # Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 # Exceptions. See the LICENSE file for license information.
 """rlx.torch's topk, diagonal, overwriting scatters (scatter,
-scatter_reduce, index_put, `x[i] = v`), einsum, conv3d, area
-interpolation and LSTM with proj_size, through symbolic tracing and through make_fx (aten), against
-eager PyTorch on fresh random inputs (f32 within rtol 1e-5 and atol
-1e-5; indices exactly); rlx.grad through imported scatters, an einsum,
-a conv3d, bilinear and area interpolations and an LSTM with proj_size
-against torch.autograd; the
-variants that are refused.
+scatter_reduce, index_put, `x[i] = v`), einsum, conv3d, bicubic and area
+interpolation and LSTM with proj_size, through symbolic tracing and
+through make_fx (aten), against eager PyTorch on fresh random inputs
+(f32 within rtol 1e-5 and atol 1e-5; indices exactly); rlx.grad through
+imported scatters, an einsum, a conv3d, bicubic and area interpolations
+and an LSTM with proj_size against torch.autograd; the variants that are
+refused.
 
 Usage: torch-import-ops.py"""
 
@@ -223,7 +223,17 @@ both("F.conv3d", lambda t, w, b: F.conv3d(t, w, b, (1, 2, 1), (1, 0, 1),
      torch.randn(5))
 
 
+# F.interpolate bicubic (aten's upsample_bicubic2d through make_fx): one
+# rlx.resize cubic. Sizes and scale factors, align_corners both ways,
+# up and down.
 images = torch.randn(2, 3, 6, 7)
+for options in ({"size": (11, 5)}, {"size": (13, 9), "align_corners": True},
+                {"scale_factor": 1.7}, {"size": (3, 4)},
+                {"size": (3, 4), "align_corners": True}):
+    symbolic(f"F.interpolate bicubic {options}", lambda t, o=options:
+             F.interpolate(t, mode="bicubic", **o), images)
+
+
 # F.interpolate area (adaptive average pooling) and nn.AdaptiveAvgPool2d
 # with windows of several sizes, overlapping.
 for size in ((4, 5), (3, 3), (9, 4)):
@@ -324,12 +334,12 @@ class ResizeLoss(nn.Module):
         self.register_buffer("weights", torch.randn(2, 3, 10, 11))
 
     def forward(self, x):
-        y = F.interpolate(x * self.scale, scale_factor=1.7, mode="bilinear")
+        y = F.interpolate(x * self.scale, scale_factor=1.7, mode="bicubic")
         return (y * self.weights).sum() + F.interpolate(
             y, size=(4, 5), mode="area").sum()
 
 
-check_gradients("through bilinear and area interpolations", ResizeLoss(),
+check_gradients("through bicubic and area interpolations", ResizeLoss(),
                 torch.randn(2, 3, 6, 7))
 
 

@@ -189,6 +189,26 @@ func.func @resize_bilinear(%x: tensor<?x3x4x5xf32>) -> tensor<?x3x8x3xf32> {
 
 // -----
 
+// Cubic over one dim (4 -> 8): four taps per position, floor(src) - 1
+// to floor(src) + 2, with the source (o + 0.5) / 2 - 0.5 not clamped at 0
+// and the positions clamped to the input (at o = 0, src = -0.25 reads
+// position 0 three times); Keys' weights for A = -0.75, here the first
+// tap's: -0.03515625 at t = 0.75 (even o), -0.10546875 at t = 0.25.
+// CHECK-LABEL: func.func @resize_cubic
+// CHECK-DAG: arith.constant dense<[0, 0, 0, 0, 0, 1, 1, 2]> : tensor<8xi64>
+// CHECK-DAG: arith.constant dense<[1, 2, 2, 3, 3, 3, 3, 3]> : tensor<8xi64>
+// CHECK-DAG: arith.constant dense<[-0.03515625, -0.10546875, -0.03515625, -0.10546875, -0.03515625, -0.10546875, -0.03515625, -0.10546875]> : tensor<8xf32>
+// CHECK: linalg.generic
+// CHECK-COUNT-4: tensor.extract %{{.*}} : tensor<2x3x4xf32>
+// CHECK-NOT: tensor.extract
+// CHECK: } -> tensor<2x3x8xf32>
+func.func @resize_cubic(%x: tensor<2x3x4xf32>) -> tensor<2x3x8xf32> {
+  %0 = rlx.resize cubic %x to [8] : tensor<2x3x4xf32>
+  return %0 : tensor<2x3x8xf32>
+}
+
+// -----
+
 // Nearest: one unweighted gather of any element type (the 2x dim reads
 // o >> 1; 5 -> 10 likewise).
 // CHECK-LABEL: func.func @resize_nearest

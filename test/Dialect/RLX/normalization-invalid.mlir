@@ -363,7 +363,7 @@ func.func @resize_negative_scale(%x: tensor<1x3x4x4xf32>) {
 // -----
 
 func.func @resize_align_nearest(%x: tensor<1x3x4x4xf32>) {
-  // expected-error @+1 {{'rlx.resize' op align_corners applies to linear mode only, not nearest}}
+  // expected-error @+1 {{'rlx.resize' op align_corners applies to linear and cubic modes only, not nearest}}
   %0 = rlx.resize nearest %x to [8, 8] {align_corners} : tensor<1x3x4x4xf32>
   return
 }
@@ -381,5 +381,13 @@ func.func @resize_dynamic(%x: tensor<1x3x?x4xf32>) {
 func.func @resize_linear_int(%x: tensor<1x3x4x4xi32>) {
   // expected-error @+1 {{'rlx.resize' op linear mode needs a floating-point input, got 'i32'}}
   %0 = rlx.resize linear %x to [8, 8] : tensor<1x3x4x4xi32>
+  return
+}
+
+// -----
+
+func.func @resize_cubic_int(%x: tensor<1x3x4x4xi8>) {
+  // expected-error @+1 {{'rlx.resize' op cubic mode needs a floating-point input, got 'i8'}}
+  %0 = rlx.resize cubic %x to [8, 8] : tensor<1x3x4x4xi8>
   return
 }

@@ -95,7 +95,8 @@ func.func @resize(%x: tensor<2x3x4x5xf32>, %v: tensor<2x3x7xf64>,
                   %w: tensor<1x2x3x4x5xf16>, %d: tensor<?x3x4x5xf32>,
                   %i: tensor<1x1x3x3xi8>)
     -> (tensor<2x3x9x2xf32>, tensor<2x3x8x10xf32>, tensor<2x3x3xf64>,
-        tensor<1x2x6x8x10xf16>, tensor<?x3x13x1xf32>, tensor<1x1x7x7xi8>) {
+        tensor<1x2x6x8x10xf16>, tensor<?x3x13x1xf32>, tensor<1x1x7x7xi8>,
+        tensor<2x3x9x2xf32>) {
   // CHECK: rlx.resize linear %{{.*}} to [9, 2] {align_corners} : tensor<2x3x4x5xf32>
   %0 = rlx.resize linear %x to [9, 2] {align_corners} : tensor<2x3x4x5xf32>
   // CHECK: rlx.resize nearest %{{.*}} to [8, 10] {scales = array<f64: 2.000000e+00, 2.000000e+00>} : tensor<2x3x4x5xf32>
@@ -108,6 +109,8 @@ func.func @resize(%x: tensor<2x3x4x5xf32>, %v: tensor<2x3x7xf64>,
   %4 = rlx.resize linear %d to [13, 1] : tensor<?x3x4x5xf32>
   // CHECK: rlx.resize nearest %{{.*}} to [7, 7] : tensor<1x1x3x3xi8>
   %5 = rlx.resize nearest %i to [7, 7] : tensor<1x1x3x3xi8>
-  return %0, %1, %2, %3, %4, %5 : tensor<2x3x9x2xf32>, tensor<2x3x8x10xf32>, tensor<2x3x3xf64>,
-        tensor<1x2x6x8x10xf16>, tensor<?x3x13x1xf32>, tensor<1x1x7x7xi8>
+  // CHECK: rlx.resize cubic %{{.*}} to [9, 2] {align_corners} : tensor<2x3x4x5xf32>
+  %6 = rlx.resize cubic %x to [9, 2] {align_corners} : tensor<2x3x4x5xf32>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<2x3x9x2xf32>, tensor<2x3x8x10xf32>, tensor<2x3x3xf64>,
+        tensor<1x2x6x8x10xf16>, tensor<?x3x13x1xf32>, tensor<1x1x7x7xi8>, tensor<2x3x9x2xf32>
 }

@@ -300,9 +300,13 @@ RESIZES = [
     ("nearest", (2, 2, 3, 4), (7, 10), False, None),
     ("nearest_exact", (2, 3, 7), (4,), False, None),
     ("linear", (1, 2, 3, 4, 5), (5, 2, 6), True, None),
+    ("cubic", (1, 2, 4, 5), (9, 7), False, None),
+    ("cubic", (1, 2, 6, 5), (4, 8), True, None),
+    ("cubic", (1, 1, 5, 6), (8, 10), False, (1.7, 1.7)),
 ]
 TORCH_MODE = {"nearest": "nearest", "nearest_exact": "nearest-exact",
-              "linear": {1: "linear", 2: "bilinear", 3: "trilinear"}}
+              "linear": {1: "linear", 2: "bilinear", 3: "trilinear"},
+              "cubic": "bicubic"}
 
 
 def resize_attrs(align, scales):
@@ -316,7 +320,8 @@ def torch_resize(mode, sizes, align, scales):
     torch_mode = TORCH_MODE[mode]
     if mode == "linear":
         torch_mode = torch_mode[len(sizes)]
-    kwargs = {"align_corners": align} if mode == "linear" else {}
+    kwargs = {"align_corners": align} if mode in ("linear", "cubic") \
+        else {}
     if scales:
         return lambda x: F.interpolate(x, scale_factor=scales,
                                        mode=torch_mode, **kwargs)
@@ -325,7 +330,9 @@ def torch_resize(mode, sizes, align, scales):
 
 for mode, shape, sizes, align, scales in RESIZES:
     out = shape[:len(shape) - len(sizes)] + sizes
-    reads = math.prod(math.ceil(i / o) + 1 for i, o in
+    # Taps per output position and dim: 2 for linear, 4 for cubic.
+    reads = math.prod(math.ceil(i / o) + (3 if mode == "cubic" else 1)
+                      for i, o in
                       zip(shape[len(shape) - len(sizes):], sizes))
     case(f"resize {mode} {shape} -> {sizes}"
          f"{' align_corners' if align else ''}{' scales' if scales else ''}",

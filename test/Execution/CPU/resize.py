@@ -1,5 +1,5 @@
-"""rlx.resize on the CPU against PyTorch's F.interpolate: every mode, 1 to
-3 resized dims, up- and downsampling, align_corners, scale factors (whose
+"""rlx.resize on the CPU against PyTorch's F.interpolate: every mode
+(cubic as bicubic, over 2 dims), 1 to 3 resized dims, up- and downsampling, align_corners, scale factors (whose
 coordinates differ from in / out), a size-1 input dim, sizes equal to the
 input's, f32, f64 and f16, an integer nearest resize and a dynamic batch.
 
@@ -47,12 +47,22 @@ CASES = [
     ("nearest", (1, 2, 3, 4, 5), (6, 3, 9), False, None),
     ("nearest_exact", (1, 2, 5, 7), (13, 3), False, None),
     ("nearest_exact", (2, 3, 10), (7,), False, (0.75,)),
+    ("cubic", (2, 3, 5, 7), (9, 4), False, None),
+    ("cubic", (2, 3, 5, 7), (9, 13), True, None),
+    ("cubic", (1, 2, 6, 6), (10, 10), False, (1.7, 1.7)),
+    ("cubic", (1, 2, 8, 8), (3, 5), False, None),
+    ("cubic", (1, 2, 8, 8), (3, 5), True, None),
+    ("cubic", (1, 1, 1, 4), (3, 9), False, None),
+    ("cubic", (1, 1, 1, 4), (3, 9), True, None),
+    ("cubic", (2, 3, 4, 5), (4, 5), False, None),
 ]
 
 
 def torch_resize(x, mode, sizes, align, scales):
     if mode == "linear":
         kwargs = {"mode": TORCH_LINEAR[len(sizes)], "align_corners": align}
+    elif mode == "cubic":
+        kwargs = {"mode": "bicubic", "align_corners": align}
     else:
         kwargs = {"mode": "nearest" if mode == "nearest" else "nearest-exact"}
     if scales:
@@ -95,7 +105,8 @@ for dtype in (np.float32, np.float64, np.float16):
             f"{', '.join(t for _, t in results)}\n}}")
     outs = check.run(mlir, inputs)
     for i, (mode, shape, sizes, align, scales) in enumerate(CASES):
-        rtol, atol = TOLERANCE[dtype] if mode == "linear" else (0, 0)
+        rtol, atol = TOLERANCE[dtype] if mode in ("linear", "cubic") \
+            else (0, 0)
         check.close(f"resize {mode} {shape} -> {sizes}"
                     f"{' align_corners' if align else ''}"
                     f"{f' scales {scales}' if scales else ''} "

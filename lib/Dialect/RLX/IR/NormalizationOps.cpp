@@ -209,6 +209,20 @@ static int64_t nearestSource(bool exact, std::optional<double> scaleFactor,
   return std::min(static_cast<int64_t>(std::floor(position)), inSize - 1);
 }
 
+/// PyTorch's area_pixel_compute_scale and area_pixel_compute_source_index
+/// (before the linear modes clamp it at 0), in `T`: the input position
+/// that output position `o` reads.
+template <typename T>
+static T sourceOf(bool alignCorners, std::optional<double> scaleFactor,
+                  int64_t o, int64_t inSize, int64_t outSize) {
+  T scale = alignCorners ? (outSize > 1 ? static_cast<T>(inSize - 1) /
+                                              static_cast<T>(outSize - 1)
+                                        : T(0))
+                         : scaleOf<T>(scaleFactor, inSize, outSize);
+  return alignCorners ? scale * static_cast<T>(o)
+                      : scale * (static_cast<T>(o) + T(0.5)) - T(0.5);
+}
+
 /// PyTorch's compute_source_index_and_lambda for linear modes, in `T`.
 template <typename T>
 static SmallVector<Tap, 2>
@@ -216,12 +230,7 @@ linearTaps(bool alignCorners, std::optional<double> scaleFactor, int64_t o,
            int64_t inSize, int64_t outSize) {
   if (outSize == inSize)
     return {Tap{o, 1.0}};
-  T scale = alignCorners ? (outSize > 1 ? static_cast<T>(inSize - 1) /
-                                              static_cast<T>(outSize - 1)
-                                        : T(0))
-                         : scaleOf<T>(scaleFactor, inSize, outSize);
-  T source = alignCorners ? scale * static_cast<T>(o)
-                          : scale * (static_cast<T>(o) + T(0.5)) - T(0.5);
+  T source = sourceOf<T>(alignCorners, scaleFactor, o, inSize, outSize);
   if (source < T(0))
     source = T(0);
   int64_t lower = std::min(static_cast<int64_t>(source), inSize - 1);
@@ -231,6 +240,30 @@ linearTaps(bool alignCorners, std::optional<double> scaleFactor, int64_t o,
   T lowerWeight = T(1) - upperWeight;
   return {Tap{lower, static_cast<double>(lowerWeight)},
           Tap{upper, static_cast<double>(upperWeight)}};
+}
+
+/// PyTorch's bicubic taps (HelperInterpCubic::compute_indices_weights and
+/// get_cubic_upsample_coefficients, A = -0.75), in `T`: the source
+/// position is not clamped at 0, and the four positions around it are
+/// clamped to the input (repeating an edge element, with its weight).
+template <typename T>
+static SmallVector<Tap, 2>
+cubicTaps(bool alignCorners, std::optional<double> scaleFactor, int64_t o,
+          int64_t inSize, int64_t outSize) {
+  T source = sourceOf<T>(alignCorners, scaleFactor, o, inSize, outSize);
+  int64_t floor = static_cast<int64_t>(std::floor(source));
+  T t = source - static_cast<T>(floor);
+  const T a = T(-0.75);
+  auto near = [&](T d) { return ((a + T(2)) * d - (a + T(3))) * d * d + T(1); };
+  auto far = [&](T d) {
+    return ((a * d - T(5) * a) * d + T(8) * a) * d - T(4) * a;
+  };
+  T weights[4] = {far(t + T(1)), near(t), near(T(1) - t), far(T(2) - t)};
+  SmallVector<Tap, 2> taps;
+  for (int64_t k = 0; k < 4; ++k)
+    taps.push_back(Tap{std::clamp<int64_t>(floor - 1 + k, 0, inSize - 1),
+                       static_cast<double>(weights[k])});
+  return taps;
 }
 
 TapTable forwardTaps(ResizeMode mode, bool alignCorners,
@@ -250,6 +283,12 @@ TapTable forwardTaps(ResizeMode mode, bool alignCorners,
                                            outSize)
                       : linearTaps<float>(alignCorners, scaleFactor, o, inSize,
                                           outSize);
+      break;
+    case ResizeMode::Cubic:
+      taps[o] =
+          inF64
+              ? cubicTaps<double>(alignCorners, scaleFactor, o, inSize, outSize)
+              : cubicTaps<float>(alignCorners, scaleFactor, o, inSize, outSize);
       break;
     }
   }
@@ -299,9 +338,9 @@ LogicalResult verifyResize(Operation *op, StringRef operandName,
         return op->emitOpError()
                << "scales must be positive and finite, got " << scale;
   }
-  if (alignCorners && mode != ResizeMode::Linear)
-    return op->emitOpError() << "align_corners applies to linear mode only, "
-                                "not "
+  if (alignCorners && mode != ResizeMode::Linear && mode != ResizeMode::Cubic)
+    return op->emitOpError() << "align_corners applies to linear and cubic "
+                                "modes only, not "
                              << stringifyResizeMode(mode);
   ArrayRef<int64_t> resized =
       operand.getShape().take_back(static_cast<int64_t>(sizes.size()));
@@ -342,9 +381,10 @@ ResizeOp::inferReturnTypes(MLIRContext *context,
 
 LogicalResult ResizeOp::verify() {
   auto inputType = cast<RankedTensorType>(getInput().getType());
-  if (getMode() == ResizeMode::Linear &&
+  if ((getMode() == ResizeMode::Linear || getMode() == ResizeMode::Cubic) &&
       !isa<FloatType>(inputType.getElementType()))
-    return emitOpError() << "linear mode needs a floating-point input, got "
+    return emitOpError() << stringifyResizeMode(getMode())
+                         << " mode needs a floating-point input, got "
                          << inputType.getElementType();
   return resize_geometry::verifyResize(*this, "input", inputType, getMode(),
                                        getSizes(), getAlignCorners(),

@@ -2,8 +2,8 @@
 # Exceptions. See the LICENSE file for license information.
 """Resize as rlx.resize, through the torch translations of F.interpolate
 (python/rlx/torch/_ops/resize.py), for the ONNX modes that are PyTorch's:
-linear with half_pixel (or pytorch_half_pixel) or align_corners
-coordinates, nearest with asymmetric coordinates rounded down (PyTorch's
+linear and cubic (cubic_coeff_a -0.75, exclude_outside 0: bicubic) with
+half_pixel (or pytorch_half_pixel) or align_corners coordinates, nearest with asymmetric coordinates rounded down (PyTorch's
 nearest) or half_pixel ones rounded half up (nearest-exact)."""
 
 import numpy as np
@@ -45,23 +45,30 @@ def resize(c, inputs, attrs):
         return x
     factors = [float(s) for s in scales[first:]] if scales is not None \
         else None
-    if mode == "linear":
+    if mode == "cubic":
+        a = attrs.get("cubic_coeff_a", -0.75)
+        if a != -0.75 or attrs.get("exclude_outside", 0):
+            raise RLXError(f"cubic Resize with cubic_coeff_a {a} and "
+                           f"exclude_outside "
+                           f"{attrs.get('exclude_outside', 0)} (PyTorch's "
+                           "bicubic is -0.75 and 0)")
+    if mode in ("linear", "cubic"):
         if coordinates == "pytorch_half_pixel" and min(out[first:]) == 1:
             raise RLXError("Resize pytorch_half_pixel to a size of 1")
         if coordinates not in ("half_pixel", "pytorch_half_pixel",
                                "align_corners"):
-            raise RLXError(f"linear Resize with "
+            raise RLXError(f"{mode} Resize with "
                            f"coordinate_transformation_mode {coordinates}")
         if coordinates == "align_corners" and factors and any(
                 d * f != int(d * f) for d, f in zip(x.shape[first:],
                                                     factors)):
             # ONNX's positions are then o * (in - 1) / (in * scale - 1),
             # PyTorch's o * (in - 1) / (out - 1).
-            raise RLXError("linear Resize with align_corners and scales "
+            raise RLXError(f"{mode} Resize with align_corners and scales "
                            "that give fractional sizes")
         # Scales given, PyTorch's kernels take them (they move the source
         # positions); else the sizes.
-        return torch_resize._upsample_linear(spatial)(
+        return torch_resize._upsample_linear(spatial, mode)(
             c, x, None if factors else out[first:],
             coordinates == "align_corners", factors)
     if mode == "nearest":

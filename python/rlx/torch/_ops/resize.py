@@ -1,7 +1,7 @@
 # Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 # Exceptions. See the LICENSE file for license information.
-"""F.interpolate's nearest, nearest-exact and (bi/tri)linear modes
-(aten's upsample_*): one rlx.resize, which applies PyTorch's index and
+"""F.interpolate's nearest, nearest-exact, (bi/tri)linear and bicubic
+modes (aten's upsample_*): one rlx.resize, which applies PyTorch's index and
 weight rules and differentiates through rlx.resize_backward."""
 
 import numpy as np
@@ -38,15 +38,16 @@ def _check(x, spatial, sizes):
                        f"got {list(resized)}")
 
 
-def _upsample_linear(spatial):
+def _upsample_linear(spatial, mode="linear"):
+    """(bi/tri)linear, or bicubic with mode "cubic"."""
     def handler(c, x, output_size, align_corners, scale_factors=None):
         if not (x.dtype.startswith("f") or x.dtype == "bf16"):
-            raise RLXError(f"linear interpolation of {x.dtype}")
+            raise RLXError(f"{mode} interpolation of {x.dtype}")
         sizes, scales = _output_sizes(x, output_size, scale_factors, spatial)
         _check(x, spatial, sizes)
         # With align_corners the scale is (in - 1) / (out - 1) whatever
         # the factor given.
-        return c.e.resize(x, "linear", sizes, bool(align_corners),
+        return c.e.resize(x, mode, sizes, bool(align_corners),
                           None if align_corners else scales)
     return handler
 
@@ -65,6 +66,7 @@ ATEN.update({
     "aten.upsample_linear1d.vec": _upsample_linear(1),
     "aten.upsample_bilinear2d.vec": _upsample_linear(2),
     "aten.upsample_trilinear3d.vec": _upsample_linear(3),
+    "aten.upsample_bicubic2d.vec": _upsample_linear(2, "cubic"),
     "aten.upsample_nearest1d.vec": _upsample_nearest(1, False),
     "aten.upsample_nearest2d.vec": _upsample_nearest(2, False),
     "aten.upsample_nearest3d.vec": _upsample_nearest(3, False),

@@ -246,14 +246,16 @@ def RLX_FftNormAttr : RLX_EnumAttr<RLX_FftNorm, "fft_norm">;
 def RLX_ResizeMode : RLX_I32Enum<"ResizeMode", "resize interpolation", [
   I32EnumAttrCase<"Nearest", 0, "nearest">,
   I32EnumAttrCase<"NearestExact", 1, "nearest_exact">,
-  I32EnumAttrCase<"Linear", 2, "linear">
+  I32EnumAttrCase<"Linear", 2, "linear">,
+  I32EnumAttrCase<"Cubic", 3, "cubic">
 ]> {
   let description = [{
     How `rlx.resize` reads the input, per resized dim (PyTorch's
     `F.interpolate` modes): `nearest` takes `floor(o * scale)`,
-    `nearest_exact` takes `floor((o + 0.5) * scale)`, and `linear` blends
+    `nearest_exact` takes `floor((o + 0.5) * scale)`, `linear` blends
     the two nearest input positions (bilinear / trilinear over several
-    dims).
+    dims), and `cubic` the four nearest with Keys' cubic convolution
+    weights, `A = -0.75` (bicubic).
   }];
 }
 def RLX_ResizeModeAttr : RLX_EnumAttr<RLX_ResizeMode, "resize_mode">;

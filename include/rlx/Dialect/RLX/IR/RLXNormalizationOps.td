@@ -277,14 +277,15 @@ def RLX_ResizeNearest2xOp : RLX_InferredTypeOp<"resize_nearest2x", [
 
 def RLX_ResizeOp : RLX_InferredTypeOp<"resize", [
     AllElementTypesMatch<["input", "result"]>]> {
-  let summary = "nearest or (multi)linear resize of the trailing dims";
+  let summary = "nearest, (multi)linear or cubic resize of the trailing "
+                "dims";
   let description = [{
     Resizes the last `k = len(sizes)` dims of `input` (1 to 3: the spatial
     dims of NCW / NCHW / NCDHW tensors) to `sizes`; the leading dims are
     kept. It is PyTorch's `F.interpolate` in modes `nearest`,
-    `nearest-exact`, `linear` / `bilinear` / `trilinear`, with the same
-    index and weight rules. Along a resized dim of input size `I` and
-    output size `O`, output position `o` reads:
+    `nearest-exact`, `linear` / `bilinear` / `trilinear` and `bicubic`,
+    with the same index and weight rules. Along a resized dim of input
+    size `I` and output size `O`, output position `o` reads:
 
     ```
     scale = align_corners ? (O > 1 ? (I - 1) / (O - 1) : 0)
@@ -297,15 +298,23 @@ def RLX_ResizeOp : RLX_InferredTypeOp<"resize", [
                     i = min(floor(src), I - 1), j = min(i + 1, I - 1)
                     t = src - i
                     x[i] * (1 - t) + x[j] * t
+    cubic:          src = align_corners ? o * scale : (o + 0.5) * scale - 0.5
+                    i = floor(src), t = src - i
+                    sum_{k=0..3} x[clamp(i - 1 + k, 0, I - 1)] * w_k(t)
+                    w_0 = c2(t + 1), w_1 = c1(t), w_2 = c1(1 - t),
+                    w_3 = c2(2 - t), with A = -0.75 and
+                    c1(d) = ((A + 2) d - (A + 3)) d^2 + 1,
+                    c2(d) = ((A d - 5A) d + 8A) d - 4A
     ```
 
-    Several resized dims combine as a product (bilinear, trilinear).
-    `scales` (optional, one positive factor per resized dim) is the
-    `scale_factor` PyTorch was given; without it the scale is `I / O`.
-    `align_corners` applies to `linear` only. The resized input dims must
-    be static and positive; leading dims may be dynamic. `nearest` takes
-    any element type, `linear` a floating-point one (computed in f32, or
-    f64 for f64). The gradient is `rlx.resize_backward`.
+    Several resized dims combine as a product (bilinear, trilinear,
+    bicubic). `scales` (optional, one positive factor per resized dim) is
+    the `scale_factor` PyTorch was given; without it the scale is `I / O`.
+    `align_corners` applies to `linear` and `cubic`. The resized input
+    dims must be static and positive; leading dims may be dynamic.
+    `nearest` takes any element type, `linear` and `cubic` a
+    floating-point one (computed in f32, or f64 for f64). The gradient is
+    `rlx.resize_backward`.
 
     Example:
 
