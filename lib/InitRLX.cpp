@@ -13,6 +13,7 @@
 #include "rlx/Target/CUDA/Passes.h"
 #include "rlx/Target/CUDA/RLXCUDADialect.h"
 #include "rlx/Transforms/Passes.h"
+#include "rlx/Transforms/Sharding.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -29,6 +30,8 @@ void mlir::rlx::registerAllDialects(DialectRegistry &registry) {
   mlir::registerAllExtensions(registry);
   // gpu-module-to-binary translates kernels to LLVM IR inside a pass.
   mlir::registerAllToLLVMIRTranslations(registry);
+  // rlx ops under upstream sharding-propagation and shard-partition.
+  registerShardingInterfaceModels(registry);
 }
 
 void mlir::rlx::registerAllPasses() {

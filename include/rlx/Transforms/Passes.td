@@ -313,4 +313,43 @@ def RLXJvp : Pass<"rlx-jvp", "ModuleOp"> {
   ];
 }
 
+def RLXShardPartition : Pass<"rlx-shard-partition", "ModuleOp"> {
+  let summary = "Partition a sharded rlx graph into the per-rank program";
+  let description = [{
+    A function with a mesh (`attributes {rlx.mesh = [2]}`, the sizes of
+    its axes) and per-argument splits (`{rlx.split = [[], [0]]}`: for each
+    tensor dim, the mesh axes it is split over, in order; an argument or
+    result without one is replicated) becomes the program each rank runs,
+    taking and returning its local shards:
+
+    1. the annotations become the `shard` dialect's: a `shard.grid`, and a
+       `shard.shard` of every tensor argument, constant and returned value;
+    2. upstream `sharding-propagation` gives every op a sharding through
+       `ShardingInterface`, whose models on rlx ops (elementwise ops,
+       `rlx.matmul`, `rlx.reduce`, `rlx.softmax`, `rlx.layer_norm`,
+       `rlx.transpose`)
+       describe each op as a loop nest with indexing maps;
+    3. upstream `shard-partition` clones each op on its local shards and
+       reshards between ops; an op whose reduction loop is split (a
+       row-split matmul) gets an `rlx.all_reduce` of its partial result;
+    4. the `shard` collectives that resharding made become rlx collectives
+       over `#rlx.group`s of the mesh (`all_gather`, `all_to_all`,
+       `all_reduce`; `all_slice` of a replicated value is a
+       `rlx.reduce_scatter max`, every rank's copy being the same), and
+       the annotations are dropped.
+
+    The column-split then row-split MLP of Megatron-LM (`w1` split
+    `[[], [0]]`, its bias `[[0]]`, `w2` `[[0], []]`) partitions into local
+    matmuls and one `all_reduce sum` before the second bias.
+
+    Errors name the op: an op with no sharding model (propagation needs
+    one for every op), a split dim that the mesh axes do not divide, a
+    split normalised axis (softmax, layer norm) or `prod` reduction, a
+    split broadcast dim of size 1. docs/distributed.md ("Sharding and
+    tensor parallelism") says what is supported.
+  }];
+  let dependentDialects = ["rlx::RLXDialect", "shard::ShardDialect",
+                           "tensor::TensorDialect"];
+}
+
 #endif // RLX_TRANSFORMS_PASSES_TD

@@ -65,6 +65,15 @@ LogicalResult RLXDialect::verifyRegionArgAttribute(Operation *op,
              << kParamAttrName << "' too";
     return success();
   }
+  // How the argument is split over the function's `rlx.mesh`; the mesh
+  // and the axes are checked by rlx-shard-partition, which reads them.
+  if (name == "rlx.split") {
+    if (!isa<ArrayAttr>(attribute.getValue()))
+      return op->emitError()
+             << "'rlx.split' on argument #" << argIndex
+             << " lists the mesh axes of each dim, such as [[], [0]]";
+    return success();
+  }
   if (name != kInputAttrName && name != kParamAttrName)
     return op->emitError() << "unknown rlx argument attribute '" << name
                            << "' on argument #" << argIndex;
