@@ -190,6 +190,21 @@ for equation, shapes in einsums:
     close(got, np.einsum(equation, *operands.values()), f"Einsum {equation}")
 
 
+# Einsum over a symbolic batch (maxvit's attention): compiled once, run
+# at two batch sizes.
+symbolic = helper.make_model(helper.make_graph(
+    [helper.make_node("Einsum", ["q", "k"], ["out"],
+                      equation="bhqd,bhkd->bhqk")], "g",
+    [helper.make_tensor_value_info("q", TensorProto.FLOAT, ["N", 3, 4, 8]),
+     helper.make_tensor_value_info("k", TensorProto.FLOAT, ["N", 3, 6, 8])],
+    [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)]),
+    opset_imports=[helper.make_opsetid("", 16)])
+graph = rlx.compile(rlx.onnx.import_model(symbolic)[0])
+for n in (1, 3):
+    q, k = f32(n, 3, 4, 8), f32(n, 3, 6, 8)
+    close(graph(q=q, k=k), np.einsum("bhqd,bhkd->bhqk", q, k),
+          f"Einsum over a symbolic batch, at batch {n}")
+
 
 # A 3-d Conv (the torch importer's conv3d): pads symmetric and not,
 # strides, dilations, groups, bias; against direct loops over the kernel.

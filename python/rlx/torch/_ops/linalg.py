@@ -105,10 +105,12 @@ def einsum(c, equation, *operands):
     sizes = {}
     for term, x in zip(terms, operands):
         for letter, size in zip(term, x.shape):
-            if sizes.get(letter, 1) not in (1, size) and size != 1:
+            # A size may be a symbolic dim (the ONNX importer's names).
+            if sizes.get(letter, 1) == 1:
+                sizes[letter] = size
+            elif size not in (1, sizes[letter]):
                 raise RLXError(f"einsum '{equation}': index '{letter}' of "
                                f"sizes {sizes[letter]} and {size}")
-            sizes[letter] = max(sizes.get(letter, 1), size)
     values = []
     for term, x in zip(terms, operands):
         x = c.e.expand(x, [sizes[l] for l in term])
@@ -155,7 +157,19 @@ def einsum(c, equation, *operands):
 
         def arranged(v, t, order):
             return c.e.transpose(v, [t.index(l) for l in order])
-        size = lambda ls: math.prod(sizes[l] for l in ls)  # noqa: E731
+        def size(letters):
+            """The size of dims merged; a symbolic one (the ONNX
+            importer's) stays a name, times the static ones."""
+            static = math.prod(sizes[l] for l in letters
+                               if not isinstance(sizes[l], str))
+            named = [sizes[l] for l in letters if isinstance(sizes[l], str)]
+            if not named:
+                return static
+            if len(named) > 1:
+                raise RLXError(f"einsum '{equation}' merging symbolic dims "
+                               f"{named}")
+            from ...onnx._ops.common import dim_mul  # noqa: PLC0415
+            return dim_mul(named[0], static)
         lhs = c.e.reshape(arranged(x, term, batch + left + inner),
                           ([size(batch)] if batch else []) +
                           [size(left), size(inner)])
