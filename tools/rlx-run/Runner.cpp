@@ -7,6 +7,7 @@
 
 #include "Runner.h"
 
+#include "rlx/Execution/Progress.h"
 #include "rlx/Execution/Tensors.h"
 #include "rlx/Execution/TrainingSteps.h"
 #include "rlx/Runtime/HostTensor.h"
@@ -533,12 +534,16 @@ void trainSteps(const CompiledGraph &graph, std::vector<HostTensor> &arguments,
   StepOptions options;
   options.steps = steps;
   options.batched = std::move(batchedArguments);
-  options.afterStep = [](unsigned step, llvm::ArrayRef<HostTensor> outputs) {
+  // The step lines on stdout are the run's results; the progress line on
+  // stderr (RLX_PROGRESS) adds the rate and the time left for a person.
+  StepProgress progress(steps);
+  options.afterStep = [&](unsigned step, llvm::ArrayRef<HostTensor> outputs) {
     if (!printsProgress())
       return;
+    double loss = outputs.front().getAsDouble(0);
     // Nine significant digits: an f32 loss reads back exactly.
-    llvm::outs() << llvm::format("step %u: loss %.9g\n", step + 1,
-                                 outputs.front().getAsDouble(0));
+    llvm::outs() << llvm::format("step %u: loss %.9g\n", step + 1, loss);
+    progress.update(step + 1, loss);
   };
   graph.resetProfile();
   StepResult result = exitOnError(runSteps(graph, arguments, outputs, options));

@@ -10,10 +10,10 @@
 //
 //   rlx: compile phase 'rlx-cpu-pipeline' took 4.21 s
 //
-// RLX_PROGRESS picks which phases are reported: `0` none, `1` those longer
-// than a second, `all` every phase. Unset, it is `1` when stderr is a
-// terminal and `0` otherwise, so logs and piped output stay as they were.
-// A compile with CompileOptions::timing reports every phase.
+// RLX_PROGRESS picks which phases are reported (Progress.h): `0` none, `1`
+// those longer than a second, `all` every phase. Unset, it is `1` when
+// stderr is a terminal and `0` otherwise, so logs and piped output stay as
+// they were. A compile with CompileOptions::timing reports every phase.
 //
 //===----------------------------------------------------------------------===//
 
