@@ -134,7 +134,12 @@ LogicalResult RLXShardPartition::partition(ModuleOp module, func::FuncOp func) {
   if (failed(checkAnnotated(func, grid)))
     return failure();
   OpPassManager pm(func::FuncOp::getOperationName());
-  pm.addPass(shard::createShardingPropagation());
+  // Forward first: the arguments' splits are the user's intent, and the
+  // results' (replicated by default) would otherwise reach back and gather
+  // a row-split layer's operand before it instead of reducing after it.
+  shard::ShardingPropagationOptions propagation;
+  propagation.traversal = shard::TraversalOrder::ForwardBackward;
+  pm.addPass(shard::createShardingPropagation(propagation));
   if (failed(runPipeline(pm, func)))
     return failure();
   if (failed(checkAnnotated(func, grid)))

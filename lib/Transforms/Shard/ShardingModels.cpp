@@ -205,6 +205,35 @@ struct RLXShardingModel
     return loopNest(op).maps;
   }
 
+  /// Upstream's default reads the results' shardings first, so a replicated
+  /// user makes a split reduction gather its operand whole before reducing.
+  /// An operand split along a reduction loop that a collective completes is
+  /// kept instead: each rank reduces its slice and one all_reduce sums the
+  /// partial results, Megatron-LM's row-split layer.
+  FailureOr<shard::ShardingOption>
+  getShardingOption(Operation *op, ArrayRef<shard::Sharding> operandShardings,
+                    ArrayRef<shard::Sharding> resultShardings) const {
+    LoopNest nest = loopNest(op);
+    bool splitsReduction = false;
+    for (auto [i, sharding] : llvm::enumerate(operandShardings)) {
+      if (!sharding)
+        continue;
+      for (auto [d, axes] : llvm::enumerate(sharding.getSplitAxes())) {
+        if (axes.empty() || d >= nest.maps[i].getNumResults())
+          continue;
+        unsigned loop =
+            cast<AffineDimExpr>(nest.maps[i].getResult(d)).getPosition();
+        if (nest.iterators[loop] == utils::IteratorType::reduction &&
+            nest.combine[loop])
+          splitsReduction = true;
+      }
+    }
+    std::vector<shard::Sharding> none(resultShardings.size());
+    return shard::detail::defaultGetShardingOption(
+        op, operandShardings,
+        splitsReduction ? ArrayRef<shard::Sharding>(none) : resultShardings);
+  }
+
   SmallVector<shard::ReductionKind>
   getReductionLoopIteratorKinds(Operation *op) const {
     LoopNest nest = loopNest(op);

@@ -12,6 +12,7 @@ added in another order), and NumPy's in f64 within a looser bound.
 """
 
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -91,8 +92,9 @@ def check(name, graph, args, reference, mesh):
         worst = max(worst, float(err.max()))
         assert err.max() <= 1, \
             f"{name}: rank {r} vs unsharded: {np.abs(out - ref).max()}"
+    collectives = re.findall(r"rlx\.(all_\w+|reduce_scatter)", open(part).read())
     print(f"ok: {name} on {int(np.prod(mesh))} ranks equals the unsharded "
-          f"graph")
+          f"graph, collectives: {' '.join(collectives)}")
 
 
 # The MLP of a transformer layer as in Megatron-LM: w1 column-split (each

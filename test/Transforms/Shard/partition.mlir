@@ -30,8 +30,8 @@ func.func @mlp(%x: tensor<8x64xf32> {rlx.input = "x"},
 
 // -----
 
-// A column-split layer whose result is returned whole: the local columns
-// are gathered.
+// A column-split layer whose result is returned whole: the activation
+// runs on the local columns, which are then gathered.
 func.func @column(%x: tensor<4x8xf32>,
                   %w: tensor<8x16xf32> {rlx.split = [[], [0]]})
     -> tensor<4x16xf32> attributes {rlx.mesh = [4]} {
@@ -43,8 +43,8 @@ func.func @column(%x: tensor<4x8xf32>,
 // CHECK-LABEL: func.func @column
 // CHECK-SAME: tensor<4x8xf32>, %{{.*}}: tensor<8x4xf32>) -> tensor<4x16xf32>
 // CHECK: rlx.matmul {{.*}} : tensor<4x8xf32>, tensor<8x4xf32>
+// CHECK: rlx.activation relu %{{.*}} : tensor<4x4xf32>
 // CHECK: rlx.all_gather %{{.*}} dim = 1 mesh [4] : tensor<4x4xf32>
-// CHECK: rlx.activation relu %{{.*}} : tensor<4x16xf32>
 
 // -----
 
@@ -61,8 +61,8 @@ func.func @mesh2d(%x: tensor<4x8xf32> {rlx.split = [[0], [1]]})
 // CHECK-LABEL: func.func @mesh2d
 // CHECK-SAME: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2xf32>)
 // CHECK: rlx.activation exp %{{.*}} : tensor<2x4xf32>
-// CHECK: rlx.all_gather %{{.*}} dim = 1 mesh [2, 2] axes [1] : tensor<2x4xf32>
-// CHECK: rlx.reduce sum %{{.*}} axes = [1] : tensor<2x8xf32>
+// CHECK: %[[S:.*]] = rlx.reduce sum %{{.*}} axes = [1] : tensor<2x4xf32>
+// CHECK: rlx.all_reduce sum %[[S]] mesh [2, 2] axes [1] : tensor<2xf32>
 
 // -----
 
