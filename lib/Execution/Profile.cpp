@@ -8,6 +8,8 @@
 #include "rlx/Execution/Profile.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
 #include <algorithm>
 #include <numeric>
@@ -88,4 +90,68 @@ void rlxrt::parseProfileLabels(llvm::StringRef lines,
       cost.flops = 0;
     costs.push_back(cost);
   }
+}
+
+llvm::Error rlxrt::startTrace(const ProfileTimers &timers) {
+  if (!timers.trace)
+    return llvm::createStringError(
+        "the graph's runtime keeps each op's total time only, not a timeline "
+        "of its calls (traces come from the cpu target)");
+  timers.trace(1);
+  return llvm::Error::success();
+}
+
+size_t rlxrt::writeChromeTrace(llvm::raw_ostream &os,
+                               const ProfileTimers &timers,
+                               llvm::StringRef graphName) {
+  std::vector<RlxProfileEvent> events;
+  if (timers.traceRead) {
+    events.resize(static_cast<size_t>(timers.traceRead(nullptr, 0)));
+    events.resize(static_cast<size_t>(
+        timers.traceRead(events.data(), static_cast<int64_t>(events.size()))));
+  }
+  llvm::json::Array traceEvents;
+  // Metadata events name the process and thread rows of the viewer.
+  traceEvents.push_back(llvm::json::Object{
+      {"name", "process_name"},
+      {"ph", "M"},
+      {"pid", 1},
+      {"tid", 1},
+      {"args", llvm::json::Object{{"name", ("rlx @" + graphName).str()}}}});
+  traceEvents.push_back(
+      llvm::json::Object{{"name", "thread_name"},
+                         {"ph", "M"},
+                         {"pid", 1},
+                         {"tid", 1},
+                         {"args", llvm::json::Object{{"name", "graph ops"}}}});
+  for (const RlxProfileEvent &event : events) {
+    if (event.id < 0 || static_cast<size_t>(event.id) >= timers.labels.size())
+      continue;
+    size_t id = static_cast<size_t>(event.id);
+    llvm::StringRef label = timers.labels[id];
+    // A label reads `rlx.matmul @ graph.mlir:3:8`: the op names the event,
+    // the whole label goes into its arguments.
+    llvm::StringRef name = label.split(" @ ").first;
+    llvm::json::Object args{{"label", label}, {"timer", int64_t(id)}};
+    if (id < timers.costs.size()) {
+      if (timers.costs[id].bytes > 0)
+        args["bytes"] = timers.costs[id].bytes;
+      if (timers.costs[id].flops > 0)
+        args["flops"] = timers.costs[id].flops;
+    }
+    traceEvents.push_back(llvm::json::Object{{"name", name},
+                                             {"cat", "op"},
+                                             {"ph", "X"},
+                                             {"pid", 1},
+                                             {"tid", 1},
+                                             {"ts", event.startUs},
+                                             {"dur", event.durationUs},
+                                             {"args", std::move(args)}});
+  }
+  os << llvm::formatv(
+      "{0:2}\n", llvm::json::Value(llvm::json::Object{
+                     {"traceEvents", std::move(traceEvents)},
+                     {"displayTimeUnit", "ms"},
+                     {"otherData", llvm::json::Object{{"graph", graphName}}}}));
+  return events.size();
 }

@@ -99,6 +99,14 @@ static cl::opt<bool> dataParallel(
              "parameters stay the same on every rank. For training steps "
              "built by rlx-autodiff data-parallel=N"),
     cl::cat(rlxrun::runCategory));
+static cl::opt<std::string> traceFile(
+    "trace",
+    cl::desc("With --profile: write every timed op call of the profiled runs "
+             "to FILE as a Chrome trace (JSON; chrome://tracing, "
+             "ui.perfetto.dev), one event per call named by its op; cpu "
+             "target. `{rank}` in FILE is the MPI rank (rank 0 writes "
+             "without it)"),
+    cl::value_desc("FILE.json"), cl::cat(rlxrun::runCategory));
 static cl::opt<bool> printOutputs("print",
                                   cl::desc("Print a summary of each output"),
                                   cl::cat(rlxrun::runCategory));
@@ -519,6 +527,35 @@ void writeParams(const GraphSignature &signature,
     fatal(error);
 }
 
+/// Starts the timeline --trace asks for.
+void startTraceIfAsked(const CompiledGraph &graph) {
+  if (traceFile.empty())
+    return;
+  if (!graph.isProfiled())
+    fatal("--trace writes the calls --profile times: give --profile too");
+  if (llvm::Error error = startTrace(*graph.getProfileTimers()))
+    fatal("--trace: " + llvm::toString(std::move(error)));
+}
+
+/// Writes the timeline of the profiled runs to --trace FILE.
+void writeTraceIfAsked(const CompiledGraph &graph) {
+  if (traceFile.empty() ||
+      !(printsProgress() || llvm::StringRef(traceFile).contains("{rank}")))
+    return;
+  std::string path = perRank(traceFile);
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error);
+  if (error)
+    fatal("cannot write '" + path + "': " + error.message());
+  size_t events = writeChromeTrace(os, *graph.getProfileTimers(),
+                                   graph.getSignature().name);
+  os.close();
+  if (os.has_error())
+    fatal("cannot write '" + path + "': " + os.error().message());
+  llvm::errs() << "rlx-run: wrote " << events << " op calls to " << path
+               << "\n";
+}
+
 /// --steps: runs the training step, printing `step S: loss L` per step.
 void trainSteps(const CompiledGraph &graph, std::vector<HostTensor> &arguments,
                 std::vector<HostTensor> &outputs,
@@ -550,6 +587,7 @@ void trainSteps(const CompiledGraph &graph, std::vector<HostTensor> &arguments,
   if (graph.isProfiled() && printsProgress())
     printProfile(llvm::outs(), graph.readProfile(), result.steps,
                  result.totalMs);
+  writeTraceIfAsked(graph);
   if (writesOutputs())
     writeParams(signature, arguments);
 }
@@ -579,6 +617,7 @@ int rlxrun::runGraph(const CompiledGraph &graph,
   if (!checks.empty())
     if (llvm::Error error = checkTolerances(relTolerance, absTolerance))
       fatal("--" + llvm::toString(std::move(error)));
+  startTraceIfAsked(graph);
   std::vector<BatchedArgument> batchedArguments;
   std::vector<HostTensor> arguments =
       gatherArguments(signature, batchedArguments);
@@ -606,5 +645,6 @@ int rlxrun::runGraph(const CompiledGraph &graph,
     printBench(bench, signature, compileMs);
   if (graph.isProfiled() && printsProgress())
     printProfile(llvm::outs(), graph.readProfile(), bench.runs, bench.totalMs);
+  writeTraceIfAsked(graph);
   return reportOutputs(signature, outputs) ? 0 : 1;
 }

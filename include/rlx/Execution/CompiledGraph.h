@@ -167,6 +167,10 @@ public:
   /// library, for one compiled without them.
   llvm::Error bindLibraryProfile();
   bool isProfiled() const { return profileTimers.has_value(); }
+  /// The per-op timers; null unless profiled.
+  const ProfileTimers *getProfileTimers() const {
+    return profileTimers ? &*profileTimers : nullptr;
+  }
   /// The time per timer since compilation or the last reset; empty unless
   /// profiled.
   std::vector<OpTime> readProfile() const;

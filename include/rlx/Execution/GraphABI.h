@@ -76,6 +76,10 @@ using DebugFailAllocationFn = void (*)(int64_t after);
 using ProfileReadFn = decltype(&rlx_rt_profile_read);
 using ProfileResetFn = decltype(&rlx_rt_profile_reset);
 using ProfileEnableFn = decltype(&rlx_rt_profile_enable);
+/// Optional, for timelines: rlx_rt_profile_trace(on) records each timed
+/// call, rlx_rt_profile_trace_read copies them out (ProfileTimers.h).
+using ProfileTraceFn = decltype(&rlx_rt_profile_trace);
+using ProfileTraceReadFn = decltype(&rlx_rt_profile_trace_read);
 
 inline constexpr llvm::StringLiteral kGraphRunSymbol = "rlx_graph_run";
 inline constexpr llvm::StringLiteral kGraphBenchSymbol = "rlx_graph_bench";
@@ -93,6 +97,10 @@ inline constexpr llvm::StringLiteral kProfileResetSymbol =
     "rlx_rt_profile_reset";
 inline constexpr llvm::StringLiteral kProfileEnableSymbol =
     "rlx_rt_profile_enable";
+inline constexpr llvm::StringLiteral kProfileTraceSymbol =
+    "rlx_rt_profile_trace";
+inline constexpr llvm::StringLiteral kProfileTraceReadSymbol =
+    "rlx_rt_profile_trace_read";
 inline constexpr llvm::StringLiteral kBufferPeakSymbol =
     "rlx_rt_buffer_peak_bytes";
 inline constexpr llvm::StringLiteral kBufferResetPeakSymbol =

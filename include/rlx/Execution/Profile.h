@@ -43,6 +43,9 @@ struct ProfileTimers {
   /// Returns the calls of timer `id` and stores its total time.
   ProfileReadFn read = nullptr;
   ProfileResetFn reset = nullptr;
+  /// Null where the runtime keeps totals only (no timeline).
+  ProfileTraceFn trace = nullptr;
+  ProfileTraceReadFn traceRead = nullptr;
 };
 
 /// The timers labelled `labels`, whose runtime functions (GraphABI.h)
@@ -64,6 +67,11 @@ bindProfileTimers(std::vector<std::string> labels, std::vector<OpCost> costs,
   if (auto enable =
           reinterpret_cast<ProfileEnableFn>(lookup(kProfileEnableSymbol)))
     enable(1);
+  timers.trace = reinterpret_cast<ProfileTraceFn>(lookup(kProfileTraceSymbol));
+  timers.traceRead =
+      reinterpret_cast<ProfileTraceReadFn>(lookup(kProfileTraceReadSymbol));
+  if (!timers.traceRead)
+    timers.trace = nullptr;
   return timers;
 }
 
@@ -89,6 +97,19 @@ std::vector<OpTime> readProfile(const ProfileTimers &timers);
 /// its TFLOP/s.
 void printProfile(llvm::raw_ostream &os, llvm::ArrayRef<OpTime> times,
                   unsigned runs, double wallMs);
+
+/// Starts recording every timed call for a timeline (the runtime's
+/// rlx_rt_profile_trace); fails where the runtime keeps totals only.
+llvm::Error startTrace(const ProfileTimers &timers);
+
+/// Writes the calls recorded since startTrace (or the last reset) as a
+/// Chrome trace (the Trace Event Format's JSON object, which
+/// chrome://tracing, Perfetto's ui.perfetto.dev and TensorBoard read): one
+/// complete event ("ph": "X") per call, named by its op, with the whole
+/// label, timer id and costs as arguments, microseconds from the trace's
+/// start. Returns the number of events written.
+size_t writeChromeTrace(llvm::raw_ostream &os, const ProfileTimers &timers,
+                        llvm::StringRef graphName);
 
 } // namespace rlxrt
 

@@ -31,6 +31,22 @@ void rlx_rt_profile_reset();
 /// Optional: switches timing on (nonzero) or off, where it is off until
 /// asked for.
 void rlx_rt_profile_enable(int32_t on);
+
+/// One timed call, for a trace: its timer and when it ran, in microseconds
+/// from the start of the trace.
+struct RlxProfileEvent {
+  int64_t id;
+  double startUs;
+  double durationUs;
+};
+/// Optional: with `on` nonzero, records every timed call from now on (the
+/// trace starts empty, at time 0; rlx_rt_profile_reset empties it again);
+/// with 0, stops recording. A runtime without it keeps totals only.
+void rlx_rt_profile_trace(int32_t on);
+/// Copies up to `capacity` recorded calls, in the order they ended, into
+/// `events` and returns how many are recorded (call with 0 to size the
+/// buffer). A runtime may bound the calls it keeps (the CPU's: 2^22).
+int64_t rlx_rt_profile_trace_read(RlxProfileEvent *events, int64_t capacity);
 }
 
 #endif // RLX_RUNTIME_PROFILETIMERS_H
