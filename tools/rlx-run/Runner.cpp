@@ -85,6 +85,13 @@ cl::opt<unsigned> rlxrun::steps(
              "{rlx.param = NAME} back into the parameter NAME and printing "
              "the loss (the first result) per step"),
     cl::init(0), cl::cat(rlxrun::runCategory));
+cl::opt<unsigned> rlxrun::ranks(
+    "ranks",
+    cl::desc("Start N processes, one per rank, each running the graph (the "
+             "launcher for the cuda target's collectives over NCCL on one "
+             "host; each rank works on the GPU of its rank); the exit status "
+             "is the first failed rank's, the others stopped"),
+    cl::init(0), cl::cat(rlxrun::runCategory));
 static cl::list<std::string> batched(
     "batched",
     cl::desc("NAME: with --steps, the --input NAME holds one slice per step "
@@ -138,8 +145,8 @@ static cl::opt<double> absTolerance("atol",
 const char *rlxrun::toolName = "rlx-run";
 
 rlxrun::LaunchRank rlxrun::launchRank() {
-  // The variables MPI launchers set in each rank's environment: Open MPI's
-  // mpirun, then PMI (MPICH's hydra, Slurm).
+  // The variables launchers set in each rank's environment: rlx-run
+  // --ranks, Open MPI's mpirun, then PMI (MPICH's hydra, Slurm).
   auto read =
       [](std::initializer_list<const char *> names) -> std::optional<int64_t> {
     for (const char *name : names)
@@ -148,9 +155,10 @@ rlxrun::LaunchRank rlxrun::launchRank() {
     return std::nullopt;
   };
   LaunchRank result;
-  std::optional<int64_t> size = read({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"});
+  std::optional<int64_t> size =
+      read({"RLX_WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"});
   std::optional<int64_t> rank =
-      read({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"});
+      read({"RLX_RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"});
   if (size && rank && *size > 0 && *rank >= 0 && *rank < *size) {
     result.rank = *rank;
     result.size = *size;

@@ -31,6 +31,8 @@ extern llvm::cl::OptionCategory runCategory;
 extern llvm::cl::opt<std::string> loadSharedLib;
 /// --steps N: run a training step N times; 0 for one plain run.
 extern llvm::cl::opt<unsigned> steps;
+/// --ranks N: start N processes of this tool, one per rank (Launcher.cpp).
+extern llvm::cl::opt<unsigned> ranks;
 
 /// The name errors start with.
 extern const char *toolName;
@@ -47,14 +49,20 @@ template <typename T> T exitOnError(llvm::Expected<T> value) {
 /// or benchmarks it (--bench), prints the profile if it has one, and
 /// writes, prints and checks the outputs (--output, --print, --check).
 /// Returns the exit code: 1 if a check failed.
-/// This process's rank and the number of ranks when an MPI launcher
-/// (mpirun) started it, read from the launcher's environment; rank 0 of 1
+/// This process's rank and the number of ranks when a launcher (--ranks,
+/// mpirun) started it, read from the launcher's environment; rank 0 of 1
 /// otherwise. Rank 0 writes --output and prints progress
 /// (docs/distributed.md).
 struct LaunchRank {
   int64_t rank = 0, size = 1;
 };
 LaunchRank launchRank();
+
+/// --ranks: starts `ranks` copies of this process with the same arguments
+/// less --ranks, each told its rank (RLX_RANK, RLX_WORLD_SIZE,
+/// RLX_LOCAL_RANK) and where the ranks meet (RLX_COMM_DIR), and returns
+/// the exit status: the first failed rank's, after stopping the others.
+int launchRanks(int argc, char **argv, unsigned ranks);
 
 /// Loads every --plugin library, exiting with its error.
 void loadPlugins();

@@ -44,6 +44,8 @@ int main(int argc, char **argv) {
       "(rlx-run --emit-shared-lib)\n\n"
       "Inputs and parameters are matched by their rlx.input / rlx.param "
       "names.\nOutputs are named output_0, output_1, ... in result order.\n");
+  if (ranks > 0)
+    return launchRanks(argc, argv, ranks);
   if (loadSharedLib.empty())
     fatal("give the graph library with --load GRAPH.so");
   loadPlugins();

@@ -258,6 +258,8 @@ int main(int argc, char **argv) {
       "rlx-run: compile an rlx graph and run it\n\n"
       "Inputs and parameters are matched by their rlx.input / rlx.param "
       "names.\nOutputs are named output_0, output_1, ... in result order.\n");
+  if (ranks > 0)
+    return launchRanks(argc, argv, ranks);
   rlx::registerAllExecutionTargets();
   llvm::Expected<const ExecutionTarget *> executionTarget =
       lookupExecutionTarget(target);

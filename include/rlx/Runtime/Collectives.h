@@ -1,4 +1,4 @@
-//===- Collectives.h - the CPU runtime's collective entry point -*- C++ -*-===//
+//===- Collectives.h - the runtimes' collective entry points ----*- C++ -*-===//
 //
 // Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 // Exceptions. See the LICENSE file for license information.
@@ -7,8 +7,10 @@
 //
 // `rlx-cpu-lower-collectives` turns each collective op into a call of
 // rlx_rt_collective with a table describing it (a constant global); the
-// runtime (lib/Runtime/Comm/Mpi.cpp) reads the table with these slots. One
-// header, so the compiler and the runtime agree on the layout.
+// runtime (lib/Runtime/Comm/Mpi.cpp) reads the table with these slots. The
+// CUDA target passes the same description as call arguments to NCCL's glue
+// (lib/Runtime/Comm/Nccl.cpp). One header, so the compilers and the
+// runtimes agree on the layout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +57,25 @@ enum CollectiveSlot : int64_t {
   kOpIndex = 6,
   kRank = 7,
   kDims = 8,
+};
+
+/// The CUDA target passes a collective's description as i32 arguments after
+/// its two buffers (rlx_cuda_collective_r<rank>_<type>, lib/Runtime/Comm/Nccl.cpp),
+/// in this order; the shapes come with the buffers. The mesh sizes take
+/// kMaxCudaMeshRank slots (unused ones 0) and the spanned axes are a bit
+/// mask (bit a for axis a).
+constexpr int32_t kMaxCudaMeshRank = 4;
+enum CudaCollectiveFlag : int32_t {
+  kCudaOp = 0,
+  kCudaKind = 1,
+  kCudaDType = 2,
+  kCudaFirst = 3,
+  kCudaSecond = 4,
+  kCudaOpIndex = 5,
+  kCudaMeshRank = 6,
+  kCudaMesh = 7,
+  kCudaAxesMask = kCudaMesh + kMaxCudaMeshRank,
+  kCudaFlagCount,
 };
 
 } // namespace rlxrt::comm

@@ -77,12 +77,21 @@ const DriverState &driverState() {
   return *state;
 }
 
-/// The device RLX_CUDA_DEVICE names (0 when unset), or -1 when it names none.
+/// The device RLX_CUDA_DEVICE names, or -1 when it names none. Unset, it is
+/// the process's rank on its host when a launcher started it (one process
+/// per GPU: rlx-run --ranks, mpirun, srun), else 0.
 int environmentDevice() {
   static const int device = [] {
     const char *text = std::getenv("RLX_CUDA_DEVICE");
-    if (!text || !*text)
-      return 0;
+    if (!text || !*text) {
+      for (const char *localRank :
+           {"RLX_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+            "SLURM_LOCALID"})
+        if ((text = std::getenv(localRank)) && *text)
+          break;
+      if (!text || !*text)
+        return 0;
+    }
     char *end = nullptr;
     long value = std::strtol(text, &end, 10);
     return *end || value < 0 || value >= kMaxDevices ? -1 : int(value);
@@ -159,10 +168,14 @@ Session::Session(const char *caller, Kind kind) : name(caller), kind(kind) {
     fatal(caller, state.error);
   api = &state.api;
   ordinal = currentDevice();
-  if (ordinal < 0)
-    fatal(caller, std::string("RLX_CUDA_DEVICE=") +
-                      std::getenv("RLX_CUDA_DEVICE") +
-                      " is not a device ordinal");
+  if (ordinal < 0) {
+    const char *named = std::getenv("RLX_CUDA_DEVICE");
+    fatal(caller, named && *named
+                      ? std::string("RLX_CUDA_DEVICE=") + named +
+                            " is not a device ordinal"
+                      : std::string("the launcher's local rank is not a "
+                                    "device ordinal; set RLX_CUDA_DEVICE"));
+  }
   if (ordinal >= state.deviceCount || ordinal >= kMaxDevices)
     fatal(caller, "no CUDA device " + std::to_string(ordinal) + " (" +
                       std::to_string(state.deviceCount) + " found)");

@@ -36,7 +36,8 @@ const std::string &loadDriver(const DriverApi *&api);
 std::string describe(const DriverApi &api, CUresult result);
 
 /// The device the calling thread works on: the one mgpuSetDefaultDevice
-/// chose, else RLX_CUDA_DEVICE, else 0.
+/// chose, else RLX_CUDA_DEVICE, else the local rank of a launched process,
+/// else 0.
 int currentDevice();
 void setCurrentDevice(int device);
 

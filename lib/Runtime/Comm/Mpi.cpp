@@ -20,7 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "rlx/Runtime/Collectives.h"
+#include "Collective.h"
 
 #include "rlx-c/RLX.h"
 
@@ -70,10 +70,6 @@ struct World {
   const MpiApi *mpi = nullptr;
   int rank = 0, size = 1;
 };
-
-const char *kOpNames[] = {"rlx.all_reduce",     "rlx.all_gather",
-                          "rlx.reduce_scatter", "rlx.all_to_all",
-                          "rlx.broadcast",      "rlx.reduce_to_root"};
 
 std::mutex &commMutex() {
   static std::mutex mutex;
@@ -214,63 +210,22 @@ const World &world() {
 }
 
 /// The op's description, read from its table.
-struct Collective {
-  int64_t op, kind, dtype, elementBytes, first, second, index;
-  std::vector<int64_t> dims, mesh, axes;
-
-  explicit Collective(const int64_t *table) {
-    op = table[kOp];
-    kind = table[kKind];
-    dtype = table[kDType];
-    elementBytes = table[kElementBytes];
-    first = table[kFirstAttr];
-    second = table[kSecondAttr];
-    index = table[kOpIndex];
-    const int64_t *at = table + kDims;
-    dims.assign(at, at + table[kRank]);
-    at += table[kRank];
-    mesh.assign(at + 1, at + 1 + at[0]);
-    at += 1 + at[0];
-    axes.assign(at + 1, at + 1 + at[0]);
-  }
-
-  std::string name() const {
-    return std::string(op >= 0 && op <= kReduceToRoot ? kOpNames[op]
-                                                      : "collective") +
-           " (collective #" + std::to_string(index) + " of the graph)";
-  }
-  int64_t meshSize() const {
-    int64_t size = 1;
-    for (int64_t d : mesh)
-      size *= d;
-    return size;
-  }
-  int64_t groupSize() const {
-    int64_t size = 1;
-    for (int64_t axis : axes)
-      size *= mesh[axis];
-    return size;
-  }
-  int64_t elements() const {
-    int64_t count = 1;
-    for (int64_t d : dims)
-      count *= d;
-    return count;
-  }
-  /// The product of dims [from, to).
-  int64_t product(size_t from, size_t to) const {
-    int64_t count = 1;
-    for (size_t d = from; d < to; ++d)
-      count *= dims[d];
-    return count;
-  }
-};
-
-std::string meshText(const std::vector<int64_t> &mesh) {
-  std::string text = "[";
-  for (size_t i = 0; i < mesh.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(mesh[i]);
-  return text + "]";
+Collective readTable(const int64_t *table) {
+  Collective c;
+  c.op = table[kOp];
+  c.kind = table[kKind];
+  c.dtype = table[kDType];
+  c.elementBytes = table[kElementBytes];
+  c.first = table[kFirstAttr];
+  c.second = table[kSecondAttr];
+  c.index = table[kOpIndex];
+  const int64_t *at = table + kDims;
+  c.dims.assign(at, at + table[kRank]);
+  at += table[kRank];
+  c.mesh.assign(at + 1, at + 1 + at[0]);
+  at += 1 + at[0];
+  c.axes.assign(at + 1, at + 1 + at[0]);
+  return c;
 }
 
 /// The communicator of the group `c` spans that holds this rank; the world
@@ -278,51 +233,26 @@ std::string meshText(const std::vector<int64_t> &mesh) {
 /// reaches a graph's collectives in the same order, so the splits (which
 /// are collective over the world) match up.
 Handle groupComm(const World &w, const Collective &c) {
-  if (c.axes.size() == c.mesh.size())
+  if (c.spansEveryAxis())
     return w.mpi->commWorld;
   static std::map<std::vector<int64_t>, Handle> comms;
-  std::vector<int64_t> key = c.mesh;
-  key.push_back(-1);
-  key.insert(key.end(), c.axes.begin(), c.axes.end());
+  std::vector<int64_t> key = c.groupKey();
   auto it = comms.find(key);
   if (it != comms.end())
     return it->second;
-  // Row-major mesh coordinates of this rank; the color numbers the group
-  // by the coordinates off the axes, the key orders the ranks in it.
-  std::vector<int64_t> coords(c.mesh.size());
-  int64_t rest = w.rank;
-  for (size_t d = c.mesh.size(); d-- > 0;) {
-    coords[d] = rest % c.mesh[d];
-    rest /= c.mesh[d];
-  }
-  int64_t color = 0, order = 0;
-  for (size_t d = 0; d < c.mesh.size(); ++d) {
-    bool spanned =
-        std::find(c.axes.begin(), c.axes.end(), int64_t(d)) != c.axes.end();
-    int64_t &into = spanned ? order : color;
-    into = into * c.mesh[d] + coords[d];
-  }
+  Collective::Place place = c.placeOf(w.rank);
   Handle comm = nullptr;
   check(*w.mpi,
-        w.mpi->commSplit(w.mpi->commWorld, int(color), int(order), &comm),
+        w.mpi->commSplit(w.mpi->commWorld, int(place.color), int(place.index),
+                         &comm),
         "MPI_Comm_split");
   comms.emplace(std::move(key), comm);
   return comm;
 }
 
-/// This rank's index in its group (the row-major index of its coordinates
-/// on the spanned axes).
+/// This rank's index in its group.
 int64_t groupRank(const World &w, const Collective &c) {
-  std::vector<int64_t> coords(c.mesh.size());
-  int64_t rest = w.rank;
-  for (size_t d = c.mesh.size(); d-- > 0;) {
-    coords[d] = rest % c.mesh[d];
-    rest /= c.mesh[d];
-  }
-  int64_t index = 0;
-  for (int64_t axis : c.axes)
-    index = index * c.mesh[axis] + coords[axis];
-  return index;
+  return c.placeOf(w.rank).index;
 }
 
 Handle mpiType(const MpiApi &mpi, int64_t dtype) {
@@ -488,8 +418,14 @@ extern "C" {
 
 __attribute__((visibility("default"))) void
 rlx_rt_collective(int64_t table, int64_t input, int64_t output) {
-  Collective c(reinterpret_cast<const int64_t *>(table));
+  Collective c = readTable(reinterpret_cast<const int64_t *>(table));
   const World &w = world();
+  if (c.meshSize() != 1 && !w.mpi && std::getenv("RLX_WORLD_SIZE"))
+    fail(c.name() +
+         " runs on the CPU, whose collectives run over MPI; "
+         "rlx-run --ranks starts the ranks of CUDA graphs (NCCL): "
+         "launch this one with mpirun -np " +
+         std::to_string(c.meshSize()));
   if (c.meshSize() != w.size)
     fail(c.name() + " runs over mesh " + meshText(c.mesh) + " of " +
          std::to_string(c.meshSize()) + " ranks, but this run has " +

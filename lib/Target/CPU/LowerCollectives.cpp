@@ -16,12 +16,12 @@
 
 #include "rlx/Target/CPU/Passes.h"
 
-#include "DTypeCodes.h"
 #include "RuntimeCalls.h"
 
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Runtime/Collectives.h"
 #include "rlx/Target/CPU/RLXCPUDialect.h"
+#include "rlx/Target/DTypeCodes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -45,7 +45,7 @@ namespace {
 constexpr StringLiteral kCalleeName = "rlx_rt_collective";
 
 std::optional<int64_t> dtypeCode(Type type) {
-  std::optional<int32_t> code = cpu::runtimeDType(type);
+  std::optional<int32_t> code = runtimeDType(type);
   return code ? std::optional<int64_t>(*code) : std::nullopt;
 }
 

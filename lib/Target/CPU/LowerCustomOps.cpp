@@ -14,12 +14,12 @@
 
 #include "rlx/Target/CPU/Passes.h"
 
-#include "DTypeCodes.h"
 #include "RuntimeCalls.h"
 
 #include "rlx-c/CustomOps.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Target/CPU/RLXCPUDialect.h"
+#include "rlx/Target/DTypeCodes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -42,7 +42,7 @@ namespace {
 constexpr StringLiteral kCalleeName = "rlx_rt_custom_call";
 
 /// The RlxDType code of the element types the kernel ABI carries.
-std::optional<int32_t> abiDType(Type type) { return cpu::runtimeDType(type); }
+std::optional<int32_t> abiDType(Type type) { return runtimeDType(type); }
 
 std::string typeText(const RlxCustomTensorType &type) {
   std::string text = "[";

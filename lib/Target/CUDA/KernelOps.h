@@ -18,6 +18,7 @@ class ActivationBackwardOp;
 class AttentionOp;
 class MatMulOp;
 namespace cuda {
+class CollectiveOp;
 class FlashAttentionOp;
 class MatmulBiasOp;
 class MatmulBiasGeluAuxOp;
@@ -153,6 +154,21 @@ bool isChannelsLastConvolution(StringRef layout, Type elementType);
 /// runtime's cuDNN entry point for its direction and element type.
 LogicalResult lowerCudnnConvolution(RewriterBase &rewriter, Operation *op,
                                     bool allowTf32);
+
+/// Whether `op` is one of the rlx collectives.
+bool isCollective(Operation *op);
+
+/// Replaces the rlx collective `op` by an rlx_cuda.collective writing a new
+/// tensor; fails with a diagnostic at `op` for what the NCCL lowering does
+/// not take (dynamic shapes, element types NCCL has not, meshes of rank
+/// above 4).
+LogicalResult formCollective(RewriterBase &rewriter, Operation *op);
+
+/// Replaces `op`, on buffers, by a call of the runtime's
+/// rlx_cuda_collective_r<rank>_<type>; `index` numbers it among the graph's
+/// collectives for the runtime's diagnostics.
+LogicalResult lowerCollective(RewriterBase &rewriter, cuda::CollectiveOp op,
+                              int32_t index);
 
 } // namespace rlx
 } // namespace mlir

@@ -236,7 +236,10 @@ struct RLXCUDAFormKernelsPass
     SmallVector<Operation *> rowOps;
     SmallVector<ActivationBackwardOp> activationGradients;
     SmallVector<Operation *> convolutions;
+    SmallVector<Operation *> collectives;
     getOperation().walk([&](Operation *op) {
+      if (isCollective(op))
+        collectives.push_back(op);
       if (isa<ConvOp, Conv2dBackwardInputOp, Conv2dBackwardWeightOp>(op))
         convolutions.push_back(op);
       if (auto attention = dyn_cast<AttentionOp>(op))
@@ -249,6 +252,11 @@ struct RLXCUDAFormKernelsPass
                    op))
         rowOps.push_back(op);
     });
+    bool collectivesFailed = false;
+    for (Operation *op : collectives)
+      collectivesFailed |= failed(formCollective(rewriter, op));
+    if (collectivesFailed)
+      return signalPassFailure();
     for (AttentionOp op : attentions)
       formFlashAttention(rewriter, op);
     // Before the forward GEMMs: a backward GEMM may read a forward one's
@@ -311,15 +319,20 @@ struct RLXCUDALowerKernelsPass
       if (isa<cuda::FlashAttentionOp, cuda::MatmulBiasOp,
               cuda::MatmulBiasGeluAuxOp, cuda::MatmulDgeluOp, cuda::SoftmaxOp,
               cuda::NormOp, cuda::NormBackwardInputOp, cuda::Conv2dOp,
-              cuda::Conv2dBackwardDataOp, cuda::Conv2dBackwardFilterOp>(op))
+              cuda::Conv2dBackwardDataOp, cuda::Conv2dBackwardFilterOp,
+              cuda::CollectiveOp>(op))
         kernels.push_back(op);
     });
+    int32_t collectives = 0;
     for (Operation *op : kernels) {
       if (!cast<DestinationStyleOpInterface>(op).hasPureBufferSemantics()) {
         op->emitOpError() << "is lowered on buffers; bufferize first";
         return signalPassFailure();
       }
-      if (auto attention = dyn_cast<cuda::FlashAttentionOp>(op))
+      if (auto collective = dyn_cast<cuda::CollectiveOp>(op)) {
+        if (failed(lowerCollective(rewriter, collective, collectives++)))
+          return signalPassFailure();
+      } else if (auto attention = dyn_cast<cuda::FlashAttentionOp>(op))
         lowerFlashAttention(rewriter, attention, allowTf32);
       else if (auto matmul = dyn_cast<cuda::MatmulBiasOp>(op))
         lowerMatmulBias(rewriter, matmul, allowTf32);

@@ -390,3 +390,30 @@ LogicalResult Conv2dBackwardDataOp::verify() {
 LogicalResult Conv2dBackwardFilterOp::verify() {
   return verifyConvolution(*this);
 }
+
+//===----------------------------------------------------------------------===//
+// CollectiveOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CollectiveOp::verify() {
+  StringRef name = getCollective();
+  if (!llvm::is_contained({"all_reduce", "all_gather", "reduce_scatter",
+                           "all_to_all", "broadcast", "reduce_to_root"},
+                          name))
+    return emitOpError() << "names '" << name
+                         << "', which is not an rlx collective";
+  bool combines = llvm::is_contained(
+      {"all_reduce", "reduce_scatter", "reduce_to_root"}, name);
+  if (combines != getKind().has_value())
+    return emitOpError() << name << (combines ? " needs" : " takes no")
+                         << " kind";
+  auto input = cast<ShapedType>(getInput().getType());
+  auto init = cast<ShapedType>(getInit().getType());
+  if (isa<RankedTensorType>(input) != isa<RankedTensorType>(init))
+    return emitOpError() << "operands are all tensors or all buffers";
+  if (input.getElementType() != init.getElementType() ||
+      input.getRank() != init.getRank())
+    return emitOpError() << "input " << input << " and init " << init
+                         << " differ in element type or rank";
+  return verifyKernelResults(*this, ValueRange{getInit()});
+}

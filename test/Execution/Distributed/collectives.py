@@ -20,9 +20,17 @@ import tempfile
 
 import numpy as np
 
-mpirun = shlex.split(sys.argv[1])
-rlx_run = sys.argv[2]
-N = int(sys.argv[3])
+# --emit-cuda OUTDIR RLX_RUN N: compile the graph for the cuda target and
+# write it with its inputs, the expected outputs and OUTDIR/run.sh, which
+# runs it on a machine with N GPUs (scripts/gpu-distributed-check.sh).
+emit_cuda = sys.argv[1] == "--emit-cuda"
+if emit_cuda:
+    emit_dir = sys.argv[2]
+    mpirun = None
+else:
+    mpirun = shlex.split(sys.argv[1])
+rlx_run = sys.argv[2 + emit_cuda]
+N = int(sys.argv[3 + emit_cuda])
 seed = int(os.environ.get("RLX_TEST_SEED", np.random.SeedSequence().entropy % 2**32))
 print(f"seed {seed} (replay with RLX_TEST_SEED={seed})")
 rng = np.random.default_rng(seed)
@@ -140,6 +148,36 @@ lines.append("  return " + ", ".join(f"%r{k}" for k in range(len(cases)))
              + " : " + ", ".join(c[0] for c in cases))
 lines.append("}")
 graph = "\n".join(lines) + "\n"
+
+if emit_cuda:
+    os.makedirs(emit_dir, exist_ok=True)
+    path = os.path.join(emit_dir, "graph.mlir")
+    with open(path, "w") as f:
+        f.write(graph)
+    subprocess.run([rlx_run, path, "--target", "cuda", "--no-cache",
+                    "--emit-shared-lib", os.path.join(emit_dir, "graph.so")],
+                   check=True)
+    checks = []
+    for r in range(N):
+        np.save(os.path.join(emit_dir, f"x.{r}.npy"), xs[r])
+        np.save(os.path.join(emit_dir, f"i.{r}.npy"), iis[r])
+        os.makedirs(os.path.join(emit_dir, f"expected.{r}"), exist_ok=True)
+        for k, (_, _, expected) in enumerate(cases):
+            np.save(os.path.join(emit_dir, f"expected.{r}", f"output_{k}.npy"),
+                    np.asarray(expected(r)))
+    checks = " ".join(f"--check {k}=expected.{{rank}}/output_{k}.npy"
+                      for k in range(len(cases)))
+    with open(os.path.join(emit_dir, "run.sh"), "w") as f:
+        f.write(f"""#!/usr/bin/env bash
+# {len(cases)} collectives on {N} GPUs, one process each (seed {seed}).
+set -euo pipefail
+cd "$(dirname "$0")"
+"$1" --ranks {N} --load graph.so --input x=x.{{rank}}.npy \
+  --input i=i.{{rank}}.npy {checks} --rtol 1e-5 --atol 1e-5
+echo "ok: {len(cases)} collectives on each of {N} GPUs"
+""")
+    print(f"wrote {emit_dir}: {len(cases)} collectives for {N} GPUs")
+    sys.exit(0)
 
 tmp = tempfile.mkdtemp(prefix="rlx-collectives-")
 path = os.path.join(tmp, "graph.mlir")

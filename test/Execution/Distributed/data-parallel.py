@@ -37,6 +37,7 @@ not N times the graph's batch.
 """
 
 import concurrent.futures
+import json
 import os
 import re
 import shlex
@@ -46,18 +47,49 @@ import tempfile
 
 import numpy as np
 
+# Beside this file when copied to a GPU machine, else the source tree's.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, __file__.rsplit("/", 3)[0] + "/Execution/lib")
 sys.path.insert(0, __file__.rsplit("/", 4)[0] + "/scripts")
 from rlxcheck import read_safetensors, write_safetensors  # noqa: E402
 from train_inputs import example_inputs  # noqa: E402
 
-mpirun = shlex.split(sys.argv[1])
-RLX_OPT, RLX_RUN, EXAMPLES = sys.argv[2], sys.argv[3], sys.argv[4]
+# Besides the lit test's mode above, the same cases on GPUs (NCCL), for
+# scripts/gpu-distributed-check.sh:
+#   data-parallel.py --emit-cuda OUT RLX_OPT RLX_RUN EXAMPLES N
+#       compiles the Adam cases for the cuda target, for one GPU and for N,
+#       with their inputs, into OUT (cases.json lists them);
+#   data-parallel.py --run-cuda OUT RLX_RUN_AOT
+#       on N GPUs: the reference on one, `rlx-run-aot --ranks N` on N.
+MODE = sys.argv[1] if sys.argv[1] in ("--emit-cuda", "--run-cuda") else "mpi"
+TARGET = []
+if MODE == "mpi":
+    mpirun = shlex.split(sys.argv[1])
+    RLX_OPT, RLX_RUN, EXAMPLES = sys.argv[2], sys.argv[3], sys.argv[4]
+    tmp = tempfile.mkdtemp(prefix="rlx-data-parallel-")
+elif MODE == "--emit-cuda":
+    RLX_OPT, RLX_RUN, EXAMPLES = sys.argv[3], sys.argv[4], sys.argv[5]
+    GPUS = int(sys.argv[6])
+    TARGET = ["--target", "cuda"]
+    os.makedirs(sys.argv[2], exist_ok=True)
+    RLX_OPT, RLX_RUN, EXAMPLES = (os.path.abspath(p)
+                                  for p in (RLX_OPT, RLX_RUN, EXAMPLES))
+    os.chdir(sys.argv[2])
+    tmp = "."
+else:
+    RLX_RUN = os.path.abspath(sys.argv[3])
+    os.chdir(sys.argv[2])
 STEPS = 8
 LOSS_RTOL, LOSS_ATOL = 1e-5, 1e-6
 PARAM_RTOL, PARAM_ATOL = 1e-5, 2e-5
-tmp = tempfile.mkdtemp(prefix="rlx-data-parallel-")
 rng = np.random.default_rng(11)
+
+
+def launch(n):
+    """The command that starts `n` ranks of the runner."""
+    if MODE == "mpi":
+        return mpirun + ["-np", str(n), RLX_RUN]
+    return [RLX_RUN, "--ranks", str(n)]
 
 
 def read(name):
@@ -116,7 +148,7 @@ def compile_step(text, func, options, path):
     subprocess.run([RLX_OPT, source, f"--rlx-autodiff=func={func} {options}",
                     "-o", path + ".mlir"], check=True)
     subprocess.run([RLX_RUN, path + ".mlir", "--entry", f"{func}_train_step",
-                    "--emit-shared-lib", path + ".so", "--no-cache"],
+                    "--emit-shared-lib", path + ".so", "--no-cache"] + TARGET,
                    check=True, stdout=subprocess.DEVNULL)
     return path + ".so"
 
@@ -137,7 +169,9 @@ def flags(case, data, init, batched=()):
             result += ["--batched", name]
     params = os.path.join(case, "init.safetensors")
     write_safetensors(params, init)
-    return result + ["--params", params, "--steps", str(STEPS), "--no-cache"]
+    # rlx-run-aot (the GPU mode) runs libraries only: no cache to skip.
+    return result + ["--params", params, "--steps", str(STEPS)] + (
+        ["--no-cache"] if MODE == "mpi" else [])
 
 
 # Compiles run two at a time (the test's time is mostly compiling).
@@ -172,9 +206,9 @@ def check(name, folder, common, options, libraries, ranks, noise):
     lr = float(re.search(r"lr=(\S+)", options).group(1))
     for n in ranks:
         out = os.path.join(folder, f"out{n}" + ".{rank}")
-        run = subprocess.run(mpirun + ["-np", str(n), RLX_RUN, "--load",
-                                       libraries[n].result(), "--data-parallel",
-                                       "--output", out] + common,
+        run = subprocess.run(launch(n) + ["--load", libraries[n].result(),
+                                          "--data-parallel", "--output",
+                                          out] + common,
                              capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, f"{name} on {n} ranks:\n" + \
             run.stdout + run.stderr
@@ -202,9 +236,43 @@ def check(name, folder, common, options, libraries, ranks, noise):
               f"(largest difference {worst:.1e})")
 
 
+if MODE == "--run-cuda":
+    class Done:
+        def __init__(self, value):
+            self.value = value
+
+        def result(self):
+            return self.value
+
+    with open("cases.json") as f:
+        for name, folder, common, options, libraries, ranks, noise in \
+                json.load(f):
+            check(name, folder, common, options,
+                  {int(n): Done(lib) for n, lib in libraries.items()}, ranks,
+                  {key: slice(*bounds) for key, bounds in noise.items()})
+    sys.exit(0)
+
 mlp_data, mlp_init = example_inputs("mlp_train", rng)
 batches = dict(mlp_data)
 batches["x"] = rng.standard_normal((STEPS, 16, 8)).astype(np.float32)
+if MODE == "--emit-cuda":
+    case("mlp adam", mlp_graph, 16, "optimizer=adam lr=0.01", mlp_data,
+         mlp_init, [GPUS])
+    _, enc_init = example_inputs("transformer_train", rng)
+    enc_data = {"x": rng.standard_normal((4, 4, 8)).astype(np.float32),
+                "labels": rng.integers(0, 3, (16,)).astype(np.int64)}
+    case("encoder adam", encoder_graph, 4, "optimizer=adam lr=0.01",
+         enc_data, enc_init, [GPUS], noise={"qkv_b": slice(8, 16)})
+    with open("cases.json", "w") as f:
+        json.dump([[name, folder, common, options,
+                    {n: lib.result() for n, lib in libraries.items()}, ranks,
+                    {key: [bounds.start, bounds.stop]
+                     for key, bounds in noise.items()}]
+                   for name, folder, common, options, libraries, ranks, noise
+                   in cases], f)
+    print(f"wrote {len(cases)} data-parallel cases for {GPUS} GPUs")
+    sys.exit(0)
+
 case("mlp sgd momentum, batched x", mlp_graph, 16,
      "optimizer=sgd lr=0.1 momentum=0.9", batches, mlp_init, [2, 4],
      batched=("x",))

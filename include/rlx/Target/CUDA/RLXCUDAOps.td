@@ -408,4 +408,40 @@ def RLXCUDA_Conv2dBackwardFilterOp
                        UnitAttr:$channels_last);
 }
 
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+def RLXCUDA_CollectiveOp : RLXCUDA_KernelOp<"collective"> {
+  let summary = "an rlx collective as one NCCL call of the CUDA runtime";
+  let description = [{
+    One of the rlx collective ops (docs/distributed.md), named by
+    `collective` (`all_reduce`, `all_gather`, `reduce_scatter`,
+    `all_to_all`, `broadcast` or `reduce_to_root`), with that op's
+    attributes: `kind` for the ops that combine, `first` its `dim`
+    (all_gather, reduce_scatter), `split_dim` (all_to_all) or `root`
+    (broadcast, reduce_to_root), `second` all_to_all's `concat_dim`, and
+    `group`. `input` and `init` (the output) have the rlx op's operand and
+    result types. `rlx-cuda-lower-kernels` turns it into a call of the
+    runtime's `rlx_cuda_collective_r<rank>_<type>`, which runs it through NCCL on
+    the graph's stream (lib/Runtime/Comm/Nccl.cpp).
+
+    On tensors the op returns the result, written into `init`; on buffers
+    it has no result and writes `init`, whose contents are not read. Both
+    buffers are dense and row-major.
+  }];
+  let arguments = (ins RLXCUDA_TensorOrBuffer:$input,
+                       RLXCUDA_TensorOrBuffer:$init,
+                       StrAttr:$collective,
+                       OptionalAttr<RLX_CollectiveKindAttr>:$kind,
+                       DefaultValuedAttr<I64Attr, "0">:$first,
+                       DefaultValuedAttr<I64Attr, "0">:$second,
+                       RLX_GroupAttr:$group);
+  let assemblyFormat = [{
+    $collective (`kind` `=` $kind^)? `ins` `(` $input `:` type($input) `)`
+    `outs` `(` $init `:` type($init) `)` `first` `=` $first `second` `=`
+    $second `group` `=` $group attr-dict (`->` type($result)^)?
+  }];
+}
+
 #endif // RLX_TARGET_CUDA_RLXCUDAOPS_TD

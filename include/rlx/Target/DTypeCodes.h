@@ -5,13 +5,14 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The RlxDType code (include/rlx-c/RLX.h) of the element types that the CPU
-// lowerings pass to runtime calls by code (rlx.custom kernels, collectives).
+// The RlxDType code (include/rlx-c/RLX.h) of the element types that the
+// targets' lowerings pass to runtime calls by code (the CPU's rlx.custom
+// kernels and collectives, the CUDA target's collectives).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef RLX_LIB_TARGET_CPU_DTYPECODES_H
-#define RLX_LIB_TARGET_CPU_DTYPECODES_H
+#ifndef RLX_TARGET_DTYPECODES_H
+#define RLX_TARGET_DTYPECODES_H
 
 #include "rlx-c/RLX.h"
 
@@ -20,7 +21,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace mlir::rlx::cpu {
+namespace mlir::rlx {
 
 /// The code of a float or signless integer element type. Unsigned and
 /// complex types are left out: the lowering to linalg changes their tensor
@@ -47,6 +48,6 @@ inline std::optional<int32_t> runtimeDType(Type type) {
   return std::nullopt;
 }
 
-} // namespace mlir::rlx::cpu
+} // namespace mlir::rlx
 
-#endif // RLX_LIB_TARGET_CPU_DTYPECODES_H
+#endif // RLX_TARGET_DTYPECODES_H
