@@ -340,17 +340,20 @@ struct Scratch {
   Scratch &operator=(const Scratch &) = delete;
 };
 
-void run(const Session &cu, const NcclApi &api, const Collective &c,
-         const void *in, void *out, const char *caller) {
+void run(const Session &cu, const Collective &c, const void *in, void *out,
+         const char *caller) {
   CUstream stream = graphStream(cu);
   int64_t ranks = c.groupSize();
   int64_t bytes = c.elementBytes;
   int64_t count = c.elements();
-  if (ranks == 1 || world().size == 1) {
+  // A group of one rank (every group, in a world of one) is a copy, and
+  // never opens NCCL.
+  if (ranks == 1) {
     cu.check(cu->cuMemcpyAsync(at(out, 0), at(in, 0), count * bytes, stream),
              "cuMemcpyAsync");
     return;
   }
+  const NcclApi &api = nccl(caller);
   ncclComm_t comm = groupComm(api, c, caller);
   std::optional<ncclDataType_t> type = ncclType(c.dtype);
   if (c.kind >= 0 && !type)
@@ -510,15 +513,7 @@ void collective(const char *caller, int rank, const void *input,
                    : " (started by " + w.launcher + ")"));
   Session cu(caller);
   std::lock_guard<std::mutex> lock(commMutex());
-  // A world of one rank never opens NCCL: every group is that rank.
-  if (w.size == 1) {
-    CUstream stream = graphStream(cu);
-    cu.check(cu->cuMemcpyAsync(at(out, 0), at(in, 0),
-                               c.elements() * c.elementBytes, stream),
-             "cuMemcpyAsync");
-    return;
-  }
-  run(cu, nccl(caller), c, in, out, caller);
+  run(cu, c, in, out, caller);
 }
 
 } // namespace
