@@ -21,6 +21,7 @@
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Runtime/Collectives.h"
 #include "rlx/Target/CPU/RLXCPUDialect.h"
+#include "rlx/Target/CollectiveOps.h"
 #include "rlx/Target/DTypeCodes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -56,43 +57,13 @@ bool reducible(Type type) {
          type.isSignlessInteger(64);
 }
 
-/// What the table says about one op, besides its operand's type and group.
-struct Described {
-  int64_t op;
-  int64_t kind = -1;
-  int64_t first = 0, second = 0;
-  GroupAttr group;
-};
-
-std::optional<Described> describe(Operation *op) {
-  auto kindOf = [](CollectiveKind kind) { return static_cast<int64_t>(kind); };
-  if (auto o = dyn_cast<AllReduceOp>(op))
-    return Described{comm::kAllReduce, kindOf(o.getKind()), 0, 0, o.getGroup()};
-  if (auto o = dyn_cast<AllGatherOp>(op))
-    return Described{comm::kAllGather, -1, static_cast<int64_t>(o.getDim()), 0,
-                     o.getGroup()};
-  if (auto o = dyn_cast<ReduceScatterOp>(op))
-    return Described{comm::kReduceScatter, kindOf(o.getKind()),
-                     static_cast<int64_t>(o.getDim()), 0, o.getGroup()};
-  if (auto o = dyn_cast<AllToAllOp>(op))
-    return Described{comm::kAllToAll, -1, static_cast<int64_t>(o.getSplitDim()),
-                     static_cast<int64_t>(o.getConcatDim()), o.getGroup()};
-  if (auto o = dyn_cast<BroadcastOp>(op))
-    return Described{comm::kBroadcast, -1, static_cast<int64_t>(o.getRoot()), 0,
-                     o.getGroup()};
-  if (auto o = dyn_cast<ReduceToRootOp>(op))
-    return Described{comm::kReduceToRoot, kindOf(o.getKind()),
-                     static_cast<int64_t>(o.getRoot()), 0, o.getGroup()};
-  return std::nullopt;
-}
-
 struct RLXCPULowerCollectivesPass
     : rlx::impl::RLXCPULowerCollectivesBase<RLXCPULowerCollectivesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
-      if (describe(op))
+      if (describeCollective(op))
         ops.push_back(op);
     });
     if (ops.empty())
@@ -116,7 +87,7 @@ struct RLXCPULowerCollectivesPass
     if (!dtypeCode(et))
       return op->emitOpError()
              << "the CPU lowering does not move " << et << " tensors";
-    if (describe(op)->kind >= 0 && !reducible(et))
+    if (describeCollective(op)->kind && !reducible(et))
       return op->emitOpError()
              << "the CPU lowering combines f32, f64, i8, i16, i32 and i64 "
                 "tensors (MPI has no "
@@ -144,13 +115,13 @@ struct RLXCPULowerCollectivesPass
                                     top.getFunctionType({i64, i64, i64}, {}));
       callee.setPrivate();
     }
-    Described what = *describe(op);
+    CollectiveDescription what = *describeCollective(op);
     auto input = cast<RankedTensorType>(op->getOperand(0).getType());
     auto result = cast<RankedTensorType>(op->getResult(0).getType());
     Type et = input.getElementType();
     SmallVector<int64_t> table(comm::kDims);
-    table[comm::kOp] = what.op;
-    table[comm::kKind] = what.kind;
+    table[comm::kOp] = what.code;
+    table[comm::kKind] = what.kind ? static_cast<int64_t>(*what.kind) : -1;
     table[comm::kDType] = *dtypeCode(et);
     table[comm::kElementBytes] = (et.getIntOrFloatBitWidth() + 7) / 8;
     table[comm::kFirstAttr] = what.first;

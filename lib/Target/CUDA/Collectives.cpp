@@ -19,6 +19,7 @@
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Runtime/Collectives.h"
 #include "rlx/Target/CUDA/RLXCUDADialect.h"
+#include "rlx/Target/CollectiveOps.h"
 #include "rlx/Target/DTypeCodes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -32,36 +33,6 @@ namespace comm = rlxrt::comm;
 
 namespace {
 
-/// The rlx op's name and attributes, as rlx_cuda.collective spells them.
-struct Described {
-  StringRef name;
-  std::optional<CollectiveKind> kind;
-  int64_t first = 0, second = 0;
-  GroupAttr group;
-};
-
-std::optional<Described> describe(Operation *op) {
-  if (auto o = dyn_cast<AllReduceOp>(op))
-    return Described{"all_reduce", o.getKind(), 0, 0, o.getGroup()};
-  if (auto o = dyn_cast<AllGatherOp>(op))
-    return Described{"all_gather", std::nullopt,
-                     static_cast<int64_t>(o.getDim()), 0, o.getGroup()};
-  if (auto o = dyn_cast<ReduceScatterOp>(op))
-    return Described{"reduce_scatter", o.getKind(),
-                     static_cast<int64_t>(o.getDim()), 0, o.getGroup()};
-  if (auto o = dyn_cast<AllToAllOp>(op))
-    return Described{"all_to_all", std::nullopt,
-                     static_cast<int64_t>(o.getSplitDim()),
-                     static_cast<int64_t>(o.getConcatDim()), o.getGroup()};
-  if (auto o = dyn_cast<BroadcastOp>(op))
-    return Described{"broadcast", std::nullopt,
-                     static_cast<int64_t>(o.getRoot()), 0, o.getGroup()};
-  if (auto o = dyn_cast<ReduceToRootOp>(op))
-    return Described{"reduce_to_root", o.getKind(),
-                     static_cast<int64_t>(o.getRoot()), 0, o.getGroup()};
-  return std::nullopt;
-}
-
 /// The runtime's code for the element types NCCL moves and combines: the
 /// targets' codes less i16, which NCCL has not.
 std::optional<int32_t> dtypeCode(Type type) {
@@ -72,10 +43,12 @@ std::optional<int32_t> dtypeCode(Type type) {
 
 } // namespace
 
-bool rlx::isCollective(Operation *op) { return describe(op).has_value(); }
+bool rlx::isCollective(Operation *op) {
+  return describeCollective(op).has_value();
+}
 
 LogicalResult rlx::formCollective(RewriterBase &rewriter, Operation *op) {
-  Described what = *describe(op);
+  CollectiveDescription what = *describeCollective(op);
   auto input = cast<RankedTensorType>(op->getOperand(0).getType());
   auto result = cast<RankedTensorType>(op->getResult(0).getType());
   if (!input.hasStaticShape() || !result.hasStaticShape())
@@ -105,7 +78,7 @@ LogicalResult rlx::formCollective(RewriterBase &rewriter, Operation *op) {
     kind = CollectiveKindAttr::get(op->getContext(), *what.kind);
   auto formed = cuda::CollectiveOp::create(
       rewriter, op->getLoc(), TypeRange{result}, op->getOperand(0), init,
-      what.name, kind, what.first, what.second, what.group);
+      op->getName().stripDialect(), kind, what.first, what.second, what.group);
   rewriter.replaceOp(op, formed->getResults());
   return success();
 }
