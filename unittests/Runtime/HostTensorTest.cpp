@@ -14,6 +14,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <new>
+#include <stdexcept>
 
 using namespace rlxrt;
 
@@ -49,6 +51,21 @@ TEST(HostTensor, CreateReportsWhatCannotBeAllocated) {
   ASSERT_TRUE(zeros);
   for (int64_t i = 0; i < 4; ++i)
     EXPECT_EQ(zeros->getAsDouble(i), 0);
+}
+
+TEST(HostTensor, ConstructorThrowsWhatItCannotAllocate) {
+  // The library never ends its host process: what create() reports, the
+  // constructor throws (it had printed the reason and aborted).
+  EXPECT_THROW(HostTensor(DType::F32, {kBig, kBig}), std::length_error);
+  EXPECT_THROW(HostTensor(DType::F32, {int64_t(1) << 58}), std::bad_alloc);
+  try {
+    HostTensor(DType::F32, {-1, 2});
+    ADD_FAILURE() << "a negative dim made a tensor";
+  } catch (const std::length_error &error) {
+    EXPECT_STREQ(error.what(), "[-1, 2] f32 has more elements or bytes than "
+                               "a 64-bit size holds");
+  }
+  EXPECT_EQ(HostTensor(DType::I8, {3}).sizeInBytes(), 3u);
 }
 
 std::string fileBytes(const std::string &path) {

@@ -47,9 +47,10 @@ std::optional<int64_t> checkedSizeInBytes(DType dtype,
 class HostTensor {
 public:
   HostTensor() = default;
-  /// A zeroed tensor. Aborts with a message when the size overflows or the
-  /// memory is not available: for shapes the program chose; sizes that come
-  /// from files or graphs go through create().
+  /// A zeroed tensor. Throws std::length_error (its message create()'s)
+  /// when the size overflows and std::bad_alloc when the memory is not
+  /// available, as std::vector does: for shapes the program chose; sizes
+  /// that come from files or graphs go through create().
   HostTensor(DType dtype, std::vector<int64_t> shape);
 
   /// A zeroed tensor, or std::nullopt with `error` saying why (the size

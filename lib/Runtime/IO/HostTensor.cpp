@@ -15,7 +15,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <new>
 #include <sstream>
+#include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -193,12 +195,14 @@ std::optional<HostTensor> HostTensor::create(DType dtype,
 
 HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape) {
   std::string error;
+  bool countable = checkedSizeInBytes(dtype, shape).has_value();
   std::optional<HostTensor> created = create(dtype, std::move(shape), error);
   if (!created) {
-    // No error channel in a constructor: stop with the reason rather than
-    // write through a null pointer.
-    std::fprintf(stderr, "error: %s\n", error.c_str());
-    std::abort();
+    // No error channel in a constructor, and the library never ends its
+    // host process: throw, as std::vector does for the same failures.
+    if (!countable)
+      throw std::length_error(error);
+    throw std::bad_alloc();
   }
   *this = std::move(*created);
 }
