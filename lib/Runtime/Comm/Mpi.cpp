@@ -13,6 +13,12 @@
 // collective over a group of one rank is an identity, one over more ranks
 // is an error that says how to launch the run.
 //
+// A failure (no MPI library, a mesh the run's ranks do not match, an error
+// an MPI call returns) is the run's error status, never the end of the host
+// process (lib/Runtime/CPU/RunStatus.cpp). MPI's own default error handler
+// still aborts the job on an error inside an MPI call; a host that sets
+// MPI_ERRORS_RETURN gets those as statuses too.
+//
 // MPI's handles are not part of its API's ABI: Open MPI's are pointers to
 // its predefined objects (ompi_mpi_comm_world, ompi_mpi_float, ...), which
 // dlsym finds; MPICH's are integer constants. This file binds Open MPI's
@@ -20,17 +26,20 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../CPU/RunStatus.h"
 #include "Collective.h"
 
 #include "rlx-c/RLX.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -47,7 +56,6 @@ struct MpiApi {
   int (*initThread)(int *, char ***, int, int *);
   int (*finalized)(int *);
   int (*finalize)();
-  int (*abort)(Handle, int);
   int (*commRank)(Handle, int *);
   int (*commSize)(Handle, int *);
   int (*commSplit)(Handle, int, int, Handle *);
@@ -69,6 +77,8 @@ constexpr int kThreadSerialized = 2;
 struct World {
   const MpiApi *mpi = nullptr;
   int rank = 0, size = 1;
+  /// Why MPI could not be set up; every collective fails with it.
+  std::string error;
 };
 
 std::mutex &commMutex() {
@@ -77,16 +87,15 @@ std::mutex &commMutex() {
 }
 
 const MpiApi *openedMpi = nullptr;
+/// Whether a collective failed on its way through MPI: ranks may then wait
+/// in a collective for this one, and MPI_Finalize (collective too) would
+/// wait for them forever.
+std::atomic<bool> collectiveFailed{false};
 
+/// Ends the collective under way with `message`, caught in
+/// rlx_rt_collective, which makes it the run's error.
 [[noreturn]] void fail(const std::string &message) {
-  std::fprintf(stderr, "error: %s\n", message.c_str());
-  std::fflush(stderr);
-  // Ranks waiting in a collective for this one would wait forever: abort
-  // the whole run. _Exit otherwise: the graph's other threads may still run
-  // (as in BufferPool.cpp).
-  if (openedMpi)
-    openedMpi->abort(openedMpi->commWorld, 1);
-  std::_Exit(1);
+  throw std::runtime_error(message);
 }
 
 /// Whether an MPI launcher (mpirun, mpiexec, srun with PMI) started this
@@ -142,7 +151,6 @@ const MpiApi &loadMpi() {
   bind(api.initThread, "MPI_Init_thread");
   bind(api.finalized, "MPI_Finalized");
   bind(api.finalize, "MPI_Finalize");
-  bind(api.abort, "MPI_Abort");
   bind(api.commRank, "MPI_Comm_rank");
   bind(api.commSize, "MPI_Comm_size");
   bind(api.commSplit, "MPI_Comm_split");
@@ -178,6 +186,10 @@ void check(const MpiApi &mpi, int status, const char *call) {
 }
 
 void finalizeAtExit() {
+  // Left unfinalized, the process exits as one that failed: the launcher
+  // ends the ranks still waiting for it.
+  if (collectiveFailed)
+    return;
   int done = 0;
   openedMpi->finalized(&done);
   if (!done)
@@ -192,19 +204,26 @@ const World &world() {
   std::call_once(once, [] {
     if (!launchedByMpi())
       return;
-    const MpiApi &mpi = loadMpi();
-    int initialized = 0;
-    mpi.initialized(&initialized);
-    if (!initialized) {
-      int provided = 0;
-      check(mpi, mpi.initThread(nullptr, nullptr, kThreadSerialized, &provided),
-            "MPI_Init_thread");
-      std::atexit(finalizeAtExit);
+    // Set up once, failed or not: MPI cannot be initialised twice.
+    try {
+      const MpiApi &mpi = loadMpi();
+      int initialized = 0;
+      mpi.initialized(&initialized);
+      if (!initialized) {
+        int provided = 0;
+        check(mpi,
+              mpi.initThread(nullptr, nullptr, kThreadSerialized, &provided),
+              "MPI_Init_thread");
+        std::atexit(finalizeAtExit);
+      }
+      openedMpi = &mpi;
+      check(mpi, mpi.commRank(mpi.commWorld, &world.rank), "MPI_Comm_rank");
+      check(mpi, mpi.commSize(mpi.commWorld, &world.size), "MPI_Comm_size");
+      world.mpi = &mpi;
+    } catch (const std::exception &error) {
+      world = World();
+      world.error = error.what();
     }
-    openedMpi = &mpi;
-    check(mpi, mpi.commRank(mpi.commWorld, &world.rank), "MPI_Comm_rank");
-    check(mpi, mpi.commSize(mpi.commWorld, &world.size), "MPI_Comm_size");
-    world.mpi = &mpi;
   });
   return world;
 }
@@ -412,14 +431,10 @@ void run(const World &w, const Collective &c, const char *in, char *out) {
   }
 }
 
-} // namespace
-
-extern "C" {
-
-__attribute__((visibility("default"))) void
-rlx_rt_collective(int64_t table, int64_t input, int64_t output) {
-  Collective c = readTable(reinterpret_cast<const int64_t *>(table));
-  const World &w = world();
+void runCollective(const World &w, const Collective &c, const char *in,
+                   char *out) {
+  if (!w.error.empty())
+    fail(w.error);
   if (c.meshSize() != 1 && !w.mpi && std::getenv("RLX_WORLD_SIZE"))
     fail(c.name() +
          " runs on the CPU, whose collectives run over MPI; "
@@ -432,12 +447,35 @@ rlx_rt_collective(int64_t table, int64_t input, int64_t output) {
          std::to_string(w.size) +
          (w.mpi ? " ranks" : " rank (not started by an MPI launcher)") +
          ": launch it with mpirun -np " + std::to_string(c.meshSize()));
-  const char *in = reinterpret_cast<const char *>(input);
-  char *out = reinterpret_cast<char *>(output);
   if (!w.mpi)
     return runAlone(c, in, out);
   std::lock_guard<std::mutex> lock(commMutex());
-  run(w, c, in, out);
+  try {
+    run(w, c, in, out);
+  } catch (...) {
+    collectiveFailed = true;
+    throw;
+  }
+}
+
+} // namespace
+
+extern "C" {
+
+/// A failure is the run's error (the compiled code returns after the call).
+__attribute__((visibility("default"))) void
+rlx_rt_collective(int64_t table, int64_t input, int64_t output) {
+  const World &w = world();
+  try {
+    runCollective(w, readTable(reinterpret_cast<const int64_t *>(table)),
+                  reinterpret_cast<const char *>(input),
+                  reinterpret_cast<char *>(output));
+  } catch (const std::bad_alloc &) {
+    rlxrt::cpu::recordRunFailure("out of host memory in a collective",
+                                 /*outOfMemory=*/true);
+  } catch (const std::exception &error) {
+    rlxrt::cpu::recordRunFailure(error.what());
+  }
 }
 
 __attribute__((visibility("default"))) void rlx_rt_comm_world(int64_t *rank,

@@ -248,8 +248,8 @@ if N == 2:
     run = subprocess.run([rlx_run, two, "--no-cache", "--input",
                           "x=" + os.path.join(tmp, "x.0.npy")],
                          capture_output=True, text=True, timeout=120)
-    want = ("error: rlx.all_reduce (collective #0 of the graph) runs over "
-            "mesh [2] of 2 ranks, but this run has 1 rank (not started by an "
-            "MPI launcher): launch it with mpirun -np 2")
+    want = ("error: @two: rlx.all_reduce (collective #0 of the graph) runs "
+            "over mesh [2] of 2 ranks, but this run has 1 rank (not started "
+            "by an MPI launcher): launch it with mpirun -np 2")
     assert run.returncode != 0 and want in run.stderr, run.stderr
     print("ok: one process is a world of one rank")
