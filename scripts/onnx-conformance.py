@@ -236,7 +236,8 @@ def write_doc(results, source):
                   "inputs after the first given at import time "
                   "(`import_model(..., constants=...)`): " +
                   ", ".join(f"`{n}`" for n in bound) + ".", ""]
-    untranslated = [re.search(r"op_type (\w+),.*: no rlx translation \(",
+    # The innermost node (an operator inside an If, Loop or Scan body).
+    untranslated = [re.search(r".*op_type (\w+),.*: no rlx translation \(",
                               detail)
                     for kind, _, detail in results if kind == "unsupported"]
     missing = collections.Counter(m.group(1) for m in untranslated if m)

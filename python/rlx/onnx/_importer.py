@@ -23,6 +23,14 @@ _ONNX_DTYPE_NAMES = {0: "UNDEFINED", 4: "UINT16", 8: "STRING",
                      15: "COMPLEX128"}
 
 
+# Earlier versions whose models are models of the opset-13 version too:
+# If 11 and Loop 11 (13 adds sequence types), Scan 9 (11 adds negative
+# axes), Constant 11 and 12, Add 7 and Identity 1 (13 adds bf16): what the
+# subgraphs of ONNX's control-flow node tests hold.
+_SUBSET_VERSIONS = {"If": (11,), "Loop": (11,), "Scan": (9,),
+                    "Constant": (11, 12), "Add": (7,), "Identity": (1,)}
+
+
 class UnsupportedError(RLXError):
     """A node (or a graph input) the importer has no translation for."""
 
@@ -161,8 +169,26 @@ class _Converter:
                     self.e.symbols.setdefault(dim, (value, axis))
             self.env[info.name] = value
 
+    def lookup(self, name):
+        """The value of `name` (KeyError where the graph has none)."""
+        return self.env[name]
+
+    def subgraph(self, graph, e, inputs, label, lookup=None):
+        """Translates `graph` (a branch or body of a control-flow node)
+        into the emitter `e`, its inputs bound to `inputs`; a name it does
+        not define is read by `lookup` (by default this graph's values).
+        Returns the subgraph's converter and its outputs (Values, import-time
+        arrays)."""
+        body = _Body(self, graph, e, inputs, lookup or self.lookup, label)
+        body.bind_inputs()
+        return body, body.translate_nodes()
+
     def run(self):
         self.bind_inputs()
+        return [self.value(value) for value in self.translate_nodes()]
+
+    def translate_nodes(self):
+        """Translates the nodes; returns the graph outputs' values."""
         # For the translations that match a pattern of several nodes (the
         # GELU around Erf): who makes and who reads each value, and the
         # nodes a match has translated already.
@@ -184,15 +210,16 @@ class _Converter:
                     self.env[name] = value
         results = []
         for info in self.graph.output:
-            if info.name not in self.env:
+            try:
+                value = self.lookup(info.name)
+            except KeyError:
                 raise RLXError(f"graph output '{info.name}' is never "
-                               "computed")
-            value = self.env[info.name]
+                               "computed") from None
             if isinstance(value, NoValue):
                 raise UnsupportedError(f"graph output '{info.name}' is "
                                        f"{value.what}, which has no rlx "
                                        "translation")
-            results.append(self.value(value))
+            results.append(value)
         return results
 
     def where(self, index, node):
@@ -212,7 +239,8 @@ class _Converter:
                                          "").since_version
         except defs.SchemaError:
             version, translated = None, -1
-        if version != translated:
+        if version != translated and \
+                version not in _SUBSET_VERSIONS.get(node.op_type, ()):
             raise UnsupportedError(
                 self.where(index, node) + f"the model's opset {self.opset} "
                 f"defines {node.op_type} version {version}; rlx.onnx "
@@ -231,7 +259,7 @@ class _Converter:
         attrs = {a.name: _attribute(helper.get_attribute_value(a))
                  for a in node.attribute}
         try:
-            inputs = [self.env[name] for name in node.input]
+            inputs = [self.lookup(name) for name in node.input]
         except KeyError as error:
             raise RLXError(self.where(index, node) + f"input {error} is "
                            "not computed before the node (the graph is "
@@ -253,6 +281,45 @@ class _Converter:
         except (TypeError, ValueError, IndexError, KeyError) as error:
             raise UnsupportedError(self.where(index, node) +
                                    f"not translated ({error})") from None
+
+
+class _Body(_Converter):
+    """A subgraph of a control-flow node, translated into the emitter `e`
+    (the enclosing graph's, or a region's). Its initializers are constants
+    (a region has no parameters of its own); a name it does not define is
+    read by `outer`: a value of an enclosing graph, an initializer of the
+    model (a parameter of the function, or, for an isolated region, the
+    block argument `bound` to it)."""
+
+    def __init__(self, parent, graph, e, inputs, outer, label):
+        super().__init__(graph, parent.opset, parent.dims)
+        self.e, self.parent, self.outer = e, parent, outer
+        self.inputs, self.label = inputs, label
+
+    def bind_inputs(self):
+        for tensor in self.graph.initializer:
+            self.env[tensor.name] = _array(tensor)
+        if len(self.inputs) != len(self.graph.input):
+            raise RLXError(f"{self.label} has {len(self.graph.input)} "
+                           f"inputs, the node gives it {len(self.inputs)}")
+        for info, value in zip(self.graph.input, self.inputs):
+            self.env[info.name] = value
+
+    def lookup(self, name):
+        if name in self.env:
+            return self.env[name]
+        return self.outer(name)
+
+    def value(self, x):
+        bound = getattr(x, "bound", None)
+        if bound is not None:
+            return bound
+        if getattr(x, "initializer", None) is not None:
+            return self.parent.value(x)
+        return super().value(x)
+
+    def where(self, index, node):
+        return f"{self.label}: " + super().where(index, node)
 
 
 def _normalized(value):

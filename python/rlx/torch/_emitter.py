@@ -314,13 +314,16 @@ class Emitter:
             f"{{{', '.join(attrs)}}} : {q.type}, {k.type}, {v.type}",
             q.shape, q.dtype)
 
-    def scan(self, init, bcasts, xs, body, save_trajectory=False):
-        """rlx.scan over the leading dim of each of `xs`. `body(e, carry,
-        bcasts, x_ts)` emits the step into the region's emitter `e` and
-        returns the next carry. The result is the final carry, or the
-        carries after each step stacked ([length, *carry])."""
-        length = xs[0].shape[0]
-        inner = Emitter(self, self.indent + "  ")
+    def scan(self, init, bcasts, xs, body, save_trajectory=False,
+             length=None):
+        """rlx.scan over the leading dim of each of `xs` (`length` steps,
+        by default that dim). `body(e, carry, bcasts, x_ts)` emits the step
+        into the region's emitter `e` (of this emitter's class) and returns
+        the next carry. The result is the final carry, or the carries after
+        each step stacked ([length, *carry])."""
+        if length is None:
+            length = xs[0].shape[0]
+        inner = type(self)(self, self.indent + "  ")
         carry = Value(self._fresh("s"), init.shape, init.dtype)
         inner_bcasts = [Value(self._fresh("s"), b.shape, b.dtype)
                         for b in bcasts]
