@@ -49,6 +49,15 @@ enum {
 /// `message` (when `size` > 0): the device's name, or why CUDA is unusable.
 int rlx_cuda_available(char *message, size_t size);
 
+/// Takes the calling thread's last release error: returns 1 and writes the
+/// message (NUL-terminated, when `size` > 0) of the first failure of a
+/// free, destroy or unload entry point outside any guarded run since the
+/// last call, which then forgets it; else 0. Such a failure has no caller
+/// to return it to (they run in destructors): it neither ends the process
+/// nor is printed, and inside a guarded run (rlx_rt_run_guarded) it is the
+/// run's status instead.
+int rlx_cuda_last_release_error(char *message, size_t size);
+
 /// A pair of timing events; see rlx_cuda_time_begin.
 typedef struct rlx_cuda_timer rlx_cuda_timer;
 

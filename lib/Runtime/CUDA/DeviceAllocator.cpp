@@ -157,8 +157,8 @@ void rlxrt::cuda::freeMemory(const Session &cu, void *pointer,
       return;
     // A buffer from before the capture would need a fence the capture cannot
     // wait on; compiled graphs free only their own temporaries.
-    fatal(cu.caller(), "a captured graph freed memory it did not allocate "
-                       "(RLX_CUDA_GRAPHS=0 runs without graphs)");
+    return cu.fail("a captured graph freed memory it did not allocate "
+                   "(RLX_CUDA_GRAPHS=0 runs without graphs)");
   }
   DriverMemory memory(cu);
   if (deviceBlocks().free(pointer, stream, memory))
@@ -166,7 +166,7 @@ void rlxrt::cuda::freeMemory(const Session &cu, void *pointer,
   {
     std::lock_guard<std::mutex> lock(hostSharedMutex);
     if (!hostSharedBlocks().erase(pointer))
-      fatal(cu.caller(), "pointer was not allocated by mgpuMemAlloc");
+      return cu.fail("pointer was not allocated by mgpuMemAlloc");
   }
   // Pinned host memory is released at once: wait for its users first.
   if (void *fence = memory.recordFence(stream))

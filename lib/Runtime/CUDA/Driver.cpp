@@ -133,16 +133,19 @@ int rlxrt::cuda::currentDevice() {
 
 void rlxrt::cuda::setCurrentDevice(int device) { threadDevice = device; }
 
+std::string rlxrt::cuda::failureText(const char *caller,
+                                     const std::string &message) {
+  std::string text = message + " (in " + caller;
+  if (const char *op = lastOpBegun())
+    text += std::string("; last rlx op begun: ") + op;
+  return text + ")";
+}
+
 void rlxrt::cuda::fatal(const char *caller, const std::string &message) {
-  // Inside a guarded run the error is the run's status (RunGuard.cpp).
-  {
-    const char *op = lastOpBegun();
-    std::string text = message + " (in " + caller;
-    if (op)
-      text += std::string("; last rlx op begun: ") + op;
-    // The allocator's messages for memory that ran out start so.
-    throwIfGuarded(text + ")", message.rfind("out of device memory", 0) == 0);
-  }
+  // Inside a guarded run the error is the run's status (RunGuard.cpp). The
+  // allocator's messages for memory that ran out start so.
+  throwIfGuarded(failureText(caller, message),
+                 message.rfind("out of device memory", 0) == 0);
   if (const char *op = lastOpBegun())
     // A kernel's fault surfaces at a later synchronizing call, so the op
     // begun last may come after the one whose kernel failed.
@@ -156,29 +159,43 @@ void rlxrt::cuda::fatal(const char *caller, const std::string &message) {
                  caller);
   std::fflush(stdout);
   std::fflush(stderr);
-  // A failed call is an error of the run, not a crash of the process: exit
-  // with status 1 rather than abort (which hosts report as a crash, with a
-  // stack dump). Destructors do not run: the driver may be unusable.
+  // Outside a guarded run (a program calling a graph's entry directly) there
+  // is no status to return. A failed call is an error of the run, not a
+  // crash of the process: exit with status 1 rather than abort (which hosts
+  // report as a crash, with a stack dump). Destructors do not run: the driver
+  // may be unusable.
   std::_Exit(1);
 }
 
 Session::Session(const char *caller, Kind kind) : name(caller), kind(kind) {
+  // A releasing session that cannot use the driver has nothing to release:
+  // its failure is deferred (fail) and the entry point returns.
+  std::string error = open();
+  if (error.empty())
+    return;
+  shutDown = true;
+  fail(error);
+}
+
+std::string Session::open() {
   const DriverState &state = driverState();
   if (!state.error.empty())
-    fatal(caller, state.error);
+    return state.error;
   api = &state.api;
   ordinal = currentDevice();
   if (ordinal < 0) {
     const char *named = std::getenv("RLX_CUDA_DEVICE");
-    fatal(caller, named && *named
-                      ? std::string("RLX_CUDA_DEVICE=") + named +
-                            " is not a device ordinal"
-                      : std::string("the launcher's local rank is not a "
-                                    "device ordinal; set RLX_CUDA_DEVICE"));
+    return named && *named ? std::string("RLX_CUDA_DEVICE=") + named +
+                                 " is not a device ordinal"
+                           : std::string("the launcher's local rank is not a "
+                                         "device ordinal; set RLX_CUDA_DEVICE");
   }
   if (ordinal >= state.deviceCount || ordinal >= kMaxDevices)
-    fatal(caller, "no CUDA device " + std::to_string(ordinal) + " (" +
-                      std::to_string(state.deviceCount) + " found)");
+    return "no CUDA device " + std::to_string(ordinal) + " (" +
+           std::to_string(state.deviceCount) + " found)";
+  auto failed = [&](CUresult result, const char *call) {
+    return std::string(call) + " failed with " + describe(result);
+  };
 
   CUcontext context = primaryContexts[ordinal].load(std::memory_order_acquire);
   if (!context) {
@@ -186,11 +203,12 @@ Session::Session(const char *caller, Kind kind) : name(caller), kind(kind) {
     context = primaryContexts[ordinal].load(std::memory_order_relaxed);
     if (!context) {
       CUdevice device;
-      check(api->cuDeviceGet(&device, ordinal), "cuDeviceGet");
+      if (CUresult result = api->cuDeviceGet(&device, ordinal))
+        return failed(result, "cuDeviceGet");
       // Retained for the life of the process: modules, streams and cached
       // blocks live in it until exit.
-      check(api->cuDevicePrimaryCtxRetain(&context, device),
-            "cuDevicePrimaryCtxRetain");
+      if (CUresult result = api->cuDevicePrimaryCtxRetain(&context, device))
+        return failed(result, "cuDevicePrimaryCtxRetain");
       primaryContexts[ordinal].store(context, std::memory_order_release);
     }
   }
@@ -199,16 +217,25 @@ Session::Session(const char *caller, Kind kind) : name(caller), kind(kind) {
   CUresult result = api->cuCtxGetCurrent(&current);
   if (result == CUDA_ERROR_DEINITIALIZED && kind == Kind::Release) {
     shutDown = true;
-    return;
+    return "";
   }
-  check(result, "cuCtxGetCurrent");
+  if (result)
+    return failed(result, "cuCtxGetCurrent");
   if (current != context)
-    check(api->cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    if (CUresult result = api->cuCtxSetCurrent(context))
+      return failed(result, "cuCtxSetCurrent");
+  return "";
 }
 
 void Session::check(CUresult result, const char *call) const {
   if (result == CUDA_ERROR_DEINITIALIZED && kind == Kind::Release)
     return;
   if (result != CUDA_SUCCESS)
-    fatal(name, std::string(call) + " failed with " + describe(result));
+    fail(std::string(call) + " failed with " + describe(result));
+}
+
+void Session::fail(const std::string &message) const {
+  if (kind != Kind::Release)
+    fatal(name, message);
+  deferFailure(failureText(name, message));
 }

@@ -48,6 +48,17 @@ void setCurrentDevice(int device);
 /// which the guard returns as the run's status.
 [[noreturn]] void fatal(const char *caller, const std::string &message);
 
+/// "<message> (in <caller>; last rlx op begun: <label>)": the text of a
+/// failure in an entry point, as fatal() reports it.
+std::string failureText(const char *caller, const std::string &message);
+
+/// Records the failure `text` (failureText's) of a releasing entry point,
+/// which can neither throw (it runs in destructors) nor end the process:
+/// inside a guarded run it becomes the run's status when the run ends
+/// (unless the run fails first), outside one the calling thread's last
+/// release error (rlx_cuda_last_release_error). The first failure is kept.
+void deferFailure(const std::string &text);
+
 /// What fatal() throws inside a guarded run.
 struct RunFailure {
   std::string message;
@@ -62,6 +73,8 @@ void throwIfGuarded(const std::string &message, bool outOfMemory);
 /// While one lives on a thread (constructed active), fatal() there exits as
 /// outside a guarded run: releasing sessions hold one, as they run in
 /// destructors, where a throw would end the process through std::terminate.
+/// (Their failures go through Session::fail, which defers them; this is
+/// the last resort for a fatal() call reached from one all the same.)
 class ExitOnFatal {
 public:
   explicit ExitOnFatal(bool active);
@@ -99,7 +112,9 @@ public:
   };
   explicit Session(const char *caller, Kind kind = Kind::Use);
 
-  /// True for a releasing session that found the driver already shut down.
+  /// True for a releasing session with nothing to do: the driver has shut
+  /// down, or it could not be used (no driver, no device; the failure is
+  /// deferred, deferFailure).
   bool driverShutDown() const { return shutDown; }
 
   const DriverApi *operator->() const { return api; }
@@ -109,12 +124,20 @@ public:
   std::string describe(CUresult result) const {
     return cuda::describe(*api, result);
   }
-  /// Aborts naming the driver call `call`, the error and the entry point
+  /// Fails naming the driver call `call`, the error and the entry point
   /// unless `result` is CUDA_SUCCESS (or, in a releasing session, the
-  /// driver reports that it has shut down).
+  /// driver reports that it has shut down): see fail().
   void check(CUresult result, const char *call) const;
 
+  /// A failure of the entry point: fatal() in a session that uses
+  /// resources; in a releasing one deferFailure() and a return, after
+  /// which the entry point goes on releasing what it can.
+  void fail(const std::string &message) const;
+
 private:
+  /// Loads the driver and makes the context current; why it cannot, or "".
+  std::string open();
+
   const char *name;
   const DriverApi *api = nullptr;
   int ordinal = 0;

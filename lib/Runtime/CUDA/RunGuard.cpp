@@ -14,12 +14,16 @@
 // run's device buffers and release locks) and the guard returns the
 // message as the run's status: the host process goes on.
 //
-// Fatal still exits where a throw could not reach the guard: inside a
-// releasing session (those run in destructors, where a throw would end the
-// process through std::terminate), while another exception unwinds, and
-// where a frame between fatal() and the guard has no unwind information (a
-// compiled graph's code built without it): the frames are walked first,
-// and a walk that does not reach the guard exits as before.
+// Fatal still exits where a throw could not reach the guard: while another
+// exception unwinds, and where a frame between fatal() and the guard has no
+// unwind information (a compiled graph's code built without it): the frames
+// are walked first, and a walk that does not reach the guard exits as
+// before. Releasing entry points (frees, destroys, unloads) run in
+// destructors, where a throw would end the process through std::terminate:
+// their failures are deferred instead (deferFailure), to the end of the
+// guarded run they happen in, which returns the first as its status, or,
+// outside one, to the thread's last release error
+// (rlx_cuda_last_release_error).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +33,8 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
+#include <utility>
 
 #include <unwind.h>
 
@@ -39,7 +45,24 @@ namespace {
 thread_local int guardedRuns = 0;
 /// Live ExitOnFatal scopes on this thread.
 thread_local int exitScopes = 0;
+
+/// A failure deferFailure recorded: the guarded run's under way, or the
+/// thread's last release error outside one.
+struct Deferred {
+  bool failed = false;
+  std::string message;
+};
+thread_local Deferred inRun;
+thread_local Deferred lastRelease;
 } // namespace
+
+void rlxrt::cuda::deferFailure(const std::string &text) {
+  Deferred &into = guardedRuns > 0 ? inRun : lastRelease;
+  if (into.failed)
+    return;
+  into.failed = true;
+  into.message = text;
+}
 
 namespace {
 int guardedCall(void (*call)(void *), void *context, char *message,
@@ -89,28 +112,34 @@ namespace {
 /// guardReachable looks for.
 __attribute__((noinline)) int guardedCall(void (*call)(void *), void *context,
                                           char *message, size_t size) {
+  // A nested run keeps its own deferred failure; the outer one's waits.
+  Deferred outer = std::move(inRun);
+  inRun = Deferred();
+  auto end = [&](int status, const std::string &text) {
+    --guardedRuns;
+    if (status == 0 && inRun.failed) {
+      // A free or destroy of the run failed, and nothing else did.
+      status = 1;
+      if (message && size > 0)
+        std::snprintf(message, size, "%s", inRun.message.c_str());
+    } else if (status != 0 && message && size > 0) {
+      std::snprintf(message, size, "%s", text.c_str());
+    }
+    inRun = std::move(outer);
+    return status;
+  };
   ++guardedRuns;
   try {
     call(context);
   } catch (const RunFailure &failure) {
-    --guardedRuns;
-    if (message && size > 0)
-      std::snprintf(message, size, "%s", failure.message.c_str());
-    return failure.outOfMemory ? 2 : 1;
+    return end(failure.outOfMemory ? 2 : 1, failure.message);
   } catch (const std::bad_alloc &) {
     // Host memory for the runtime's own bookkeeping.
-    --guardedRuns;
-    if (message && size > 0)
-      std::snprintf(message, size, "out of host memory in the CUDA runtime");
-    return 2;
+    return end(2, "out of host memory in the CUDA runtime");
   } catch (const std::exception &error) {
-    --guardedRuns;
-    if (message && size > 0)
-      std::snprintf(message, size, "%s", error.what());
-    return 1;
+    return end(1, error.what());
   }
-  --guardedRuns;
-  return 0;
+  return end(0, "");
 }
 } // namespace
 
@@ -127,6 +156,21 @@ rlx_rt_run_guarded(void (*run)(void **), void **descriptors, char *message,
         call->run(call->descriptors);
       },
       &call, message, size);
+}
+
+/// Takes the calling thread's last release error: the first failure of a
+/// free, destroy or unload outside any guarded run since the last call.
+extern "C" __attribute__((visibility("default"))) int
+rlx_cuda_last_release_error(char *message, size_t size) {
+  if (!lastRelease.failed) {
+    if (message && size > 0)
+      message[0] = '\0';
+    return 0;
+  }
+  if (message && size > 0)
+    std::snprintf(message, size, "%s", lastRelease.message.c_str());
+  lastRelease = Deferred();
+  return 1;
 }
 
 /// Any call as a guarded run: what CompiledGraph wraps a graph's own bench
