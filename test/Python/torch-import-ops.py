@@ -1,7 +1,8 @@
 # Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 # Exceptions. See the LICENSE file for license information.
 """rlx.torch's topk, diagonal, overwriting scatters (scatter,
-scatter_reduce, index_put, `x[i] = v`), einsum, conv3d, bicubic and area
+scatter_reduce, index_put, `x[i] = v`), scatter_reduce and index_reduce
+means, einsum, conv3d, bicubic and area
 interpolation and LSTM with proj_size, through symbolic tracing and
 through make_fx (aten), against eager PyTorch on fresh random inputs
 (f32 within rtol 1e-5 and atol 1e-5; indices exactly); rlx.grad through
@@ -28,6 +29,7 @@ seed = int(os.environ.get("RLX_TEST_SEED", "0")) or int.from_bytes(
 print(f"seed {seed} (replay with RLX_TEST_SEED={seed})")
 torch.manual_seed(seed)
 warnings.filterwarnings("ignore", "scatter_reduce")
+warnings.filterwarnings("ignore", "index_reduce")
 
 
 class Fn(nn.Module):
@@ -149,6 +151,26 @@ both("scatter_reduce sum", lambda t, i, s: t.scatter_reduce(1, i, s, "sum"),
 both("scatter_reduce sum without self",
      lambda t, i, s: t.scatter_reduce(1, i, s, "sum", include_self=False),
      x, repeated, more)
+both("scatter_reduce mean", lambda t, i, s: t.scatter_reduce(
+    1, i, s, "mean"), x, repeated, more)
+both("scatter_reduce mean without self", lambda t, i, s: t.scatter_reduce(
+    1, i, s, "mean", include_self=False), x, repeated, more)
+integers = torch.randint(-20, 20, (4, 6, 5))
+both("scatter_reduce mean of int64 (floor)", lambda t, i, s:
+     t.scatter_reduce(1, i, s, "mean"), integers, repeated,
+     torch.randint(-20, 20, (4, 7, 5)))
+both("scatter_reduce mean of int64 without self", lambda t, i, s:
+     t.scatter_reduce(1, i, s, "mean", include_self=False), integers,
+     repeated, torch.randint(-20, 20, (4, 7, 5)))
+picks = torch.randint(0, 6, (9,))
+both("index_reduce mean", lambda t, i, s: t.index_reduce(1, i, s, "mean"),
+     x, picks, torch.randn(4, 9, 5))
+both("index_reduce mean without self", lambda t, i, s: t.index_reduce(
+    0, i, s, "mean", include_self=False), x, torch.randint(0, 4, (7,)),
+     torch.randn(7, 6, 5))
+both("index_reduce mean of int64 (floor)", lambda t, i, s: t.index_reduce(
+    2, i, s, "mean"), integers, torch.randint(0, 5, (8,)),
+     torch.randint(-20, 20, (4, 6, 8)))
 rows = distinct(4, 3, (3,))
 both("index_put of rows", lambda t, i, v: t.index_put((i,), v), x, rows,
      torch.randn(3, 6, 5))
@@ -363,5 +385,20 @@ expect_error(lambda: rlx.torch.import_module(
     index), "scatter with reduce='multiply'", "scatter reduce='multiply'")
 expect_error(lambda: rlx.torch.import_module(
     Fn3(lambda t, i, s: t.scatter_reduce(1, i, s, "amax")).eval(), x,
-    index, src), "scatter_reduce with reduce='amax'", "scatter_reduce amax")
+    index, src), "scatter_reduce with reduce='amax': rlx has no scatter "
+    "that multiplies or takes a maximum or minimum", "scatter_reduce amax")
+for reduce in ("prod", "amin"):
+    expect_error(lambda: rlx.torch.import_module(
+        Fn3(lambda t, i, s: t.scatter_reduce(1, i, s, reduce)).eval(), x,
+        index, src), f"scatter_reduce with reduce='{reduce}'",
+        f"scatter_reduce {reduce}")
+expect_error(lambda: rlx.torch.import_module(
+    Fn3(lambda t, i, s: t.index_reduce(0, i, s, "amax")).eval(), x,
+    torch.tensor([0, 2]), torch.randn(2, 6, 5)),
+    "index_reduce with reduce='amax': rlx has no scatter", "index_reduce "
+    "amax")
+# A k from a tensor stops both tracers (topk takes an int).
+expect_error(lambda: rlx.torch.import_module(
+    Fn2(lambda t, k: torch.topk(t, k)).eval(), x, torch.tensor(2)),
+    "topk(): argument 'k' (position 2) must be int", "topk of a tensor k")
 finish()

@@ -185,6 +185,16 @@ def _scatter_elements(c, x, axis, indices, src, accumulate):
     """x with x[..., indices[..., j, ...], ...] (along axis, the other
     coordinates those of the index) set to (accumulate: increased by)
     src at the index's coordinates; src a Value or a number."""
+    flat, updates = _element_updates(c, x, axis, indices, src)
+    y = scatter_rows(c, c.e.reshape(x, (math.prod(x.shape), 1)), flat,
+                     updates, accumulate)
+    return c.e.reshape(y, x.shape)
+
+
+def _element_updates(c, x, axis, indices, src):
+    """The updates of a scatter of src's elements into x along axis: (the
+    position in x flattened of each, i64 [U]; src's elements as rows of
+    one, [U, 1])."""
     if indices.rank != x.rank:
         raise RLXError(f"a scatter with an index of rank {indices.rank} "
                        f"into a rank-{x.rank} tensor")
@@ -201,11 +211,15 @@ def _scatter_elements(c, x, axis, indices, src, accumulate):
                            f"{list(x.shape)} along dim {k}")
         src = c.e.narrow(src, k, 0, indices.shape[k])
     count = math.prod(indices.shape)
-    total = math.prod(x.shape)
     flat = c.e.reshape(_flat_positions(c, x.shape, axis, indices), (count,))
-    y = scatter_rows(c, c.e.reshape(x, (total, 1)), flat,
-                     c.e.reshape(src, (count, 1)), accumulate)
-    return c.e.reshape(y, x.shape)
+    return flat, c.e.reshape(src, (count, 1))
+
+
+# What rlx's scatter cannot combine: it adds (rlx.scatter_add), so a sum
+# and a mean (a sum over a count) are translated, a product, a maximum or
+# a minimum is not.
+_NOT_SCATTERED = ("rlx has no scatter that multiplies or takes a maximum "
+                  "or minimum (rlx.scatter_add adds)")
 
 
 def scatter(c, x, dim, index, src=None, *, value=None, reduce=None):
@@ -216,22 +230,57 @@ def scatter(c, x, dim, index, src=None, *, value=None, reduce=None):
     if src is None:
         src = value
     if reduce not in (None, "add"):
-        raise RLXError(f"scatter with reduce='{reduce}'")
+        raise RLXError(f"scatter with reduce='{reduce}': rlx has no "
+                       "scatter that multiplies (rlx.scatter_add adds); "
+                       "reduce='add' is translated")
     return _scatter_elements(c, x, axis_index(dim, x.rank), index, src,
                              reduce == "add")
 
 
-def scatter_reduce(c, x, dim, index, src, reduce, *, include_self=True):
-    """torch.scatter_reduce with reduce='sum' (other reductions are
-    refused): include_self=False replaces the updated elements by the sum
-    of their updates."""
-    if reduce != "sum":
-        raise RLXError(f"scatter_reduce with reduce='{reduce}' (only "
-                       "'sum' is translated)")
-    axis = axis_index(dim, x.rank)
+def _mean_of_sums(c, x, sums, counts, include_self):
+    """A scatter's mean from the sums and counts of the updates of each
+    element of x: with include_self, x counts as one more; without, an
+    element that no update reaches keeps x. Integers are divided with
+    floor rounding, as torch does."""
     if include_self:
-        return _scatter_elements(c, x, axis, index, src, True)
-    return _scatter_elements(c, x, axis, index, src, False)
+        sums = c.e.binary("add", sums, x)
+        counts = c.e.binary("add", counts, c.e.constant(1, x.dtype))
+    hit = c.e.compare("gt", counts, c.e.constant(0, x.dtype))
+    # A divisor of 1 where nothing was added (that element keeps x).
+    divisor = c.e.where(hit, counts, c.e.constant(1, x.dtype))
+    if x.dtype.startswith("f") or x.dtype == "bf16":
+        mean = c.e.binary("div", sums, divisor)
+    else:
+        from .elementwise import divide
+        mean = divide(c, sums, divisor, rounding_mode="floor")
+    return c.e.where(hit, mean, x)
+
+
+def _check_mean(what, x):
+    if x.dtype == "i1":
+        raise RLXError(f"{what} with reduce='mean' of a bool tensor")
+
+
+def scatter_reduce(c, x, dim, index, src, reduce, *, include_self=True):
+    """torch.scatter_reduce with reduce='sum' or 'mean' (the others are
+    refused). 'sum': include_self=False replaces the updated elements by
+    the sum of their updates. 'mean': two rlx.scatter_adds, of the
+    updates and of ones (how many reach each element), the sum divided
+    by the count (with include_self, self counts as one)."""
+    axis = axis_index(dim, x.rank)
+    if reduce == "sum":
+        return _scatter_elements(c, x, axis, index, src, include_self)
+    if reduce != "mean":
+        raise RLXError(f"scatter_reduce with reduce='{reduce}': "
+                       f"{_NOT_SCATTERED}; 'sum' and 'mean' are translated")
+    _check_mean("scatter_reduce", x)
+    flat, updates = _element_updates(c, x, axis, index, src)
+    total = math.prod(x.shape)
+    sums = c.e.scatter_add(c.e.cast(updates, x.dtype), flat, total)
+    counts = c.e.scatter_add(c.e.constant(1, x.dtype, updates.shape), flat,
+                             total)
+    return _mean_of_sums(c, x, c.e.reshape(sums, x.shape),
+                         c.e.reshape(counts, x.shape), include_self)
 
 
 def index_put(c, x, indices, values, accumulate=False):
@@ -307,22 +356,50 @@ def index_add(c, x, dim, indices, source, *, alpha=1):
     """torch.index_add: x[..., indices[i], ...] += alpha * source[..., i,
     ...] along dim: the dim moved first and the rest flattened, one
     rlx.scatter_add of the rows, moved back and added to x."""
-    axis = axis_index(dim, x.rank)
+    rows, sums = _index_rows(c, x, axis_index(dim, x.rank), indices, source,
+                             "index_add")
+    added = sums(rows)
+    if alpha != 1:
+        added = c.e.binary("mul", added, c.e.constant(alpha, x.dtype))
+    return c.e.binary("add", x, added)
+
+
+def _index_rows(c, x, axis, indices, source, what):
+    """index_add's and index_reduce's operands: the rows of source along
+    axis scattered by rlx.scatter_add ([x.shape[axis], rest] of their
+    sums), and a function that moves such rows back to x's layout."""
     if indices.rank != 1 or source.rank != x.rank:
-        raise RLXError(f"index_add with a rank-{indices.rank} index and a "
+        raise RLXError(f"{what} with a rank-{indices.rank} index and a "
                        f"rank-{source.rank} source into a rank-{x.rank} "
                        "tensor")
     perm = [axis] + [k for k in range(x.rank) if k != axis]
     back = [perm.index(k) for k in range(x.rank)]
     moved = c.e.transpose(source, perm)
     rest = math.prod(moved.shape[1:])
-    rows = c.e.scatter_add(c.e.reshape(moved, (moved.shape[0], rest)),
-                           c.e.cast(indices, "i64"), x.shape[axis])
-    added = c.e.transpose(c.e.reshape(
-        rows, (x.shape[axis],) + tuple(moved.shape[1:])), back)
-    if alpha != 1:
-        added = c.e.binary("mul", added, c.e.constant(alpha, x.dtype))
-    return c.e.binary("add", x, added)
+    positions = c.e.cast(indices, "i64")
+
+    def sums(rows):
+        return c.e.transpose(c.e.reshape(
+            c.e.scatter_add(rows, positions, x.shape[axis]),
+            (x.shape[axis],) + tuple(moved.shape[1:])), back)
+    return c.e.reshape(moved, (moved.shape[0], rest)), sums
+
+
+def index_reduce(c, x, dim, indices, source, reduce, *, include_self=True):
+    """torch.index_reduce with reduce='mean' (the others are refused): the
+    rows of source summed into their index's row by rlx.scatter_add, and
+    counted by another (of ones), the sum divided by the count (with
+    include_self, self counts as one; without, a row no index names keeps
+    x); integers divided with floor rounding, as torch does."""
+    if reduce != "mean":
+        raise RLXError(f"index_reduce with reduce='{reduce}': "
+                       f"{_NOT_SCATTERED}; 'mean' is translated")
+    _check_mean("index_reduce", x)
+    rows, sums = _index_rows(c, x, axis_index(dim, x.rank), indices, source,
+                             "index_reduce")
+    total = sums(c.e.cast(rows, x.dtype))
+    counts = sums(c.e.constant(1, x.dtype, rows.shape))
+    return _mean_of_sums(c, x, total, counts, include_self)
 
 
 def index(c, x, indices):
@@ -476,6 +553,7 @@ FUNCTIONS.update({
     torch.tril: tril, F.one_hot: one_hot, torch.gather: gather,
     torch.scatter_add: scatter_add, torch.index_add: index_add,
     torch.scatter: scatter, torch.scatter_reduce: scatter_reduce,
+    torch.index_reduce: index_reduce,
     torch.index_put: index_put, operator.setitem: setitem,
     torch.diagonal: diagonal,
 })
@@ -486,6 +564,7 @@ METHODS.update({"index_select": index_select, "roll": roll, "flip": flip,
                 "scatter_add_": scatter_add, "index_add_": index_add,
                 "scatter_reduce": scatter_reduce,
                 "scatter_reduce_": scatter_reduce,
+                "index_reduce": index_reduce, "index_reduce_": index_reduce,
                 "index_put": index_put, "index_put_": index_put,
                 "diagonal": diagonal})
 ATEN.update({
@@ -501,6 +580,7 @@ ATEN.update({
     "aten.scatter.reduce": scatter, "aten.scatter.value_reduce": scatter,
     "aten.scatter_.src": scatter, "aten.scatter_.value": scatter,
     "aten.scatter_reduce.two": scatter_reduce,
+    "aten.index_reduce.default": index_reduce,
     "aten.index_put.default": index_put,
     "aten.index_put_.default": index_put,
     "aten.diagonal.default": diagonal,

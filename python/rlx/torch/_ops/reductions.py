@@ -153,7 +153,10 @@ def topk(c, x, k, dim=-1, largest=True, sorted=True):
     One rlx.top_k along the last axis (dim moved there), of the
     order-reversed values for the smallest (as arg_extreme)."""
     if isinstance(k, Value):
-        raise RLXError("topk with k computed by the graph")
+        raise RLXError("topk with k computed by the graph: rlx.top_k's k "
+                       "is an attribute (the result's size), so k must be "
+                       "known at import time (a Python int, or a size of "
+                       "a tensor)")
     axis = axis_index(dim, x.rank)
     if x.rank == 0 or not 1 <= k <= x.shape[axis]:
         raise RLXError(f"topk of k = {k} along a dim of "
