@@ -1,13 +1,15 @@
 # Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 # Exceptions. See the LICENSE file for license information.
 """rlx.onnx's TopK, GatherND, ScatterND, ScatterElements, Einsum, 3-d
-Conv, cubic Resize and the losses (SoftmaxCrossEntropyLoss,
-NegativeLogLikelihoodLoss) on models built with onnx.helper, against NumPy
-(the onnx package here has no reference evaluator; PyTorch's bicubic
-F.interpolate for Resize): fresh random inputs each run (seed
-printed, RLX_TEST_SEED=<seed> replays it), f32 within rtol 1e-5 and atol
-1e-6 (1e-5 for the convolutions), indices and integer results exactly;
-and the variants that are refused, each an error naming the node.
+Conv, ConvTranspose, MaxPool and AveragePool, cubic Resize and the losses
+(SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss) on models built with
+onnx.helper, against NumPy (the onnx package here has no reference
+evaluator; PyTorch's bicubic F.interpolate for Resize, its 3-d
+transposed convolution and pools for those): fresh random inputs each
+run (seed printed, RLX_TEST_SEED=<seed> replays it), f32 within rtol
+1e-5 and atol 1e-6 (1e-5 for the convolutions), indices, integer results
+and max pools exactly; and the variants that are refused, each an error
+naming the node.
 
 Usage: onnx-ops.py"""
 
@@ -245,6 +247,72 @@ for attrs, shape, w_shape in [
     check(got.shape == want.shape and np.allclose(got, want, rtol=1e-5,
                                                   atol=1e-5),
           f"3-d Conv {attrs}: max abs error {error:.2e}")
+
+# A 3-d ConvTranspose (the torch importer's conv_transpose3d): strides,
+# pads, output_padding, dilations, groups, bias; against torch's.
+for attrs, shape, w_shape in [
+        ({}, (2, 3, 3, 4, 5), (3, 4, 2, 3, 2)),
+        ({"strides": [2, 1, 3], "pads": [1, 0, 1, 1, 0, 1],
+          "output_padding": [1, 0, 2], "dilations": [1, 2, 1], "group": 2},
+         (1, 4, 4, 3, 3), (4, 3, 3, 2, 3))]:
+    x, w, b = f32(*shape), f32(*w_shape), f32(w_shape[1] *
+                                             attrs.get("group", 1))
+    (got,) = run([helper.make_node("ConvTranspose", ["x", "w", "b"], ["out"],
+                                   **attrs)], {"x": x}, {"w": w, "b": b})
+    want = F.conv_transpose3d(
+        torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b),
+        attrs.get("strides", 1), attrs.get("pads", [0] * 6)[:3],
+        attrs.get("output_padding", 0), attrs.get("group", 1),
+        attrs.get("dilations", 1)).numpy()
+    close(got, want, f"3-d ConvTranspose {attrs}", atol=1e-5)
+
+# 3-d MaxPool and AveragePool (the torch importer's, two 2-d rlx.pools):
+# pads symmetric, asymmetric and wider than half the window (padded ahead
+# of the pool), strides, ceil_mode, count_include_pad either way; against
+# torch's pools of the input padded by F.pad (an average over the input
+# elements of each window: a sum pool divided by a sum pool of ones).
+volume = f32(2, 3, 6, 7, 5)
+
+
+def padded(array, pads, value):
+    pairs = []
+    for before, after in zip(reversed(pads[:3]), reversed(pads[3:])):
+        pairs += [before, after]
+    return F.pad(torch.from_numpy(array), pairs, value=value)
+
+
+for attrs in ({"kernel_shape": [3, 3, 3], "pads": [1] * 6,
+               "strides": [2, 2, 2]},
+              {"kernel_shape": [2, 3, 2], "pads": [0, 2, 1, 1, 0, 1],
+               "strides": [1, 2, 2]},
+              {"kernel_shape": [2, 2, 3], "pads": [1, 0, 1, 1, 0, 1],
+               "strides": [2, 2, 1], "ceil_mode": 1}):
+    kernel, strides = attrs["kernel_shape"], attrs["strides"]
+    ceil = bool(attrs.get("ceil_mode", 0))
+    (got,) = run([helper.make_node("MaxPool", ["x"], ["out"], **attrs)],
+                 {"x": volume})
+    want = F.max_pool3d(padded(volume, attrs["pads"], -np.inf), kernel,
+                        strides, ceil_mode=ceil).numpy()
+    close(got, want, f"3-d MaxPool {attrs}", exact=True)
+    for include in (0, 1):
+        (got,) = run([helper.make_node("AveragePool", ["x"], ["out"],
+                                       count_include_pad=include, **attrs)],
+                     {"x": volume})
+        sums = F.avg_pool3d(padded(volume, attrs["pads"], 0.0), kernel,
+                            strides, divisor_override=1)
+        if ceil:
+            # Symmetric pads: torch's own partial last windows.
+            want = F.avg_pool3d(torch.from_numpy(volume), kernel, strides,
+                                attrs["pads"][:3], ceil_mode=True,
+                                count_include_pad=bool(include))
+        elif include:
+            want = sums / np.prod(kernel)
+        else:
+            want = sums / F.avg_pool3d(
+                padded(np.ones_like(volume), attrs["pads"], 0.0), kernel,
+                strides, divisor_override=1)
+        close(got, want.numpy(), f"3-d AveragePool count_include_pad "
+              f"{include} {attrs}")
 
 # Resize cubic (cubic_coeff_a -0.75, exclude_outside 0: PyTorch's
 # bicubic), half_pixel and align_corners, sizes and scales, against

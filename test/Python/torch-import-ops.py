@@ -2,13 +2,13 @@
 # Exceptions. See the LICENSE file for license information.
 """rlx.torch's topk, diagonal, overwriting scatters (scatter,
 scatter_reduce, index_put, `x[i] = v`), scatter_reduce and index_reduce
-means, einsum, conv3d, bicubic and area
-interpolation and LSTM with proj_size, through symbolic tracing and
-through make_fx (aten), against eager PyTorch on fresh random inputs
-(f32 within rtol 1e-5 and atol 1e-5; indices exactly); rlx.grad through
-imported scatters, an einsum, a conv3d, bicubic and area interpolations
-and an LSTM with proj_size against torch.autograd; the variants that are
-refused.
+means, einsum, conv3d, conv_transpose3d, 3-d max and average pooling,
+bicubic and area interpolation and LSTM with proj_size, through symbolic
+tracing and through make_fx (aten), against eager PyTorch on fresh random
+inputs (f32 within rtol 1e-5 and atol 1e-5; indices exactly); rlx.grad
+through imported scatters, an einsum, a conv3d, a conv_transpose3d with
+3-d poolings, bicubic and area interpolations and an LSTM with proj_size
+against torch.autograd; the variants that are refused.
 
 Usage: torch-import-ops.py"""
 
@@ -244,6 +244,50 @@ both("F.conv3d", lambda t, w, b: F.conv3d(t, w, b, (1, 2, 1), (1, 0, 1),
      torch.randn(2, 3, 4, 6, 7), torch.randn(5, 3, 2, 3, 3),
      torch.randn(5))
 
+# conv_transpose3d: one rlx.conv_transpose2d per kernel depth, placed by
+# a gather. Strides, padding, output padding, dilations and groups in
+# each dim, bias or none, unbatched; F.conv_transpose3d through make_fx.
+compare("ConvTranspose3d 3x3x3, stride 2, padding 1", nn.Sequential(
+    nn.ConvTranspose3d(3, 4, 3, stride=2, padding=1)),
+    torch.randn(2, 3, 4, 5, 3))
+compare("ConvTranspose3d output padding, dilation, groups, no bias",
+        nn.Sequential(nn.ConvTranspose3d(
+            4, 6, (3, 2, 3), stride=(3, 2, 1), padding=(1, 0, 1),
+            output_padding=(2, 1, 0), dilation=(1, 2, 1), groups=2,
+            bias=False)), torch.randn(1, 4, 3, 4, 5))
+compare("ConvTranspose3d unbatched, depth dilation", nn.Sequential(
+    nn.ConvTranspose3d(2, 3, 2, dilation=(3, 1, 1))),
+    torch.randn(2, 3, 4, 4))
+both("F.conv_transpose3d", lambda t, w, b: F.conv_transpose3d(
+    t, w, b, (2, 1, 2), (0, 1, 1), (1, 0, 1)),
+     torch.randn(2, 3, 3, 5, 4), torch.randn(3, 5, 2, 3, 3), torch.randn(5))
+
+# 3-d pooling: two 2-d rlx.pools (H x W, then D). Padding, strides,
+# ceil_mode (partial last windows), count_include_pad either way,
+# divisor_override, unbatched; the functions through make_fx.
+cube = torch.randn(2, 3, 7, 6, 9)
+for kernel, stride, padding, ceil in ((3, 2, 1, False), ((2, 3, 2),
+                                                         (2, 2, 1),
+                                                         (1, 1, 0), True)):
+    compare(f"MaxPool3d {kernel} stride {stride} padding {padding} "
+            f"ceil_mode {ceil}", nn.Sequential(nn.MaxPool3d(
+                kernel, stride, padding, ceil_mode=ceil)), cube)
+    for include in (True, False):
+        compare(f"AvgPool3d {kernel} stride {stride} padding {padding} "
+                f"ceil_mode {ceil} count_include_pad {include}",
+                nn.Sequential(nn.AvgPool3d(kernel, stride, padding,
+                                           ceil_mode=ceil,
+                                           count_include_pad=include)),
+                cube)
+compare("AvgPool3d divisor_override", nn.Sequential(nn.AvgPool3d(
+    2, 1, 1, divisor_override=5)), cube)
+compare("MaxPool3d unbatched", nn.Sequential(nn.MaxPool3d(2)),
+        torch.randn(3, 4, 5, 6))
+both("F.max_pool3d", lambda t: F.max_pool3d(t, (3, 2, 2), (1, 2, 1), 1,
+                                            ceil_mode=True), cube)
+both("F.avg_pool3d", lambda t: F.avg_pool3d(t, 3, 2, 1,
+                                            count_include_pad=False), cube)
+
 
 # F.interpolate bicubic (aten's upsample_bicubic2d through make_fx): one
 # rlx.resize cubic. Sizes and scale factors, align_corners both ways,
@@ -378,6 +422,28 @@ class ConvLoss(nn.Module):
 
 
 check_gradients("of a Conv3d", ConvLoss(), torch.randn(2, 4, 5, 5, 5))
+
+
+class TransposedLoss(nn.Module):
+    """A ConvTranspose3d and the 3-d poolings."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.ConvTranspose3d(4, 6, (3, 2, 2), stride=(2, 1, 2),
+                                       padding=(1, 0, 1),
+                                       output_padding=(1, 0, 1),
+                                       dilation=(1, 2, 1), groups=2)
+        self.register_buffer("weights", torch.randn(2, 6, 4, 4, 4))
+
+    def forward(self, x):
+        y = self.conv(x)
+        pooled = F.max_pool3d(y, 2, 2, 1, ceil_mode=True) + F.avg_pool3d(
+            y, 2, 2, 1, ceil_mode=True, count_include_pad=False)
+        return (pooled * self.weights).sum()
+
+
+check_gradients("of a ConvTranspose3d and 3-d poolings", TransposedLoss(),
+                torch.randn(2, 4, 3, 4, 4))
 
 # Refused variants name the node.
 expect_error(lambda: rlx.torch.import_module(

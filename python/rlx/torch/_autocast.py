@@ -68,7 +68,8 @@ PROMOTE = frozenset({
 _MODULE_OPS = {
     nn.Linear: "linear", nn.Conv1d: "conv1d", nn.Conv2d: "conv2d",
     nn.Conv3d: "conv3d", nn.ConvTranspose1d: "conv_transpose1d",
-    nn.ConvTranspose2d: "conv_transpose2d", nn.PReLU: "prelu",
+    nn.ConvTranspose2d: "conv_transpose2d",
+    nn.ConvTranspose3d: "conv_transpose3d", nn.PReLU: "prelu",
     nn.MultiheadAttention: "multi_head_attention_forward",
     nn.LayerNorm: "layer_norm", nn.GroupNorm: "group_norm",
     nn.BatchNorm1d: "batch_norm", nn.BatchNorm2d: "batch_norm",

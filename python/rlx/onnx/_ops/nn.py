@@ -3,6 +3,7 @@
 """Convolution, pooling, normalization and padding, over the torch
 translations where the semantics agree (python/rlx/torch/_ops/nn.py)."""
 
+import functools
 import math
 
 import numpy as np
@@ -14,9 +15,9 @@ from .common import NoValue, axis_index, ints, is_const, op
 
 
 def _spatial(x, what):
-    if x.rank not in (3, 4):
-        raise RLXError(f"{what} of a rank-{x.rank} tensor (1-d and 2-d are "
-                       "translated)")
+    if x.rank not in (3, 4, 5):
+        raise RLXError(f"{what} of a rank-{x.rank} tensor (1-d, 2-d and 3-d "
+                       "are translated)")
     return x.rank - 2
 
 
@@ -63,8 +64,9 @@ def _needs_explicit(before, after, kernel):
 
 
 def _geometry(c, x, w_shape, attrs, pad_value):
-    """(x padded where the pads are asymmetric, 2-d kernel, strides, pads,
-    dilations), a 1-d op lifted to 2-d ([N, C, 1, L])."""
+    """(x padded where the pads are asymmetric, kernel, strides, pads,
+    dilations), a 1-d op lifted to 2-d ([N, C, 1, L]); a 3-d op's
+    stay 3-d."""
     spatial = _spatial(x, "a convolution or pooling")
     kernel = list(attrs.get("kernel_shape") or w_shape[2:])
     strides = list(attrs.get("strides", [1] * spatial))
@@ -135,14 +137,13 @@ def conv_transpose(c, inputs, attrs):
         raise RLXError(f"ConvTranspose kernel_shape {kernel} of a weight "
                        f"{list(w.shape)}")
     if spatial == 1:
-        function = torch_nn.conv_transpose1d
-    else:
-        function = torch_nn.conv_transpose2d
-    return function(c, x, w, bias, strides if spatial == 2 else strides[0],
-                    pads[:spatial] if spatial == 2 else pads[0],
-                    output_padding if spatial == 2 else output_padding[0],
-                    attrs.get("group", 1),
-                    dilations if spatial == 2 else dilations[0])
+        return torch_nn.conv_transpose1d(
+            c, x, w, bias, strides[0], pads[0], output_padding[0],
+            attrs.get("group", 1), dilations[0])
+    function = torch_nn.conv_transpose2d if spatial == 2 else \
+        torch_nn.conv_transpose3d
+    return function(c, x, w, bias, strides, pads[:spatial], output_padding,
+                    attrs.get("group", 1), dilations)
 
 
 def _pool_attrs(attrs):
@@ -163,8 +164,9 @@ def max_pool(c, inputs, attrs):
         x = c.e.cast(x, "i32")
     x2, kernel, strides, pads, dilations = _geometry(
         c, x, None, attrs, torch_nn._lowest(x.dtype))
-    y = torch_nn.max_pool2d(c, x2, kernel, strides, pads, dilations,
-                            bool(attrs.get("ceil_mode", 0)))
+    pool = torch_nn.max_pool3d if spatial == 3 else torch_nn.max_pool2d
+    y = pool(c, x2, kernel, strides, pads, dilations,
+             bool(attrs.get("ceil_mode", 0)))
     y = c.e.cast(_back_to_1d(c, y, spatial), dtype)
     return y, NoValue("MaxPool's Indices")
 
@@ -192,15 +194,21 @@ def average_pool(c, inputs, attrs):
         if ceil_mode:
             raise RLXError("AveragePool with ceil_mode, count_include_pad "
                            "0 and pads wider than half the window")
-        y = c.e.pool("sum", x2, kernel, strides, (0, 0))
+        if spatial == 3:
+            # Sums (a divisor of 1).
+            y = torch_nn.avg_pool3d(c, x2, kernel, strides, 0, False, True,
+                                    1)
+        else:
+            y = c.e.pool("sum", x2, kernel, strides, (0, 0))
         counts = [_window_counts(sizes[i], before[i], kernel[i],
                                  strides[i], y.shape[2 + i])
-                  for i in range(2)]
-        divisor = np.outer(counts[0], counts[1]).astype(np.float64)
-        y = c.e.binary("div", y, c.e.constant(divisor, y.dtype))
+                  for i in range(len(kernel))]
+        divisor = functools.reduce(np.multiply.outer, counts)
+        y = c.e.binary("div", y, c.e.constant(divisor.astype(np.float64),
+                                              y.dtype))
     else:
-        y = torch_nn.avg_pool2d(c, x2, kernel, strides, pads, ceil_mode,
-                                include)
+        pool = torch_nn.avg_pool3d if spatial == 3 else torch_nn.avg_pool2d
+        y = pool(c, x2, kernel, strides, pads, ceil_mode, include)
     return _back_to_1d(c, y, spatial)
 
 

@@ -209,13 +209,75 @@ def conv_transpose1d(c, x, weight, bias=None, stride=1, padding=0,
         (0, _single(output_padding)), groups, (1, _single(dilation))))
 
 
+def conv_transpose3d(c, x, weight, bias=None, stride=1, padding=0,
+                     output_padding=0, groups=1, dilation=1):
+    """3-d transposed convolution of [N, C, D, H, W] (or unbatched [C, D,
+    H, W]) as one rlx.conv_transpose2d per kernel depth kd, summed: each
+    maps every input depth slice ([N * D, C, H, W]) through the weight's
+    slice kd, and input slice d lands on output depth d * sD - pD + kd *
+    dD; an rlx.gather of constant positions places the slices (a zero
+    slice where none lands). The same products and sums as a direct 3-d
+    transposed convolution (and its gradient, through the ops'), the
+    depth sum last."""
+    if x.rank == 4:
+        y = conv_transpose3d(c, c.e.reshape(x, (1,) + x.shape), weight,
+                             bias, stride, padding, output_padding, groups,
+                             dilation)
+        return c.e.reshape(y, y.shape[1:])
+    if x.rank != 5 or weight.rank != 5:
+        raise RLXError(f"conv_transpose3d of a rank-{x.rank} input and a "
+                       f"rank-{weight.rank} weight")
+    (sd, *s2), (pd, *p2), (od, *o2), (dd, *d2) = (
+        _triple(stride), _triple(padding), _triple(output_padding),
+        _triple(dilation))
+    n, channels, depth = x.shape[:3]
+    in_c, out_per_group, kd = weight.shape[:3]
+    out_d = (depth - 1) * sd - 2 * pd + dd * (kd - 1) + od + 1
+    if out_d < 1:
+        raise RLXError(f"conv_transpose3d of depth {depth} gives depth "
+                       f"{out_d}")
+    rows = c.e.reshape(c.e.transpose(x, [0, 2, 1, 3, 4]),
+                       (n * depth, channels) + x.shape[3:])
+    total = None
+    for k in range(kd):
+        # The input slice landing on each output depth; `depth` (the zero
+        # slice appended) where none does.
+        sources = []
+        for o in range(out_d):
+            position = o + pd - k * dd
+            sources.append(position // sd if position % sd == 0 and
+                           0 <= position // sd < depth else depth)
+        if all(s == depth for s in sources):
+            continue
+        w = c.e.reshape(c.e.narrow(weight, 2, k, 1),
+                        (in_c, out_per_group) + weight.shape[3:])
+        y = c.e.conv_transpose2d(rows, w, tuple(s2), tuple(p2), tuple(o2),
+                                 tuple(d2), groups)
+        y = c.e.reshape(y, (n, depth) + y.shape[1:])
+        if depth in sources:
+            y = c.e.concat([y, c.e.constant(0.0, y.dtype,
+                                            (n, 1) + y.shape[2:])], 1)
+        y = take(c, y, 1, sources)
+        total = y if total is None else c.e.binary("add", total, y)
+    if total is None:
+        raise RLXError("conv_transpose3d whose kernel reaches no output "
+                       "depth")
+    y = c.e.transpose(total, [0, 2, 1, 3, 4])
+    if bias is not None:
+        y = c.e.binary("add", y, c.e.reshape(bias, (bias.shape[0], 1, 1, 1)))
+    return y
+
+
 def _convolution(c, x, weight, bias, stride, padding, dilation, transposed,
                  output_padding, groups, *rest):
-    if x.rank == 5 and not transposed:
+    if x.rank == 5 and transposed:
+        return conv_transpose3d(c, x, weight, bias, stride, padding,
+                                output_padding, groups, dilation)
+    if x.rank == 5:
         return conv3d(c, x, weight, bias, stride, padding, dilation, groups)
     if x.rank not in (3, 4):
         raise RLXError(f"a convolution of a rank-{x.rank} tensor (1-d, 2-d "
-                       "and 3-d are translated; transposed 1-d and 2-d)")
+                       "and 3-d are translated, transposed too)")
     if transposed:
         function = conv_transpose1d if x.rank == 3 else conv_transpose2d
         return function(c, x, weight, bias, stride, padding, output_padding,
@@ -262,6 +324,9 @@ MODULES[nn.Conv3d] = _conv_module(conv3d)
 FUNCTIONS[F.conv3d] = FUNCTIONS[torch.conv3d] = conv3d
 MODULES[nn.ConvTranspose2d] = _conv_transpose_module(conv_transpose2d)
 MODULES[nn.ConvTranspose1d] = _conv_transpose_module(conv_transpose1d)
+MODULES[nn.ConvTranspose3d] = _conv_transpose_module(conv_transpose3d)
+FUNCTIONS[F.conv_transpose3d] = conv_transpose3d
+FUNCTIONS[torch.conv_transpose3d] = conv_transpose3d
 ATEN["aten.convolution.default"] = _convolution
 
 
@@ -424,6 +489,64 @@ def adaptive_avg_pool1d(c, x, output_size):
         c, x2, (1, _single(output_size))))
 
 
+def _pool3d(c, x, pool2d, kernel_size, stride, padding, *options):
+    """A 3-d pooling of [N, C, D, H, W] (or unbatched [C, D, H, W]) as two
+    2-d ones: over H and W of every depth slice ([N, C * D, H, W]), then
+    over D of the result viewed as [N, C, D, H' * W'] (a window of 1
+    along the merged dim). Max and average pooling are separable: a 3-d
+    window is the product of its ranges along each dim (ceil_mode's
+    partial windows and the padding too), so its max is the max over
+    depth of the maxes over H x W, and its mean the mean of the means,
+    each dividing by its own dim's count (the product of the counts, as
+    PyTorch divides). `pool2d(x, kernel, stride, padding, *options)` is
+    the 2-d pooling, called with each dim's own options."""
+    if x.rank == 4:
+        y = _pool3d(c, c.e.reshape(x, (1,) + x.shape), pool2d, kernel_size,
+                    stride, padding, *options)
+        return c.e.reshape(y, y.shape[1:])
+    if x.rank != 5:
+        raise RLXError(f"3-d pooling of a rank-{x.rank} tensor")
+    kernel = _triple(kernel_size)
+    stride = _triple(stride) if stride else kernel
+    padding = _triple(padding)
+    n, channels, depth = x.shape[:3]
+    planes = pool2d(c.e.reshape(x, (n, channels * depth) + x.shape[3:]),
+                    kernel[1:], stride[1:], padding[1:], *options)
+    h, w = planes.shape[2:]
+    y = pool2d(c.e.reshape(planes, (n, channels, depth, h * w)),
+               (kernel[0], 1), (stride[0], 1), (padding[0], 0), *options)
+    return c.e.reshape(y, (n, channels, y.shape[2], h, w))
+
+
+def max_pool3d(c, x, kernel_size, stride=None, padding=0, dilation=1,
+               ceil_mode=False, return_indices=False):
+    if return_indices:
+        raise RLXError("max_pool3d with return_indices=True (the indices "
+                       "have no rlx translation)")
+    if _triple(dilation) != (1, 1, 1):
+        raise RLXError(f"max_pool3d with dilation {dilation} (rlx.pool has "
+                       "no dilation)")
+    return _pool3d(c, x, lambda x2, k, s, p: max_pool2d(
+        c, x2, k, s, p, 1, ceil_mode), kernel_size, stride, padding)
+
+
+def avg_pool3d(c, x, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """With divisor_override, the two 2-d poolings sum (a divisor of 1)
+    and the sum is divided by it."""
+    y = _pool3d(c, x, lambda x2, k, s, p: avg_pool2d(
+        c, x2, k, s, p, ceil_mode, count_include_pad,
+        1 if divisor_override else None), kernel_size, stride, padding)
+    if divisor_override:
+        y = c.e.binary("div", y, const(c, y, divisor_override))
+    return y
+
+
+FUNCTIONS[F.max_pool3d] = FUNCTIONS[torch.max_pool3d] = max_pool3d
+FUNCTIONS[F.avg_pool3d] = avg_pool3d
+ATEN["aten.max_pool3d_with_indices.default"] = lambda c, *a: (
+    max_pool3d(c, *a), NoIndices())
+ATEN["aten.avg_pool3d.default"] = avg_pool3d
 FUNCTIONS[F.max_pool2d] = FUNCTIONS[torch.max_pool2d] = max_pool2d
 FUNCTIONS[F.avg_pool2d] = avg_pool2d
 FUNCTIONS[F.adaptive_avg_pool2d] = adaptive_avg_pool2d
@@ -457,6 +580,12 @@ MODULES.update({
                                "divisor_override"),
     nn.AvgPool1d: _module_pool(avg_pool1d, "kernel_size", "stride",
                                "padding", "ceil_mode", "count_include_pad"),
+    nn.MaxPool3d: _module_pool(max_pool3d, "kernel_size", "stride",
+                               "padding", "dilation", "ceil_mode",
+                               "return_indices"),
+    nn.AvgPool3d: _module_pool(avg_pool3d, "kernel_size", "stride",
+                               "padding", "ceil_mode", "count_include_pad",
+                               "divisor_override"),
     nn.AdaptiveAvgPool2d: _module_pool(adaptive_avg_pool2d, "output_size"),
     nn.AdaptiveAvgPool1d: _module_pool(adaptive_avg_pool1d, "output_size"),
 })
