@@ -8,10 +8,12 @@ on an initializer (its taken branch only); Scan with two states, scan
 inputs and outputs along other axes and in reverse, a body reading the
 graph's values and initializers, and an If inside the body; Loop with a
 trip count known at import time reading the iteration number, and one
-whose body's condition is a false constant (one step). Fresh random
-inputs each run (seed printed, RLX_TEST_SEED=<seed> replays it), f32
-within rtol 1e-5 and atol 1e-6. Then the errors of what is refused, each
-naming the node.
+whose body's condition is a false constant (one step); Loops without
+scan outputs whose steps are known at run time only (rlx.while): a trip
+count the graph gives, run with two values of it, and an exit the body
+computes, run with three limits. Fresh random inputs each run (seed
+printed, RLX_TEST_SEED=<seed> replays it), f32 within rtol 1e-5 and atol
+1e-6. Then the errors of what is refused, each naming the node.
 
 Usage: onnx-control-flow.py"""
 
@@ -205,25 +207,73 @@ m = model([helper.make_node("Loop", ["M", "c", "y0"], ["y_N"], body=once)],
 close(results(compiled(m)[1], {"y0": y0})[0], -y0,
       "Loop whose body stops after one step")
 
+# -- Loops whose steps are only known at run time, without scan outputs:
+# an rlx.while. A trip count the graph gives (run with two values of it,
+# 0 included), the body reading the iteration number and the graph input
+# x; and an exit the body computes (the state doubled while its sum stays
+# under a limit, at most 6 steps).
+counting = body(
+    [helper.make_node("Cast", ["i"], ["i_f"], to=TensorProto.FLOAT),
+     helper.make_node("Mul", ["x", "i_f"], ["xi"]),
+     helper.make_node("Add", ["y", "xi"], ["y_next"]),
+     helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+    ["i", "cond_in", "y"], ["cond_out", "y_next"])
+m = model([helper.make_node("Loop", ["n", "", "y0"], ["y_N"],
+                            body=counting)],
+          {"n": np.array(3, np.int64), "y0": y0, "x": x}, ["y_N"])
+text, graph = compiled(m)
+check("rlx.while" in text, "Loop of a graph trip count: an rlx.while")
+for n in (3, 0):
+    close(results(graph, {"n": np.array(n, np.int64), "y0": y0, "x": x})[0],
+          y0 + x * sum(range(n)), f"Loop of a graph trip count {n}")
+doubling = body(
+    [helper.make_node("Add", ["y", "y"], ["y_next"]),
+     helper.make_node("ReduceSum", ["y_next"], ["s"], keepdims=0),
+     helper.make_node("Less", ["s", "limit"], ["more"])],
+    ["i", "cond_in", "y"], ["more", "y_next"])
+m = model([helper.make_node("Loop", ["M", "", "v0"], ["v_N"],
+                            body=doubling)],
+          {"v0": np.abs(f32(5)) + 0.1, "limit": np.array(0, np.float32)},
+          ["v_N"], {"M": np.array(6, np.int64)})
+text, graph = compiled(m)
+check("rlx.while" in text and "max_iterations = 6" in text,
+      "Loop with a data-dependent exit: an rlx.while of at most 6 steps")
+for limit in (1.0, 30.0, 1e6):
+    v0 = np.abs(f32(5)) + 0.1
+    v, steps = v0, 0
+    while steps < 6:
+        v, steps = v + v, steps + 1
+        if not v.sum() < limit:
+            break
+    close(results(graph, {"v0": v0, "limit": np.array(limit, np.float32)})
+          [0], v, f"Loop with a data-dependent exit, limit {limit} "
+          f"({steps} steps)")
+
 # -- What is refused, each naming the node.
-m = model([helper.make_node("Loop", ["n", "", "y0"], ["y_N"], body=once,
-                            name="loop")],
-          {"n": np.array(3, np.int64), "y0": y0}, ["y_N"])
+scanning = body([helper.make_node("Neg", ["y"], ["y_next"]),
+                 helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+                 helper.make_node("Identity", ["y_next"], ["scan"])],
+                ["i", "cond_in", "y"], ["cond_out", "y_next", "scan"])
+m = model([helper.make_node("Loop", ["n", "", "y0"], ["y_N", "ys"],
+                            body=scanning, name="loop")],
+          {"n": np.array(3, np.int64), "y0": y0}, ["y_N", "ys"])
 expect_error(lambda: rlx.onnx.import_model(m),
              "node 0 'loop' (op_type Loop, domain ai.onnx, opset 16): Loop "
-             "with a trip count the graph computes",
-             "Loop with a graph trip count")
+             "with a trip count the graph computes and scan outputs",
+             "Loop with a graph trip count and scan outputs")
 until = body([helper.make_node("Neg", ["y"], ["y_next"]),
               helper.make_node("ReduceSum", ["y_next"], ["s"], keepdims=0),
-              helper.make_node("Less", ["s", "zero"], ["more"])],
-             ["i", "cond_in", "y"], ["more", "y_next"])
-m = model([helper.make_node("Loop", ["M", "", "y0"], ["y_N"], body=until,
-                            name="until")],
-          {"y0": y0}, ["y_N"], {"M": np.array(5, np.int64),
-                                "zero": np.array(0, np.float32)})
+              helper.make_node("Less", ["s", "zero"], ["more"]),
+              helper.make_node("Identity", ["y_next"], ["scan"])],
+             ["i", "cond_in", "y"], ["more", "y_next", "scan"])
+m = model([helper.make_node("Loop", ["M", "", "y0"], ["y_N", "ys"],
+                            body=until, name="until")],
+          {"y0": y0}, ["y_N", "ys"], {"M": np.array(5, np.int64),
+                                      "zero": np.array(0, np.float32)})
 expect_error(lambda: rlx.onnx.import_model(m),
-             "Loop whose body computes its condition from graph values",
-             "Loop with a data-dependent exit")
+             "Loop with a body that computes its condition from graph "
+             "values and scan outputs",
+             "Loop with a data-dependent exit and scan outputs")
 mixed = body([helper.make_node("Add", ["a", "x_t"], ["a2"]),
               helper.make_node("Identity", ["k"], ["k2"])],
              ["a", "k", "x_t"], ["a2", "k2"])

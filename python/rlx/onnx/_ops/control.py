@@ -9,7 +9,9 @@ branches. Scan, and a Loop of a trip count known at import time, are one
 rlx.scan: its carry is the state variables and the scan outputs of a step,
 each flattened, concatenated (so of one element type); the scan outputs
 are the rows of its trajectory. Values of the enclosing graphs the body
-reads are bcast operands of the scan (its region is isolated)."""
+reads are bcast operands of the scan (its region is isolated). Any other
+Loop without scan outputs (its steps known at run time only) is an
+rlx.while."""
 
 import numpy as np
 
@@ -262,25 +264,44 @@ def scan(c, inputs, attrs):
 
 @op("Loop")
 def loop(c, inputs, attrs):
+    """A Loop of a number of steps known at import time (trip count and
+    condition known, the body's condition a constant) is an rlx.scan;
+    any other without scan outputs an rlx.while."""
     graph = attrs["body"]
     trip = inputs[0] if inputs else None
     cond = inputs[1] if len(inputs) > 1 else None
-    if trip is None or not is_const(trip):
-        raise RLXError(
-            "Loop with a trip count " + ("not given" if trip is None else
-                                         "the graph computes") +
-            " (rlx translates a Loop of a trip count known at import time, "
-            "as an rlx.scan)")
-    length = ints(trip, "Loop's trip count")[0]
-    if cond is not None:
-        if not is_const(cond):
-            raise RLXError("Loop with a condition the graph computes (rlx "
-                           "translates a Loop whose condition is known at "
-                           "import time, as an rlx.scan)")
-        if not _element(cond, "Loop's condition"):
-            length = 0
     states = [c.value(s) for s in inputs[2:]]
     scan_outputs = len(graph.output) - 1 - len(states)
+    if trip is None or not is_const(trip):
+        why = "a trip count " + ("not given" if trip is None else
+                                 "the graph computes")
+    elif cond is not None and not is_const(cond):
+        why = "a condition the graph computes"
+    elif not all(is_static(s.shape) for s in states):
+        why = "state variables of `?` shapes"
+    else:
+        why = None
+    if why is None:
+        scanned = _scanned_loop(c, graph, ints(trip, "Loop's trip count")[0],
+                                cond, states, scan_outputs)
+        if scanned is not None:
+            return scanned
+        why = "a body that computes its condition from graph values"
+    if scan_outputs:
+        raise RLXError(f"Loop with {why} and scan outputs (their length "
+                       "would be known only at run time: rlx translates "
+                       "such a Loop without scan outputs, as an rlx.while, "
+                       "and with them one of a number of steps known at "
+                       "import time, as an rlx.scan)")
+    return _while(c, graph, trip, cond, states)
+
+
+def _scanned_loop(c, graph, length, cond, states, scan_outputs):
+    """The Loop as an rlx.scan of `length` steps (fewer where a condition
+    stops it), or None where the body computes its condition from graph
+    values."""
+    if cond is not None and not _element(cond, "Loop's condition"):
+        length = 0
     # The iteration number, where the body reads it: an xs of 0, 1, ...
     counter = graph.input[0].name
     counted = counter in _names_read(graph)
@@ -295,10 +316,7 @@ def loop(c, inputs, attrs):
                  arrange, 1)
     outputs = step.probe()
     if not is_const(outputs[0]):
-        raise RLXError("Loop whose body computes its condition from graph "
-                       "values (an exit that depends on the data; the "
-                       "rlx.scan runs a number of steps known at import "
-                       "time)")
+        return None
     if not _element(outputs[0], "the body's condition"):
         length = min(length, 1)  # the body runs once
     if length <= 0:
@@ -310,3 +328,70 @@ def loop(c, inputs, attrs):
         step.xs = [c.e.constant(np.arange(length, dtype=np.int64), "i64")]
     finals, stacked = step.emit(length, outputs)
     return tuple(finals + stacked)
+
+
+def _scalar(c, value, what, dtype):
+    """A one-element operand as a rank-0 Value of `dtype`."""
+    value = c.value(value)
+    if value.dtype != dtype or not is_static(value.shape) or \
+            int(np.prod(value.shape)) != 1:
+        raise RLXError(f"{what} of type {value.type} (one {dtype} element)")
+    return c.e.reshape(value, ())
+
+
+def _while(c, graph, trip, cond, states):
+    """The Loop as an rlx.while carrying (the iteration number, the
+    condition, the states): its cond region is `condition and number <
+    trip count`, its body the Loop's body, which also yields the number
+    plus one and the body's condition. The trip count, where known, is its
+    max_iterations."""
+    if trip is not None and is_const(trip):
+        bound = ints(trip, "Loop's trip count")[0]
+        if bound <= 0:
+            return tuple(states)
+    else:
+        bound = None
+    carried = [c.e.constant(0, "i64"),
+               c.e.constant(True, "i1") if cond is None else
+               _scalar(c, cond, "Loop's condition", "i1")] + list(states)
+    limit = None if trip is None else _scalar(c, trip, "Loop's trip count",
+                                              "i64")
+    types = [v.type for v in carried]
+
+    def region():
+        e = SymbolicEmitter(c.e, c.e.indent + "  ")
+        e.symbols = c.e.symbols
+        return e, [SymbolicValue(e._fresh("w"), v.shape, v.dtype)
+                   for v in carried]
+
+    def block(e, arguments, yields):
+        return [f"{e.indent[:-2]}^bb0("
+                f"{', '.join(f'{a.name}: {a.type}' for a in arguments)}):"] \
+            + e.lines + [f"{e.indent}rlx.yield "
+                         f"{', '.join(v.name for v in yields)} : "
+                         f"{', '.join(v.type for v in yields)}"]
+    test, arguments = region()
+    predicate = arguments[1]
+    if limit is not None:
+        predicate = test.where(predicate, test.compare(
+            "lt", arguments[0], limit), test.constant(False, "i1"))
+    cond_lines = block(test, arguments, [predicate] + arguments)
+    e, body_arguments = region()
+    body, outputs = c.subgraph(graph, e, body_arguments, "body")
+    values = [body.value(v) for v in outputs]
+    yields = [e.binary("add", body_arguments[0], e.constant(1, "i64")),
+              _scalar(body, values[0], "the body's condition", "i1")] + \
+        values[1:]
+    for i, (v, t) in enumerate(zip(yields[2:], types[2:])):
+        if v.type != t:
+            raise RLXError(f"state variable {i} enters the body as {t} and "
+                           f"leaves it as {v.type}")
+    names = [c.e._fresh("v") for _ in carried]
+    bounded = f" max_iterations = {bound}" if bound is not None else ""
+    c.e.lines += [f"{c.e.indent}{', '.join(names)} = rlx.while "
+                  f"{', '.join(v.name for v in carried)} : {', '.join(types)}"
+                  f"{bounded} cond {{"] + cond_lines + \
+        [f"{c.e.indent}}} do {{"] + block(e, body_arguments, yields) + \
+        [f"{c.e.indent}}}"]
+    return tuple(SymbolicValue(name, v.shape, v.dtype)
+                 for name, v in zip(names[2:], carried[2:]))
