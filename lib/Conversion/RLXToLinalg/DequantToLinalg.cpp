@@ -706,6 +706,75 @@ Value buildFromIndices(
       .getResult(0);
 }
 
+/// Checks at run time the sizes of a dequant_matmul's operands that a `?`
+/// dim left to the run, as its verifier does for static ones, before
+/// anything reads them: a short weight or scale would be read past its end,
+/// and a GGUF K of 0 divided by. `k` is x's dim 1 (`staticK` whether it is
+/// static); `n` the result's dim 1, or null where it comes from the GGUF
+/// byte count, which must then be whole rows.
+void buildDequantShapeChecks(OpBuilder &b, Location loc, const PackedWeight &w,
+                             Value k, bool staticK, Value n) {
+  StringRef scheme = stringifyEnum(w.scheme);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto forScheme = [&](const Twine &what) -> std::string {
+    return (what + " for scheme '" + scheme + "'").str();
+  };
+  if (std::optional<GgufBlock> block = ggufBlock(w.scheme)) {
+    if (!staticK) {
+      Value positive =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, k, index(0));
+      Value whole = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq,
+          arith::RemUIOp::create(b, loc, k, index(block->elements)), index(0));
+      buildShapeAssert(
+          b, loc, arith::AndIOp::create(b, loc, positive, whole),
+          forScheme("K (x's dim 1) must be a positive multiple of " +
+                    Twine(block->elements)));
+    }
+    if (!n) {
+      Value bytes = dimSizeOf(b, loc, w.wq, 0);
+      Value rows = b.createOrFold<arith::DivUIOp>(loc, bytes, w.rowBytes);
+      buildSizeCheck(
+          b, loc, bytes, b.createOrFold<arith::MulIOp>(loc, rows, w.rowBytes),
+          forScheme("w_q's bytes must be whole rows of K elements (" +
+                    Twine(block->bytes) + " bytes per " +
+                    Twine(block->elements) + ")"));
+    }
+    return;
+  }
+  buildSizeCheck(b, loc, dimSizeOf(b, loc, w.wq, 0), k,
+                 "w_q's dim 0 differs from x's dim 1 (K)");
+  auto checkSide = [&](Value side, StringRef name,
+                       ArrayRef<std::pair<Value, StringRef>> dims) {
+    if (!side)
+      return;
+    for (auto [i, dim] : llvm::enumerate(dims))
+      buildSizeCheck(
+          b, loc, dimSizeOf(b, loc, side, i), dim.first,
+          forScheme(name + " dim " + Twine(i) + " differs from " + dim.second));
+  };
+  if (w.blockSize) {
+    Value blocks =
+        b.createOrFold<arith::CeilDivUIOp>(loc, k, index(w.blockSize));
+    checkSide(w.scale, "scale", {{blocks, "ceil(K / block_size)"}, {n, "N"}});
+    checkSide(w.zeroPoint, "zero_point",
+              {{blocks, "ceil(K / block_size)"}, {n, "N"}});
+  } else if (w.scheme == QuantScheme::Nvfp4Block) {
+    if (!staticK)
+      buildSizeCheck(b, loc, b.createOrFold<arith::RemUIOp>(loc, k, index(16)),
+                     b.getIndexAttr(0),
+                     forScheme("K (x's dim 1) must be a multiple of 16"));
+    checkSide(w.scale, "scale",
+              {{b.createOrFold<arith::DivUIOp>(loc, k, index(16)), "K / 16"},
+               {n, "N"}});
+    checkSide(w.globalScale, "global_scale", {{index(1), "1"}});
+  } else {
+    checkSide(w.scale, "scale", {{n, "N"}});
+  }
+}
+
 /// rlx.dequant_matmul -> the decoded f32 weight (GGUF: its transpose [N, K]),
 /// then rlx.matmul.
 struct DequantMatMulLowering : OpConversionPattern<DequantMatMulOp> {
@@ -724,22 +793,33 @@ struct DequantMatMulLowering : OpConversionPattern<DequantMatMulOp> {
                    adaptor.getGlobalScale(),
                    static_cast<int64_t>(op.getBlockSize().value_or(0))};
     Value k = dimSizeOf(rewriter, loc, x, 1);
+    int64_t staticK = cast<RankedTensorType>(x.getType()).getDimSize(1);
     Value n;
     if (ggufBlock(w.scheme)) {
       w.rowBytes = ggufRowBytes(rewriter, loc, w.scheme, k);
       addLookupTables(rewriter, loc, w);
+      // Before the division by the row size (0 for a K of 0).
+      buildDequantShapeChecks(
+          rewriter, loc, w, k, !ShapedType::isDynamic(staticK),
+          resultType.isDynamicDim(1)
+              ? Value()
+              : arith::ConstantIndexOp::create(rewriter, loc,
+                                               resultType.getDimSize(1)));
       if (resultType.isDynamicDim(1))
         n = arith::DivUIOp::create(
             rewriter, loc, dimSizeOf(rewriter, loc, w.wq, 0), w.rowBytes);
-    } else if (resultType.isDynamicDim(1)) {
+    } else {
       n = dimSizeOf(rewriter, loc, w.wq, 1);
       bool nibbles = w.scheme == QuantScheme::Int4Block ||
                      w.scheme == QuantScheme::Nvfp4Block;
       if (nibbles)
-        n = arith::MulIOp::create(
-            rewriter, loc, n, arith::ConstantIndexOp::create(rewriter, loc, 2));
+        n = rewriter.createOrFold<arith::MulIOp>(
+            loc, n, arith::ConstantIndexOp::create(rewriter, loc, 2));
+      buildDequantShapeChecks(rewriter, loc, w, k,
+                              !ShapedType::isDynamic(staticK), n);
+      if (!resultType.isDynamicDim(1))
+        n = Value();
     }
-    int64_t staticK = cast<RankedTensorType>(x.getType()).getDimSize(1);
     int64_t staticN = resultType.getDimSize(1);
     // GGUF bytes hold W's columns (rows of K elements): decode W^T [N, K]
     // so that reads and writes both run along the bytes, and let the

@@ -15,8 +15,8 @@
 #include "rlx/Target/CPU/Passes.h"
 
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
-#include "rlx/Target/CPU/RLXCPUDialect.h"
 #include "rlx/Runtime/QuantGemm.h"
+#include "rlx/Target/CPU/RLXCPUDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -40,11 +40,16 @@ namespace {
 constexpr StringLiteral kCalleeName = RLX_RT_QUANT_MATMUL_NAME;
 
 /// The runtime's format for `op`, or none where the op keeps the
-/// whole-weight lowering: another scheme, or a dynamic K or N.
+/// whole-weight lowering: another scheme, a dynamic K or N, or a weight or
+/// scale of `?` dims (that lowering checks their sizes at run time; the
+/// runtime reads what the static shapes say).
 std::optional<QuantGemmFormat> runtimeFormat(DequantMatMulOp op) {
   if (ShapedType::isDynamic(op.getX().getType().getDimSize(1)) ||
       op.getType().isDynamicDim(1))
     return std::nullopt;
+  for (Value operand : {op.getWQ(), op.getScale(), op.getZeroPoint()})
+    if (operand && !cast<RankedTensorType>(operand.getType()).hasStaticShape())
+      return std::nullopt;
   switch (op.getScheme()) {
   case QuantScheme::Int8Block:
   case QuantScheme::Int8BlockAsym:
@@ -87,7 +92,8 @@ void lower(ModuleOp module, DequantMatMulOp op, QuantGemmFormat format) {
     if (!intType || intType.isSignless())
       return tensor;
     type = type.clone(b.getIntegerType(intType.getWidth()));
-    return UnrealizedConversionCastOp::create(b, loc, type, tensor).getResult(0);
+    return UnrealizedConversionCastOp::create(b, loc, type, tensor)
+        .getResult(0);
   };
   RankedTensorType resultType = op.getType();
   SmallVector<Value> dynamicSizes;
@@ -99,8 +105,8 @@ void lower(ModuleOp module, DequantMatMulOp op, QuantGemmFormat format) {
   // by the call; the result written (rlx_cpu.on_buffers tells
   // bufferization both).
   SmallVector<Value> ins;
-  for (Value operand : {op.getX(), op.getWQ(), op.getScale(),
-                        op.getZeroPoint()})
+  for (Value operand :
+       {op.getX(), op.getWQ(), op.getScale(), op.getZeroPoint()})
     if (operand)
       ins.push_back(signless(operand));
   auto onBuffers = cpu::OnBuffersOp::create(b, loc, ins, init);
