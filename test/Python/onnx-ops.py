@@ -1,7 +1,8 @@
 # Part of the RLX-MLIR project, under the Apache License v2.0 with LLVM
 # Exceptions. See the LICENSE file for license information.
 """rlx.onnx's TopK, GatherND, ScatterND, ScatterElements, Einsum, 3-d
-Conv, ConvTranspose, MaxPool and AveragePool, cubic Resize and the losses
+Conv, ConvTranspose (and of pads that differ, output_shape and auto_pad),
+MaxPool and AveragePool, cubic Resize and the losses
 (SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss) on models built with
 onnx.helper, against NumPy (the onnx package here has no reference
 evaluator; PyTorch's bicubic F.interpolate for Resize, its 3-d
@@ -265,6 +266,45 @@ for attrs, shape, w_shape in [
         attrs.get("output_padding", 0), attrs.get("group", 1),
         attrs.get("dilations", 1)).numpy()
     close(got, want, f"3-d ConvTranspose {attrs}", atol=1e-5)
+
+# ConvTranspose with pads that differ, output_shape (past the natural
+# size too) and auto_pad SAME_*, 2-d and 3-d: the whole transposed
+# convolution cropped and extended, against torch's (pads 0) cropped by
+# the pads ONNX defines (numpy; negative pads: zero rows, then the bias).
+def transposed(x, w, b, strides, before, after, extra, group=1):
+    full = (F.conv_transpose2d if x.ndim == 4 else F.conv_transpose3d)(
+        torch.from_numpy(x), torch.from_numpy(w), None, strides,
+        groups=group).numpy()
+    for i in range(x.ndim - 2):
+        end = extra[i] - after[i]
+        full = np.take(full, range(max(0, before[i]), full.shape[2 + i] +
+                                   min(0, end)), axis=2 + i)
+        widths = [(0, 0)] * full.ndim
+        widths[2 + i] = (max(0, -before[i]), max(0, end))
+        full = np.pad(full, widths)
+    return full + b.reshape((-1,) + (1,) * (x.ndim - 2))
+
+
+for attrs, shape, w_shape, pads in [
+        ({"strides": [2, 3], "pads": [1, 0, 0, 2]}, (2, 3, 4, 5),
+         (3, 2, 3, 3), ([1, 0], [0, 2])),
+        ({"strides": [3, 2], "output_shape": [12, 8]}, (1, 2, 3, 3),
+         (2, 4, 3, 3), ([0, 0], [-3, -1])),
+        ({"strides": [2, 2], "auto_pad": "SAME_UPPER"}, (1, 2, 3, 4),
+         (2, 3, 3, 3), ([0, 0], [1, 1])),
+        ({"strides": [2, 1], "auto_pad": "SAME_LOWER", "group": 2},
+         (1, 4, 3, 3), (4, 1, 4, 2), ([1, 1], [1, 0])),
+        ({"strides": [1, 2, 2], "pads": [0, 1, 0, 1, 1, 2],
+          "output_padding": [0, 1, 1]}, (1, 2, 3, 4, 3), (2, 3, 2, 3, 3),
+         ([0, 1, 0], [1, 1, 2]))]:
+    x, w = f32(*shape), f32(*w_shape)
+    b = f32(w_shape[1] * attrs.get("group", 1))
+    (got,) = run([helper.make_node("ConvTranspose", ["x", "w", "b"], ["out"],
+                                   **attrs)], {"x": x}, {"w": w, "b": b})
+    want = transposed(x, w, b, attrs["strides"], *pads,
+                      attrs.get("output_padding", [0] * (x.ndim - 2)),
+                      attrs.get("group", 1))
+    close(got, want, f"ConvTranspose {attrs}", atol=1e-5)
 
 # 3-d MaxPool and AveragePool (the torch importer's, two 2-d rlx.pools):
 # pads symmetric, asymmetric and wider than half the window (padded ahead

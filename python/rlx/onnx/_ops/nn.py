@@ -121,29 +121,95 @@ def conv_transpose(c, inputs, attrs):
     x, w = c.value(inputs[0]), c.value(inputs[1])
     bias = c.value(inputs[2]) if len(inputs) > 2 else None
     spatial = _spatial(x, "ConvTranspose")
-    if "output_shape" in attrs:
-        raise RLXError("ConvTranspose with output_shape (give pads and "
-                       "output_padding)")
-    if attrs.get("auto_pad", "NOTSET") != "NOTSET":
-        raise RLXError(f"ConvTranspose with auto_pad {attrs['auto_pad']}")
     kernel = list(attrs.get("kernel_shape") or w.shape[2:])
     strides = list(attrs.get("strides", [1] * spatial))
     dilations = list(attrs.get("dilations", [1] * spatial))
-    pads = list(attrs.get("pads", [0] * (2 * spatial)))
     output_padding = list(attrs.get("output_padding", [0] * spatial))
-    if pads[:spatial] != pads[spatial:]:
-        raise RLXError(f"ConvTranspose with asymmetric pads {pads}")
     if list(w.shape[2:]) != kernel:
         raise RLXError(f"ConvTranspose kernel_shape {kernel} of a weight "
                        f"{list(w.shape)}")
+    before, after = _transposed_pads(x, attrs, kernel, strides, dilations,
+                                     output_padding)
+    group = attrs.get("group", 1)
+    if before == after and min(before) >= 0:
+        if spatial == 1:
+            return torch_nn.conv_transpose1d(
+                c, x, w, bias, strides[0], before[0], output_padding[0],
+                group, dilations[0])
+        function = torch_nn.conv_transpose2d if spatial == 2 else \
+            torch_nn.conv_transpose3d
+        return function(c, x, w, bias, strides, before, output_padding,
+                        group, dilations)
+    # Pads that differ (or are negative: an output_shape past the natural
+    # size): the whole transposed convolution, cropped by the pads, and
+    # extended by zero rows (no input reaches them) where they are
+    # negative and by output_padding, then the bias.
     if spatial == 1:
-        return torch_nn.conv_transpose1d(
-            c, x, w, bias, strides[0], pads[0], output_padding[0],
-            attrs.get("group", 1), dilations[0])
-    function = torch_nn.conv_transpose2d if spatial == 2 else \
-        torch_nn.conv_transpose3d
-    return function(c, x, w, bias, strides, pads[:spatial], output_padding,
-                    attrs.get("group", 1), dilations)
+        y = torch_nn.conv_transpose1d(c, x, w, None, strides[0], 0, 0,
+                                      group, dilations[0])
+    else:
+        function = torch_nn.conv_transpose2d if spatial == 2 else \
+            torch_nn.conv_transpose3d
+        y = function(c, x, w, None, strides, [0] * spatial,
+                     [0] * spatial, group, dilations)
+    for i in range(spatial):
+        y = _crop_or_extend(c, y, 2 + i, -before[i],
+                            output_padding[i] - after[i])
+    if bias is not None:
+        y = c.e.binary("add", y, c.e.reshape(bias, (bias.shape[0],) +
+                                             (1,) * spatial))
+    return y
+
+
+def _transposed_pads(x, attrs, kernel, strides, dilations, output_padding):
+    """ConvTranspose's (before, after) pads per spatial dim: the `pads`
+    attribute, or those that give `output_shape` (by default, with
+    auto_pad SAME_*, the input's size times the stride) as ONNX computes
+    them (SAME_UPPER puts the smaller half first); an output_shape past
+    the natural size is zero rows after the end (negative pads)."""
+    spatial = len(kernel)
+    auto = attrs.get("auto_pad", "NOTSET")
+    if "output_shape" not in attrs and auto in ("NOTSET", "VALID"):
+        pads = attrs.get("pads", [0] * (2 * spatial)) if auto == "NOTSET" \
+            else [0] * (2 * spatial)
+        return list(pads[:spatial]), list(pads[spatial:])
+    if auto not in ("NOTSET", "SAME_UPPER", "SAME_LOWER"):
+        raise RLXError(f"ConvTranspose with auto_pad '{auto}'")
+    sizes = x.shape[2:]
+    if any(isinstance(n, str) for n in sizes):
+        raise RLXError("ConvTranspose with output_shape or auto_pad of a `?` "
+                       "spatial dim")
+    shape = list(attrs.get("output_shape") or
+                 [n * s for n, s in zip(sizes, strides)])[-spatial:]
+    before, after = [], []
+    for n, k, s, d, extra, out in zip(sizes, kernel, strides, dilations,
+                                      output_padding, shape):
+        total = s * (n - 1) + extra + (k - 1) * d + 1 - out
+        if total < 0:
+            pads = (0, total)
+        elif auto == "SAME_UPPER":
+            pads = (total // 2, total - total // 2)
+        else:
+            pads = (total - total // 2, total // 2)
+        before.append(pads[0])
+        after.append(pads[1])
+    return before, after
+
+
+def _crop_or_extend(c, y, axis, at_start, at_end):
+    """y with `at_start` / `at_end` zero rows added along axis where
+    positive, that many rows cropped where negative."""
+    start, length = max(0, -at_start), y.shape[axis] + min(0, at_start) + \
+        min(0, at_end)
+    y = c.e.narrow(y, axis, start, length)
+    pieces = []
+    for count in (at_start, at_end):
+        shape = list(y.shape)
+        shape[axis] = max(0, count)
+        pieces.append(c.e.constant(0.0, y.dtype, shape) if count > 0 else
+                      None)
+    return c.e.concat([p for p in (pieces[0], y, pieces[1])
+                       if p is not None], axis)
 
 
 def _pool_attrs(attrs):
