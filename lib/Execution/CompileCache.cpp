@@ -236,6 +236,8 @@ llvm::Error appendTrailer(llvm::StringRef path, const Digest &key) {
   llvm::support::endian::write64le(trailer + 64, size);
   llvm::support::endian::write32le(trailer + 72, kFormatVersion);
   std::memcpy(trailer + kTrailerBytes - 8, kMagic, 8);
+  if (std::optional<std::string> reason = detail::injectedWriteFailure())
+    return llvm::createStringError("cannot write '" + path + "': " + *reason);
   const uint8_t *bytes = trailer;
   size_t left = kTrailerBytes;
   uint64_t offset = size;

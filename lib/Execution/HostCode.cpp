@@ -8,6 +8,7 @@
 #include "rlx/Execution/HostCode.h"
 #include "rlx/Execution/CompilePhase.h"
 #include "rlx/Execution/GraphABI.h"
+#include "rlx/Runtime/FileIO.h"
 #include "rlx/Transforms/OpLabels.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -208,6 +209,9 @@ llvm::Error rlxrt::emitHostSharedLibrary(ModuleOp module,
     error = linkSharedLibrary(object, temp, runtimeLibrary, outputPath);
   }
   llvm::sys::fs::remove(object);
+  if (!error)
+    if (std::optional<std::string> reason = detail::injectedWriteFailure())
+      error = writeFailure("cannot write '" + outputPath + "': " + *reason);
   if (!error)
     if (std::error_code ec = llvm::sys::fs::rename(temp, outputPath))
       error =

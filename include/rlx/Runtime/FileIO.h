@@ -9,6 +9,7 @@
 #define RLX_RUNTIME_FILEIO_H
 
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,6 +58,28 @@ std::optional<std::string> readWholeFile(const std::string &path,
 bool writeFileAtomically(const std::string &path,
                          const std::vector<std::string_view> &chunks,
                          std::string &error);
+
+/// The test hook that fails a write on purpose, for fault-injection tests:
+/// with RLX_TEST_FAIL_WRITE_AFTER=N in the environment (read once per
+/// process), N more writes succeed and the next one fails, once. Every
+/// writer of a file (writeFileAtomically; ahead-of-time libraries and
+/// compile cache entries) calls it once per write, after filling its
+/// temporary file and before renaming it into place, and fails with the
+/// reason it returns ("No space left on device (injected by the test hook
+/// RLX_TEST_FAIL_WRITE_AFTER)") as a full disk would make it fail. Leave
+/// the variable unset in production.
+std::optional<std::string> injectedWriteFailure();
+
+/// The count a test hook's environment variable `name` holds (a decimal
+/// integer from 0), or -1 when it is unset, empty or anything else.
+inline int64_t testHookCount(const char *name) {
+  const char *value = std::getenv(name);
+  if (!value || !*value)
+    return -1;
+  char *end = nullptr;
+  long long n = std::strtoll(value, &end, 10);
+  return *end == '\0' && n >= 0 ? int64_t(n) : int64_t(-1);
+}
 
 /// A position in the text of a header, for the loaders' parsers: the JSON
 /// of .safetensors and the Python dict of .npy skip the same whitespace.

@@ -34,6 +34,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RunStatus.h"
+#include "rlx/Runtime/FileIO.h"
 
 #include <atomic>
 #include <cstddef>
@@ -100,14 +101,8 @@ void countAllocated(size_t size) {
 
 /// The test hook's count of allocations left before the one that fails;
 /// negative when off. Atomic: parallel loops may allocate.
-std::atomic<int64_t> allocationsBeforeFailure{[] {
-  const char *value = std::getenv("RLX_TEST_FAIL_ALLOC_AFTER");
-  if (!value || !*value)
-    return int64_t(-1);
-  char *end = nullptr;
-  long long n = std::strtoll(value, &end, 10);
-  return *end == '\0' && n >= 0 ? int64_t(n) : int64_t(-1);
-}()};
+std::atomic<int64_t> allocationsBeforeFailure{
+    rlxrt::detail::testHookCount("RLX_TEST_FAIL_ALLOC_AFTER")};
 
 /// Whether the test hook fails this allocation.
 bool injectFailure() {

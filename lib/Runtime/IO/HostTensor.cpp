@@ -9,6 +9,7 @@
 #include "rlx/Runtime/FileIO.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -375,6 +376,19 @@ static mode_t currentUmask() {
   return 022;
 }
 
+std::optional<std::string> rlxrt::detail::injectedWriteFailure() {
+  // Writes left before the one that fails; negative when off.
+  static std::atomic<int64_t> left{testHookCount("RLX_TEST_FAIL_WRITE_AFTER")};
+  int64_t now = left.load(std::memory_order_relaxed);
+  while (now >= 0 &&
+         !left.compare_exchange_weak(now, now - 1, std::memory_order_relaxed)) {
+  }
+  if (now != 0)
+    return std::nullopt;
+  return std::string(std::strerror(ENOSPC)) +
+         " (injected by the test hook RLX_TEST_FAIL_WRITE_AFTER)";
+}
+
 bool rlxrt::detail::writeFileAtomically(
     const std::string &path, const std::vector<std::string_view> &chunks,
     std::string &error) {
@@ -394,11 +408,11 @@ bool rlxrt::detail::writeFileAtomically(
   int fd = ::mkostemp(temp.data(), O_CLOEXEC);
   if (fd < 0)
     return fail(std::strerror(errno));
-  auto abandon = [&](int code) {
+  auto abandon = [&](const std::string &reason) {
     if (fd >= 0)
       ::close(fd);
     ::unlink(temp.c_str());
-    return fail(std::strerror(code));
+    return fail(reason);
   };
   for (std::string_view chunk : chunks) {
     size_t done = 0;
@@ -407,21 +421,23 @@ bool rlxrt::detail::writeFileAtomically(
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0)
-        return abandon(errno);
+        return abandon(std::strerror(errno));
       done += static_cast<size_t>(n);
     }
   }
+  if (std::optional<std::string> reason = injectedWriteFailure())
+    return abandon(*reason);
   // mkostemp made the file 0600; an output is as readable as any new file.
   if (::fchmod(fd, 0666 & ~currentUmask()) != 0)
-    return abandon(errno);
+    return abandon(std::strerror(errno));
   // Some file systems report a full disk only when the data is flushed.
   if (::fsync(fd) != 0)
-    return abandon(errno);
+    return abandon(std::strerror(errno));
   int closed = ::close(fd);
   fd = -1;
   if (closed != 0)
-    return abandon(errno);
+    return abandon(std::strerror(errno));
   if (::rename(temp.c_str(), path.c_str()) != 0)
-    return abandon(errno);
+    return abandon(std::strerror(errno));
   return true;
 }
