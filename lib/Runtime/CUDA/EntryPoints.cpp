@@ -78,20 +78,22 @@ void allowDynamicSharedMemory(const Session &cu, CUfunction function,
       "cuFuncSetAttribute");
 }
 
-/// The bytes of a dense memref and its first element; fatal for a strided
-/// one, which host registration cannot describe as one range.
-std::pair<void *, size_t> denseRange(const char *caller, int64_t rank,
+/// The bytes of a dense memref and its first element; a failure of `cu`'s
+/// entry point for a strided one, which host registration cannot describe
+/// as one range (null in a releasing session, whose failure is deferred).
+std::pair<void *, size_t> denseRange(const Session &cu, int64_t rank,
                                      void *descriptor, int64_t elementBytes) {
   auto *memref = static_cast<rlxrt::MemRefDescriptor<char, 1> *>(descriptor);
   const int64_t *sizes = memref->sizes;
   const int64_t *strides = sizes + rank;
   int64_t elements = 1;
   for (int64_t i = rank - 1; i >= 0; --i) {
-    if (sizes[i] != 1 && strides[i] != elements)
-      fatal(caller, "memref is not densely packed (dimension " +
-                        std::to_string(i) + " has stride " +
-                        std::to_string(strides[i]) + ", expected " +
-                        std::to_string(elements) + ")");
+    if (sizes[i] != 1 && strides[i] != elements) {
+      cu.fail("memref is not densely packed (dimension " + std::to_string(i) +
+              " has stride " + std::to_string(strides[i]) + ", expected " +
+              std::to_string(elements) + ")");
+      return {nullptr, 0};
+    }
     elements *= sizes[i];
   }
   return {memref->aligned + memref->offset * elementBytes,
@@ -347,8 +349,7 @@ extern "C" void mgpuMemset16(void *dst, unsigned short value, size_t count,
 extern "C" void mgpuMemHostRegisterMemRef(int64_t rank, void *descriptor,
                                           int64_t elementSizeBytes) {
   Session cu(__func__);
-  auto [pointer, bytes] =
-      denseRange(__func__, rank, descriptor, elementSizeBytes);
+  auto [pointer, bytes] = denseRange(cu, rank, descriptor, elementSizeBytes);
   cu.check(cu->cuMemHostRegister(pointer, bytes, /*Flags=*/0),
            "cuMemHostRegister");
 }
@@ -358,9 +359,9 @@ extern "C" void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
   Session cu(__func__, Session::Kind::Release);
   if (cu.driverShutDown())
     return;
-  void *pointer =
-      denseRange(__func__, rank, descriptor, elementSizeBytes).first;
-  cu.check(cu->cuMemHostUnregister(pointer), "cuMemHostUnregister");
+  void *pointer = denseRange(cu, rank, descriptor, elementSizeBytes).first;
+  if (pointer)
+    cu.check(cu->cuMemHostUnregister(pointer), "cuMemHostUnregister");
 }
 
 extern "C" void mgpuSetDefaultDevice(int32_t device) {
