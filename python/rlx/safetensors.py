@@ -8,10 +8,12 @@ NumPy dtype: it is read into float32 and written from float32 (rounded to
 nearest even) when asked for with `bf16=[names]`.
 """
 
+import errno
 import json
 import os
 import struct
 import tempfile
+import threading
 
 import numpy as np
 
@@ -97,6 +99,31 @@ def _umask():
     return 0o022
 
 
+def _hook_count(name):
+    """The count a test hook's environment variable holds (a decimal
+    integer from 0), or -1."""
+    value = os.environ.get(name, "")
+    return int(value) if value.isdigit() else -1
+
+
+# The test hook RLX_TEST_FAIL_WRITE_AFTER=N, as the library's
+# (docs/security.md): N more writes of this package succeed and the next one
+# fails, once, as a full disk would. The library counts its own writes.
+_writes_before_failure = _hook_count("RLX_TEST_FAIL_WRITE_AFTER")
+_hook_lock = threading.Lock()
+
+
+def _injected_write_failure():
+    global _writes_before_failure
+    with _hook_lock:
+        left = _writes_before_failure
+        if left >= 0:
+            _writes_before_failure -= 1
+    if left == 0:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC) + " (injected "
+                      "by the test hook RLX_TEST_FAIL_WRITE_AFTER)")
+
+
 def write_atomically(path, write):
     """Calls write(file) on a new temporary file in the folder of `path`,
     flushes it to disk and renames it over `path`: a failure (a full disk)
@@ -112,6 +139,7 @@ def write_atomically(path, write):
         with os.fdopen(fd, "wb") as file:
             write(file)
             file.flush()
+            _injected_write_failure()
             os.fchmod(file.fileno(), 0o666 & ~_umask())
             os.fsync(file.fileno())
         os.replace(temp, path)

@@ -120,4 +120,46 @@ check(os.path.getsize(copy) == os.path.getsize(library) and
       oct(os.stat(copy).st_mode & 0o777) == oct(0o666 & ~_umask),
       "Graph.save of a loaded library copies it with a new file's mode")
 
+# Fault injection: RLX_TEST_FAIL_WRITE_AFTER=N fails the package's N-th
+# write (.safetensors files, a library's copy), each in turn: an RLXError
+# naming the file, no file of that name and no temporary file, the other
+# writes whole.
+writes = os.path.join(scratch, "writes")
+os.makedirs(writes)
+targets = [os.path.join(writes, name)
+           for name in ("a.safetensors", "copy.so", "b.safetensors")]
+child = f"""
+import numpy as np
+import rlx
+for path in {targets!r}:
+    try:
+        if path.endswith(".so"):
+            rlx.load({library!r}).save(path)
+        else:
+            rlx.write_safetensors(path, {{"a": np.ones(4, np.float32)}})
+    except rlx.RLXError as error:
+        print(error)
+"""
+for n in range(len(targets) + 1):
+    for name in os.listdir(writes):
+        os.unlink(os.path.join(writes, name))
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True,
+                          text=True, timeout=300,
+                          env=dict(os.environ,
+                                   RLX_TEST_FAIL_WRITE_AFTER=str(n)))
+    failed = targets[n] if n < len(targets) else None
+    want = (f"cannot write '{failed}': No space left on device (injected "
+            "by the test hook RLX_TEST_FAIL_WRITE_AFTER)\n"
+            if failed else "")
+    check(done.returncode == 0 and done.stdout == want,
+          f"write {n} fails alone: {done.stdout!r} {done.stderr!r}")
+    check(sorted(os.listdir(writes)) ==
+          sorted(os.path.basename(t) for t in targets if t != failed),
+          f"write {n}: no partial or temporary file: "
+          f"{sorted(os.listdir(writes))}")
+    for path in targets:
+        if path != failed and path.endswith(".safetensors"):
+            check(rlx.read_safetensors(path)["a"].shape == (4,),
+                  f"write {n}: {os.path.basename(path)} is whole")
+
 finish()
