@@ -36,6 +36,54 @@
 using namespace mlir;
 using namespace rlxrt;
 
+/// The names of `options`' options, read from their printed form
+/// (`{name=value name={a,b} ...}`): each word at the outer level of braces,
+/// up to its `=`.
+static llvm::SmallVector<std::string>
+optionNames(const mlir::detail::PassOptions &options) {
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  options.print(os);
+  llvm::SmallVector<std::string> names;
+  std::string name;
+  int depth = 0;
+  bool inName = false;
+  for (char c : printed) {
+    if (inName && c != '=' && c != ' ' && c != '}') {
+      name += c;
+      continue;
+    }
+    if (inName && !name.empty())
+      names.push_back(name);
+    inName = false;
+    name.clear();
+    if (c == '{')
+      inName = ++depth == 1;
+    else if (c == '}')
+      --depth;
+    else if (c == ' ' && depth == 1)
+      inName = true;
+  }
+  return names;
+}
+
+/// The option of `options` closest in spelling to `unknown`, if one is
+/// close enough to be what was meant (as LLVM's command line suggests).
+static std::string closestOption(const mlir::detail::PassOptions &options,
+                                 llvm::StringRef unknown) {
+  std::string best;
+  unsigned bestDistance = std::max<unsigned>(2, unknown.size() / 3) + 1;
+  for (const std::string &name : optionNames(options)) {
+    unsigned distance =
+        llvm::StringRef(name).edit_distance(unknown, true, bestDistance);
+    if (distance < bestDistance) {
+      best = name;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
 llvm::Error rlxrt::parsePipelineOptions(mlir::detail::PassOptions &options,
                                         llvm::StringRef text,
                                         llvm::StringRef pipelineName) {
@@ -46,9 +94,17 @@ llvm::Error rlxrt::parsePipelineOptions(mlir::detail::PassOptions &options,
   // The option parser reports a bad value on stderr itself, and only
   // structural errors (an unknown option) through the stream.
   llvm::StringRef detail = llvm::StringRef(message).trim();
+  detail.consume_front("<Pass-Options-Parser>: ");
+  std::string suggestion;
+  llvm::StringRef unknown = detail;
+  if (unknown.consume_front("no such option "))
+    if (std::string closest = closestOption(options, unknown.trim());
+        !closest.empty())
+      suggestion = "; did you mean '" + closest + "'?";
   return llvm::createStringError(
       "invalid options '" + text.str() + "' for " + pipelineName.str() +
-      (detail.empty() ? " (see the message above)" : ": " + detail.str()));
+      (detail.empty() ? " (see the message above)"
+                      : ": " + detail.str() + suggestion));
 }
 
 llvm::Expected<std::string>
