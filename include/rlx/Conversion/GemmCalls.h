@@ -37,19 +37,9 @@ struct TransposableGemm {
 std::optional<TransposableGemm>
 matchTransposableGemm(linalg::LinalgOp op, bool allowHalfInputs = false);
 
-/// The element type of a GEMM a BLAS call computes as is: one that reads
-/// its operands as stored, with one element type on every operand (no
-/// mixed-precision accumulation). std::nullopt for any other op.
-std::optional<Type> matchPlainGemm(linalg::LinalgOp op);
-
 /// `map` with its last two results exchanged: the map of the same operand
 /// read transposed.
 AffineMap swapLastTwoResults(AffineMap map);
-
-/// Every GEMM of `module` that matchPlainGemm accepts, with its element
-/// type, collected before any is rewritten.
-SmallVector<std::pair<linalg::LinalgOp, Type>>
-collectPlainGemms(Operation *module);
 
 /// Discardable unit attribute of the `linalg.generic` that
 /// rlx.grouped_matmul lowers to (out[m, n] += input[m, k] *

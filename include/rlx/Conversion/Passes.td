@@ -113,6 +113,22 @@ def RLXGraphResultsToOutParams
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def RLXTransposedGemmOperands
+    : Pass<"rlx-transposed-gemm-operands", "func::FuncOp"> {
+  let summary = "Let matmuls read transposed operands instead of copies";
+  let description = [{
+    Runs on tensors, before bufferization. A `linalg.matmul` or
+    `linalg.batch_matmul` operand made by a `linalg.transpose` that swaps
+    its last two dims (a gradient's `dy w^T` and `x^T dy`) becomes the
+    transpose's input, read through the op's indexing map
+    (`(m, k) -> (k, m)` for the lhs, `(k, n) -> (n, k)` for the rhs), and
+    the copy goes away unless something else reads it.
+    The targets' library calls then read the operand transposed in place
+    (`rlx-linalg-to-blas` on the CPU, `rlx-cuda-linalg-to-cublas` on CUDA).
+    For an `[N, K]` weight this saves a strided pass over it per product.
+  }];
+}
+
 def RLXExpandArith : Pass<"rlx-expand-arith"> {
   let summary = "Expand the arith ops LLVM has no lowering for, keeping max/min";
   let description = [{

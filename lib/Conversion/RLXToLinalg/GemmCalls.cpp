@@ -57,23 +57,6 @@ rlx::matchTransposableGemm(linalg::LinalgOp op, bool allowHalfInputs) {
   return std::nullopt;
 }
 
-std::optional<Type> rlx::matchPlainGemm(linalg::LinalgOp op) {
-  std::optional<TransposableGemm> gemm = matchTransposableGemm(op);
-  if (!gemm || gemm->transposed[0] || gemm->transposed[1])
-    return std::nullopt;
-  return gemm->elementType;
-}
-
-SmallVector<std::pair<linalg::LinalgOp, Type>>
-rlx::collectPlainGemms(Operation *module) {
-  SmallVector<std::pair<linalg::LinalgOp, Type>> gemms;
-  module->walk([&](linalg::LinalgOp op) {
-    if (std::optional<Type> elementType = matchPlainGemm(op))
-      gemms.emplace_back(op, *elementType);
-  });
-  return gemms;
-}
-
 MemRefType rlx::getFullyDynamicStridedType(Type elementType, int64_t rank) {
   SmallVector<int64_t> dynamic(rank, ShapedType::kDynamic);
   auto layout = StridedLayoutAttr::get(elementType.getContext(),

@@ -14,7 +14,9 @@
 //
 // linalg's semantics are C += A * B on row-major buffers; cuBLAS is
 // column-major, so the call computes C^T += B^T * A^T, which is the same
-// memory.
+// memory. An operand may also be a transposed view (unit row stride, as
+// the pass passes an operand its indexing map reads transposed): cuBLAS
+// then reads it with CUBLAS_OP_T, without a copy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,25 +93,35 @@ cublasHandle_t threadHandle(const Session &cu, const CublasApi &api) {
 }
 
 struct GemmTypes {
-  cudaDataType data;
+  cudaDataType input, output;
   cublasComputeType_t compute;
-  size_t elementBytes;
+  size_t inputBytes, outputBytes;
   bool doubleScalars;
 };
 
-GemmTypes typesOf(cudaDataType data, int32_t flags) {
-  switch (data) {
+size_t bytesOf(cudaDataType type) {
+  switch (type) {
   case CUDA_R_64F:
-    return {data, CUBLAS_COMPUTE_64F, 8, true};
+    return 8;
   case CUDA_R_16F:
   case CUDA_R_16BF:
-    return {data, CUBLAS_COMPUTE_32F, 2, false};
+    return 2;
   default:
-    return {CUDA_R_32F,
-            (flags & RLX_CUDA_GEMM_ALLOW_TF32) ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                               : CUBLAS_COMPUTE_32F,
-            4, false};
+    return 4;
   }
+}
+
+/// `input` operands accumulated into an `output` product: f64 in f64, f16
+/// and bf16 in f32 (into an f16/bf16 or an f32 product), f32 in f32 or,
+/// with RLX_CUDA_GEMM_ALLOW_TF32, on TF32 tensor cores.
+GemmTypes typesOf(cudaDataType input, cudaDataType output, int32_t flags) {
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  if (input == CUDA_R_64F)
+    compute = CUBLAS_COMPUTE_64F;
+  else if (input == CUDA_R_32F && (flags & RLX_CUDA_GEMM_ALLOW_TF32))
+    compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+  return {input,          output,          compute,
+          bytesOf(input), bytesOf(output), input == CUDA_R_64F};
 }
 
 int checkedInt(int64_t value, const char *what, const char *caller) {
@@ -119,10 +131,42 @@ int checkedInt(int64_t value, const char *what, const char *caller) {
   return static_cast<int>(value);
 }
 
-/// C[b] += A[b] * B[b] for b < batch, row-major with unit inner strides.
+/// How cuBLAS reads a row-major operand in its column-major view: as
+/// stored (unit inner stride; the view is the operand's transpose) with
+/// the row stride as leading dimension, or, for a transposed view (unit
+/// row stride), transposed with the inner stride as leading dimension.
+/// rlx-cuda-linalg-to-cublas only passes operands of one of these layouts.
+struct BlasOperand {
+  cublasOperation_t operation;
+  int leading;
+};
+
 template <int Rank>
-void gemm(const char *caller, cudaDataType data, int32_t flags,
-          const Descriptor<Rank> *a, const Descriptor<Rank> *b,
+BlasOperand blasOperand(const Descriptor<Rank> *d, const char *name,
+                        const char *caller) {
+  constexpr int row = Rank - 2, col = Rank - 1;
+  int64_t rows = d->sizes[row], cols = d->sizes[col];
+  int64_t rowStride = d->strides[row], colStride = d->strides[col];
+  if (colStride == 1 || cols == 1) {
+    int64_t leading =
+        rows == 1 ? std::max<int64_t>(rowStride, cols) : rowStride;
+    if (leading >= std::max<int64_t>(cols, 1))
+      return {CUBLAS_OP_N, checkedInt(leading, "leading dimension", caller)};
+  } else if (rowStride == 1 || rows == 1) {
+    if (colStride >= std::max<int64_t>(rows, 1))
+      return {CUBLAS_OP_T, checkedInt(colStride, "leading dimension", caller)};
+  }
+  fatal(caller, std::string("GEMM operand ") + name + " of " +
+                    std::to_string(rows) + "x" + std::to_string(cols) +
+                    " with strides [" + std::to_string(rowStride) + ", " +
+                    std::to_string(colStride) +
+                    "] is neither row- nor column-major");
+}
+
+/// C[b] += A[b] * B[b] for b < batch, on row-major or transposed views.
+template <int Rank>
+void gemm(const char *caller, cudaDataType input, cudaDataType output,
+          int32_t flags, const Descriptor<Rank> *a, const Descriptor<Rank> *b,
           const Descriptor<Rank> *c) {
   constexpr int row = Rank - 2, col = Rank - 1;
   int64_t batch = Rank == 3 ? c->sizes[0] : 1;
@@ -131,9 +175,14 @@ void gemm(const char *caller, cudaDataType data, int32_t flags,
     return;
   Session cu(caller);
   const CublasApi &api = cublas(caller);
-  GemmTypes types = typesOf(data, flags);
-  auto pointer = [&](const auto *d) {
-    return d->aligned + d->offset * types.elementBytes;
+  GemmTypes types = typesOf(input, output, flags);
+  BlasOperand lhs = blasOperand(a, "A", caller);
+  BlasOperand rhs = blasOperand(b, "B", caller);
+  BlasOperand product = blasOperand(c, "C", caller);
+  if (product.operation != CUBLAS_OP_N)
+    fatal(caller, "GEMM product C is not row-major");
+  auto pointer = [](const auto *d, size_t bytes) {
+    return d->aligned + d->offset * bytes;
   };
   auto batchStride = [&](const auto *d) -> long long {
     return Rank == 3 ? d->strides[0] : 0;
@@ -144,21 +193,19 @@ void gemm(const char *caller, cudaDataType data, int32_t flags,
       types.doubleScalars ? static_cast<const void *>(&alpha64) : &alpha32;
   const void *beta =
       types.doubleScalars ? static_cast<const void *>(&beta64) : &beta32;
-  // Column-major view: C^T (n x m) += B^T (n x k) * A^T (k x m).
-  checkBlas(
-      api,
-      api.gemmStridedBatched(
-          threadHandle(cu, api), CUBLAS_OP_N, CUBLAS_OP_N,
-          checkedInt(n, "N", caller), checkedInt(m, "M", caller),
-          checkedInt(k, "K", caller), alpha, pointer(b), types.data,
-          checkedInt(std::max<int64_t>(b->strides[row], 1), "ldb", caller),
-          batchStride(b), pointer(a), types.data,
-          checkedInt(std::max<int64_t>(a->strides[row], 1), "lda", caller),
-          batchStride(a), beta, pointer(c), types.data,
-          checkedInt(std::max<int64_t>(c->strides[row], 1), "ldc", caller),
-          batchStride(c), checkedInt(batch, "batch", caller), types.compute,
-          CUBLAS_GEMM_DEFAULT),
-      "cublasGemmStridedBatchedEx", caller);
+  // Column-major view: C^T (n x m) += op(B)^T (n x k) * op(A)^T (k x m).
+  checkBlas(api,
+            api.gemmStridedBatched(
+                threadHandle(cu, api), rhs.operation, lhs.operation,
+                checkedInt(n, "N", caller), checkedInt(m, "M", caller),
+                checkedInt(k, "K", caller), alpha, pointer(b, types.inputBytes),
+                types.input, rhs.leading, batchStride(b),
+                pointer(a, types.inputBytes), types.input, lhs.leading,
+                batchStride(a), beta, pointer(c, types.outputBytes),
+                types.output, product.leading, batchStride(c),
+                checkedInt(batch, "batch", caller), types.compute,
+                CUBLAS_GEMM_DEFAULT),
+            "cublasGemmStridedBatchedEx", caller);
 }
 
 } // namespace
@@ -183,21 +230,24 @@ void *rlxrt::cuda::openToolkitLibrary(const char *envVar, const char *soname,
   return nullptr;
 }
 
-#define RLX_CUDA_GEMM_ENTRY(suffix, cudaType)                                  \
+#define RLX_CUDA_GEMM_ENTRY(suffix, input, output)                             \
   extern "C" void _mlir_ciface_rlx_cuda_matmul_##suffix(                       \
       const Descriptor<2> *a, const Descriptor<2> *b, const Descriptor<2> *c,  \
       int32_t flags) {                                                         \
-    gemm<2>(__func__, cudaType, flags, a, b, c);                               \
+    gemm<2>(__func__, input, output, flags, a, b, c);                          \
   }                                                                            \
   extern "C" void _mlir_ciface_rlx_cuda_batch_matmul_##suffix(                 \
       const Descriptor<3> *a, const Descriptor<3> *b, const Descriptor<3> *c,  \
       int32_t flags) {                                                         \
-    gemm<3>(__func__, cudaType, flags, a, b, c);                               \
+    gemm<3>(__func__, input, output, flags, a, b, c);                          \
   }
 
-RLX_CUDA_GEMM_ENTRY(f32, CUDA_R_32F)
-RLX_CUDA_GEMM_ENTRY(f64, CUDA_R_64F)
-RLX_CUDA_GEMM_ENTRY(f16, CUDA_R_16F)
-RLX_CUDA_GEMM_ENTRY(bf16, CUDA_R_16BF)
-
+RLX_CUDA_GEMM_ENTRY(f32, CUDA_R_32F, CUDA_R_32F)
+RLX_CUDA_GEMM_ENTRY(f64, CUDA_R_64F, CUDA_R_64F)
+RLX_CUDA_GEMM_ENTRY(f16, CUDA_R_16F, CUDA_R_16F)
+RLX_CUDA_GEMM_ENTRY(bf16, CUDA_R_16BF, CUDA_R_16BF)
+// f16/bf16 operands accumulated into an f32 product (the f16/bf16 matmul
+// lowering's form; cuBLAS documents these type combinations for GemmEx).
+RLX_CUDA_GEMM_ENTRY(f16_f32, CUDA_R_16F, CUDA_R_32F)
+RLX_CUDA_GEMM_ENTRY(bf16_f32, CUDA_R_16BF, CUDA_R_32F)
 #undef RLX_CUDA_GEMM_ENTRY

@@ -52,7 +52,7 @@ void rlx::buildRLXCPUPipeline(OpPassManager &pm,
     pm.addPass(createRLXCPULowerQuantMatMul());
   buildRLXToLinalgPipeline(pm, "cpu");
   if (options.useBlas)
-    pm.addNestedPass<func::FuncOp>(createRLXCPUTransposedGemmOperands());
+    pm.addNestedPass<func::FuncOp>(createRLXTransposedGemmOperands());
 
   buildGraphBufferizationPipeline(pm);
   // Deallocs come at the end of the graph; each goes to its buffer's last

@@ -55,6 +55,9 @@ void rlx::buildRLXCUDAPipeline(OpPassManager &pm,
   buildRLXToLinalgPipeline(pm, "cuda", [&](OpPassManager &nested) {
     nested.addPass(createRLXCUDAFormKernels(form));
   });
+  // Gradients' transposed weights and activations are read in place by
+  // cuBLAS instead of copied for each product.
+  pm.addNestedPass<func::FuncOp>(createRLXTransposedGemmOperands());
   buildGraphBufferizationPipeline(pm);
   RLXCUDALowerKernelsOptions kernels;
   kernels.allowTf32 = options.allowTf32;

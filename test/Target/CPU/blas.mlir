@@ -129,7 +129,7 @@ func.func @tensors(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %c: tensor<64x1
   return %0 : tensor<64x16xf32>
 }
 
-// An operand read transposed (as rlx-cpu-transposed-gemm-operands makes it)
+// An operand read transposed (as rlx-transposed-gemm-operands makes it)
 // is passed as a transposed view.
 // CHECK-LABEL: func.func @transposed_rhs
 // CHECK-SAME: %[[A:[^:]*]]: memref<64x32xf32>, %[[W:[^:]*]]: memref<16x32xf32>

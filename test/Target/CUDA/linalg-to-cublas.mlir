@@ -33,26 +33,80 @@ func.func @batched_bf16(%a: memref<4x8x16xbf16>, %b: memref<4x16x8xbf16>,
   return
 }
 
-// Integer GEMMs, mixed element types, transposed indexing and strided rows
-// stay loops.
+// f16/bf16 operands accumulated into an f32 product (the half matmul
+// lowering's form) call the mixed entry point.
+// CHECK-LABEL: func.func @half_into_f32
+// CHECK:         call @rlx_cuda_matmul_bf16_f32({{.*}}) : (memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i32) -> ()
+// CHECK:         call @rlx_cuda_batch_matmul_f16_f32
+// CHECK-NOT:     linalg.
+func.func @half_into_f32(%a: memref<32x16xbf16>, %b: memref<16x8xbf16>,
+                         %c: memref<32x8xf32>, %ha: memref<2x4x8xf16>,
+                         %hb: memref<2x8x4xf16>, %hc: memref<2x4x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<32x16xbf16>, memref<16x8xbf16>)
+                outs(%c : memref<32x8xf32>)
+  linalg.batch_matmul ins(%ha, %hb : memref<2x4x8xf16>, memref<2x8x4xf16>)
+                      outs(%hc : memref<2x4x4xf32>)
+  return
+}
+
+// An operand read through a transposed indexing map is passed as a
+// transposed view of its buffer (unit row stride), which the runtime has
+// cuBLAS read transposed; so is an operand that is such a view already.
+// CHECK-LABEL: func.func @transposed
+// CHECK:         %[[AT:.*]] = memref.transpose %arg0 (d0, d1) -> (d1, d0) : memref<16x32xf32> to memref<32x16xf32, strided<[1, 32]>>
+// CHECK:         %[[BT:.*]] = memref.transpose %arg1 (d0, d1) -> (d1, d0) : memref<8x16xf32> to memref<16x8xf32, strided<[1, 16]>>
+// CHECK:         %[[A:.*]] = memref.cast %[[AT]]
+// CHECK:         %[[B:.*]] = memref.cast %[[BT]]
+// CHECK:         call @rlx_cuda_matmul_f32(%[[A]], %[[B]], {{.*}})
+// CHECK:         memref.transpose %arg3 (d0, d1, d2) -> (d0, d2, d1) : memref<2x4x8xbf16> to memref<2x8x4xbf16, strided<[32, 1, 8]>>
+// CHECK:         call @rlx_cuda_batch_matmul_bf16
+// CHECK-NOT:     memref.transpose
+// CHECK:         memref.cast %arg6 : memref<32x16xf32, strided<[1, 32]>> to
+// CHECK:         call @rlx_cuda_matmul_f32
+// CHECK-NOT:     linalg.
+func.func @transposed(%a: memref<16x32xf32>, %b: memref<8x16xf32>,
+                      %c: memref<32x8xf32>, %bb: memref<2x4x8xbf16>,
+                      %ba: memref<2x4x8xbf16>, %bc: memref<2x4x4xbf16>,
+                      %view: memref<32x16xf32, strided<[1, 32]>>,
+                      %b2: memref<16x8xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>,
+                                 affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+                ins(%a, %b : memref<16x32xf32>, memref<8x16xf32>)
+                outs(%c : memref<32x8xf32>)
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>,
+                                       affine_map<(b, m, n, k) -> (b, n, k)>,
+                                       affine_map<(b, m, n, k) -> (b, m, n)>]
+                      ins(%ba, %bb : memref<2x4x8xbf16>, memref<2x4x8xbf16>)
+                      outs(%bc : memref<2x4x4xbf16>)
+  linalg.matmul ins(%view, %b2 : memref<32x16xf32, strided<[1, 32]>>, memref<16x8xf32>)
+                outs(%c : memref<32x8xf32>)
+  return
+}
+
+// Integer GEMMs, an f32 operand beside a half one, rows of neither unit
+// stride, a leading stride shorter than the rows (overlapping rows) and a
+// transposed product stay loops.
 // CHECK-LABEL: func.func @stay_loops
 // CHECK-NOT:     call
-// CHECK-COUNT-4: linalg.matmul
+// CHECK-NOT:     memref.transpose
+// CHECK-COUNT-5: linalg.matmul
 func.func @stay_loops(%ai: memref<8x8xi32>, %ci: memref<8x8xi32>,
                       %ah: memref<8x8xf16>, %c: memref<8x8xf32>,
                       %a: memref<8x8xf32>,
-                      %s: memref<8x8xf32, strided<[16, 2]>>) {
+                      %s: memref<8x8xf32, strided<[16, 2]>>,
+                      %o: memref<8x8xf32, strided<[4, 1]>>,
+                      %ct: memref<8x8xf32, strided<[1, 8]>>) {
   linalg.matmul ins(%ai, %ai : memref<8x8xi32>, memref<8x8xi32>)
                 outs(%ci : memref<8x8xi32>)
-  linalg.matmul ins(%ah, %ah : memref<8x8xf16>, memref<8x8xf16>)
-                outs(%c : memref<8x8xf32>)
-  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>,
-                                 affine_map<(m, n, k) -> (k, n)>,
-                                 affine_map<(m, n, k) -> (m, n)>]
-                ins(%a, %a : memref<8x8xf32>, memref<8x8xf32>)
+  linalg.matmul ins(%a, %ah : memref<8x8xf32>, memref<8x8xf16>)
                 outs(%c : memref<8x8xf32>)
   linalg.matmul ins(%s, %a : memref<8x8xf32, strided<[16, 2]>>, memref<8x8xf32>)
                 outs(%c : memref<8x8xf32>)
+  linalg.matmul ins(%o, %a : memref<8x8xf32, strided<[4, 1]>>, memref<8x8xf32>)
+                outs(%c : memref<8x8xf32>)
+  linalg.matmul ins(%a, %a : memref<8x8xf32>, memref<8x8xf32>)
+                outs(%ct : memref<8x8xf32, strided<[1, 8]>>)
   return
 }
 

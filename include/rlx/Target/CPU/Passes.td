@@ -241,21 +241,6 @@ def RLXCPULowerConvolutions
                            "::mlir::rlx::cpu::RLXCPUDialect"];
 }
 
-def RLXCPUTransposedGemmOperands
-    : Pass<"rlx-cpu-transposed-gemm-operands", "func::FuncOp"> {
-  let summary = "Let matmuls read transposed operands instead of copies";
-  let description = [{
-    Runs on tensors, before bufferization. A `linalg.matmul` or
-    `linalg.batch_matmul` operand made by a `linalg.transpose` that swaps
-    its last two dims (a gradient's `dy w^T` and `x^T dy`) becomes the
-    transpose's input, read through the op's indexing map
-    (`(m, k) -> (k, m)` for the lhs, `(k, n) -> (n, k)` for the rhs), and
-    the copy goes away unless something else reads it.
-    `rlx-linalg-to-blas` then calls BLAS with the operand transposed. For
-    an `[N, K]` weight this saves a strided pass over it per product.
-  }];
-}
-
 def RLXCPUEarlyDealloc : Pass<"rlx-cpu-early-dealloc", "func::FuncOp"> {
   let summary = "Free each buffer right after its last use";
   let description = [{

@@ -214,14 +214,20 @@ def RLXCUDALinalgToCuBLAS
   let summary = "Call cuBLAS for the GEMMs of a bufferized graph";
   let description = [{
     Runs after bufferization, before `rlx-cuda-map-to-gpu`. Replaces
-    `linalg.matmul` and `linalg.batch_matmul` with the default indexing, one
-    element type (f32, f64, f16 or bf16) and unit-stride rows by calls to
-    the CUDA runtime (`rlx_cuda_matmul_<type>`, `rlx_cuda_batch_matmul_<type>`
-    through MLIR's C interface), which call `cublasGemmStridedBatchedEx`
-    with `C += A * B` semantics, exactly as the linalg op defines, on the
-    calling thread's graph stream. f16 and bf16 accumulate in f32; f32 uses
-    full f32 math unless `allow-tf32` lets it use TF32 tensor cores (about
-    10 mantissa bits per product). Other contractions stay loops.
+    `linalg.matmul` and `linalg.batch_matmul` by calls to the CUDA runtime
+    (`rlx_cuda_matmul_<type>`, `rlx_cuda_batch_matmul_<type>` through
+    MLIR's C interface), which call `cublasGemmStridedBatchedEx` with
+    `C += A * B` semantics, exactly as the linalg op defines, on the calling
+    thread's graph stream. Taken: one element type (f32, f64, f16 or bf16;
+    `<type>` is it), or f16/bf16 operands accumulated into an f32 product
+    (the f16/bf16 matmul lowering; `<type>` is `f16_f32` or `bf16_f32`);
+    the default indexing maps or maps that read an operand transposed (the
+    call gets a transposed view of it); operands whose rows or columns have
+    unit stride, with a static leading stride, and a row-major product.
+    f16 and bf16 accumulate in f32; f32 uses full f32 math unless
+    `allow-tf32` lets it use TF32 tensor cores (about 10 mantissa bits per
+    product). Other contractions (integers, an f32 operand beside a half
+    one, other strides) stay loops.
   }];
   let options = [
     Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",

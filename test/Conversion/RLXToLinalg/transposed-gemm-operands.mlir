@@ -1,4 +1,4 @@
-// RUN: rlx-opt %s --split-input-file --rlx-cpu-transposed-gemm-operands | FileCheck %s
+// RUN: rlx-opt %s --split-input-file --rlx-transposed-gemm-operands | FileCheck %s
 
 // A gradient's `dy w^T`: the weight is read transposed, the copy is gone.
 // CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>

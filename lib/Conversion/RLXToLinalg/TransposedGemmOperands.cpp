@@ -10,13 +10,14 @@
 // is a copy of the matrix (a strided pass over a weight, as long as the
 // product itself for a layer on one sequence), made only for the product,
 // although BLAS reads a transposed operand at no cost. This pass folds such
-// copies into the products' indexing maps; rlx-linalg-to-blas passes the
-// operand as a transposed view.
+// copies into the products' indexing maps; the targets' library calls
+// (rlx-linalg-to-blas, rlx-cuda-linalg-to-cublas) pass the operand as a
+// transposed view.
 //
 //===----------------------------------------------------------------------===//
 
 #include "rlx/Conversion/GemmCalls.h"
-#include "rlx/Target/CPU/Passes.h"
+#include "rlx/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -25,8 +26,8 @@
 
 namespace mlir {
 namespace rlx {
-#define GEN_PASS_DEF_RLXCPUTRANSPOSEDGEMMOPERANDS
-#include "rlx/Target/CPU/Passes.h.inc"
+#define GEN_PASS_DEF_RLXTRANSPOSEDGEMMOPERANDS
+#include "rlx/Conversion/Passes.h.inc"
 } // namespace rlx
 } // namespace mlir
 
@@ -78,9 +79,8 @@ struct FoldTransposedOperand : OpRewritePattern<GemmOp> {
   }
 };
 
-struct RLXCPUTransposedGemmOperandsPass
-    : rlx::impl::RLXCPUTransposedGemmOperandsBase<
-          RLXCPUTransposedGemmOperandsPass> {
+struct RLXTransposedGemmOperandsPass
+    : rlx::impl::RLXTransposedGemmOperandsBase<RLXTransposedGemmOperandsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldTransposedOperand<linalg::MatmulOp>,
