@@ -319,6 +319,23 @@ rlxGraphBench(RlxGraph graph, const void *const *arguments, size_t numArguments,
               void *const *outputs, size_t numOutputs, unsigned warmUpRuns,
               unsigned timedRuns, RlxBenchResult *result);
 
+/* Per-op times of a graph compiled with `profile` (RlxCompileOptions):
+ * sets `*result` to a JSON array of {"op": LABEL, "total_ms": T,
+ * "calls": N}, largest total first, over the runs since the timers were
+ * last reset (rlxGraphBench resets them after its warm-up runs), which the
+ * caller frees with rlxStringDestroy. With a `tracePath`, also writes the
+ * op calls recorded since rlxGraphStartTrace there as a Chrome trace
+ * (chrome://tracing, ui.perfetto.dev). Fails for a graph compiled without
+ * `profile`. */
+RLX_CAPI_EXPORTED RlxStatus rlxGraphProfileReport(RlxGraph graph,
+                                                  const char *tracePath,
+                                                  char **result);
+
+/* Starts recording every timed op call of a graph compiled with `profile`,
+ * for rlxGraphProfileReport's trace. Fails where the target's runtime
+ * keeps totals only. */
+RLX_CAPI_EXPORTED RlxStatus rlxGraphStartTrace(RlxGraph graph);
+
 /* Asks the rlxGraphBench running on `graph` to stop after its current run;
  * it then fails with "bench interrupted after N runs". Callable from any
  * thread and from a signal handler. A bench clears the request when it

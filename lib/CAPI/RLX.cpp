@@ -26,6 +26,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -908,6 +909,62 @@ RlxStatus rlxGraphBench(RlxGraph graph, const void *const *arguments,
   result->minMs = bench->minMs;
   result->totalMs = bench->totalMs;
   result->peakBytes = bench->peakBytes.value_or(-1);
+  return nullptr;
+}
+
+/// Sets `timers` to the per-op timers of `graph`; an error where it was
+/// compiled without them.
+static RlxStatus requireProfiled(RlxGraph graph, const ProfileTimers *&timers) {
+  if (RlxStatus status = requireArgument(graph, "the graph"))
+    return status;
+  timers = graph->graph->getProfileTimers();
+  if (!timers)
+    return makeStatus("@" + graph->graph->getSignature().name +
+                      " was compiled without per-op timers (profile)");
+  return nullptr;
+}
+
+RlxStatus rlxGraphStartTrace(RlxGraph graph) {
+  const ProfileTimers *timers = nullptr;
+  if (RlxStatus status = requireProfiled(graph, timers))
+    return status;
+  RunLock lock(*graph);
+  if (llvm::Error error = startTrace(*timers))
+    return makeStatus(std::move(error));
+  return nullptr;
+}
+
+RlxStatus rlxGraphProfileReport(RlxGraph graph, const char *tracePath,
+                                char **result) {
+  const ProfileTimers *timers = nullptr;
+  if (RlxStatus status = requireProfiled(graph, timers))
+    return status;
+  if (RlxStatus status = requireArgument(result, "the result"))
+    return status;
+  RunLock lock(*graph);
+  if (tracePath && *tracePath) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(tracePath, ec);
+    if (ec)
+      return makeStatus("cannot write '" + std::string(tracePath) +
+                        "': " + ec.message());
+    writeChromeTrace(os, *timers, graph->graph->getSignature().name);
+    os.close();
+    if (os.has_error()) {
+      std::string message = os.error().message();
+      os.clear_error();
+      return makeStatus("cannot write '" + std::string(tracePath) +
+                        "': " + message);
+    }
+  }
+  llvm::json::Array ops;
+  for (const OpTime &time : graph->graph->readProfile())
+    ops.push_back(llvm::json::Object{
+        {"op", time.label}, {"total_ms", time.totalMs}, {"calls", time.calls}});
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(ops));
+  *result = strdup(text.c_str());
   return nullptr;
 }
 

@@ -12,6 +12,7 @@ A pure-Python layer (ctypes and NumPy) over the C API, libRLXCAPI.so
 
 import collections
 import ctypes
+import json
 import numbers
 import os
 import re
@@ -29,7 +30,7 @@ from .safetensors import (bf16_to_f32, f32_to_bf16, read_safetensors,
                           write_atomically, write_safetensors)
 
 __all__ = ["RLXError", "RLXMemoryError", "Graph", "TensorInfo",
-           "BenchResult", "compile", "emit_shared_library", "load",
+           "BenchResult", "OpTime", "compile", "emit_shared_library", "load",
            "load_plugin", "grad", "transform", "targets", "api_version",
            "generate", "read_safetensors", "write_safetensors"]
 
@@ -54,6 +55,10 @@ BenchResult = collections.namedtuple(
 BenchResult.__doc__ = ("Wall times of Graph.bench's timed runs in "
                        "milliseconds; peak_bytes is None where the runtime "
                        "does not count its buffers.")
+
+OpTime = collections.namedtuple("OpTime", "op total_ms calls")
+OpTime.__doc__ = ("One op's time in Graph.profile: its label, the total "
+                  "milliseconds over the profiled runs and its calls.")
 
 
 def api_version():
@@ -482,6 +487,31 @@ class Graph:
         return BenchResult(result.runs, result.medianMs, result.p90Ms,
                            result.minMs, result.totalMs,
                            None if result.peakBytes < 0 else result.peakBytes)
+
+    def profile(self, n=10, warmup=2, *args, trace=None, **arrays):
+        """Times each op of `n` runs after `warmup` untimed ones, as bench
+        does (same arguments), for a graph compiled with profile=True.
+        Returns a list of OpTime(op, total_ms, calls), largest total first
+        (the totals over the `n` runs). With `trace="out.json"`, also writes
+        every timed op call as a Chrome trace (chrome://tracing,
+        ui.perfetto.dev), as `rlx-run --profile --trace` does."""
+        lib = _capi.lib()
+
+        def report(path):
+            result = ctypes.c_void_p()
+            _capi.check(lib.rlxGraphProfileReport(
+                self._handle, path, ctypes.byref(result)))
+            try:
+                return json.loads(ctypes.string_at(result.value).decode())
+            finally:
+                lib.rlxStringDestroy(result)
+
+        report(None)  # A graph without timers fails here, before any run.
+        if trace is not None:
+            _capi.check(lib.rlxGraphStartTrace(self._handle))
+        self.bench(n, warmup, *args, **arrays)
+        ops = report(None if trace is None else os.fsencode(trace))
+        return [OpTime(op["op"], op["total_ms"], op["calls"]) for op in ops]
 
     def _interruptible(self, call, held):
         """Returns the status of `call()`, a C call that rlxGraphInterrupt

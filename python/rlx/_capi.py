@@ -143,6 +143,9 @@ def _declare(lib):
                                    c.POINTER(BenchResult)]),
         "rlxGraphInterrupt": (None, [graph]),
         "rlxGraphGetLiveBufferBytes": (c.c_int64, [graph]),
+        "rlxGraphStartTrace": (status, [graph]),
+        "rlxGraphProfileReport": (status, [graph, c.c_char_p,
+                                           c.POINTER(c.c_void_p)]),
         "rlxGraphDebugFailAllocation": (status, [graph, c.c_int64]),
     }
     for name, (restype, argtypes) in signatures.items():
