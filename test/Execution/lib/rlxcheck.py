@@ -47,12 +47,15 @@ SAFETENSORS_DTYPES = {"float32": "F32", "float64": "F64", "float16": "F16",
                       "uint8": "U8", "bool": "BOOL"}
 
 
-def write_safetensors(path, tensors):
-    """Writes name -> array as a .safetensors file."""
+def write_safetensors(path, tensors, dtypes=None):
+    """Writes name -> array as a .safetensors file. `dtypes` names the
+    safetensors dtype of arrays NumPy has no type for: name -> "BF16" for a
+    uint16 array of bf16 bit patterns."""
     header, blobs, offset = {}, [], 0
     for name, value in tensors.items():
         raw = np.require(value, requirements="C").tobytes()
-        header[name] = {"dtype": SAFETENSORS_DTYPES[str(value.dtype)],
+        dtype = (dtypes or {}).get(name) or SAFETENSORS_DTYPES[str(value.dtype)]
+        header[name] = {"dtype": dtype,
                         "shape": list(value.shape),
                         "data_offsets": [offset, offset + len(raw)]}
         blobs.append(raw)
@@ -131,7 +134,7 @@ class Checker:
         return self.rng.integers(low, high, shape).astype(dtype)
 
     def run(self, mlir, inputs, entry=None, params=None, gpu_tolerance=None,
-            cuda_options=None, cpu_options=None):
+            cuda_options=None, cpu_options=None, gpu_check=True):
         """Runs the graph in `mlir` with `inputs` (name -> array, as .npy)
         and `params` (name -> array, as one .safetensors) and returns its
         outputs in order. `gpu_tolerance`, an (rtol, atol) pair, loosens the
@@ -140,7 +143,10 @@ class Checker:
         TF32). `cuda_options` are rlx-cuda-pipeline options for the CUDA
         artifact (`--pipeline-options`), such as "allow-tf32";
         `cpu_options` are rlx-cpu-pipeline options for this run, such as
-        "matmul-precision=bf16"."""
+        "matmul-precision=bf16". `gpu_check=False` leaves the case out of
+        scripts/gpu-check.sh: for a CPU option that changes the result
+        (matmul-precision=bf16 rounds f32 operands), which the cuda target
+        does not compute."""
         self.cases += 1
         case = os.path.join(self.workdir, f"case{self.cases}")
         os.makedirs(case)
@@ -180,7 +186,7 @@ class Checker:
                                                 f"output_{i}.npy")))
             i += 1
         artifacts = os.environ.get("RLX_CUDA_ARTIFACTS")
-        if artifacts:
+        if artifacts and gpu_check:
             self._cuda_artifact(artifacts, case, cmd, len(outputs),
                                 gpu_tolerance or (0.0, 0.0), cuda_options)
         return outputs
