@@ -207,6 +207,13 @@ class Emitter:
         return self._emit(f"rlx.softmax {x.name} {{axis = {axis} : i64}} : "
                           f"{x.type}", x.shape, x.dtype)
 
+    def softmax_cross_entropy_with_logits(self, logits, labels):
+        """The per-row loss [N] of logits [N, C] at labels [N] (i32/i64);
+        a label outside [0, C) gives its row 0."""
+        return self._emit(f"rlx.softmax_cross_entropy_with_logits "
+                          f"{logits.name}, {labels.name} : {logits.type}, "
+                          f"{labels.type}", logits.shape[:1], logits.dtype)
+
     def gather(self, table, indices, axis):
         shape = table.shape[:axis] + indices.shape + table.shape[axis + 1:]
         return self._emit(f"rlx.gather {table.name}, {indices.name} axis = "

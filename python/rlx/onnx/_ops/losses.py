@@ -7,49 +7,20 @@ by rlx.reduce; SoftmaxCrossEntropyLoss's log-probabilities are
 LogSoftmax's."""
 
 from ..._capi import RLXError
-from ...torch._ops import indexing as torch_indexing
+from ...torch._ops import losses as torch_losses
 from .common import op
 from .reductions import log_softmax
 
 
 def _nll(c, x, target, weight, attrs):
-    """ONNX's NegativeLogLikelihoodLoss of x [N, C, d...] (log-
-    probabilities) at target [N, d...]: loss = -x[n, t, d...] * w[t], 0
-    where t is ignore_index; mean divides the sum by the sum of the
-    weights of the targets not ignored."""
-    if x.rank < 2 or target.shape != x.shape[:1] + x.shape[2:]:
-        raise RLXError(f"a loss of input {list(x.shape)} at target "
-                       f"{list(target.shape)}")
+    """ONNX's NegativeLogLikelihoodLoss: PyTorch's nll_loss (rlx.torch's
+    translation), with ignore_index only where the node has one."""
     reduction = attrs.get("reduction", "mean")
     if reduction not in ("none", "sum", "mean"):
         raise RLXError(f"reduction {reduction}")
-    target = c.e.cast(target, "i64")
-    ignore = attrs.get("ignore_index")
-    kept = None
-    if ignore is not None:
-        kept = c.e.compare("ne", target, c.e.constant(int(ignore), "i64"))
-        # An ignored target may be outside [0, C): read class 0 instead.
-        target = c.e.where(kept, target, c.e.constant(0, "i64"))
-    picked = torch_indexing.gather(c, x, 1, c.e.reshape(
-        target, target.shape[:1] + (1,) + target.shape[1:]))
-    loss = c.e.activation("neg", c.e.reshape(picked, target.shape))
-    scale = c.e.gather(c.value(weight), target, 0) if weight is not None \
-        else None
-    if kept is not None:
-        ones = c.e.constant(1.0, x.dtype, target.shape)
-        scale = c.e.where(kept, scale if scale is not None else ones,
-                          c.e.constant(0.0, x.dtype))
-    if scale is not None:
-        loss = c.e.binary("mul", loss, scale)
-    if reduction == "none":
-        return loss
-    axes = list(range(loss.rank))
-    total = c.e.reduce("sum", loss, axes)
-    if reduction == "sum":
-        return total
-    if scale is None:
-        return c.e.reduce("mean", loss, axes)
-    return c.e.binary("div", total, c.e.reduce("sum", scale, axes))
+    return torch_losses.nll(c, x, target,
+                            c.value(weight) if weight is not None else None,
+                            reduction, attrs.get("ignore_index"))
 
 
 @op("NegativeLogLikelihoodLoss")

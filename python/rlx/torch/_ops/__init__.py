@@ -2,7 +2,7 @@
 # Exceptions. See the LICENSE file for license information.
 """Translations of torch modules, functions, Tensor methods and aten ops
 into rlx ops, by concern (elementwise, reductions, linalg, shapes,
-indexing, nn, resize, attention, recurrent). Each handler takes the
+indexing, nn, resize, attention, recurrent, losses). Each handler takes the
 converter `c` and the node's arguments with nodes replaced by Values (or
 Python values); a module's handler also takes the module and its path (the
 prefix of its state_dict names)."""
@@ -11,7 +11,7 @@ from .common import (ATEN, FUNCTIONS, METHODS, MODULES, NAMED_FUNCTIONS,
                      NoIndices)
 # Each module fills the tables as it is imported.
 from . import (elementwise, reductions, linalg, shapes,  # noqa: F401
-               indexing, nn, resize, attention, recurrent)
+               indexing, nn, resize, attention, recurrent, losses)
 
 __all__ = ["ATEN", "FUNCTIONS", "METHODS", "MODULES", "NAMED_FUNCTIONS",
            "NoIndices", "module_handler"]
