@@ -17,12 +17,10 @@ import sys
 import numpy as np
 
 import rlx
-from pychecks import check, expect_error, finish
+from pychecks import check, expect_error, finish, test_seed
 
 scratch = sys.argv[1]
-seed = int(os.environ.get("RLX_TEST_SEED", "0")) or int.from_bytes(
-    os.urandom(4), "little")
-print(f"seed {seed} (replay with RLX_TEST_SEED={seed})")
+seed = test_seed()
 rng = np.random.default_rng(seed)
 
 

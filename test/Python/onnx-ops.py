@@ -14,7 +14,6 @@ naming the node.
 
 Usage: onnx-ops.py"""
 
-import os
 
 import numpy as np
 import torch
@@ -23,11 +22,9 @@ from onnx import TensorProto, helper, numpy_helper
 
 import rlx
 import rlx.onnx
-from pychecks import check, expect_error, finish
+from pychecks import check, expect_error, finish, test_seed
 
-seed = int(os.environ.get("RLX_TEST_SEED", "0")) or int.from_bytes(
-    os.urandom(4), "little")
-print(f"seed {seed} (replay with RLX_TEST_SEED={seed})")
+seed = test_seed()
 rng = np.random.default_rng(seed)
 
 TYPES = {np.dtype(np.float32): TensorProto.FLOAT,

@@ -34,12 +34,10 @@ import torch.nn as nn
 
 import rlx
 import rlx.onnx
-from pychecks import check, finish
+from pychecks import check, finish, test_seed
 
 workdir, names = sys.argv[1], sys.argv[2:]
-seed = int(os.environ.get("RLX_TEST_SEED", "0")) or int.from_bytes(
-    os.urandom(4), "little")
-print(f"seed {seed} (replay with RLX_TEST_SEED={seed})")
+seed = test_seed()
 torch.manual_seed(seed)
 
 

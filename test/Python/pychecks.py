@@ -4,9 +4,19 @@
 with what it checked; finish() ends the test, with exit status 1 when any
 check failed."""
 
+import os
 import sys
 
 failures = []
+
+
+def test_seed():
+    """The run's random seed: RLX_TEST_SEED when set, else a fresh one,
+    printed so that a failing run can be replayed."""
+    seed = int(os.environ.get("RLX_TEST_SEED", "0")) or int.from_bytes(
+        os.urandom(4), "little")
+    print(f"seed {seed} (replay with RLX_TEST_SEED={seed})")
+    return seed
 
 
 def check(condition, what):

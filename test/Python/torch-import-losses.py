@@ -11,7 +11,6 @@ against torch.autograd; the variants that are refused.
 
 Usage: torch-import-losses.py"""
 
-import os
 
 import numpy as np
 import torch
@@ -20,11 +19,9 @@ import torch.nn.functional as F
 
 import rlx
 import rlx.torch
-from pychecks import check, expect_error, finish
+from pychecks import check, expect_error, finish, test_seed
 
-seed = int(os.environ.get("RLX_TEST_SEED", "0")) or int.from_bytes(
-    os.urandom(4), "little")
-print(f"seed {seed} (replay with RLX_TEST_SEED={seed})")
+seed = test_seed()
 torch.manual_seed(seed)
 
 

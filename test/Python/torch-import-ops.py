@@ -12,7 +12,6 @@ against torch.autograd; the variants that are refused.
 
 Usage: torch-import-ops.py"""
 
-import os
 import warnings
 
 import numpy as np
@@ -22,11 +21,9 @@ import torch.nn.functional as F
 
 import rlx
 import rlx.torch
-from pychecks import check, expect_error, finish
+from pychecks import check, expect_error, finish, test_seed
 
-seed = int(os.environ.get("RLX_TEST_SEED", "0")) or int.from_bytes(
-    os.urandom(4), "little")
-print(f"seed {seed} (replay with RLX_TEST_SEED={seed})")
+seed = test_seed()
 torch.manual_seed(seed)
 warnings.filterwarnings("ignore", "scatter_reduce")
 warnings.filterwarnings("ignore", "index_reduce")
