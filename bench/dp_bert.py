@@ -12,20 +12,21 @@ and 4 GPUs (docs/perf/distributed.md).
       batch (from the same seed as PyTorch's), trains S steps with rlx on
       N GPUs for each N compiled, then PyTorch DDP with the same model,
       batch and optimizer, in its bf16 configurations (the whole model in
-      bf16; autocast over f32 parameters), and prints samples/s, the
-      scaling over one GPU and the ratios.
+      bf16, eager and under torch.compile; autocast over f32 parameters),
+      and prints samples/s, the scaling over one GPU and the ratios.
 
 The model: nn.TransformerEncoder of 4 BERT-base layers (hidden 768, 12
 heads, FFN 3072, GELU, post-LN, no dropout), a Linear(768, 2) head on the
 first token and a mean squared error loss against random targets; B=32
 sequences of 128 tokens per GPU (inputs are embeddings: [B, 128, 768]).
-Timing: the wall time of S + 5 steps less that of 5 steps, over S, so
-process start, loading and the first steps are not counted; both sides
-read the loss back every step.
+Timing: the median step of S steps (rlx: rlx-run's own step times; PyTorch:
+each step after 5 warm-up steps), every step on both sides ending with its
+loss read back.
 """
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -114,21 +115,26 @@ def write_params(path, low):
     write_safetensors(path, arrays, dtypes)
 
 
-def rlx_seconds(aot, library, n, steps, files):
-    """Wall seconds of `steps` training steps on n GPUs, and the losses."""
+def rlx_step_seconds(aot, library, n, steps, files):
+    """The median step time, in seconds, of `steps` training steps on n
+    GPUs (rlx-run's own measure: RLX_PROGRESS=all ends with the steps'
+    median), and the losses."""
     command = [aot, "--load", library, "--steps", str(steps), "--params",
                files["params"], "--input", f"x={files['x']}", "--input",
                f"target={files['target']}"]
     if n > 1:
         command = [aot, "--ranks", str(n)] + command[1:] + ["--data-parallel"]
-    start = time.time()
-    run = subprocess.run(command, capture_output=True, text=True)
-    elapsed = time.time() - start
+    run = subprocess.run(command, capture_output=True, text=True,
+                         env=dict(os.environ, RLX_PROGRESS="all"))
     if run.returncode != 0:
         sys.exit(f"rlx on {n} GPU(s) failed:\n{run.stdout}{run.stderr}")
     losses = [float(line.split()[-1]) for line in run.stdout.splitlines()
               if line.startswith("step ") or ": step " in line]
-    return elapsed, losses
+    median = re.search(r"median step ([0-9.]+) (m?s)", run.stderr)
+    if not median:
+        sys.exit(f"rlx on {n} GPU(s) printed no step times:\n{run.stderr}")
+    scale = 1e-3 if median.group(2) == "ms" else 1
+    return float(median.group(1)) * scale, losses
 
 
 def run_rlx(out, aot, steps):
@@ -146,10 +152,7 @@ def run_rlx(out, aot, steps):
                  "target": os.path.join(out, f"target{n}.npy")}
         np.save(files["x"], x.numpy())
         np.save(files["target"], target.numpy())
-        rlx_seconds(aot, library, n, 2, files)  # warm the driver's caches
-        short, _ = rlx_seconds(aot, library, n, 5, files)
-        long, losses = rlx_seconds(aot, library, n, steps + 5, files)
-        per_step = (long - short) / steps
+        per_step, losses = rlx_step_seconds(aot, library, n, steps, files)
         results[n] = n * BATCH / per_step
         print(f"rlx bf16 on {n} GPU(s): {per_step * 1e3:.1f} ms per step, "
               f"{results[n]:.0f} samples/s; losses {losses[0]:.4f} .. "
@@ -166,15 +169,17 @@ def ddp_worker(rank, n, mode, steps, port, queue):
         dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}",
                                 rank=rank, world_size=n)
     net = model().cuda()
-    if mode == "bf16":
+    if mode in ("bf16", "compile"):
         net = net.bfloat16()
     x, target = batch(n)
     x = x[rank * BATCH:(rank + 1) * BATCH].cuda()
     target = target[rank * BATCH:(rank + 1) * BATCH].cuda()
-    if mode == "bf16":
+    if mode in ("bf16", "compile"):
         x, target = x.bfloat16(), target.bfloat16()
     if n > 1:
         net = torch.nn.parallel.DistributedDataParallel(net, device_ids=[rank])
+    if mode == "compile":
+        net = torch.compile(net)
     optimizer = torch.optim.Adam(net.parameters(), lr=LR, fused=True)
 
     def step():
@@ -190,13 +195,14 @@ def ddp_worker(rank, n, mode, steps, port, queue):
     torch.cuda.synchronize()
     if n > 1:
         dist.barrier()
-    start = time.time()
+    # Each step ends reading its loss back (a sync), as rlx's do.
+    times = []
     for _ in range(steps):
+        start = time.perf_counter()
         step()
-    torch.cuda.synchronize()
-    elapsed = time.time() - start
+        times.append(time.perf_counter() - start)
     if rank == 0:
-        queue.put(elapsed / steps)
+        queue.put(sorted(times)[len(times) // 2])
     if n > 1:
         dist.destroy_process_group()
 
@@ -205,7 +211,7 @@ def run_torch(steps):
     import torch.multiprocessing as mp
     context = mp.get_context("spawn")
     results = {}
-    for mode in ("bf16", "amp"):
+    for mode in ("bf16", "amp", "compile"):
         for n in (1, 2, 4):
             if n > torch.cuda.device_count():
                 continue
@@ -216,7 +222,8 @@ def run_torch(steps):
             samples = n * BATCH / per_step
             results[(mode, n)] = samples
             name = {"bf16": "model.bfloat16()",
-                    "amp": "autocast bf16"}[mode]
+                    "amp": "autocast bf16",
+                    "compile": "model.bfloat16(), torch.compile"}[mode]
             print(f"PyTorch {'DDP' if n > 1 else 'eager'} ({name}) on {n} "
                   f"GPU(s): {per_step * 1e3:.1f} ms per step, "
                   f"{samples:.0f} samples/s", flush=True)

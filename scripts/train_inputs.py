@@ -1,9 +1,12 @@
 #!/usr/bin/python3
 """Fixed inputs and initial weights of the bundled training examples.
 
-train_inputs.py EXAMPLE DIR writes DIR/x.npy, DIR/labels.npy and
+train_inputs.py EXAMPLE DIR [STEPS] writes DIR/x.npy, DIR/labels.npy and
 DIR/init.safetensors for examples/EXAMPLE.mlir (mlp_train or
-transformer_train), from a fixed seed, with the shapes those graphs take.
+transformer_train), from a fixed seed, with the shapes those graphs take;
+with STEPS also DIR/x-batches.npy and DIR/labels-batches.npy, a different
+batch for each of STEPS steps (rlx-run --batched), stacked on a new
+leading axis.
 """
 
 import os
@@ -52,6 +55,13 @@ def main():
     np.save(os.path.join(folder, "x.npy"), data["x"])
     np.save(os.path.join(folder, "labels.npy"), data["labels"])
     write_safetensors(os.path.join(folder, "init.safetensors"), init)
+    if len(sys.argv) > 3:
+        rng = np.random.default_rng(8)
+        batches = [example_inputs(example, rng)[0]
+                   for _ in range(int(sys.argv[3]))]
+        for name in ("x", "labels"):
+            np.save(os.path.join(folder, f"{name}-batches.npy"),
+                    np.stack([batch[name] for batch in batches]))
 
 
 if __name__ == "__main__":

@@ -242,6 +242,8 @@ CompiledGraph::load(llvm::StringRef path) {
                                                /*code=*/nullptr);
   graph->setBenchFunction(
       reinterpret_cast<GraphBenchFn>(dlsym(handle, kGraphBenchSymbol.data())));
+  graph->setStepsFunction(
+      reinterpret_cast<GraphStepsFn>(dlsym(handle, kGraphStepsSymbol.data())));
   // Found in the library's dependencies too: its target's runtime.
   graph->bindBufferCounters(
       [&](llvm::StringRef symbol) { return dlsym(handle, symbol.data()); });
@@ -455,6 +457,36 @@ llvm::Error CompiledGraph::callBench(MemRefDescriptors &descriptors,
   };
   // Through the runtime's call guard where it has one (cuda's): a driver
   // error in the bench is its status, as in a run.
+  if (!callGuardedFn) {
+    run(&call);
+    return llvm::Error::success();
+  }
+  char message[1024] = {0};
+  return guardStatus(callGuardedFn(run, &call, message, sizeof(message)),
+                     message);
+}
+
+llvm::Error CompiledGraph::runOwnSteps(
+    llvm::MutableArrayRef<HostTensor> arguments,
+    llvm::MutableArrayRef<HostTensor> outputs,
+    const rlx_graph_step_plan &plan) const {
+  if (!stepsFn)
+    return llvm::createStringError("@" + signature.name + " has no " +
+                                   kGraphStepsSymbol + " entry");
+  if (llvm::Error error = checkArguments(arguments))
+    return error;
+  if (llvm::Error error = checkOutputs(outputs))
+    return error;
+  MemRefDescriptors descriptors = describe(arguments, outputs);
+  struct Call {
+    GraphStepsFn steps;
+    void **descriptors;
+    const rlx_graph_step_plan *plan;
+  } call{stepsFn, descriptors.get(), &plan};
+  auto run = [](void *context) {
+    auto *call = static_cast<Call *>(context);
+    call->steps(call->descriptors, call->plan);
+  };
   if (!callGuardedFn) {
     run(&call);
     return llvm::Error::success();

@@ -509,18 +509,27 @@ rlxrt::jitCompileGraph(ModuleOp module, GraphSignature signature,
   if (!run)
     return llvm::createStringError("JIT compilation failed: " +
                                    llvm::toString(run.takeError()));
-  GraphBenchFn benchFn = nullptr;
-  if (module.lookupSymbol(kGraphBenchSymbol)) {
-    auto bench = engine->lookup(kGraphBenchSymbol);
-    if (!bench)
+  // The optional entries (GraphABI.h): null where the module has none.
+  auto lookupOptional = [&](llvm::StringRef symbol) -> llvm::Expected<void *> {
+    if (!module.lookupSymbol(symbol))
+      return nullptr;
+    auto address = engine->lookup(symbol);
+    if (!address)
       return llvm::createStringError("JIT compilation failed: " +
-                                     llvm::toString(bench.takeError()));
-    benchFn = reinterpret_cast<GraphBenchFn>(*bench);
-  }
+                                     llvm::toString(address.takeError()));
+    return *address;
+  };
+  llvm::Expected<void *> benchFn = lookupOptional(kGraphBenchSymbol);
+  if (!benchFn)
+    return benchFn.takeError();
+  llvm::Expected<void *> stepsFn = lookupOptional(kGraphStepsSymbol);
+  if (!stepsFn)
+    return stepsFn.takeError();
   auto graph = std::make_unique<CompiledGraph>(
       std::move(signature), reinterpret_cast<GraphRunFn>(*run),
       std::move(engine));
-  graph->setBenchFunction(benchFn);
+  graph->setBenchFunction(reinterpret_cast<GraphBenchFn>(*benchFn));
+  graph->setStepsFunction(reinterpret_cast<GraphStepsFn>(*stepsFn));
   // The engine loaded the runtime; opening it again yields that instance,
   // whose counters the graph's allocations update.
   std::string error;

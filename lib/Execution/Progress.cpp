@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 
 #include <unistd.h>
 
@@ -86,5 +87,21 @@ void StepProgress::update(unsigned done, double loss) {
     llvm::errs() << ", ETA "
                  << formatDuration(rate > 0 ? (total - done) / rate : -1);
   llvm::errs() << "\n";
+  llvm::errs().flush();
+}
+
+void StepProgress::finish(llvm::ArrayRef<double> stepMs) {
+  if (!printed || stepMs.empty())
+    return;
+  std::vector<double> sorted(stepMs.begin(), stepMs.end());
+  double totalMs = 0;
+  for (double ms : sorted)
+    totalMs += ms;
+  std::sort(sorted.begin(), sorted.end());
+  llvm::errs() << "rlx: " << stepMs.size() << " steps in "
+               << formatDuration(totalMs / 1e3) << ", median step "
+               << formatDuration(sorted[sorted.size() / 2] / 1e3)
+               << " (the first, which loads and prepares the graph: "
+               << formatDuration(stepMs.front() / 1e3) << ")\n";
   llvm::errs().flush();
 }

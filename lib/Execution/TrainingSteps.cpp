@@ -92,6 +92,82 @@ rlxrt::makeBatchedArgument(const GraphSignature &signature,
   return BatchedArgument{*argument, std::move(batches)};
 }
 
+/// runSteps through the graph's own steps entry: one call, with a plan of
+/// the feedback, the batches and the outputs afterStep reads.
+static llvm::Expected<StepResult> runOwnSteps(
+    const CompiledGraph &graph, llvm::MutableArrayRef<HostTensor> arguments,
+    llvm::MutableArrayRef<HostTensor> outputs, const StepOptions &options,
+    llvm::ArrayRef<ParamFeedback> feedback) {
+  std::vector<int32_t> feedbackOutputs, feedbackArguments, batchedArguments,
+      watchedOutputs;
+  std::vector<const void *> batchedData;
+  for (const ParamFeedback &pair : feedback) {
+    feedbackOutputs.push_back(pair.result);
+    feedbackArguments.push_back(pair.argument);
+  }
+  for (const BatchedArgument &batched : options.batched) {
+    batchedArguments.push_back(batched.argument);
+    batchedData.push_back(batched.batches.data());
+  }
+  if (options.afterStep) {
+    if (options.watchedOutputs.empty())
+      for (size_t i = 0; i < outputs.size(); ++i)
+        watchedOutputs.push_back(i);
+    for (size_t i : options.watchedOutputs)
+      watchedOutputs.push_back(i);
+  }
+  // Each step's time runs from the end of the last to the runtime's call
+  // after it (the step's outputs read back); the callback's own time is
+  // not the graph's.
+  using Clock = std::chrono::steady_clock;
+  struct Context {
+    const StepOptions &options;
+    llvm::ArrayRef<HostTensor> outputs;
+    Clock::time_point lastEnd;
+    std::vector<double> stepMs;
+  } context{options, outputs, Clock::now(), {}};
+  rlx_graph_step_plan plan = {};
+  plan.steps = options.steps;
+  plan.feedbackCount = feedbackOutputs.size();
+  plan.feedbackOutputs = feedbackOutputs.data();
+  plan.feedbackArguments = feedbackArguments.data();
+  plan.batchedCount = batchedArguments.size();
+  plan.batchedArguments = batchedArguments.data();
+  plan.batchedData = batchedData.data();
+  plan.watchedCount = watchedOutputs.size();
+  plan.watchedOutputs = watchedOutputs.data();
+  plan.afterStep = [](void *opaque, int32_t step) {
+    auto *context = static_cast<Context *>(opaque);
+    context->stepMs.push_back(std::chrono::duration<double, std::milli>(
+                                  Clock::now() - context->lastEnd)
+                                  .count());
+    if (context->options.afterStep)
+      context->options.afterStep(step, context->outputs);
+    context->lastEnd = Clock::now();
+  };
+  plan.context = &context;
+  context.lastEnd = Clock::now();
+  if (llvm::Error error = graph.runOwnSteps(arguments, outputs, plan))
+    return std::move(error);
+  StepResult result;
+  result.steps = options.steps;
+  result.stepMs = std::move(context.stepMs);
+  for (double ms : result.stepMs)
+    result.totalMs += ms;
+  // As the host loop leaves them: each batched argument holds its last
+  // slice.
+  if (options.steps > 0)
+    for (const BatchedArgument &batched : options.batched) {
+      HostTensor &argument = arguments[batched.argument];
+      size_t bytes = argument.sizeInBytes();
+      std::memcpy(argument.data(),
+                  static_cast<const char *>(batched.batches.data()) +
+                      (options.steps - 1) * bytes,
+                  bytes);
+    }
+  return result;
+}
+
 llvm::Expected<StepResult> rlxrt::runSteps(
     const CompiledGraph &graph, llvm::MutableArrayRef<HostTensor> arguments,
     llvm::MutableArrayRef<HostTensor> outputs, const StepOptions &options) {
@@ -99,6 +175,14 @@ llvm::Expected<StepResult> rlxrt::runSteps(
       findParamFeedback(graph.getSignature());
   if (!feedback)
     return feedback.takeError();
+  for (size_t i : options.watchedOutputs)
+    if (i >= outputs.size())
+      return llvm::createStringError(
+          "watched output " + std::to_string(i) + " of @" +
+          graph.getSignature().name + ", which has " +
+          std::to_string(outputs.size()) + " outputs");
+  if (graph.hasOwnSteps())
+    return runOwnSteps(graph, arguments, outputs, options, *feedback);
   StepResult result;
   for (unsigned step = 0; step < options.steps; ++step) {
     for (const BatchedArgument &batched : options.batched) {
@@ -112,9 +196,10 @@ llvm::Expected<StepResult> rlxrt::runSteps(
     auto start = std::chrono::steady_clock::now();
     if (llvm::Error error = graph.run(arguments, outputs))
       return std::move(error);
-    result.totalMs += std::chrono::duration<double, std::milli>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
+    result.stepMs.push_back(std::chrono::duration<double, std::milli>(
+                                std::chrono::steady_clock::now() - start)
+                                .count());
+    result.totalMs += result.stepMs.back();
     ++result.steps;
     if (options.afterStep)
       options.afterStep(step, outputs);

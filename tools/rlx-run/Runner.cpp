@@ -582,6 +582,9 @@ void trainSteps(const CompiledGraph &graph, std::vector<HostTensor> &arguments,
   // The step lines on stdout are the run's results; the progress line on
   // stderr (RLX_PROGRESS) adds the rate and the time left for a person.
   StepProgress progress(steps);
+  // The loss only: a target that keeps the parameters (a GPU) sends back
+  // nothing else per step.
+  options.watchedOutputs = {0};
   options.afterStep = [&](unsigned step, llvm::ArrayRef<HostTensor> outputs) {
     if (!printsProgress())
       return;
@@ -592,6 +595,7 @@ void trainSteps(const CompiledGraph &graph, std::vector<HostTensor> &arguments,
   };
   graph.resetProfile();
   StepResult result = exitOnError(runSteps(graph, arguments, outputs, options));
+  progress.finish(result.stepMs);
   if (graph.isProfiled() && printsProgress())
     printProfile(llvm::outs(), graph.readProfile(), result.steps,
                  result.totalMs);

@@ -115,6 +115,16 @@ public:
   /// each rlx_graph_run call on the host's clock.
   void setBenchFunction(GraphBenchFn bench) { benchFn = bench; }
 
+  /// A target's own loop of training steps (GraphABI.h: rlx_graph_steps),
+  /// which keeps the data where it computes; runSteps uses it when there.
+  void setStepsFunction(GraphStepsFn steps) { stepsFn = steps; }
+  bool hasOwnSteps() const { return stepsFn != nullptr; }
+  /// Runs the target's own steps on `plan` (GraphSteps.h), through the
+  /// runtime's call guard where it has one: a failure inside is the error.
+  llvm::Error runOwnSteps(llvm::MutableArrayRef<HostTensor> arguments,
+                          llvm::MutableArrayRef<HostTensor> outputs,
+                          const rlx_graph_step_plan &plan) const;
+
   /// The runtime's count of the bytes its buffers hold; without one,
   /// bench reports no peak.
   void setBufferCounters(BufferPeakFn peak, BufferResetPeakFn resetPeak) {
@@ -213,6 +223,7 @@ private:
   GraphSignature signature;
   GraphRunFn runFn;
   GraphBenchFn benchFn = nullptr;
+  GraphStepsFn stepsFn = nullptr;
   BufferPeakFn peakFn = nullptr;
   BufferResetPeakFn resetPeakFn = nullptr;
   GuardedRunFn guardedRunFn = nullptr;

@@ -13,6 +13,7 @@
 #ifndef RLX_EXECUTION_GRAPHABI_H
 #define RLX_EXECUTION_GRAPHABI_H
 
+#include "rlx/Runtime/GraphSteps.h"
 #include "rlx/Runtime/HostTensor.h"
 #include "rlx/Runtime/ProfileTimers.h"
 
@@ -33,6 +34,12 @@ using GraphRunFn = void (*)(void **descriptors);
 /// where the target computes between runs.
 using GraphBenchFn = void (*)(void **descriptors, int32_t warmUpRuns,
                               int32_t timedRuns, float *runMs);
+/// Optional. `void rlx_graph_steps(void **descriptors, const
+/// rlx_graph_step_plan *plan)`: training steps with the data kept where the
+/// target computes between them (GraphSteps.h); without it a runner calls
+/// rlx_graph_run once per step.
+using GraphStepsFn = void (*)(void **descriptors,
+                              const rlx_graph_step_plan *plan);
 /// Optional. `int rlx_graph_ready(char *message, size_t size)`: 1 if the
 /// graph can run in this process; 0 with the reason in `message` if not
 /// (no GPU, no driver).
@@ -83,6 +90,7 @@ using ProfileTraceReadFn = decltype(&rlx_rt_profile_trace_read);
 
 inline constexpr llvm::StringLiteral kGraphRunSymbol = "rlx_graph_run";
 inline constexpr llvm::StringLiteral kGraphBenchSymbol = "rlx_graph_bench";
+inline constexpr llvm::StringLiteral kGraphStepsSymbol = "rlx_graph_steps";
 inline constexpr llvm::StringLiteral kGraphReadySymbol = "rlx_graph_ready";
 inline constexpr llvm::StringLiteral kGraphSignatureSymbol =
     "rlx_graph_signature";

@@ -20,6 +20,8 @@
 #ifndef RLX_EXECUTION_PROGRESS_H
 #define RLX_EXECUTION_PROGRESS_H
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <chrono>
 #include <string>
 
@@ -44,6 +46,10 @@ public:
   explicit StepProgress(unsigned total);
   /// Reports that step `done` (counted from 1) ended with `loss`.
   void update(unsigned done, double loss);
+  /// After the last step, where any step line was printed: one line with
+  /// the steps' total and median times (`stepMs`, each step's), and the
+  /// first step's, which also loads and prepares the graph.
+  void finish(llvm::ArrayRef<double> stepMs);
 
 private:
   unsigned total;

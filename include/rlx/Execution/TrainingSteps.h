@@ -60,6 +60,10 @@ struct StepOptions {
   /// Called after each step with its index (from 0) and its outputs.
   std::function<void(unsigned step, llvm::ArrayRef<HostTensor> outputs)>
       afterStep;
+  /// The outputs afterStep reads (empty: all of them). Where the target
+  /// keeps the data between steps (a GPU's memory), only these come back
+  /// each step, and the others hold an earlier step's values until the end.
+  std::vector<size_t> watchedOutputs;
 };
 
 /// What runSteps measured.
@@ -67,13 +71,18 @@ struct StepResult {
   unsigned steps = 0;
   /// Wall time of the graph's runs, on the host's clock.
   double totalMs = 0;
+  /// Each step's part of totalMs. Where the target keeps the data between
+  /// steps, a step runs from the end of the last one (its loss read back)
+  /// to its own end, so the first also holds the arguments' copy.
+  std::vector<double> stepMs;
 };
 
 /// Runs `graph` `options.steps` times. `arguments` hold the first step's
 /// arguments (a batched argument's tensor is overwritten by its slice) and,
 /// on return, the arguments of a step after the last one: every parameter
 /// as trained. `outputs` (as from allocateOutputs) hold the last step's
-/// results.
+/// results. A graph with its own steps entry (CompiledGraph::hasOwnSteps)
+/// runs them there, the parameters staying on the target between steps.
 llvm::Expected<StepResult> runSteps(const CompiledGraph &graph,
                                     llvm::MutableArrayRef<HostTensor> arguments,
                                     llvm::MutableArrayRef<HostTensor> outputs,

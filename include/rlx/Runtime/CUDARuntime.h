@@ -15,6 +15,8 @@
 #ifndef RLX_RUNTIME_CUDARUNTIME_H
 #define RLX_RUNTIME_CUDARUNTIME_H
 
+#include "rlx/Runtime/GraphSteps.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -103,6 +105,19 @@ void rlx_cuda_graph_bench(const char *signature,
                           void (*deviceEntry)(void **descriptors),
                           void **hostDescriptors, int32_t warmUpRuns,
                           int32_t timedRuns, float *runMs, int32_t graphFlags);
+
+/// The host side of a compiled graph's `rlx_graph_steps` (GraphSteps.h):
+/// copies the arguments to device buffers once and runs `plan->steps`
+/// steps there, each the device entry and then device-to-device copies of
+/// the fed-back outputs into their arguments (from the second step one
+/// replay of a CUDA graph of both, as in rlx_cuda_graph_run). Per step only
+/// the batched arguments' slices go to the device and the watched outputs
+/// come back; the fed-back arguments and all outputs come back at the end.
+/// Aborts naming the CUDA call on any error, or the plan's fault.
+void rlx_cuda_graph_steps(const char *signature,
+                          void (*deviceEntry)(void **descriptors),
+                          void **hostDescriptors,
+                          const rlx_graph_step_plan *plan, int32_t graphFlags);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rlx/Runtime/CUDARuntime.h"
+#include "rlx/Runtime/GraphSteps.h"
 #include "rlx/Runtime/HostTensor.h"
 
 #include "DeviceAllocator.h"
@@ -30,6 +31,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -165,22 +167,41 @@ public:
 
   void upload(const Session &cu, void **hostDescriptors) {
     for (size_t i = 0; i < specs.size(); ++i)
-      if (!specs[i].isOutput && specs[i].bytes)
-        cu.check(cu->cuMemcpyAsync(deviceFields[i][1],
-                                   reinterpret_cast<CUdeviceptr>(
-                                       hostData(hostDescriptors, i)),
-                                   specs[i].bytes, stream),
-                 "cuMemcpyAsync (argument to device)");
+      if (!specs[i].isOutput)
+        copyToDevice(cu, i, hostData(hostDescriptors, i));
   }
 
   void download(const Session &cu, void **hostDescriptors) {
     for (size_t i = 0; i < specs.size(); ++i)
-      if (specs[i].isOutput && specs[i].bytes)
-        cu.check(cu->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(
-                                       hostData(hostDescriptors, i)),
-                                   deviceFields[i][1], specs[i].bytes, stream),
-                 "cuMemcpyAsync (output to host)");
+      if (specs[i].isOutput)
+        copyToHost(cu, hostDescriptors, i);
     cu.check(cu->cuStreamSynchronize(stream), "cuStreamSynchronize");
+  }
+
+  /// Stream-ordered copies of buffer `i`'s bytes (no wait).
+  void copyToDevice(const Session &cu, size_t i, const void *host) {
+    if (specs[i].bytes)
+      cu.check(cu->cuMemcpyAsync(device(i), reinterpret_cast<CUdeviceptr>(host),
+                                 specs[i].bytes, stream),
+               "cuMemcpyAsync (argument to device)");
+  }
+  void copyToHost(const Session &cu, void **hostDescriptors, size_t i) {
+    if (specs[i].bytes)
+      cu.check(cu->cuMemcpyAsync(
+                   reinterpret_cast<CUdeviceptr>(hostData(hostDescriptors, i)),
+                   device(i), specs[i].bytes, stream),
+               "cuMemcpyAsync (output to host)");
+  }
+  /// Buffer `from`'s bytes into buffer `to`, of the same size.
+  void copyOnDevice(const Session &cu, size_t from, size_t to) {
+    if (specs[from].bytes)
+      cu.check(cu->cuMemcpyAsync(device(to), device(from), specs[from].bytes,
+                                 stream),
+               "cuMemcpyAsync (output to argument)");
+  }
+
+  CUdeviceptr device(size_t i) const {
+    return static_cast<CUdeviceptr>(deviceFields[i][1]);
   }
 
 private:
@@ -226,10 +247,11 @@ std::atomic<uint64_t> moduleUnloads{0};
 /// each) exceeds their time on the GPU at small batches; a replay pays it
 /// once. The capture binds the descriptors' device addresses, so replays run
 /// on the same buffers, and the temporaries the entry allocates come from
-/// the capture's own memory.
+/// the capture's own memory. `run` is the work captured: the device entry
+/// on its descriptors, and for training steps the copies after it.
 class CapturedRun {
 public:
-  CapturedRun(const Session &cu, DeviceEntry entry, void **descriptors,
+  CapturedRun(const Session &cu, const std::function<void()> &run,
               CUstream stream)
       : stream(stream), unloadsSeen(moduleUnloads.load()) {
     memory.begin(stream);
@@ -237,7 +259,7 @@ public:
     // modes forbid on a capturing thread.
     cu.check(cu->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED),
              "cuStreamBeginCapture");
-    entry(descriptors);
+    run();
     CUgraph graph = nullptr;
     CUresult ended = cu->cuStreamEndCapture(stream, &graph);
     memory.end();
@@ -347,8 +369,8 @@ extern "C" void rlx_cuda_graph_run(const char *signature, DeviceEntry entry,
     entry(buffers.descriptors());
   } else {
     if (!graph.run)
-      graph.run = std::make_unique<CapturedRun>(cu, entry,
-                                                buffers.descriptors(), stream);
+      graph.run = std::make_unique<CapturedRun>(
+          cu, [&] { entry(buffers.descriptors()); }, stream);
     graph.run->replay(cu);
   }
   buffers.download(cu, hostDescriptors);
@@ -370,8 +392,8 @@ extern "C" void rlx_cuda_graph_bench(const char *signature, DeviceEntry entry,
   std::unique_ptr<CapturedRun> captured;
   if (warmUpRuns > 0 && replayEnabled() &&
       !(graphFlags & RLX_CUDA_GRAPH_READS_ON_HOST)) {
-    captured =
-        std::make_unique<CapturedRun>(cu, entry, buffers.descriptors(), stream);
+    captured = std::make_unique<CapturedRun>(
+        cu, [&] { entry(buffers.descriptors()); }, stream);
     captured->replay(cu); // The first launch of a graph uploads it.
   }
   auto run = [&] {
@@ -395,5 +417,100 @@ extern "C" void rlx_cuda_graph_bench(const char *signature, DeviceEntry entry,
   }
   cu.check(cu->cuEventDestroy(start), "cuEventDestroy");
   cu.check(cu->cuEventDestroy(stop), "cuEventDestroy");
+  buffers.download(cu, hostDescriptors);
+}
+
+namespace {
+
+/// Checks `plan` against the graph's buffers (`arguments` of them are
+/// arguments, the rest outputs); a plan that does not fit is fatal, naming
+/// the entry.
+void checkStepPlan(const char *caller, const std::vector<BufferSpec> &specs,
+                   size_t arguments, const rlx_graph_step_plan &plan) {
+  size_t outputs = specs.size() - arguments;
+  auto fail = [&](const std::string &why) {
+    fatal(caller, "invalid step plan: " + why);
+  };
+  auto checkIndex = [&](int32_t index, size_t count, const char *what) {
+    if (index < 0 || static_cast<size_t>(index) >= count)
+      fail(std::string(what) + " index " + std::to_string(index) +
+           " is out of range [0, " + std::to_string(count) + ")");
+  };
+  if (plan.steps < 0 || plan.feedbackCount < 0 || plan.batchedCount < 0 ||
+      plan.watchedCount < 0)
+    fail("negative count");
+  for (int32_t i = 0; i < plan.feedbackCount; ++i) {
+    checkIndex(plan.feedbackOutputs[i], outputs, "fed-back output");
+    checkIndex(plan.feedbackArguments[i], arguments, "fed-back argument");
+    if (specs[arguments + plan.feedbackOutputs[i]].bytes !=
+        specs[plan.feedbackArguments[i]].bytes)
+      fail("output " + std::to_string(plan.feedbackOutputs[i]) +
+           " and argument " + std::to_string(plan.feedbackArguments[i]) +
+           " differ in size");
+  }
+  for (int32_t i = 0; i < plan.batchedCount; ++i) {
+    checkIndex(plan.batchedArguments[i], arguments, "batched argument");
+    if (!plan.batchedData[i])
+      fail("batched argument " + std::to_string(plan.batchedArguments[i]) +
+           " has no data");
+  }
+  for (int32_t i = 0; i < plan.watchedCount; ++i)
+    checkIndex(plan.watchedOutputs[i], outputs, "watched output");
+}
+
+} // namespace
+
+extern "C" void rlx_cuda_graph_steps(const char *signature, DeviceEntry entry,
+                                     void **hostDescriptors,
+                                     const rlx_graph_step_plan *plan,
+                                     int32_t graphFlags) {
+  Session cu(__func__);
+  CUstream stream = graphStream(cu);
+  const std::vector<BufferSpec> &specs = specsOf(__func__, signature);
+  // Arguments come first in the signature, then the outputs.
+  size_t arguments = std::count_if(specs.begin(), specs.end(),
+                                   [](const auto &s) { return !s.isOutput; });
+  checkStepPlan(__func__, specs, arguments, *plan);
+  DeviceBuffers buffers(cu, specs, hostDescriptors, stream);
+  buffers.upload(cu, hostDescriptors);
+  // A step is the graph, then its trained parameters becoming the next
+  // step's arguments, all on the device; captured once, a step is one
+  // launch. Nothing crosses to the host but the batches and the watched
+  // outputs.
+  auto step = [&] {
+    entry(buffers.descriptors());
+    for (int32_t i = 0; i < plan->feedbackCount; ++i)
+      buffers.copyOnDevice(cu, arguments + plan->feedbackOutputs[i],
+                           plan->feedbackArguments[i]);
+  };
+  bool replay = replayEnabled() && !(graphFlags & RLX_CUDA_GRAPH_READS_ON_HOST);
+  std::unique_ptr<CapturedRun> captured;
+  for (int32_t s = 0; s < plan->steps; ++s) {
+    for (int32_t i = 0; i < plan->batchedCount; ++i) {
+      size_t argument = plan->batchedArguments[i];
+      buffers.copyToDevice(cu, argument,
+                           static_cast<const char *>(plan->batchedData[i]) +
+                               s * specs[argument].bytes);
+    }
+    // The first step runs eagerly: it loads modules and plans GEMMs, work
+    // a capture must not contain.
+    if (s == 0 || !replay) {
+      step();
+    } else {
+      if (!captured)
+        captured = std::make_unique<CapturedRun>(cu, step, stream);
+      captured->replay(cu);
+    }
+    if (plan->watchedCount == 0 && !plan->afterStep)
+      continue;
+    for (int32_t i = 0; i < plan->watchedCount; ++i)
+      buffers.copyToHost(cu, hostDescriptors,
+                         arguments + plan->watchedOutputs[i]);
+    cu.check(cu->cuStreamSynchronize(stream), "cuStreamSynchronize");
+    if (plan->afterStep)
+      plan->afterStep(plan->context, s);
+  }
+  for (int32_t i = 0; i < plan->feedbackCount; ++i)
+    buffers.copyToHost(cu, hostDescriptors, plan->feedbackArguments[i]);
   buffers.download(cu, hostDescriptors);
 }

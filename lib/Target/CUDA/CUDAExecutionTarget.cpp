@@ -38,8 +38,8 @@ LLVM::LLVMFuncOp declareFunction(OpBuilder &b, ModuleOp module, StringRef name,
 }
 
 /// Adds the graph ABI (docs/abi.md) to a module lowered by
-/// rlx-cuda-pipeline: `rlx_graph_run` and `rlx_graph_bench` take host
-/// buffers and hand them, with the signature and the device entry, to the
+/// rlx-cuda-pipeline: `rlx_graph_run`, `rlx_graph_bench` and
+/// `rlx_graph_steps` take host buffers and hand them, with the signature and the device entry, to the
 /// runtime, which moves the data; `rlx_graph_ready` says whether a GPU is
 /// there.
 LogicalResult addCUDAGraphEntries(ModuleOp module,
@@ -58,6 +58,8 @@ LogicalResult addCUDAGraphEntries(ModuleOp module,
   auto runtimeBench =
       declareFunction(b, module, "rlx_cuda_graph_bench", voidType,
                       {ptr, ptr, ptr, i32, i32, ptr, i32});
+  auto runtimeSteps = declareFunction(b, module, "rlx_cuda_graph_steps",
+                                      voidType, {ptr, ptr, ptr, ptr, i32});
   // A graph whose host code reads the GPU's results is never captured.
   int32_t graphFlags = module->hasAttr(rlx::kCUDAHostReadsAttrName)
                            ? RLX_CUDA_GRAPH_READS_ON_HOST
@@ -87,6 +89,7 @@ LogicalResult addCUDAGraphEntries(ModuleOp module,
   };
   defineForwarder(kGraphRunSymbol, runtimeRun, {ptr});
   defineForwarder(kGraphBenchSymbol, runtimeBench, {ptr, i32, i32, ptr});
+  defineForwarder(kGraphStepsSymbol, runtimeSteps, {ptr, ptr});
 
   b.setInsertionPointToEnd(module.getBody());
   auto ready = LLVM::LLVMFuncOp::create(
