@@ -42,7 +42,7 @@ stay in the temporary folder. The environment: the build's bin/ (rlx-opt,
 rlx-run, rlx-run-aot) first on PATH behind a `python3` that is this
 script's interpreter, PYTHONPATH=BUILD/python, RLX_ROOT=the repository,
 RLX_BUILD=the build folder, a compile cache of the block's own
-(RLX_CACHE_DIR). A block taking more than --timeout seconds fails.
+(RLX_CACHE_DIR), Open MPI allowed to run as root and to oversubscribe. A block taking more than --timeout seconds fails.
 
 `doc-snippets.py files GRAPH.mlir --params FILE.safetensors` writes random
 data for a graph's inputs and parameters, for setup comments.
@@ -181,6 +181,10 @@ def prepare(folder, build, python):
     env["RLX_ROOT"] = ROOT
     env["RLX_BUILD"] = build
     env["RLX_CACHE_DIR"] = os.path.join(folder, ".snippet-cache")
+    # Open MPI's mpirun runs as root (CI's containers) and starts more
+    # ranks than cores, as the lit tests' %mpirun does.
+    env["OMPI_ALLOW_RUN_AS_ROOT"] = env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
     return env
 
 

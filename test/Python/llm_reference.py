@@ -328,3 +328,35 @@ def write_gguf_model(path, config, weights, linear_type=None, head_type=None,
     meta.update(metadata or {})
     write_gguf(path, meta, tensors)
     return effective
+
+
+def write_demo_models(hf_dir, gguf_paths):
+    """The models the examples of docs/llm.md load: a tiny random Llama with
+    a 32000-token vocabulary (so that their token ids exist) as a Hugging
+    Face folder and as Q4_0 GGUF files with a SentencePiece vocabulary in
+    their metadata (byte pieces, so that any text encodes)."""
+    from rlx.tokenizers._base import BYTE, CONTROL, NORMAL, UNKNOWN
+    config = dict(LLAMA, vocab_size=32000)
+    weights = random_weights(config, np.random.default_rng(0))
+    write_hf_directory(hf_dir, config, weights, shards=1)
+    tokens = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)]
+    kinds = [UNKNOWN, CONTROL, CONTROL] + [BYTE] * 256
+    tokens += [f"\u2581w{i}" for i in range(32000 - len(tokens))]
+    kinds += [NORMAL] * (32000 - len(kinds))
+    vocabulary = {
+        "tokenizer.ggml.model": "llama",
+        "tokenizer.ggml.tokens": tokens,
+        "tokenizer.ggml.scores": [-float(i) for i in range(len(tokens))],
+        "tokenizer.ggml.token_type": kinds,
+        "tokenizer.ggml.bos_token_id": ("u32", 1),
+        "tokenizer.ggml.eos_token_id": ("u32", 2),
+        "tokenizer.ggml.unknown_token_id": ("u32", 0)}
+    for path in gguf_paths:
+        write_gguf_model(path, config, weights, "q4_0", metadata=vocabulary)
+
+
+if __name__ == "__main__":
+    # llm_reference.py HF_DIR GGUF...: write_demo_models (docs/llm.md's
+    # snippets run on these).
+    import sys
+    write_demo_models(sys.argv[1], sys.argv[2:])
