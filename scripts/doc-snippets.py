@@ -32,17 +32,19 @@ such as graph.mlir or x.npy) and may span lines:
 
 Both may stand above one block, each in a comment of its own.
 
-Each block runs in a fresh temporary folder holding a symbolic link to
-every top-level entry of the repository (examples/, scripts/, python/, ...)
-and a folder `build` of links to the build's bin/, lib/, python/,
-examples/ and cmake_install.cmake (never to the build folder itself: a
-block that configures or builds `build` does so in the temporary folder),
-so the relative paths of the snippets resolve while the files they write
-stay in the temporary folder. The environment: the build's bin/ (rlx-opt,
-rlx-run, rlx-run-aot) first on PATH behind a `python3` that is this
-script's interpreter, PYTHONPATH=BUILD/python, RLX_ROOT=the repository,
-RLX_BUILD=the build folder, a compile cache of the block's own
-(RLX_CACHE_DIR), Open MPI allowed to run as root and to oversubscribe. A block taking more than --timeout seconds fails.
+Each block runs in a fresh temporary folder holding a symbolic link to every
+top-level entry of the repository (examples/, scripts/, python/, ...) and a
+folder `build` of links to the build's bin/, lib/, python/, examples/ and
+cmake_install.cmake (never to the build folder itself: a block that
+configures or builds `build` does so in the temporary folder; `cmake
+--install build` installs the build, writing its install_manifest.txt), so
+the relative paths of the snippets resolve while the files they write stay
+in the temporary folder. The environment: the build's bin/ (rlx-opt,
+rlx-run, rlx-run-aot) first on PATH behind a `python3` that is this script's
+interpreter, PYTHONPATH=BUILD/python, RLX_ROOT=the repository, RLX_BUILD=the
+build folder, a compile cache of the block's own (RLX_CACHE_DIR), Open MPI
+allowed to run as root and to oversubscribe. A block taking more than
+--timeout seconds fails.
 
 `doc-snippets.py files GRAPH.mlir --params FILE.safetensors` writes random
 data for a graph's inputs and parameters, for setup comments.
