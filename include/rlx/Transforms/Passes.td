@@ -242,10 +242,13 @@ def RLXAutodiff : Pass<"rlx-autodiff", "ModuleOp"> {
     gradient of the whole batch; `sum` for a loss that is a sum over it),
     so every rank applies the same update, and returns the loss combined
     the same way (the loss of the whole batch). Gradients of one element
-    type are flattened into buckets of at most `bucket-mb` MiB, one
-    all-reduce each (a larger gradient is a bucket of its own;
-    `bucket-mb=0`: one all-reduce per gradient); f16 and bf16 buckets are
-    reduced in f32. `@f_grad` keeps the rank's own gradients.
+    type are flattened into buckets of at most `bucket-mb` MiB, in the
+    order the backward pass computes them, one all-reduce each, placed
+    right after the bucket's last gradient so that the rest of the
+    backward pass can run while it is in flight (a larger gradient is a
+    bucket of its own; `bucket-mb=0`: one all-reduce per gradient); f16
+    and bf16 buckets are reduced in f32. `@f_grad` keeps the rank's own
+    gradients.
   }];
   let options = [
     Option<"func", "func", "std::string", /*default=*/"\"\"",

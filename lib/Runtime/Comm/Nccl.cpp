@@ -341,8 +341,7 @@ struct Scratch {
 };
 
 void run(const Session &cu, const Collective &c, const void *in, void *out,
-         const char *caller) {
-  CUstream stream = graphStream(cu);
+         const char *caller, CUstream stream) {
   int64_t ranks = c.groupSize();
   int64_t bytes = c.elementBytes;
   int64_t count = c.elements();
@@ -476,8 +475,12 @@ const char *denseData(const void *descriptor, int rank,
   return header->aligned + header->offset * c.elementBytes;
 }
 
-void collective(const char *caller, int rank, const void *input,
-                const void *output, const int32_t *flags) {
+/// The collective of `flags` on the descriptors `input` and `output`, with
+/// its data pointers; fatal, naming it, when the run has not its mesh's
+/// ranks.
+Collective describe(const char *caller, int rank, const void *input,
+                    const void *output, const int32_t *flags, const char *&in,
+                    char *&out) {
   Collective c;
   c.op = flags[kCudaOp];
   c.kind = flags[kCudaKind];
@@ -496,8 +499,8 @@ void collective(const char *caller, int rank, const void *input,
       c.axes.push_back(d);
   }
   std::vector<int64_t> outputSizes;
-  const char *in = denseData(input, rank, c.dims, "input", c, caller);
-  char *out = const_cast<char *>(
+  in = denseData(input, rank, c.dims, "input", c, caller);
+  out = const_cast<char *>(
       denseData(output, rank, outputSizes, "output", c, caller));
   const World &w = world();
   if (c.meshSize() != w.size)
@@ -511,19 +514,115 @@ void collective(const char *caller, int rank, const void *input,
                          std::to_string(c.meshSize()) + " or mpirun -np " +
                          std::to_string(c.meshSize())
                    : " (started by " + w.launcher + ")"));
+  return c;
+}
+
+/// The calling thread's communication stream and the collectives started
+/// on it (rlx-cuda-overlap-collectives): each one's completion event, by op
+/// index, until the graph's stream waits for it.
+struct CommStream {
+  CUstream stream = nullptr;
+  /// Recorded on the graph's stream where a collective starts; reused,
+  /// since a wait takes the event's state when it is enqueued.
+  CUevent fork = nullptr;
+  std::map<int32_t, CUevent> pending;
+  std::vector<CUevent> spare;
+};
+thread_local CommStream threadComm;
+
+CUevent takeEvent(const Session &cu) {
+  CUevent event;
+  if (!threadComm.spare.empty()) {
+    event = threadComm.spare.back();
+    threadComm.spare.pop_back();
+    return event;
+  }
+  cu.check(cu->cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  return event;
+}
+
+/// Whether `c` runs without scratch buffers, which the communication
+/// stream does not allocate: a one-rank copy, or an NCCL call on the
+/// buffers themselves.
+bool runsInPlace(const Collective &c) {
+  if (c.groupSize() == 1)
+    return true;
+  switch (c.op) {
+  case kAllReduce:
+  case kBroadcast:
+  case kReduceToRoot:
+    return true;
+  case kAllGather:
+  case kReduceScatter:
+    return c.product(0, c.first) == 1;
+  default:
+    return false;
+  }
+}
+
+/// Runs the collective of `flags` on the graph's stream, or with `overlap`
+/// (rlx_cuda_collective_start_*) starts it on the communication stream
+/// where it runs in place.
+void collective(const char *caller, int rank, const void *input,
+                const void *output, const int32_t *flags, bool overlap) {
+  const char *in;
+  char *out;
+  Collective c = describe(caller, rank, input, output, flags, in, out);
   Session cu(caller);
   std::lock_guard<std::mutex> lock(commMutex());
-  run(cu, c, in, out, caller);
+  CUstream graph = graphStream(cu);
+  if (!overlap || !runsInPlace(c)) {
+    run(cu, c, in, out, caller, graph);
+    return;
+  }
+  // Left by a run that failed before its wait: joined now, so that no
+  // work of it stays unordered.
+  if (auto it = threadComm.pending.find(c.index);
+      it != threadComm.pending.end()) {
+    cu.check(cu->cuStreamWaitEvent(graph, it->second, 0), "cuStreamWaitEvent");
+    threadComm.spare.push_back(it->second);
+    threadComm.pending.erase(it);
+  }
+  if (!threadComm.stream) {
+    cu.check(cu->cuStreamCreate(&threadComm.stream, CU_STREAM_NON_BLOCKING),
+             "cuStreamCreate");
+    cu.check(cu->cuEventCreate(&threadComm.fork, CU_EVENT_DISABLE_TIMING),
+             "cuEventCreate");
+  }
+  // After everything the graph's stream ran so far (the input's producer).
+  cu.check(cu->cuEventRecord(threadComm.fork, graph), "cuEventRecord");
+  cu.check(cu->cuStreamWaitEvent(threadComm.stream, threadComm.fork, 0),
+           "cuStreamWaitEvent");
+  run(cu, c, in, out, caller, threadComm.stream);
+  CUevent done = takeEvent(cu);
+  cu.check(cu->cuEventRecord(done, threadComm.stream), "cuEventRecord");
+  threadComm.pending[c.index] = done;
 }
 
 } // namespace
 
+/// The graph's stream waits for the collective of op index `index` that
+/// rlx_cuda_collective_start_* started; nothing when it ran on the graph's
+/// stream.
+extern "C" __attribute__((visibility("default"))) void
+_mlir_ciface_rlx_cuda_collective_wait(int32_t index) {
+  auto it = threadComm.pending.find(index);
+  if (it == threadComm.pending.end())
+    return;
+  Session cu(__func__);
+  cu.check(cu->cuStreamWaitEvent(graphStream(cu), it->second, 0),
+           "cuStreamWaitEvent");
+  threadComm.spare.push_back(it->second);
+  threadComm.pending.erase(it);
+}
+
 // One entry point per rank and element type, as the compiler declares them
 // (the layout of a descriptor depends on the rank only; the dtype argument
-// says the type).
-#define RLX_CUDA_COLLECTIVE_ENTRY(rank, type)                                  \
+// says the type), each in order on the graph's stream (`rlx_cuda_collective_r`)
+// and started beside it (`rlx_cuda_collective_start_r`).
+#define RLX_CUDA_COLLECTIVE_ENTRY(prefix, rank, type, overlap)                 \
   extern "C" __attribute__((visibility("default"))) void                       \
-      _mlir_ciface_rlx_cuda_collective_r##rank##_##type(                       \
+      _mlir_ciface_##prefix##rank##_##type(                                    \
           const void *input, const void *output, int32_t op, int32_t kind,     \
           int32_t dtype, int32_t first, int32_t second, int32_t index,         \
           int32_t meshRank, int32_t mesh0, int32_t mesh1, int32_t mesh2,       \
@@ -531,17 +630,20 @@ void collective(const char *caller, int rank, const void *input,
     const int32_t flags[kCudaFlagCount] = {op,     kind,  dtype,    first,     \
                                            second, index, meshRank, mesh0,     \
                                            mesh1,  mesh2, mesh3,    axesMask}; \
-    collective(__func__, rank, input, output, flags);                          \
+    collective(__func__, rank, input, output, flags, overlap);                 \
   }
+#define RLX_CUDA_COLLECTIVE_ENTRIES(rank, type)                                \
+  RLX_CUDA_COLLECTIVE_ENTRY(rlx_cuda_collective_r, rank, type, false)          \
+  RLX_CUDA_COLLECTIVE_ENTRY(rlx_cuda_collective_start_r, rank, type, true)
 #define RLX_CUDA_COLLECTIVE_TYPES(rank)                                        \
-  RLX_CUDA_COLLECTIVE_ENTRY(rank, f32)                                         \
-  RLX_CUDA_COLLECTIVE_ENTRY(rank, f64)                                         \
-  RLX_CUDA_COLLECTIVE_ENTRY(rank, f16)                                         \
-  RLX_CUDA_COLLECTIVE_ENTRY(rank, bf16)                                        \
-  RLX_CUDA_COLLECTIVE_ENTRY(rank, i1)                                          \
-  RLX_CUDA_COLLECTIVE_ENTRY(rank, i8)                                          \
-  RLX_CUDA_COLLECTIVE_ENTRY(rank, i32)                                         \
-  RLX_CUDA_COLLECTIVE_ENTRY(rank, i64)
+  RLX_CUDA_COLLECTIVE_ENTRIES(rank, f32)                                       \
+  RLX_CUDA_COLLECTIVE_ENTRIES(rank, f64)                                       \
+  RLX_CUDA_COLLECTIVE_ENTRIES(rank, f16)                                       \
+  RLX_CUDA_COLLECTIVE_ENTRIES(rank, bf16)                                      \
+  RLX_CUDA_COLLECTIVE_ENTRIES(rank, i1)                                        \
+  RLX_CUDA_COLLECTIVE_ENTRIES(rank, i8)                                        \
+  RLX_CUDA_COLLECTIVE_ENTRIES(rank, i32)                                       \
+  RLX_CUDA_COLLECTIVE_ENTRIES(rank, i64)
 
 RLX_CUDA_COLLECTIVE_TYPES(0)
 RLX_CUDA_COLLECTIVE_TYPES(1)
@@ -552,6 +654,7 @@ RLX_CUDA_COLLECTIVE_TYPES(5)
 RLX_CUDA_COLLECTIVE_TYPES(6)
 
 #undef RLX_CUDA_COLLECTIVE_TYPES
+#undef RLX_CUDA_COLLECTIVE_ENTRIES
 #undef RLX_CUDA_COLLECTIVE_ENTRY
 
 static_assert(kCudaFlagCount == 12 && kMaxCudaMeshRank == 4,

@@ -69,6 +69,8 @@ void rlx::buildRLXCUDAPipeline(OpPassManager &pm,
   RLXCUDALinalgToCuBLASOptions gemm;
   gemm.allowTf32 = options.allowTf32;
   pm.addPass(createRLXCUDALinalgToCuBLAS(gemm));
+  if (options.overlapCollectives)
+    pm.addPass(createRLXCUDAOverlapCollectives());
   RLXCUDAMapToGPUOptions map;
   map.blockSize = options.blockSize;
   map.vectorize = options.vectorize;

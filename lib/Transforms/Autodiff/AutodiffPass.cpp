@@ -21,6 +21,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 
 namespace mlir {
 namespace rlx {
@@ -364,22 +365,34 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
   /// `x` combined over the data-parallel ranks by `gradient-reduction`. MPI
   /// has no 16-bit float type, so f16 and bf16 are reduced in f32.
   Value allReduce(PrimitiveBuilder &p, Value x) {
+    return finishAllReduce(p, startAllReduce(p, x),
+                           getElementTypeOrSelf(x.getType()));
+  }
+  /// The collective of allReduce, on `x` widened where needed.
+  Value startAllReduce(PrimitiveBuilder &p, Value x) {
     auto kind =
         gradientReduction == "sum" ? CollectiveKind::Sum : CollectiveKind::Mean;
     auto group = GroupAttr::get(p.b.getContext(), {dataParallel});
-    Type et = getElementTypeOrSelf(x.getType());
-    bool widen = et.isF16() || et.isBF16();
-    Value operand = widen ? p.cast(x, p.b.getF32Type()) : x;
-    Value reduced = AllReduceOp::create(p.b, p.loc, kind, operand, group);
-    return widen ? p.cast(reduced, et) : reduced;
+    Value operand = isWidened(getElementTypeOrSelf(x.getType()))
+                        ? p.cast(x, p.b.getF32Type())
+                        : x;
+    return AllReduceOp::create(p.b, p.loc, kind, operand, group);
   }
+  /// startAllReduce's result back in `x`'s element type `et`.
+  Value finishAllReduce(PrimitiveBuilder &p, Value reduced, Type et) {
+    return isWidened(et) ? p.cast(reduced, et) : reduced;
+  }
+  static bool isWidened(Type et) { return et.isF16() || et.isBF16(); }
 
   /// Replaces each gradient by its all-reduce over the ranks. Gradients of
-  /// one element type go into buckets of at most `bucket-mb` MiB, in order,
-  /// each flattened, concatenated and reduced by one collective (as PyTorch
-  /// DDP's buckets): one large message per bucket instead of one small one
-  /// per bias vector, which costs a latency each. A gradient larger than
-  /// the cap is a bucket of its own, reduced in place.
+  /// one element type go into buckets of at most `bucket-mb` MiB, in the
+  /// order the backward pass computes them, each flattened, concatenated
+  /// and reduced by one collective (as PyTorch DDP's buckets): one large
+  /// message per bucket instead of one small one per bias vector, which
+  /// costs a latency each. A gradient larger than the cap is a bucket of
+  /// its own, reduced in place. Each bucket's collective comes right after
+  /// the last of its gradients, so that the rest of the backward pass can
+  /// run while it is in flight (rlx-cuda-overlap-collectives).
   void allReduceGradients(PrimitiveBuilder &p, MutableArrayRef<Value> grads) {
     auto capBytes = static_cast<int64_t>(bucketMb * 1024 * 1024);
     struct Bucket {
@@ -387,10 +400,24 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
       int64_t bytes = 0;
       SmallVector<unsigned> members;
     };
+    // Where each gradient is ready: the op of the step's body that computes
+    // it, null for an argument.
+    Block *body = p.b.getInsertionBlock();
+    auto readyAt = [&](unsigned i) -> Operation * {
+      Operation *def = grads[i].getDefiningOp();
+      return def ? body->findAncestorOpInBlock(*def) : nullptr;
+    };
+    SmallVector<unsigned> order(grads.size());
+    std::iota(order.begin(), order.end(), 0u);
+    llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+      Operation *x = readyAt(a), *y = readyAt(b);
+      return y && (!x || x->isBeforeInBlock(y));
+    });
     SmallVector<Bucket> buckets;
     // The bucket still open for each element type.
     DenseMap<Type, unsigned> open;
-    for (auto [i, grad] : llvm::enumerate(grads)) {
+    for (unsigned i : order) {
+      Value grad = grads[i];
       auto type = llvm::cast<RankedTensorType>(grad.getType());
       Type et = type.getElementType();
       int64_t bytes = type.getNumElements() *
@@ -405,10 +432,26 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
       bucket.bytes += bytes;
       bucket.members.push_back(i);
     }
+    // Each bucket's collective right after its last gradient; what reads
+    // the sums (narrowing them back, the update) where the update is, so
+    // that nothing between needs the collective done.
+    OpBuilder::InsertionGuard guard(p.b);
+    OpBuilder::InsertPoint update = p.b.saveInsertionPoint();
     for (const Bucket &bucket : buckets) {
+      Operation *last = nullptr;
+      for (unsigned i : bucket.members)
+        if (Operation *ready = readyAt(i);
+            ready && (!last || last->isBeforeInBlock(ready)))
+          last = ready;
+      if (last)
+        p.b.setInsertionPointAfter(last);
+      else
+        p.b.setInsertionPointToStart(body);
       if (bucket.members.size() == 1) {
         Value &grad = grads[bucket.members.front()];
-        grad = allReduce(p, grad);
+        Value reduced = startAllReduce(p, grad);
+        p.b.restoreInsertionPoint(update);
+        grad = finishAllReduce(p, reduced, bucket.elementType);
         continue;
       }
       SmallVector<Value> flat;
@@ -418,8 +461,10 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
                            ? grads[i]
                            : p.reshape(grads[i], {type.getNumElements()}));
       }
-      Value reduced = allReduce(
+      Value reduced = startAllReduce(
           p, ConcatOp::create(p.b, p.loc, flat, /*axis=*/uint64_t{0}));
+      p.b.restoreInsertionPoint(update);
+      reduced = finishAllReduce(p, reduced, bucket.elementType);
       int64_t offset = 0;
       for (unsigned i : bucket.members) {
         auto type = llvm::cast<RankedTensorType>(grads[i].getType());

@@ -113,6 +113,13 @@ struct CUDAPipelineOptions : public PassPipelineOptions<CUDAPipelineOptions> {
       *this, "block-size",
       llvm::cl::desc("Threads per block of the generic parallel kernels"),
       llvm::cl::init(256)};
+  PassOptions::Option<bool> overlapCollectives{
+      *this, "overlap-collectives",
+      llvm::cl::desc("Run collectives on a stream of their own, beside the "
+                     "kernels up to the first that touches their buffers "
+                     "(rlx-cuda-overlap-collectives); off: in order on the "
+                     "graph's stream"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("Let generic elementwise kernels run 4 points per thread "

@@ -238,6 +238,46 @@ def RLXCUDALinalgToCuBLAS
                            "::mlir::memref::MemRefDialect"];
 }
 
+def RLXCUDAOverlapCollectives
+    : Pass<"rlx-cuda-overlap-collectives", "ModuleOp"> {
+  let summary = "Run collectives beside the kernels that do not need them";
+  let description = [{
+    Runs after `rlx-cuda-lower-kernels`, which lowers each collective to a
+    call of the runtime's `rlx_cuda_collective_r<rank>_<type>` on the
+    graph's stream: the kernels after it wait for it, though most do not
+    touch its buffers (a data-parallel step's gradient all-reduces, issued
+    bucket by bucket as the backward pass produces the gradients, and the
+    rest of the backward pass). The pass starts such a collective on the
+    calling thread's communication stream instead
+    (`rlx_cuda_collective_start_r<rank>_<type>`, the same arguments) and
+    makes the graph's stream wait for it (`rlx_cuda_collective_wait` with
+    the op's index) just before the first op after it that touches its
+    input or output buffer or a view of either (a read, a write, a free),
+    or before its block's terminator. A collective whose next op touches
+    its buffers stays as it was. The runtime runs the all-reduces, the
+    broadcasts and the collectives of one-rank groups on the communication
+    stream, and the ops that stage through scratch buffers (all-gather and
+    reduce-scatter off the outermost dim, all-to-all) on the graph's stream
+    as before. Both streams join inside each run, so a run captured as a
+    CUDA graph holds the fork and the join.
+
+    Before:
+    ```mlir
+    call @rlx_cuda_collective_r1_f32(%g, %sum, %c0, ...)
+    call @rlx_cuda_matmul_f32(%a, %b, %c, ...)    // backward, not %g / %sum
+    linalg.generic ... ins(%sum ...)              // first use of the sum
+    ```
+    After:
+    ```mlir
+    call @rlx_cuda_collective_start_r1_f32(%g, %sum, %c0, ...)
+    call @rlx_cuda_matmul_f32(%a, %b, %c, ...)
+    call @rlx_cuda_collective_wait(%index)
+    linalg.generic ... ins(%sum ...)
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def RLXCUDADropHostWaits : Pass<"rlx-cuda-drop-host-waits", "ModuleOp"> {
   let summary = "Remove the host's waits for the GPU from compiled graphs";
   let description = [{
