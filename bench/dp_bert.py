@@ -5,7 +5,8 @@ and 4 GPUs (docs/perf/distributed.md).
   python3 bench/dp_bert.py emit OUT RLX_OPT RLX_RUN [N ...]
       here (LLVM/MLIR, no GPU): imports the model with rlx.torch in bf16
       mixed precision (matmuls and their weights bf16, layer norms and the
-      loss f32), differentiates it with Adam (data-parallel=N for N > 1)
+      loss f32), differentiates it with Adam (data-parallel=N for N > 1,
+      gradients all-reduced in bf16)
       and compiles one training step per N for the cuda target into OUT.
   python3 bench/dp_bert.py run OUT RLX_RUN_AOT [--steps S]
       on the GPU machine: writes the model's initial parameters and a
@@ -88,7 +89,8 @@ def emit(out, rlx_opt, rlx_run, ranks):
         step = os.path.join(out, f"step{n}")
         options = f"func=forward optimizer=adam lr={LR}"
         if n > 1:
-            options += f" data-parallel={n}"
+            # Gradients reduced in bf16, as DDP reduces a model.bfloat16()'s.
+            options += f" data-parallel={n} gradient-precision=native"
         start = time.time()
         subprocess.run([rlx_opt, source, f"--rlx-autodiff={options}", "-o",
                         step + ".mlir"], check=True)

@@ -247,8 +247,9 @@ def RLXAutodiff : Pass<"rlx-autodiff", "ModuleOp"> {
     right after the bucket's last gradient so that the rest of the
     backward pass can run while it is in flight (a larger gradient is a
     bucket of its own; `bucket-mb=0`: one all-reduce per gradient); f16
-    and bf16 buckets are reduced in f32. `@f_grad` keeps the rank's own
-    gradients.
+    and bf16 buckets are reduced in f32, or in their own type with
+    `gradient-precision=native` (the CUDA target's NCCL takes them, the
+    CPU's MPI does not). `@f_grad` keeps the rank's own gradients.
   }];
   let options = [
     Option<"func", "func", "std::string", /*default=*/"\"\"",
@@ -287,6 +288,11 @@ def RLXAutodiff : Pass<"rlx-autodiff", "ModuleOp"> {
     Option<"bucketMb", "bucket-mb", "double", /*default=*/"25",
            "With data-parallel: the most MiB of gradients one all-reduce "
            "carries (0: one all-reduce per gradient)">,
+    Option<"gradientPrecision", "gradient-precision", "std::string",
+           /*default=*/"\"f32\"",
+           "With data-parallel: the type f16 and bf16 gradients and losses "
+           "are all-reduced in, f32 (every backend; MPI has no 16-bit "
+           "float) or native (their own type, half the bytes; NCCL)">,
   ];
 }
 

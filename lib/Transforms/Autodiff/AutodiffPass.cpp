@@ -164,6 +164,10 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
       return module.emitError()
              << kPass << ": unknown gradient-reduction=" << gradientReduction
              << " (expected mean or sum)";
+    if (gradientPrecision != "f32" && gradientPrecision != "native")
+      return module.emitError()
+             << kPass << ": unknown gradient-precision=" << gradientPrecision
+             << " (expected f32 or native)";
     if (dataParallel > 0 && optimizer == "none")
       return module.emitError()
              << kPass << ": data-parallel=" << int64_t(dataParallel)
@@ -363,7 +367,8 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
   }
 
   /// `x` combined over the data-parallel ranks by `gradient-reduction`. MPI
-  /// has no 16-bit float type, so f16 and bf16 are reduced in f32.
+  /// has no 16-bit float type, so f16 and bf16 are reduced in f32 unless
+  /// `gradient-precision=native`.
   Value allReduce(PrimitiveBuilder &p, Value x) {
     return finishAllReduce(p, startAllReduce(p, x),
                            getElementTypeOrSelf(x.getType()));
@@ -382,7 +387,9 @@ struct RLXAutodiffPass : rlx::impl::RLXAutodiffBase<RLXAutodiffPass> {
   Value finishAllReduce(PrimitiveBuilder &p, Value reduced, Type et) {
     return isWidened(et) ? p.cast(reduced, et) : reduced;
   }
-  static bool isWidened(Type et) { return et.isF16() || et.isBF16(); }
+  bool isWidened(Type et) {
+    return gradientPrecision == "f32" && (et.isF16() || et.isBF16());
+  }
 
   /// Replaces each gradient by its all-reduce over the ranks. Gradients of
   /// one element type go into buckets of at most `bucket-mb` MiB, in the

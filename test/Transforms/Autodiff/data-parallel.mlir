@@ -5,7 +5,9 @@
 // A cap of 100 bytes: b1 (12 bytes) and w1 (96) do not fit together.
 // RUN: rlx-opt %s --rlx-autodiff="func=f optimizer=sgd data-parallel=2 bucket-mb=0.0001" | FileCheck %s --check-prefix=CAP
 // RUN: rlx-opt %s --rlx-autodiff="func=half optimizer=sgd data-parallel=2" | FileCheck %s --check-prefix=HALF
+// RUN: rlx-opt %s --rlx-autodiff="func=half optimizer=sgd data-parallel=2 gradient-precision=native" | FileCheck %s --check-prefix=NATIVE
 // RUN: not rlx-opt %s --rlx-autodiff="func=f data-parallel=2" 2>&1 | FileCheck %s --check-prefix=NOOPT
+// RUN: not rlx-opt %s --rlx-autodiff="func=f optimizer=sgd data-parallel=2 gradient-precision=f16" 2>&1 | FileCheck %s --check-prefix=PRECISION
 // RUN: not rlx-opt %s --rlx-autodiff="func=f optimizer=sgd data-parallel=-2" 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not rlx-opt %s --rlx-autodiff="func=f optimizer=sgd data-parallel=2 gradient-reduction=max" 2>&1 | FileCheck %s --check-prefix=KIND
 // RUN: not rlx-opt %s --rlx-autodiff="func=f optimizer=sgd data-parallel=2 bucket-mb=-1" 2>&1 | FileCheck %s --check-prefix=BUCKET
@@ -52,9 +54,20 @@
 // HALF: %[[R:.*]] = rlx.all_reduce mean %[[WIDE]] mesh [2] : tensor<9xf32>
 // HALF: rlx.cast %[[R]] : tensor<9xf32> to bf16
 
+// gradient-precision=native: the bucket and the loss are reduced in bf16
+// (NCCL takes it), no widening.
+// NATIVE-LABEL: func.func @half_train_step(
+// NATIVE-NOT: rlx.cast
+// NATIVE: %[[CAT:.*]] = rlx.concat {{.*}} : tensor<3xbf16>, tensor<6xbf16>
+// NATIVE: rlx.all_reduce mean %[[CAT]] mesh [2] : tensor<9xbf16>
+// NATIVE: rlx.all_reduce mean %{{.*}} mesh [2] : tensor<bf16>
+// NATIVE-NOT: rlx.cast
+// NATIVE: return
+
 // NOOPT: error: rlx-autodiff: data-parallel=2 all-reduces the gradients of the training step; it needs optimizer=sgd or adam
 // NEG: error: rlx-autodiff: data-parallel=-2 is out of range (>= 0)
 // KIND: error: rlx-autodiff: unknown gradient-reduction=max (expected mean or sum)
+// PRECISION: error: rlx-autodiff: unknown gradient-precision=f16 (expected f32 or native)
 // BUCKET: error: rlx-autodiff: bucket-mb=-1 is out of range (finite and >= 0)
 
 func.func @f(%x: tensor<4x8xf32> {rlx.input = "x"},
