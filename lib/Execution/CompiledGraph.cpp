@@ -455,21 +455,26 @@ llvm::Error CompiledGraph::callBench(MemRefDescriptors &descriptors,
     call->bench(call->descriptors, call->warmUpRuns, call->timedRuns,
                 call->runMs);
   };
+  return callGuarded(run, &call);
+}
+
+llvm::Error CompiledGraph::callGuarded(void (*call)(void *),
+                                       void *context) const {
   // Through the runtime's call guard where it has one (cuda's): a driver
-  // error in the bench is its status, as in a run.
+  // error inside is the call's status, as in a run.
   if (!callGuardedFn) {
-    run(&call);
+    call(context);
     return llvm::Error::success();
   }
   char message[1024] = {0};
-  return guardStatus(callGuardedFn(run, &call, message, sizeof(message)),
+  return guardStatus(callGuardedFn(call, context, message, sizeof(message)),
                      message);
 }
 
-llvm::Error CompiledGraph::runOwnSteps(
-    llvm::MutableArrayRef<HostTensor> arguments,
-    llvm::MutableArrayRef<HostTensor> outputs,
-    const rlx_graph_step_plan &plan) const {
+llvm::Error
+CompiledGraph::runOwnSteps(llvm::MutableArrayRef<HostTensor> arguments,
+                           llvm::MutableArrayRef<HostTensor> outputs,
+                           const rlx_graph_step_plan &plan) const {
   if (!stepsFn)
     return llvm::createStringError("@" + signature.name + " has no " +
                                    kGraphStepsSymbol + " entry");
@@ -487,13 +492,7 @@ llvm::Error CompiledGraph::runOwnSteps(
     auto *call = static_cast<Call *>(context);
     call->steps(call->descriptors, call->plan);
   };
-  if (!callGuardedFn) {
-    run(&call);
-    return llvm::Error::success();
-  }
-  char message[1024] = {0};
-  return guardStatus(callGuardedFn(run, &call, message, sizeof(message)),
-                     message);
+  return callGuarded(run, &call);
 }
 
 MemRefDescriptors CompiledGraph::describeReturning(

@@ -92,6 +92,15 @@ rlxrt::makeBatchedArgument(const GraphSignature &signature,
   return BatchedArgument{*argument, std::move(batches)};
 }
 
+/// Copies slice `step` of `batched`'s batches into `argument`.
+static void loadSlice(HostTensor &argument, const BatchedArgument &batched,
+                      unsigned step) {
+  size_t bytes = argument.sizeInBytes();
+  std::memcpy(argument.data(),
+              static_cast<const char *>(batched.batches.data()) + step * bytes,
+              bytes);
+}
+
 /// runSteps through the graph's own steps entry: one call, with a plan of
 /// the feedback, the batches and the outputs afterStep reads.
 static llvm::Expected<StepResult> runOwnSteps(
@@ -157,14 +166,8 @@ static llvm::Expected<StepResult> runOwnSteps(
   // As the host loop leaves them: each batched argument holds its last
   // slice.
   if (options.steps > 0)
-    for (const BatchedArgument &batched : options.batched) {
-      HostTensor &argument = arguments[batched.argument];
-      size_t bytes = argument.sizeInBytes();
-      std::memcpy(argument.data(),
-                  static_cast<const char *>(batched.batches.data()) +
-                      (options.steps - 1) * bytes,
-                  bytes);
-    }
+    for (const BatchedArgument &batched : options.batched)
+      loadSlice(arguments[batched.argument], batched, options.steps - 1);
   return result;
 }
 
@@ -185,14 +188,8 @@ llvm::Expected<StepResult> rlxrt::runSteps(
     return runOwnSteps(graph, arguments, outputs, options, *feedback);
   StepResult result;
   for (unsigned step = 0; step < options.steps; ++step) {
-    for (const BatchedArgument &batched : options.batched) {
-      HostTensor &argument = arguments[batched.argument];
-      size_t bytes = argument.sizeInBytes();
-      std::memcpy(argument.data(),
-                  static_cast<const char *>(batched.batches.data()) +
-                      step * bytes,
-                  bytes);
-    }
+    for (const BatchedArgument &batched : options.batched)
+      loadSlice(arguments[batched.argument], batched, step);
     auto start = std::chrono::steady_clock::now();
     if (llvm::Error error = graph.run(arguments, outputs))
       return std::move(error);

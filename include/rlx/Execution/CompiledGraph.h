@@ -201,6 +201,9 @@ private:
   llvm::Error invoke(MemRefDescriptors &descriptors) const;
   /// The error of a guarded call's `status` and `message` (GraphABI.h).
   llvm::Error guardStatus(int status, const char *message) const;
+  /// `call(context)` through the runtime's call guard where it has one: a
+  /// failure inside is the error, as in invoke.
+  llvm::Error callGuarded(void (*call)(void *), void *context) const;
   /// benchFn's runs, through the runtime's call guard where it has one.
   llvm::Error callBench(MemRefDescriptors &descriptors, unsigned warmUpRuns,
                         unsigned timedRuns, float *runMs) const;
