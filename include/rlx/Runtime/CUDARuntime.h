@@ -33,7 +33,10 @@ enum {
   /* Flag of the convolution entry points (rlx_cuda_conv2d*): the input and
    * output buffers are NHWC and the filter KRSC (channels last), not NCHW
    * and KCRS. */
-  RLX_CUDA_CONV_CHANNELS_LAST = 2
+  RLX_CUDA_CONV_CHANNELS_LAST = 2,
+  /* Flag of the GEMM entry points: C = A * B, overwriting C (cuBLAS's
+   * beta = 0), instead of C += A * B. */
+  RLX_CUDA_GEMM_OVERWRITE = 4
 };
 enum {
   RLX_CUDA_EPILOGUE_BIAS = 0,

@@ -163,7 +163,8 @@ BlasOperand blasOperand(const Descriptor<Rank> *d, const char *name,
                     "] is neither row- nor column-major");
 }
 
-/// C[b] += A[b] * B[b] for b < batch, on row-major or transposed views.
+/// C[b] += A[b] * B[b] (C[b] = ... with RLX_CUDA_GEMM_OVERWRITE) for
+/// b < batch, on row-major or transposed views.
 template <int Rank>
 void gemm(const char *caller, cudaDataType input, cudaDataType output,
           int32_t flags, const Descriptor<Rank> *a, const Descriptor<Rank> *b,
@@ -187,8 +188,9 @@ void gemm(const char *caller, cudaDataType input, cudaDataType output,
   auto batchStride = [&](const auto *d) -> long long {
     return Rank == 3 ? d->strides[0] : 0;
   };
-  float alpha32 = 1, beta32 = 1;
-  double alpha64 = 1, beta64 = 1;
+  bool overwrite = flags & RLX_CUDA_GEMM_OVERWRITE;
+  float alpha32 = 1, beta32 = overwrite ? 0 : 1;
+  double alpha64 = 1, beta64 = overwrite ? 0 : 1;
   const void *alpha =
       types.doubleScalars ? static_cast<const void *>(&alpha64) : &alpha32;
   const void *beta =

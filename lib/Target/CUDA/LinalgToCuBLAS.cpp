@@ -15,6 +15,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir {
 namespace rlx {
@@ -52,6 +55,241 @@ bool isBlasLayout(Value operand, bool allowTransposed) {
          atLeast(colStride, rows);
 }
 
+/// The buffer `value` is a view of (through view-like ops), or `value`.
+Value rootBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// Whether `op` or an op nested in it has an operand viewing `root`.
+bool touchesBuffer(Operation *op, Value root) {
+  WalkResult result = op->walk([&](Operation *nested) {
+    for (Value operand : nested->getOperands())
+      if (isa<MemRefType>(operand.getType()) && rootBuffer(operand) == root)
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// Whether `op` only reads `root` (a copy out of it).
+bool onlyReads(Operation *op, Value root) {
+  auto copy = dyn_cast<memref::CopyOp>(op);
+  return copy && rootBuffer(copy.getSource()) == root &&
+         rootBuffer(copy.getTarget()) != root;
+}
+
+/// The `linalg.fill` of zero that last wrote `buffer` before `at`, when
+/// nothing but reads touched the buffer since; null otherwise. `read` tells
+/// whether something read those zeros in between.
+linalg::FillOp zeroFillReaching(Value buffer, Operation *at, bool &read) {
+  Value root = rootBuffer(buffer);
+  read = false;
+  for (Operation *op = at->getPrevNode(); op; op = op->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(op);
+        fill && fill.getDpsInits()[0] == buffer) {
+      Value value = fill.getDpsInputs()[0];
+      return matchPattern(value, m_AnyZeroFloat()) ||
+                     matchPattern(value, m_Zero())
+                 ? fill
+                 : nullptr;
+    }
+    if (onlyReads(op, root))
+      read = true;
+    else if (touchesBuffer(op, root))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// The op that zeroes `gemm`'s product before the GEMM accumulates into it
+/// (the matmul lowering's `linalg.fill` of zero, or a `memref.copy` of such
+/// a fill when bufferization shares one fill between products of a
+/// shape), if the GEMM can overwrite the product instead (cuBLAS's beta =
+/// 0); `redundant` tells whether that op can go too (nothing else reads
+/// what it wrote).
+Operation *zeroInitBefore(linalg::LinalgOp gemm, bool &redundant) {
+  Value product = gemm.getDpsInits()[0];
+  bool read = false;
+  if (linalg::FillOp fill = zeroFillReaching(product, gemm, read)) {
+    redundant = !read;
+    return fill;
+  }
+  if (read)
+    return nullptr;
+  Value root = rootBuffer(product);
+  for (Operation *op = gemm->getPrevNode(); op; op = op->getPrevNode()) {
+    if (auto copy = dyn_cast<memref::CopyOp>(op);
+        copy && copy.getTarget() == product) {
+      bool zerosRead;
+      redundant = true;
+      return zeroFillReaching(copy.getSource(), copy, zerosRead) ? copy
+                                                                 : nullptr;
+    }
+    if (touchesBuffer(op, root))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// The half float type that every use of `value` rounds it to first, if
+/// all of its uses are such roundings.
+Type roundedTypeOfUses(Value value) {
+  Type rounded;
+  for (Operation *user : value.getUsers()) {
+    auto truncation = dyn_cast<arith::TruncFOp>(user);
+    if (!truncation || (rounded && truncation.getType() != rounded))
+      return nullptr;
+    rounded = truncation.getType();
+  }
+  return rounded;
+}
+
+/// Whether `generic` only rounds its one input, element for element, into
+/// its output (the half matmul lowering's last step when nothing fused
+/// into it).
+bool isRoundingCopy(linalg::GenericOp generic) {
+  if (generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0 ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return false;
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto truncation = yield.getOperand(0).getDefiningOp<arith::TruncFOp>();
+  return body.getOperations().size() == 2 && truncation &&
+         truncation.getIn() == body.getArgument(0);
+}
+
+/// An f16/bf16 GEMM's f32 product, zeroed by `zeroInit`, that every
+/// reader rounds to the half type before anything else (the half matmul
+/// lowering: the product is accumulated in f32 and rounded once). cuBLAS
+/// accumulates in f32 and rounds its output once too, so the GEMM can
+/// write the half type itself and the f32 buffer and the rounding go:
+/// - a lone reader that only copies the rounded product into its output
+///   becomes the GEMM's output (that reader is gone);
+/// - otherwise the product becomes a half buffer, which the readers
+///   (through its reshapes) take as it is.
+/// Returns the half buffer for the GEMM to write, or null (nothing
+/// changed) when the product is read otherwise.
+Value foldRounding(linalg::LinalgOp gemm, Operation *zeroInit,
+                   DominanceInfo &dominance) {
+  Value product = gemm.getDpsInits()[0];
+  auto alloc = product.getDefiningOp<memref::AllocOp>();
+  if (!alloc || !zeroInit)
+    return nullptr;
+  auto productType = cast<MemRefType>(product.getType());
+  if (!productType.getElementType().isF32() ||
+      !productType.getLayout().isIdentity())
+    return nullptr;
+  // The product's readers, directly or through one reshape each.
+  SmallVector<Operation *> views;
+  SmallVector<std::pair<linalg::GenericOp, unsigned>> reads;
+  Type half;
+  auto addReads = [&](Value buffer) {
+    for (OpOperand &use : buffer.getUses()) {
+      auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+      if (!generic || !generic.isDpsInput(&use))
+        return false;
+      Type rounded = roundedTypeOfUses(generic.getMatchingBlockArgument(&use));
+      if (!rounded || (half && rounded != half))
+        return false;
+      half = rounded;
+      reads.emplace_back(generic, use.getOperandNumber());
+    }
+    return true;
+  };
+  for (OpOperand &use : alloc->getUses()) {
+    Operation *user = use.getOwner();
+    if (user == gemm.getOperation() || user == zeroInit ||
+        isa<memref::DeallocOp>(user))
+      continue;
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user)) {
+      views.push_back(user);
+      if (!addReads(user->getResult(0)))
+        return nullptr;
+    } else if (!isa<linalg::GenericOp>(user) || !addReads(product)) {
+      return nullptr;
+    }
+  }
+  Type input = gemm.getDpsInputs()[0].getType();
+  if (!half || getElementTypeOrSelf(input) != half)
+    return nullptr;
+
+  OpBuilder b(gemm);
+  Location loc = gemm.getLoc();
+  // A lone rounding copy into a buffer that exists at the GEMM and that
+  // nothing touches until the copy: the GEMM writes that buffer.
+  if (reads.size() == 1 && views.size() <= 1 &&
+      isRoundingCopy(reads.front().first)) {
+    linalg::GenericOp copy = reads.front().first;
+    Value target = copy.getDpsInits()[0];
+    bool untouched =
+        copy->getBlock() == gemm->getBlock() && gemm->isBeforeInBlock(copy) &&
+        dominance.properlyDominates(target, gemm.getOperation()) &&
+        cast<MemRefType>(target.getType()).getLayout().isIdentity();
+    for (Operation *op = gemm->getNextNode(); untouched && op != copy;
+         op = op->getNextNode())
+      untouched = !touchesBuffer(op, rootBuffer(target));
+    if (untouched) {
+      Value view = target;
+      if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(
+              views.empty() ? nullptr : views.front()))
+        view = memref::CollapseShapeOp::create(
+            b, loc, target, expand.getReassociationIndices());
+      else if (auto collapse = dyn_cast_or_null<memref::CollapseShapeOp>(
+                   views.empty() ? nullptr : views.front()))
+        view = memref::ExpandShapeOp::create(
+            b, loc, MemRefType::get(productType.getShape(), half), target,
+            collapse.getReassociationIndices());
+      copy->erase();
+      for (Operation *op : views)
+        op->erase();
+      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          user->erase();
+      return view;
+    }
+  }
+
+  // The product in the half type, read as the rounded value it was.
+  OpBuilder atAlloc(alloc);
+  auto halfAlloc = memref::AllocOp::create(
+      atAlloc, alloc.getLoc(), MemRefType::get(productType.getShape(), half),
+      alloc.getDynamicSizes(), alloc.getSymbolOperands(),
+      alloc.getAlignmentAttr());
+  for (Operation *view : views) {
+    OpBuilder atView(view);
+    Value halfView;
+    if (auto expand = dyn_cast<memref::ExpandShapeOp>(view))
+      halfView = memref::ExpandShapeOp::create(
+          atView, view->getLoc(),
+          MemRefType::get(expand.getType().getShape(), half), halfAlloc,
+          expand.getReassociationIndices());
+    else
+      halfView = memref::CollapseShapeOp::create(
+          atView, view->getLoc(), halfAlloc,
+          cast<memref::CollapseShapeOp>(view).getReassociationIndices());
+    view->getResult(0).replaceAllUsesWith(halfView);
+    view->erase();
+  }
+  product.replaceUsesWithIf(halfAlloc, [&](OpOperand &use) {
+    return use.getOwner() != gemm.getOperation() && use.getOwner() != zeroInit;
+  });
+  for (auto [generic, operand] : reads) {
+    BlockArgument argument =
+        generic.getMatchingBlockArgument(&generic->getOpOperand(operand));
+    argument.setType(half);
+    for (Operation *truncation :
+         llvm::make_early_inc_range(argument.getUsers())) {
+      truncation->getResult(0).replaceAllUsesWith(argument);
+      truncation->erase();
+    }
+  }
+  return halfAlloc;
+}
+
 struct RLXCUDALinalgToCuBLASPass
     : rlx::impl::RLXCUDALinalgToCuBLASBase<RLXCUDALinalgToCuBLASPass> {
   using Base::Base;
@@ -64,8 +302,9 @@ struct RLXCUDALinalgToCuBLASPass
               rlx::matchTransposableGemm(op, /*allowHalfInputs=*/true))
         gemms.emplace_back(op, *gemm);
     });
+    DominanceInfo dominance(module);
     for (auto [op, gemm] : gemms)
-      rewrite(module, op, gemm);
+      rewrite(module, op, gemm, dominance);
   }
 
   /// The runtime entry point's type suffix: the element type, or for f16
@@ -86,12 +325,16 @@ struct RLXCUDALinalgToCuBLASPass
   }
 
   void rewrite(ModuleOp module, linalg::LinalgOp op,
-               const rlx::TransposableGemm &gemm) {
+               const rlx::TransposableGemm &gemm, DominanceInfo &dominance) {
     std::optional<std::string> suffix = entrySuffix(gemm);
     if (!suffix)
       return;
     OpBuilder b(op);
     SmallVector<Value> operands = op->getOperands();
+    // The product's zero fill is a kernel of its own; the GEMM overwrites
+    // the product instead (beta = 0).
+    bool redundant = false;
+    Operation *zeroInit = zeroInitBefore(op, redundant);
     // An operand read through a transposed indexing map is passed as a
     // transposed view of its buffer (the last two dims swapped): the
     // runtime sees its unit row stride and has cuBLAS read it transposed.
@@ -116,14 +359,25 @@ struct RLXCUDALinalgToCuBLASPass
           operands[i].getDefiningOp()->erase();
       return;
     }
+    if (Value rounded = foldRounding(op, zeroInit, dominance)) {
+      suffix = rlx::gemmTypeSuffix(gemm.inputTypes[0])->str();
+      operands[2] = rounded;
+    }
     bool batched = isa<linalg::BatchMatmulOp>(op.getOperation());
     std::string name =
         (Twine(batched ? "rlx_cuda_batch_matmul_" : "rlx_cuda_matmul_") +
          *suffix)
             .str();
+    int32_t flags = (allowTf32 ? RLX_CUDA_GEMM_ALLOW_TF32 : 0) |
+                    (zeroInit ? RLX_CUDA_GEMM_OVERWRITE : 0);
     rlx::createDeviceRuntimeCall(b, op.getLoc(), module, name, operands,
-                                 {allowTf32 ? RLX_CUDA_GEMM_ALLOW_TF32 : 0});
+                                 {flags});
+    Value product = op.getDpsInits()[0];
     op->erase();
+    if (zeroInit && redundant)
+      zeroInit->erase();
+    if (operands[2] != product && product.use_empty())
+      product.getDefiningOp()->erase();
   }
 };
 

@@ -79,9 +79,12 @@ bool rlx::mapRowReduction(RewriterBase &rewriter, linalg::LinalgOp op,
       op.getNumReductionLoops() == 0 || !isa<linalg::GenericOp>(op) ||
       linalg::isaContractionOpInterface(op))
     return false;
-  // gpu.all_reduce shuffles 32-bit values.
+  // gpu.all_reduce shuffles 32-bit values, and 64-bit ones as two halves
+  // (the NVVM lowering of gpu.shuffle).
   Type elementType = getElementTypeOrSelf(op.getDpsInits()[0].getType());
-  if (!elementType.isIntOrFloat() || elementType.getIntOrFloatBitWidth() != 32)
+  if (!elementType.isIntOrFloat() ||
+      (elementType.getIntOrFloatBitWidth() != 32 &&
+       elementType.getIntOrFloatBitWidth() != 64))
     return false;
   SmallVector<Operation *> combinerOps;
   Block *body = op.getBlock();

@@ -24,7 +24,7 @@ from .. import compile as _compile
 from .._capi import RLXError
 from ..generation import KVCache
 from ..gguf import QuantizedTensor
-from ..safetensors import read_safetensors
+from ..safetensors import read_safetensors, write_safetensors
 from . import gpt2, llama
 from .gguf_loader import read_gguf_model
 
@@ -124,6 +124,50 @@ class CausalLM:
         leaves compilation out."""
         self._step_graph(batch, prompt_length)
         self._step_graph(batch, 1)
+
+    def greedy_step(self, tokens, batch=1, dtype="f32"):
+        """Module text of the greedy step of `tokens` tokens per sequence
+        (DecoderStep: tokens, positions and caches are `rlx.param`s that
+        its results replace), whose parameters `write_weights` writes:
+        `rlx-run --steps` repeats the one-token step on the device, the
+        prompt's step (the prompt's length) starts it (docs/llm.md)."""
+        return self._family.step_graph(self.config, batch, tokens,
+                                       self.capacity, self._packed, dtype,
+                                       greedy=True)
+
+    def write_weights(self, path, dtype="f32"):
+        """The step graphs' parameters (the checkpoint's tensors and the
+        derived tables) as one .safetensors file, floats in `dtype` (f32,
+        bf16 or f16; quantized weights keep their packed bytes)."""
+        floats = [n for n in self._weights if n not in self._packed]
+        tensors = dict(self._weights)
+        if dtype == "f16":
+            tensors.update({n: tensors[n].astype(np.float16)
+                            for n in floats})
+        elif dtype not in ("f32", "bf16"):
+            raise RLXError(f"write_weights: dtype {dtype!r} is not f32, "
+                           "bf16 or f16")
+        write_safetensors(path, tensors,
+                          bf16=floats if dtype == "bf16" else ())
+
+    def write_greedy_state(self, path, prompts, dtype="f32"):
+        """The arguments a greedy step over `prompts` ([batch, count] ids,
+        all of one length) starts from, as one .safetensors file: the
+        tokens, their positions 0 .. count - 1 and empty caches."""
+        prompts = np.asarray(prompts, dtype=np.int64)
+        if prompts.ndim != 2 or prompts.shape[1] > self.capacity:
+            raise RLXError(f"prompts of shape {list(prompts.shape)}: want "
+                           f"[batch, count] with count <= {self.capacity}")
+        cache = self.new_cache(prompts.shape[0])
+        state = {"tokens": prompts, "positions": cache.positions(
+            prompts.shape[1])}
+        for index, array in enumerate(cache.arrays):
+            kind = "key" if index % 2 == 0 else "value"
+            state[f"cache.{index // 2}.{kind}"] = (
+                array.astype(np.float16) if dtype == "f16" else array)
+        write_safetensors(path, state, bf16=[n for n in state
+                                             if n.startswith("cache.")]
+                          if dtype == "bf16" else ())
 
     def new_cache(self, batch=1):
         c = self.config

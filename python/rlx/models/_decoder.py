@@ -9,6 +9,7 @@ import dataclasses
 
 import numpy as np
 
+from .._capi import RLXError
 from ._ir import GraphText
 
 _NEG_INF = float("-inf")
@@ -33,20 +34,34 @@ class DecoderStep:
     `[batch, tokens]` i64 (each token's position in its sequence, below
     `capacity`), then `cache.L.key` and `cache.L.value`
     `[batch, kv_heads, capacity, head_dim]` per layer L (`caches`, a list of
-    pairs). `bias` hides from each query the keys after its position,
+    pairs), in `dtype` (the activations' and weights' float type). `bias`
+    hides from each query the keys after its position,
     `[batch, heads, tokens, capacity]`; `store` writes the step's keys or
-    values into a cache."""
+    values into a cache.
+
+    `greedy` builds the step that `rlx-run --steps` repeats to generate
+    greedily on the device: tokens, positions and caches are `rlx.param`
+    arguments, and the results are the token chosen after each sequence's
+    last one (first, the value --steps prints), the position that token
+    takes and the caches, each marked as the argument it becomes in the
+    next step. A greedy step of several tokens (a static count) is the
+    prefill whose results start the one-token steps."""
 
     def __init__(self, name, batch, tokens, capacity, layers, heads,
-                 kv_heads, head_dim):
+                 kv_heads, head_dim, dtype="f32", greedy=False):
+        if greedy and not isinstance(tokens, int):
+            raise RLXError("a greedy step takes a static number of tokens "
+                           "per sequence")
         self.g = g = GraphText(name)
         self.batch, self.capacity = batch, capacity
         self.heads, self.head_dim = heads, head_dim
-        self.tokens = g.input("tokens", (batch, tokens), "i64")
-        self.positions = g.input("positions", (batch, tokens), "i64")
+        self.dtype, self.greedy = dtype, greedy
+        argument = g.param if greedy else g.input
+        self.tokens = argument("tokens", (batch, tokens), "i64")
+        self.positions = argument("positions", (batch, tokens), "i64")
         cache_shape = (batch, kv_heads, capacity, head_dim)
-        self.caches = [(g.input(f"cache.{i}.key", cache_shape),
-                        g.input(f"cache.{i}.value", cache_shape))
+        self.caches = [(argument(f"cache.{i}.key", cache_shape, dtype),
+                        argument(f"cache.{i}.value", cache_shape, dtype))
                        for i in range(layers)]
 
         # Key j is visible to a query iff j <= its position.
@@ -54,7 +69,8 @@ class DecoderStep:
         visible = g.compare("le", key_index,
                             g.reshape(self.positions, (batch, 1, -1, 1)))
         self.bias = g.expand(
-            g.where(visible, g.constant(0.0), g.constant(_NEG_INF)),
+            g.where(visible, g.constant(0.0, dtype),
+                    g.constant(_NEG_INF, dtype)),
             (batch, heads, -1, capacity))
         # scatter[b, 0, j, t] = 1 where token t of sequence b goes to slot
         # j: a matmul by it places the step's keys at their slots (exactly:
@@ -62,10 +78,10 @@ class DecoderStep:
         # which slots take them.
         lands = g.compare("eq", g.reshape(key_index, (capacity, 1)),
                           g.reshape(self.positions, (batch, 1, -1)))
-        self._scatter = g.reshape(g.cast(lands, "f32"),
+        self._scatter = g.reshape(g.cast(lands, dtype),
                                   (batch, 1, capacity, -1))
         written = g.compare("gt", g.reduce("max", self._scatter, [3]),
-                            g.constant(0.5))
+                            g.constant(0.5, dtype))
         self._written = g.reshape(written, (batch, 1, capacity, 1))
 
     def store(self, cache, new):
@@ -86,5 +102,29 @@ class DecoderStep:
 
     def text(self, logits, new_caches):
         """The module: results the logits `[batch, tokens, vocab]`, then
-        each cache with the step's keys and values, in argument order."""
-        return self.g.text([logits] + new_caches)
+        each cache with the step's keys and values, in argument order. A
+        greedy step returns instead the chosen tokens `[batch, 1]` (the
+        first largest logit, as numpy.argmax and `sample_next` at
+        temperature 0), the next positions, then the caches."""
+        g = self.g
+        if not self.greedy:
+            return g.text([logits] + new_caches)
+        count, vocab = logits.shape[-2:]
+        scores = g.reshape(g.narrow(logits, 1, count - 1, 1),
+                           (self.batch, vocab))
+        if scores.dtype != "f32":
+            scores = g.cast(scores, "f32")
+        top = g.reshape(g.reduce("max", scores, [1]), (self.batch, 1))
+        # The smallest index holding the maximum: others count as `vocab`.
+        candidates = g.where(g.compare("eq", scores, top),
+                             g.constant(np.arange(vocab), "i64"),
+                             g.constant(vocab, "i64"))
+        chosen = g.reshape(g.reduce("min", candidates, [1]),
+                           (self.batch, 1))
+        following = g.binary("add",
+                             g.narrow(self.positions, 1, count - 1, 1),
+                             g.constant(1, "i64"))
+        names = ["tokens", "positions"] + [
+            f"cache.{i // 2}.{'key' if i % 2 == 0 else 'value'}"
+            for i in range(len(new_caches))]
+        return g.text([chosen, following] + new_caches, names)

@@ -32,11 +32,15 @@ class Value:
         return type_text(self.shape, self.dtype)
 
 
-def _float_text(value):
+# -inf in each float type, as a hexadecimal literal of its bits.
+_NEG_INF_BITS = {"f32": "0xFF800000", "bf16": "0xFF80", "f16": "0xFC00"}
+
+
+def _float_text(value, dtype="f32"):
     if np.isneginf(value):
-        return "0xFF800000"  # f32 -inf; the only non-finite value used.
+        return _NEG_INF_BITS[dtype]  # the only non-finite value used.
     if not np.isfinite(value):
-        raise ValueError(f"constant {value} has no f32 literal here")
+        raise ValueError(f"constant {value} has no {dtype} literal here")
     return f"{float(value):.9e}"
 
 
@@ -71,12 +75,20 @@ class GraphText:
     def param(self, name, shape, dtype="f32"):
         return self._argument("param", name, shape, dtype)
 
-    def text(self, results):
+    def text(self, results, param_names=None):
+        """The module returning `results`; `param_names`, when given, names
+        for each result the `rlx.param` argument it becomes in the next
+        step (None: none), as a training step's results do."""
         types = ", ".join(r.type for r in results)
         names = ", ".join(r.name for r in results)
+        marked = types
+        if param_names is not None:
+            marked = ", ".join(
+                r.type + ("" if n is None else f' {{rlx.param = "{n}"}}')
+                for r, n in zip(results, param_names))
         arguments = ",\n    ".join(self.arguments)
         return "\n".join(
-            [f"func.func @{self.name}(\n    {arguments})\n    -> ({types}) {{"]
+            [f"func.func @{self.name}(\n    {arguments})\n    -> ({marked}) {{"]
             + self.body + [f"  return {names} : {types}", "}", ""])
 
     # Ops, in the order of docs/ops.md.
@@ -85,8 +97,8 @@ class GraphText:
         """A rank-1 array, or a scalar splat to `shape` (default: rank
         0)."""
         array = np.asarray(value)
-        scalar = _float_text if dtype.startswith("f") else \
-            (lambda v: str(int(v)))
+        scalar = (lambda v: _float_text(v, dtype)) \
+            if dtype.startswith(("f", "bf")) else (lambda v: str(int(v)))
         if array.ndim == 0:
             literal = scalar(array.item())
             shape = () if shape is None else tuple(shape)

@@ -113,13 +113,15 @@ class GPT2Config(DecoderConfig):
                 "embeddings (n_positions)")
 
 
-def step_graph(config, batch, tokens, capacity, packed=None):
+def step_graph(config, batch, tokens, capacity, packed=None, dtype="f32",
+               greedy=False):
     """Module text of one step of the model over a fixed-capacity KV cache
     (docs/llm.md): the arguments and results of DecoderStep, and the
     checkpoint's tensors as parameters. `tokens` is the number of tokens
     each sequence gives the step: an int (1 for decode) or None for a `?`
     dim (prefill). Quantized weights (`packed`, see llama.step_graph) are
-    not taken: GPT-2 is read from Hugging Face directories only."""
+    not taken: GPT-2 is read from Hugging Face directories only. `dtype`
+    and `greedy` as for llama.step_graph."""
     if packed:
         raise RLXError("the GPT-2 family takes float weights only; "
                        f"'{next(iter(packed))}' is quantized")
@@ -127,9 +129,9 @@ def step_graph(config, batch, tokens, capacity, packed=None):
     hidden, heads = c.hidden_size, c.num_attention_heads
     step = DecoderStep("gpt2_decode" if tokens == 1 else "gpt2_step", batch,
                        tokens, capacity, c.num_hidden_layers, heads, heads,
-                       c.head_dim)
+                       c.head_dim, dtype, greedy)
     g = step.g
-    w = {name: g.param(name, shape)
+    w = {name: g.param(name, shape, dtype)
          for name, shape in c.weight_shapes().items()}
 
     def conv1d(x, name):

@@ -140,7 +140,8 @@ class LlamaConfig(DecoderConfig):
                 "attention mask does not apply yet")
 
 
-def step_graph(config, batch, tokens, capacity, packed=None):
+def step_graph(config, batch, tokens, capacity, packed=None, dtype="f32",
+               greedy=False):
     """Module text of one step of the model over a fixed-capacity KV cache
     (docs/llm.md). `tokens` is the number of tokens each sequence gives the
     step: an int (1 for decode) or None for a `?` dim (prefill).
@@ -155,22 +156,31 @@ def step_graph(config, batch, tokens, capacity, packed=None):
 
     `packed` maps the name of a linear weight kept GGUF-quantized to its
     (scheme, byte count): that parameter is its ui8 bytes, multiplied by
-    rlx.dequant_matmul (the others are f32)."""
+    rlx.dequant_matmul (the others are f32).
+
+    `dtype` ("f32", "bf16" or "f16") is the type of the weights, the rotary
+    tables, the activations, the caches and the logits, as a model run in
+    `model.to(dtype)`; `greedy` builds the step DecoderStep describes,
+    which chooses the next token on the device."""
     packed = packed or {}
+    if packed and dtype != "f32":
+        raise RLXError(f"quantized weights ('{next(iter(packed))}') are "
+                       f"multiplied in f32; a {dtype} step takes float "
+                       "weights only")
     c = config
     heads, kv_heads, dim = (c.num_attention_heads, c.num_key_value_heads,
                             c.head_dim)
     group = heads // kv_heads
     step = DecoderStep("llama_decode" if tokens == 1 else "llama_step",
                        batch, tokens, capacity, c.num_hidden_layers, heads,
-                       kv_heads, dim)
+                       kv_heads, dim, dtype, greedy)
     g = step.g
     shapes = c.weight_shapes()
     weights = {name: (g.param(name, (packed[name][1],), "ui8")
-                      if name in packed else g.param(name, shape))
+                      if name in packed else g.param(name, shape, dtype))
                for name, shape in shapes.items()}
-    cos_table = g.param("rope.cos", (capacity, dim // 2))
-    sin_table = g.param("rope.sin", (capacity, dim // 2))
+    cos_table = g.param("rope.cos", (capacity, dim // 2), dtype)
+    sin_table = g.param("rope.sin", (capacity, dim // 2), dtype)
 
     # The rotary angles of each token.
     flat_positions = g.reshape(step.positions, (-1,))
@@ -178,7 +188,7 @@ def step_graph(config, batch, tokens, capacity, packed=None):
     sin = g.gather(sin_table, flat_positions)
 
     # rlx.rms_norm adds a shift; Llama's has none.
-    beta = g.constant(0.0, shape=(c.hidden_size,))
+    beta = g.constant(0.0, dtype, shape=(c.hidden_size,))
 
     def linear(x, name, bias_too):
         weight = name + ".weight"

@@ -172,12 +172,13 @@ func.func @shape_constants_bool_complex()
 // -----
 
 // Not folded: non-splat constants over 1024 elements, a non-splat expand,
-// dense_resource constants, and shape ops of non-constants.
+// dense_resource constants (the transpose of one moves a unit dim: it
+// becomes a reshape, below), and shape ops of non-constants.
 // CHECK-LABEL: func.func @shape_constants_not_folded
 // CHECK: rlx.reshape
 // CHECK: rlx.transpose
 // CHECK: rlx.expand
-// CHECK: rlx.transpose
+// CHECK: rlx.reshape {{.*}} new_shape = [1, 2] : tensor<2x1xf32>
 // CHECK: rlx.reshape
 func.func @shape_constants_not_folded(%x: tensor<2x3xf32>)
     -> (tensor<1030xi8>, tensor<515x2xi8>, tensor<2x2xf32>, tensor<1x2xf32>,
@@ -225,4 +226,24 @@ func.func @transpose_empty_huge() -> tensor<4x4611686018427387904x0xf32> {
   %c = rlx.constant dense<> : tensor<0x4611686018427387904x4xf32>
   %0 = rlx.transpose %c perm = [2, 1, 0] : tensor<0x4611686018427387904x4xf32>
   return %0 : tensor<4x4611686018427387904x0xf32>
+}
+
+// -----
+
+// A transpose that moves only dims of size 1 keeps the element order: a
+// reshape. One that reorders larger dims stays a transpose.
+// CHECK-LABEL: func.func @transpose_of_unit_dims
+// CHECK: %[[A:.*]] = rlx.reshape %arg0 new_shape = [1, 32, 1, 64] : tensor<1x1x32x64xf32>
+// CHECK: %[[B:.*]] = rlx.reshape %arg1 new_shape = [2, 1, 16] : tensor<2x16x1xf32>
+// CHECK: %[[C:.*]] = rlx.transpose %arg2 perm = [0, 2, 1, 3] : tensor<1x4x32x64xf32>
+// CHECK: return %[[A]], %[[B]], %[[C]]
+func.func @transpose_of_unit_dims(%q: tensor<1x1x32x64xf32>,
+                                  %k: tensor<2x16x1xf32>,
+                                  %p: tensor<1x4x32x64xf32>)
+    -> (tensor<1x32x1x64xf32>, tensor<2x1x16xf32>, tensor<1x32x4x64xf32>) {
+  %a = rlx.transpose %q perm = [0, 2, 1, 3] : tensor<1x1x32x64xf32>
+  %b = rlx.transpose %k perm = [0, 2, 1] : tensor<2x16x1xf32>
+  %c = rlx.transpose %p perm = [0, 2, 1, 3] : tensor<1x4x32x64xf32>
+  return %a, %b, %c
+      : tensor<1x32x1x64xf32>, tensor<2x1x16xf32>, tensor<1x32x4x64xf32>
 }

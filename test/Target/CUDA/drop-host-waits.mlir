@@ -2,14 +2,13 @@
 // RUN: rlx-opt %s --rlx-cuda-pipeline --mlir-print-ir-after=rlx-cuda-drop-host-waits -o /dev/null 2>&1 | FileCheck %s
 // RUN: rlx-opt %s --rlx-cuda-pipeline | FileCheck %s --check-prefix=LLVM
 
-// Every chain of GPU work (the matmul's zero fill, its cuBLAS call, the
-// tanh kernel, the softmax's row kernels) is ordered by the graph stream
+// Every chain of GPU work (the matmul's cuBLAS call, the tanh kernel, the
+// softmax's row kernels) is ordered by the graph stream
 // alone: no host wait is left, in either branch of the softmax's choice of
 // kernel by alignment. Chains still begin with a token-producing wait.
 // CHECK-LABEL: func.func @f(
 // CHECK-NOT: gpu.wait [
 // CHECK-NOT: gpu.wait{{$}}
-// CHECK: gpu.launch_func async
 // CHECK: call @rlx_cuda_matmul_f32(
 // CHECK: gpu.launch_func async
 // CHECK: scf.if

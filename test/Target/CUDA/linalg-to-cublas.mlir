@@ -113,7 +113,7 @@ func.func @stay_loops(%ai: memref<8x8xi32>, %ci: memref<8x8xi32>,
 // A buffer a GEMM writes is a device buffer; the call runs on the host.
 // DEVICE-LABEL: func.func @through_temporary
 // DEVICE:         %[[T:.*]] = gpu.alloc () : memref<16x16xf32>
-// DEVICE:         gpu.launch
+// DEVICE-NOT:     gpu.launch
 // DEVICE:         %[[TC:.*]] = memref.cast %[[T]]
 // DEVICE:         call @rlx_cuda_matmul_f32({{.*}}, {{.*}}, %[[TC]], {{.*}})
 // DEVICE:         gpu.launch
@@ -126,5 +126,118 @@ func.func @through_temporary(%a: memref<16x16xf32>, %out: memref<16x16xf32>) {
                 outs(%t : memref<16x16xf32>)
   memref.copy %t, %out : memref<16x16xf32> to memref<16x16xf32>
   memref.dealloc %t : memref<16x16xf32>
+  return
+}
+
+// The product's zero fill goes: the GEMM overwrites it (flag 4,
+// RLX_CUDA_GEMM_OVERWRITE), and so does a copy of zeros into it (the fill
+// copied stays, its buffer being the caller's). A product that was not
+// zeroed is still accumulated into.
+// CHECK-LABEL: func.func @zero_fill
+// CHECK-NOT:     linalg.fill
+// CHECK:         %[[OVERWRITE:.*]] = arith.constant 4 : i32
+// CHECK:         call @rlx_cuda_matmul_f32({{.*}}, {{.*}}, {{.*}}, %[[OVERWRITE]])
+// CHECK:         linalg.fill ins(%{{.*}} : f32) outs(%arg2
+// CHECK-NOT:     memref.copy
+// CHECK:         %[[FLAGS:.*]] = arith.constant 4 : i32
+// CHECK:         call @rlx_cuda_matmul_f32({{.*}}, {{.*}}, {{.*}}, %[[FLAGS]])
+// CHECK:         %[[ACCUMULATE:.*]] = arith.constant 0 : i32
+// CHECK:         call @rlx_cuda_matmul_f32({{.*}}, {{.*}}, {{.*}}, %[[ACCUMULATE]])
+func.func @zero_fill(%a: memref<16x16xf32>, %c: memref<16x16xf32>,
+                     %d: memref<16x16xf32>, %e: memref<16x16xf32>,
+                     %f: memref<16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<16x16xf32>)
+  linalg.matmul ins(%a, %a : memref<16x16xf32>, memref<16x16xf32>)
+                outs(%c : memref<16x16xf32>)
+  // Bufferization shares one fill between products of a shape: a copy of
+  // zeros initialises the second.
+  linalg.fill ins(%zero : f32) outs(%d : memref<16x16xf32>)
+  memref.copy %d, %e : memref<16x16xf32> to memref<16x16xf32>
+  linalg.matmul ins(%a, %a : memref<16x16xf32>, memref<16x16xf32>)
+                outs(%e : memref<16x16xf32>)
+  linalg.matmul ins(%a, %a : memref<16x16xf32>, memref<16x16xf32>)
+                outs(%f : memref<16x16xf32>)
+  return
+}
+
+// A bf16 product accumulated in f32 and only rounded (the half matmul
+// lowering) is written in bf16 by the GEMM: into the rounding's output
+// when that is all that reads it, else into a bf16 buffer that the readers,
+// which rounded it first, take as it is.
+// CHECK-LABEL: func.func @rounded_product
+// CHECK-NOT:     memref<1x512xf32>
+// CHECK:         %[[OUT:.*]] = memref.collapse_shape %arg2 {{\[\[}}0, 1], [2]] : memref<1x1x512xbf16> into memref<1x512xbf16>
+// CHECK:         %[[OUTC:.*]] = memref.cast %[[OUT]]
+// CHECK:         call @rlx_cuda_matmul_bf16({{.*}}, {{.*}}, %[[OUTC]], {{.*}})
+// CHECK:         %[[HALF:.*]] = memref.alloc() : memref<1x512xbf16>
+// CHECK:         %[[HALFC:.*]] = memref.cast %[[HALF]]
+// CHECK:         call @rlx_cuda_matmul_bf16({{.*}}, {{.*}}, %[[HALFC]], {{.*}})
+// CHECK:         %[[VIEW:.*]] = memref.expand_shape %[[HALF]]
+// CHECK:         linalg.generic {{.*}} ins(%[[VIEW]] : memref<1x1x512xbf16>) outs(%arg3 : memref<1x1x512xbf16>)
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: bf16, %{{.*}}: bf16):
+// CHECK-NEXT:      arith.extf %[[IN]] : bf16 to f32
+// CHECK:         memref.dealloc %[[HALF]] : memref<1x512xbf16>
+// CHECK-NOT:     linalg.generic
+func.func @rounded_product(%x: memref<1x2048xbf16>, %w: memref<2048x512xbf16>,
+                           %y: memref<1x1x512xbf16>, %z: memref<1x1x512xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x512xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x512xf32>)
+  linalg.matmul ins(%x, %w : memref<1x2048xbf16>, memref<2048x512xbf16>)
+                outs(%p : memref<1x512xf32>)
+  %pv = memref.expand_shape %p [[0, 1], [2]] output_shape [1, 1, 512]
+      : memref<1x512xf32> into memref<1x1x512xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>,
+                                   affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%pv : memref<1x1x512xf32>) outs(%y : memref<1x1x512xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %r = arith.truncf %in : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  memref.dealloc %p : memref<1x512xf32>
+  %q = memref.alloc() : memref<1x512xf32>
+  linalg.fill ins(%zero : f32) outs(%q : memref<1x512xf32>)
+  linalg.matmul ins(%x, %w : memref<1x2048xbf16>, memref<2048x512xbf16>)
+                outs(%q : memref<1x512xf32>)
+  %qv = memref.expand_shape %q [[0, 1], [2]] output_shape [1, 1, 512]
+      : memref<1x512xf32> into memref<1x1x512xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>,
+                                   affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%qv : memref<1x1x512xf32>) outs(%z : memref<1x1x512xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %r = arith.truncf %in : f32 to bf16
+    %e = arith.extf %r : bf16 to f32
+    %s = arith.mulf %e, %e : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  memref.dealloc %q : memref<1x512xf32>
+  return
+}
+
+// A product read as f32 (not only rounded) stays f32.
+// CHECK-LABEL: func.func @product_read_in_f32
+// CHECK:         call @rlx_cuda_matmul_bf16_f32(
+// CHECK:         linalg.generic
+func.func @product_read_in_f32(%x: memref<1x2048xbf16>,
+                               %w: memref<2048x512xbf16>,
+                               %y: memref<1x512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x512xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x512xf32>)
+  linalg.matmul ins(%x, %w : memref<1x2048xbf16>, memref<2048x512xbf16>)
+                outs(%p : memref<1x512xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%p : memref<1x512xf32>) outs(%y : memref<1x512xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %in : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %p : memref<1x512xf32>
   return
 }

@@ -61,12 +61,13 @@ func.func @full_size_operand(%a: tensor<1x5x5x3xf32>,
 
 // A global average pool (mean over H and W) of an NHWC value: the axes
 // follow the permutation and the kept dims [N, C] come out in order, so no
-// transpose is left. With keep_dim the result is transposed back.
+// transpose is left. With keep_dim the result is transposed back, which,
+// moving only dims of size 1, is a reshape.
 // CHECK-LABEL: func.func @pool
 // CHECK-SAME:    (%[[X:.*]]: tensor<2x7x7x16xf32>)
 // CHECK:         %[[MEAN:.*]] = rlx.reduce mean %[[X]] axes = [1, 2] : tensor<2x7x7x16xf32>
 // CHECK:         %[[KEPT:.*]] = rlx.reduce max %[[X]] axes = [1, 2] keep_dim : tensor<2x7x7x16xf32>
-// CHECK:         %[[BACK:.*]] = rlx.transpose %[[KEPT]] perm = [0, 3, 1, 2] : tensor<2x1x1x16xf32>
+// CHECK:         %[[BACK:.*]] = rlx.reshape %[[KEPT]] new_shape = [2, 16, 1, 1] : tensor<2x1x1x16xf32>
 // CHECK:         return %[[MEAN]], %[[BACK]]
 func.func @pool(%x: tensor<2x7x7x16xf32>)
     -> (tensor<2x16xf32>, tensor<2x16x1x1xf32>) {

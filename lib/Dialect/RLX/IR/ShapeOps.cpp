@@ -360,11 +360,40 @@ struct ComposeTransposes : OpRewritePattern<TransposeOp> {
     return success();
   }
 };
+
+/// A transpose that moves only dims of size 1 keeps the row-major element
+/// order: it is a reshape, which no target copies (a decode step's
+/// [B, 1, H, D] -> [B, H, 1, D] head transposes, say).
+struct TransposeOfUnitDimsToReshape : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType inputType = op.getInput().getType();
+    RankedTensorType type = op.getType();
+    if (!inputType.hasStaticShape() || !type.hasStaticShape() ||
+        !isPermutation(op.getPerm(), inputType.getRank()) ||
+        isIdentityPermutation(op.getPerm()))
+      return failure();
+    // The dims of more than one element must keep their order.
+    int64_t last = -1;
+    for (int64_t source : op.getPerm()) {
+      if (inputType.getDimSize(source) == 1)
+        continue;
+      if (source < last)
+        return failure();
+      last = source;
+    }
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getInput(),
+                                           llvm::to_vector(type.getShape()));
+    return success();
+  }
+};
 } // namespace
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
-  results.add<ComposeTransposes>(context);
+  results.add<ComposeTransposes, TransposeOfUnitDimsToReshape>(context);
 }
 
 //===----------------------------------------------------------------------===//

@@ -78,7 +78,9 @@ def RLX_TransposeOp : RLX_ShapeOp<"transpose"> {
     transpose becomes one transpose with the composed permutation
     (`perm[i] = inner_perm[outer_perm[i]]`), or the original input when
     that is the identity; a transpose of a constant (a splat, or at most
-    1024 elements) folds to a constant.
+    1024 elements) folds to a constant; a transpose that moves only dims
+    of size 1 (the rest keep their order) becomes the `rlx.reshape` it
+    equals, which no target copies.
 
     Example:
 

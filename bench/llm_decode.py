@@ -1,0 +1,358 @@
+"""Greedy decoding of a Llama-3.2-1B-shaped model in bf16 on one GPU: rlx's
+device-resident decode steps (`rlx-run-aot --steps` over the greedy step of
+rlx.models, docs/llm.md) beside transformers' `generate` on the same random
+weights (docs/perf/llm.md).
+
+  python3 bench/llm_decode.py emit OUT RLX_RUN
+      here (LLVM/MLIR, no GPU): builds the greedy prefill step (PROMPT
+      tokens) and the greedy decode step (one token) of the model over a
+      KV cache of CAPACITY positions in bf16 and compiles both for the
+      cuda target into OUT, beside the model's config and rotary tables.
+  python3 bench/llm_decode.py run OUT RLX_RUN_AOT [--new N] [--rlx-only]
+                                                  [--profile]
+      on the GPU machine: draws the weights (seeded) into a transformers
+      LlamaForCausalLM in bf16 and writes them for rlx; runs rlx's prefill
+      once (timed by --bench), then N - 1 decode steps with the cache, the
+      weights and each chosen token kept on the GPU; then transformers'
+      greedy `generate` of the same N tokens from the same prompt (eager
+      with its dynamic cache; its static cache; the static cache under
+      torch.compile), and transformers in f32 on the same weights as the
+      reference for the tokens. Prints the tokens per second, the weight
+      bytes read per token against the device copy bandwidth measured in
+      the same run, and how many of the first generated tokens each bf16
+      run shares with the f32 reference. --rlx-only: rlx's runs only;
+      --profile: then the time per op of the decode step compiled with
+      rlx-run --profile as OUT/decode-prof.so.
+
+The model: hidden 2048, 16 layers, 32 heads of 64, 8 KV heads, FFN 8192,
+vocabulary 128256, tied embeddings, rope_theta 500000 (1.24e9 parameters,
+2.47 GB in bf16). Weights: linear layers N(0, 1/fan_in), embeddings
+N(0, 0.1^2), norms 1 + N(0, 0.1^2), so that the logits spread over several
+units and greedy choices are rarely near ties.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "test", "Execution", "lib"))
+from rlxcheck import write_safetensors  # noqa: E402
+
+CONFIG = dict(model_type="llama", vocab_size=128256, hidden_size=2048,
+              intermediate_size=8192, num_hidden_layers=16,
+              num_attention_heads=32, num_key_value_heads=8, head_dim=64,
+              max_position_embeddings=131072, rope_theta=500000.0,
+              rms_norm_eps=1e-5, hidden_act="silu", tie_word_embeddings=True,
+              bos_token_id=1, eos_token_id=2)
+PROMPT, CAPACITY, SEED = 32, 256, 0
+
+
+def emit(out, rlx_run):
+    sys.path.insert(0, os.path.join(ROOT, "build", "python"))
+    from rlx.models import llama
+    os.makedirs(out, exist_ok=True)
+    config = llama.LlamaConfig.from_hf(CONFIG)
+    with open(os.path.join(out, "config.json"), "w") as file:
+        json.dump(CONFIG, file)
+    cos, sin = config.rope_tables(CAPACITY)
+    np.savez(os.path.join(out, "rope.npz"), cos=cos, sin=sin)
+    for name, tokens in (("prefill", PROMPT), ("decode", 1)):
+        start = time.time()
+        path = os.path.join(out, name)
+        with open(path + ".mlir", "w") as file:
+            file.write(llama.step_graph(config, 1, tokens, CAPACITY,
+                                        dtype="bf16", greedy=True))
+        subprocess.run([rlx_run, path + ".mlir", "--target", "cuda",
+                        "--no-cache", "--emit-shared-lib", path + ".so"],
+                       check=True, stdout=subprocess.DEVNULL)
+        print(f"compiled the {name} step in {time.time() - start:.1f} s")
+
+
+def bf16_bits(tensor):
+    import torch
+    return tensor.to(torch.bfloat16).cpu().view(torch.int16).numpy() \
+        .view(np.uint16)
+
+
+def draw_model():
+    """The transformers model in bf16 on the GPU, with the weights the
+    docstring describes."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+    torch.manual_seed(SEED)
+    config = LlamaConfig(**{k: v for k, v in CONFIG.items()
+                            if k != "model_type"})
+    with torch.device("cuda"):
+        model = LlamaForCausalLM(config).to(torch.bfloat16)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith("norm.weight"):
+                p.copy_(1 + 0.1 * torch.randn_like(p, dtype=torch.float32))
+            elif "embed_tokens" in name:
+                p.copy_(0.1 * torch.randn_like(p, dtype=torch.float32))
+            else:
+                p.copy_(torch.randn_like(p, dtype=torch.float32)
+                        / p.shape[1] ** 0.5)
+    model.eval()
+    model.generation_config.eos_token_id = None
+    model.generation_config.pad_token_id = 0
+    return model
+
+
+def write_rlx_files(out, model, prompt):
+    """The weights (and rotary tables) as params.safetensors; the prefill's
+    tokens, positions and empty caches as state.safetensors."""
+    arrays, dtypes = {}, {}
+    for name, value in model.state_dict().items():
+        if name == "lm_head.weight":  # Tied: the embedding's.
+            continue
+        arrays[name], dtypes[name] = bf16_bits(value), "BF16"
+    rope = np.load(os.path.join(out, "rope.npz"))
+    import torch
+    for key in ("cos", "sin"):
+        arrays["rope." + key] = bf16_bits(torch.from_numpy(rope[key]))
+        dtypes["rope." + key] = "BF16"
+    write_safetensors(os.path.join(out, "params.safetensors"), arrays,
+                      dtypes)
+    state, kinds = {"tokens": np.asarray([prompt], np.int64),
+                    "positions": np.arange(PROMPT, dtype=np.int64)[None]}, {}
+    shape = (1, CONFIG["num_key_value_heads"], CAPACITY, CONFIG["head_dim"])
+    for layer in range(CONFIG["num_hidden_layers"]):
+        for kind in ("key", "value"):
+            name = f"cache.{layer}.{kind}"
+            state[name], kinds[name] = np.zeros(shape, np.uint16), "BF16"
+    write_safetensors(os.path.join(out, "state.safetensors"), state, kinds)
+
+
+def state_inputs(path, names):
+    """--input flags taking each step argument from tensor `names[arg]`
+    of the .safetensors file `path`."""
+    flags = []
+    for argument, tensor in names.items():
+        flags += ["--input", f"{argument}={path}:{tensor}"]
+    return flags
+
+
+def step_arguments():
+    names = ["tokens", "positions"]
+    for layer in range(CONFIG["num_hidden_layers"]):
+        names += [f"cache.{layer}.key", f"cache.{layer}.value"]
+    return names
+
+
+def run_rlx(out, aot, new_tokens):
+    params = os.path.join(out, "params.safetensors")
+    state = os.path.join(out, "state.safetensors")
+    names = step_arguments()
+    prefill = [aot, "--load", os.path.join(out, "prefill.so"), "--params",
+               params] + state_inputs(state, {n: n for n in names})
+    after = os.path.join(out, "after-prefill.safetensors")
+    run = subprocess.run(prefill + ["--output", after], capture_output=True,
+                         text=True)
+    if run.returncode != 0:
+        sys.exit(f"rlx prefill failed:\n{run.stdout}{run.stderr}")
+    bench = subprocess.run(prefill + ["--bench", "20"], capture_output=True,
+                           text=True)
+    median = re.search(r"median ([0-9.]+) ms", bench.stdout)
+    if bench.returncode != 0 or not median:
+        sys.exit(f"rlx prefill --bench failed:\n{bench.stdout}"
+                 f"{bench.stderr}")
+    prefill_ms = float(median.group(1))
+    from_prefill = {n: f"output_{i}" for i, n in enumerate(names)}
+    decode = [aot, "--load", os.path.join(out, "decode.so"), "--params",
+              params, "--steps", str(new_tokens - 1)] + \
+        state_inputs(after, from_prefill)
+    run = subprocess.run(decode, capture_output=True, text=True,
+                         env=dict(os.environ, RLX_PROGRESS="all"))
+    if run.returncode != 0:
+        sys.exit(f"rlx decode failed:\n{run.stdout}{run.stderr}")
+    step = re.search(r"median step ([0-9.]+) (m?s)", run.stderr)
+    if not step:
+        sys.exit(f"rlx decode printed no step times:\n{run.stderr}")
+    step_ms = float(step.group(1)) * (1 if step.group(2) == "ms" else 1e3)
+    first = int(load_tensor(after, "output_0"))
+    tokens = [first] + [int(float(line.split()[-1]))
+                        for line in run.stdout.splitlines()
+                        if line.startswith("step ")]
+    total = re.search(r"steps in ([0-9.]+) (m?s)", run.stderr)
+    total_s = float(total.group(1)) * (1e-3 if total.group(2) == "ms"
+                                       else 1) if total else float("nan")
+    return tokens, prefill_ms, step_ms, total_s
+
+
+def load_tensor(path, name):
+    from safetensors import safe_open
+    with safe_open(path, framework="pt") as file:
+        return file.get_tensor(name)
+
+
+def hf_generate(model, prompt, new_tokens, mode):
+    """transformers' greedy tokens and the seconds of the timed call (after
+    a warm-up call of the same shape)."""
+    import torch
+    ids = torch.tensor([prompt], device="cuda")
+    options = dict(max_new_tokens=new_tokens, min_new_tokens=new_tokens,
+                   do_sample=False)
+    if mode != "eager":
+        options["cache_implementation"] = "static"
+    if mode == "static+compile":
+        # The default mode: "reduce-overhead" (CUDA graphs) rejects the
+        # static cache's in-place length update.
+        model.forward = torch.compile(model.forward, fullgraph=True)
+    try:
+        with torch.no_grad():
+            model.generate(ids, **options)  # warm-up (and compiles)
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            result = model.generate(ids, **options)
+            torch.cuda.synchronize()
+            seconds = time.perf_counter() - start
+    finally:
+        if mode == "static+compile":
+            del model.forward  # the class's again
+    return result[0, len(prompt):].tolist(), seconds
+
+
+def hf_prefill_ms(model, prompt):
+    """transformers' forward of the prompt (no cache kept), median of 20
+    after 5 warm-up calls, in milliseconds."""
+    import torch
+    ids = torch.tensor([prompt], device="cuda")
+    times = []
+    with torch.no_grad():
+        for _ in range(25):
+            start, end = (torch.cuda.Event(enable_timing=True) for _ in "se")
+            start.record()
+            model(ids, use_cache=False)
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end))
+    return float(np.median(times[5:]))
+
+
+def copy_bandwidth():
+    """Bytes read and written per second by a 1 GiB device-to-device copy
+    (median of 20)."""
+    import torch
+    size = 1 << 30
+    a = torch.empty(size, dtype=torch.uint8, device="cuda")
+    b = torch.empty_like(a)
+    times = []
+    for _ in range(25):
+        start, end = (torch.cuda.Event(enable_timing=True) for _ in "se")
+        start.record()
+        b.copy_(a)
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end) / 1e3)
+    return 2 * size / float(np.median(times[5:]))
+
+
+def shared_prefix(a, b):
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def profile(out, aot):
+    """The per-op time of the decode step compiled with --profile
+    (decode-prof.so), over the state the prefill left."""
+    names = step_arguments()
+    after = os.path.join(out, "after-prefill.safetensors")
+    command = [aot, "--load", os.path.join(out, "decode-prof.so"),
+               "--params", os.path.join(out, "params.safetensors"),
+               "--bench", "20", "--profile"] + state_inputs(
+                   after, {n: f"output_{i}" for i, n in enumerate(names)})
+    run = subprocess.run(command, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"rlx profile failed:\n{run.stdout}{run.stderr}")
+    # The ops by kind (an op's label is "KIND @ FILE:LINE:COL"), then the
+    # listing itself.
+    kinds = {}
+    for line in run.stdout.splitlines():
+        fields = line.split()
+        if len(fields) > 5 and "@" in fields and fields[0][0].isdigit():
+            kind = " ".join(fields[5:fields.index("@")])
+            total, count = kinds.get(kind, (0.0, 0))
+            kinds[kind] = (total + float(fields[0]), count + 1)
+    for kind, (total, count) in sorted(kinds.items(), key=lambda k: -k[1][0]):
+        print(f"{total:8.3f} ms/run  {count:4d} ops  {kind}")
+    print(run.stdout)
+
+
+def run(out, aot, new_tokens, rlx_only=False):
+    import torch
+    model = draw_model()
+    generator = torch.Generator().manual_seed(SEED + 1)
+    prompt = torch.randint(3, CONFIG["vocab_size"], (PROMPT,),
+                           generator=generator).tolist()
+    write_rlx_files(out, model, prompt)
+    weight_bytes = sum(p.numel() * p.element_size()
+                       for p in model.parameters())
+    bandwidth = copy_bandwidth()
+    print(f"device copy: {bandwidth / 1e9:.0f} GB/s (read + written); "
+          f"weights {weight_bytes / 1e9:.2f} GB", flush=True)
+
+    tokens, prefill_ms, step_ms, total_s = run_rlx(out, aot, new_tokens)
+    rates = {"rlx": 1e3 / step_ms}
+    print(f"rlx bf16: prefill of {PROMPT} tokens {prefill_ms:.2f} ms; "
+          f"decode {step_ms:.3f} ms per token (median of "
+          f"{new_tokens - 1}), {rates['rlx']:.0f} tokens/s, "
+          f"{weight_bytes / step_ms / 1e6:.0f} GB/s of weights = "
+          f"{weight_bytes / step_ms * 1e3 / bandwidth:.0%} of the copy; "
+          f"{new_tokens} tokens in {prefill_ms / 1e3 + total_s:.3f} s",
+          flush=True)
+
+    if rlx_only:
+        return
+    print(f"transformers bf16 eager: prefill of {PROMPT} tokens "
+          f"{hf_prefill_ms(model, prompt):.2f} ms", flush=True)
+    results = {"rlx": tokens}
+    for mode in ("eager", "static", "static+compile"):
+        try:
+            got, seconds = hf_generate(model, prompt, new_tokens, mode)
+        except Exception as error:  # One configuration failing is data.
+            print(f"transformers bf16 {mode}: failed: "
+                  f"{str(error).splitlines()[0]}", flush=True)
+            continue
+        results[mode] = got
+        rates[mode] = new_tokens / seconds
+        print(f"transformers bf16 {mode}: {new_tokens} tokens in "
+              f"{seconds:.3f} s, {rates[mode]:.0f} tokens/s", flush=True)
+    model = model.float()
+    reference, _ = hf_generate(model, prompt, new_tokens, "eager")
+    for name, got in results.items():
+        print(f"{name}: first {shared_prefix(got, reference)} of "
+              f"{new_tokens} tokens equal to transformers f32's; "
+              f"{shared_prefix(got, results['eager'])} equal to "
+              f"transformers bf16 eager's")
+    best = max((m for m in rates if m != "rlx"), key=rates.get)
+    print(f"rlx / transformers' best ({best}): "
+          f"{rates['rlx'] / rates[best]:.2f}x tokens/s")
+
+
+def main():
+    if len(sys.argv) >= 4 and sys.argv[1] == "emit":
+        emit(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "run":
+        new_tokens = 128
+        if "--new" in sys.argv:
+            new_tokens = int(sys.argv[sys.argv.index("--new") + 1])
+        run(sys.argv[2], sys.argv[3], new_tokens, "--rlx-only" in sys.argv)
+        if "--profile" in sys.argv:
+            profile(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
