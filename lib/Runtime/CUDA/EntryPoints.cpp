@@ -18,6 +18,7 @@
 #include "DeviceAllocator.h"
 #include "Driver.h"
 #include "GraphStream.h"
+#include "ResidentConstants.h"
 
 #include "rlx/Runtime/MemRefDescriptor.h"
 
@@ -152,6 +153,8 @@ extern "C" void *mgpuModuleLoadJIT(void *data, int optLevel) {
 extern "C" void mgpuModuleUnload(void *handle) {
   noteModuleUnload();
   auto *deferred = static_cast<DeferredModule *>(handle);
+  // The image lies in the graph library being closed, as do its constants.
+  releaseResidentConstants(deferred->image);
   if (deferred->module) {
     Session cu(__func__, Session::Kind::Release);
     if (!cu.driverShutDown())

@@ -71,6 +71,9 @@ void rlx::buildRLXCUDAPipeline(OpPassManager &pm,
   pm.addPass(createRLXCUDALinalgToCuBLAS(gemm));
   if (options.overlapCollectives)
     pm.addPass(createRLXCUDAOverlapCollectives());
+  // Constants are read from device copies the runtime uploads once, not
+  // copied to the device on every run.
+  pm.addPass(createRLXCUDAResidentConstants());
   RLXCUDAMapToGPUOptions map;
   map.blockSize = options.blockSize;
   map.vectorize = options.vectorize;

@@ -74,9 +74,18 @@ bool callTakesDeviceBuffers(Operation *call) {
 
 /// Buffers of host bookkeeping, which stay in host memory: the ownership
 /// tables the deallocation pipeline fills with buffer addresses (`index`
-/// elements) and flags and passes to its helper function.
+/// elements) and flags and passes to its helper function; and globals whose
+/// only uses take their address (rlx-cuda-resident-constants passes a
+/// constant's address to the runtime, which keeps its device copy).
 DenseSet<Value> findHostBuffers(func::FuncOp fn) {
   DenseSet<Value> hostBuffers;
+  fn.walk([&](memref::GetGlobalOp global) {
+    if (!global->use_empty() &&
+        llvm::all_of(global->getUsers(), [](Operation *user) {
+          return isa<memref::ExtractAlignedPointerAsIndexOp>(user);
+        }))
+      hostBuffers.insert(global.getResult());
+  });
   fn.walk([&](Operation *op) {
     if (!isa<memref::AllocOp, memref::AllocaOp>(op))
       return;
@@ -554,8 +563,9 @@ private:
     }
   }
 
-  /// Allocation and deallocation of device buffers; constant buffers are
-  /// copied to the device where they are taken.
+  /// Allocation and deallocation of device buffers; constant buffers that
+  /// rlx-cuda-resident-constants left (mutable globals, element types it
+  /// does not size) are copied to the device where they are taken.
   void moveBuffersToDevice(Operation *root) {
     SmallVector<Operation *> ops;
     root->walk([&](Operation *op) { ops.push_back(op); });

@@ -143,9 +143,11 @@ func.func @total(%a: memref<5xf32>, %out: memref<f32>) {
 
 // -----
 
-// A constant buffer is copied to the device where it is taken and freed
-// at the end.
-memref.global "private" constant @table : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+// A global buffer that rlx-cuda-resident-constants left (a mutable one;
+// the pipeline reads constants from device copies the runtime keeps, see
+// resident-constants.mlir) is copied to the device where it is taken and
+// freed at the end.
+memref.global "private" @table : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
 
 // CHECK-LABEL: func.func @constant_table
 // CHECK:         %[[HOST:.*]] = memref.get_global @table : memref<4xf32>
@@ -159,6 +161,25 @@ func.func @constant_table(%out: memref<4xf32>) {
   %t = memref.get_global @table : memref<4xf32>
   memref.copy %t, %out : memref<4xf32> to memref<4xf32>
   return
+}
+
+// -----
+
+// A global whose only use takes its address (the key of its device copy,
+// rlx-cuda-resident-constants) stays in host memory: no copy, no free.
+memref.global "private" constant @weights : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+
+// CHECK-LABEL: func.func @constant_address
+// CHECK:         %[[HOST:.*]] = memref.get_global @weights : memref<4xf32>
+// CHECK-NEXT:    memref.extract_aligned_pointer_as_index %[[HOST]]
+// CHECK-NOT:     gpu.alloc
+// CHECK-NOT:     gpu.memcpy
+// CHECK-NOT:     gpu.dealloc
+// CHECK:         return
+func.func @constant_address() -> index {
+  %t = memref.get_global @weights : memref<4xf32>
+  %address = memref.extract_aligned_pointer_as_index %t : memref<4xf32> -> index
+  return %address : index
 }
 
 // -----
