@@ -88,6 +88,10 @@ class DecoderStep:
         """`cache` with `new` `[batch, kv_heads, tokens, head_dim]` written
         at the step's positions."""
         g = self.g
+        if self.tokens.shape[1] == 1:
+            # One token: its row, broadcast over the slots, is what the
+            # written slot takes; no product needed.
+            return g.where(self._written, new, cache)
         return g.where(self._written, g.matmul(self._scatter, new), cache)
 
     def heads_first(self, x, count):

@@ -102,12 +102,15 @@ func.func @row_max(%a: memref<4x100xf32>, %out: memref<4xf32>) {
 
 // -----
 
-// 64-bit elements keep a thread per output (the block combine shuffles
-// 32-bit values).
-// CHECK-LABEL: func.func @row_sum_f64
-// CHECK-NOT:     gpu.all_reduce
-// CHECK:         scf.for
-func.func @row_sum_f64(%a: memref<4x100xf64>, %out: memref<4xf64>) {
+// 64-bit elements take the same path (the NVVM lowering shuffles them as
+// two 32-bit halves): an f64 sum and the i64 minimum of an argmax.
+// CHECK-LABEL: func.func @row_reductions_64_bit
+// CHECK:         gpu.all_reduce add %{{.*}} uniform {
+// CHECK-NEXT:    } : (f64) -> f64
+// CHECK:         gpu.all_reduce minsi %{{.*}} uniform {
+// CHECK-NEXT:    } : (i64) -> i64
+func.func @row_reductions_64_bit(%a: memref<4x100xf64>, %out: memref<4xf64>,
+                       %i: memref<2x128256xi64>, %min: memref<2xi64>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
                                    affine_map<(d0, d1) -> (d0)>],
                   iterator_types = ["parallel", "reduction"]}
@@ -115,6 +118,14 @@ func.func @row_sum_f64(%a: memref<4x100xf64>, %out: memref<4xf64>) {
   ^bb0(%x: f64, %acc: f64):
     %s = arith.addf %x, %acc : f64
     linalg.yield %s : f64
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%i : memref<2x128256xi64>) outs(%min : memref<2xi64>) {
+  ^bb0(%x: i64, %acc: i64):
+    %m = arith.minsi %x, %acc : i64
+    linalg.yield %m : i64
   }
   return
 }
