@@ -8,6 +8,7 @@
 #include "LoweringUtils.h"
 #include "rlx/Conversion/RLXToLinalg/RLXToLinalg.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
+#include "rlx/Dialect/RLX/IR/TransposeForms.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
@@ -246,6 +247,13 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
     auto type =
         cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
     ArrayRef<int64_t> perm = op.getPerm();
+    // Moving only unit dims is a reshape (what canonicalization makes of
+    // it): no copy.
+    if (isTransposeOfUnitDims(cast<RankedTensorType>(src.getType()), perm)) {
+      rewriter.replaceOpWithNewOp<ReshapeOp>(op, src,
+                                             llvm::to_vector(type.getShape()));
+      return success();
+    }
     SmallVector<Value> dynamicSizes;
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (type.isDynamicDim(d))

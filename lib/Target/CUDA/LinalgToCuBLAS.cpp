@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelBuilder.h"
 #include "KernelOps.h"
 
 #include "rlx/Conversion/GemmCalls.h"
@@ -13,8 +14,12 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -187,17 +192,15 @@ Value foldRounding(linalg::LinalgOp gemm, Operation *zeroInit,
   SmallVector<Operation *> views;
   SmallVector<std::pair<linalg::GenericOp, unsigned>> reads;
   Type half;
-  auto addReads = [&](Value buffer) {
-    for (OpOperand &use : buffer.getUses()) {
-      auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
-      if (!generic || !generic.isDpsInput(&use))
-        return false;
-      Type rounded = roundedTypeOfUses(generic.getMatchingBlockArgument(&use));
-      if (!rounded || (half && rounded != half))
-        return false;
-      half = rounded;
-      reads.emplace_back(generic, use.getOperandNumber());
-    }
+  auto addRead = [&](OpOperand &use) {
+    auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (!generic || !generic.isDpsInput(&use))
+      return false;
+    Type rounded = roundedTypeOfUses(generic.getMatchingBlockArgument(&use));
+    if (!rounded || (half && rounded != half))
+      return false;
+    half = rounded;
+    reads.emplace_back(generic, use.getOperandNumber());
     return true;
   };
   for (OpOperand &use : alloc->getUses()) {
@@ -207,9 +210,10 @@ Value foldRounding(linalg::LinalgOp gemm, Operation *zeroInit,
       continue;
     if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user)) {
       views.push_back(user);
-      if (!addReads(user->getResult(0)))
-        return nullptr;
-    } else if (!isa<linalg::GenericOp>(user) || !addReads(product)) {
+      for (OpOperand &viewUse : user->getResult(0).getUses())
+        if (!addRead(viewUse))
+          return nullptr;
+    } else if (!addRead(use)) {
       return nullptr;
     }
   }
@@ -290,6 +294,214 @@ Value foldRounding(linalg::LinalgOp gemm, Operation *zeroInit,
   return halfAlloc;
 }
 
+//===----------------------------------------------------------------------===//
+// GEMV: a few rows times a transposed weight
+//===----------------------------------------------------------------------===//
+//
+// Decoding a language model multiplies one row (or a few) by every weight
+// matrix, read transposed (a Linear weight W [N, K] is stored row-major).
+// cuBLAS reads the weights of such products at well under the device's
+// bandwidth (1.6-1.9 TB/s of 4.2 on an H200), and the product is bound by
+// that read alone. The GEMV kernel below gives each output column n a warp
+// that streams W[n, :] in 16-byte loads (a warp reads 512 contiguous bytes
+// per step), so the weights are read once, in long coalesced runs.
+
+/// The most rows of A the GEMV kernel takes (one f32 accumulator each per
+/// lane).
+constexpr int64_t kGemvMaxRows = 8;
+/// Below this many weight elements the product stays on cuBLAS: it is too
+/// small for the read to dominate.
+constexpr int64_t kGemvMinWeightElements = 65536;
+/// Elements of one 16-byte load of f16/bf16.
+constexpr int64_t kGemvGroup = 8;
+/// Warps (output columns) per block.
+constexpr int64_t kGemvWarps = 8;
+
+/// The strides of `value`'s memref type when its offset is static 0.
+std::optional<SmallVector<int64_t>> stridesAtOffsetZero(Value value) {
+  auto type = cast<MemRefType>(value.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || offset != 0)
+    return std::nullopt;
+  return strides;
+}
+
+/// The operands of a GEMM that the GEMV kernel takes: A [M, K] row-major,
+/// the weight W [N, K] row-major (B = W^T), the product [M, N].
+struct GemvOperands {
+  Value lhs, weight, out;
+  int64_t rows, columns, depth;
+};
+
+/// `lhs` [M, K], `rhs` [K, N] and `out` [M, N] as the GEMV kernel takes
+/// them: M <= 8, K a static multiple of 8 and N static with N * K large
+/// enough; f16 or bf16 operands of one type into a product of that type or
+/// f32; A with unit inner stride and rows of a multiple of 8 elements, and
+/// `rhs` a transposed view of a row-major [N, K] buffer, both at offset 0
+/// (16-byte aligned rows in buffers the runtime allocates). The weight view
+/// is created at `b` when `rhs` is not a memref.transpose already.
+std::optional<GemvOperands> matchGemv(OpBuilder &b, Location loc, Value lhs,
+                                      Value rhs, Value out) {
+  auto lhsType = cast<MemRefType>(lhs.getType());
+  auto rhsType = cast<MemRefType>(rhs.getType());
+  auto outType = cast<MemRefType>(out.getType());
+  Type element = lhsType.getElementType();
+  if (lhsType.getRank() != 2 || rhsType.getRank() != 2 ||
+      outType.getRank() != 2 || !isa<Float16Type, BFloat16Type>(element) ||
+      rhsType.getElementType() != element ||
+      (outType.getElementType() != element &&
+       !outType.getElementType().isF32()))
+    return std::nullopt;
+  if (!lhsType.hasStaticShape() || !rhsType.hasStaticShape())
+    return std::nullopt;
+  int64_t rows = lhsType.getDimSize(0), depth = lhsType.getDimSize(1);
+  int64_t columns = rhsType.getDimSize(1);
+  if (rows > kGemvMaxRows || depth % kGemvGroup != 0 ||
+      columns * depth < kGemvMinWeightElements)
+    return std::nullopt;
+  std::optional<SmallVector<int64_t>> lhsStrides = stridesAtOffsetZero(lhs);
+  std::optional<SmallVector<int64_t>> rhsStrides = stridesAtOffsetZero(rhs);
+  if (!lhsStrides || !rhsStrides || (*lhsStrides)[1] != 1 ||
+      (rows > 1 && (ShapedType::isDynamic((*lhsStrides)[0]) ||
+                    (*lhsStrides)[0] % kGemvGroup != 0)) ||
+      (*rhsStrides)[0] != 1 || (*rhsStrides)[1] != depth)
+    return std::nullopt;
+  Value weight;
+  if (auto transpose = rhs.getDefiningOp<memref::TransposeOp>())
+    weight = transpose.getIn();
+  else
+    weight = memref::TransposeOp::create(
+        b, loc, rhs,
+        AffineMapAttr::get(AffineMap::getPermutationMap(
+            ArrayRef<unsigned>{1, 0}, b.getContext())));
+  return GemvOperands{lhs, weight, out, rows, columns, depth};
+}
+
+/// The GEMV kernel: a warp per output column n (8 per block of 256
+/// threads), each lane loading 8 elements of W[n, :] at a time and the
+/// matching 8 of each row of A (A is small: it stays in L1 and L2),
+/// accumulating a partial dot per row in f32; the warp sums the partials
+/// by xor shuffles and lane 0 writes out[m, n], rounded once to the
+/// product's type. With `vectorized` the groups of 8 are 16-byte vector
+/// loads (rows 16-byte aligned), else element loads. Each step a lane
+/// issues the loads of `unroll` groups before their arithmetic, for more
+/// bytes in flight per warp.
+void buildGemvKernel(OpBuilder &b, Location loc, const GemvOperands &gemv,
+                     bool vectorized) {
+  rlx::KernelBuilder host{b, loc};
+  Value blocks = host.index(llvm::divideCeil(gemv.columns, kGemvWarps));
+  OpBuilder::InsertionGuard guard(b);
+  auto launch =
+      rlx::createGuardedLaunch(b, loc, blocks, kGemvWarps * rlx::kWarpThreads,
+                               /*shared=*/{});
+  rlx::KernelBuilder k{b, loc};
+  Value warp = k.div(launch.getThreadIds().x, k.index(rlx::kWarpThreads));
+  Value lane = k.rem(launch.getThreadIds().x, k.index(rlx::kWarpThreads));
+  Value column =
+      k.add(k.mul(launch.getBlockIds().x, k.index(kGemvWarps)), warp);
+  // The warps of the last block past the columns stop; no barrier follows.
+  auto inColumns = scf::IfOp::create(
+      b, loc, k.cmp(arith::CmpIPredicate::ult, column, k.index(gemv.columns)),
+      /*withElseRegion=*/false);
+  b.setInsertionPointToStart(inColumns.thenBlock());
+
+  Type element = cast<MemRefType>(gemv.lhs.getType()).getElementType();
+  auto vectorType = VectorType::get({kGemvGroup}, element);
+  // The 8 elements of `buffer`'s row `row` from element `first` on, as f32.
+  auto loadGroup = [&](Value buffer, Value row, Value first) {
+    SmallVector<Value> elements;
+    if (!vectorized) {
+      for (int64_t i = 0; i < kGemvGroup; ++i)
+        elements.push_back(k.toF32(memref::LoadOp::create(
+            b, loc, buffer, ValueRange{row, k.add(first, k.index(i))})));
+      return elements;
+    }
+    auto load = vector::LoadOp::create(b, loc, vectorType, buffer,
+                                       ValueRange{row, first});
+    load.setAlignment(16);
+    for (int64_t i = 0; i < kGemvGroup; ++i)
+      elements.push_back(
+          k.toF32(vector::ExtractOp::create(b, loc, load.getResult(), i)));
+    return elements;
+  };
+  // Folds the groups `g + lane + u * 32` (u < `unroll`) into `partials`,
+  // for g from `begin` below `end` in steps of `unroll` * 32 groups.
+  auto sweep = [&](SmallVector<Value> partials, int64_t begin, int64_t end,
+                   int64_t unroll) {
+    if (begin >= end)
+      return partials;
+    auto loop = scf::ForOp::create(
+        b, loc, k.add(lane, k.index(begin)), k.index(end),
+        k.index(unroll * rlx::kWarpThreads), partials,
+        [&](OpBuilder &, Location, Value group, ValueRange state) {
+          SmallVector<Value> sums(state);
+          // Every load of the step first, then the products.
+          SmallVector<SmallVector<Value>> weights;
+          SmallVector<SmallVector<SmallVector<Value>>> inputs;
+          for (int64_t u = 0; u < unroll; ++u) {
+            Value first = k.mul(k.add(group, k.index(u * rlx::kWarpThreads)),
+                                k.index(kGemvGroup));
+            weights.push_back(loadGroup(gemv.weight, column, first));
+            inputs.emplace_back();
+            for (int64_t m = 0; m < gemv.rows; ++m)
+              inputs.back().push_back(loadGroup(gemv.lhs, k.index(m), first));
+          }
+          for (int64_t u = 0; u < unroll; ++u)
+            for (int64_t m = 0; m < gemv.rows; ++m)
+              for (int64_t i = 0; i < kGemvGroup; ++i)
+                sums[m] = math::FmaOp::create(b, loc, inputs[u][m][i],
+                                              weights[u][i], sums[m]);
+          scf::YieldOp::create(b, loc, sums);
+        });
+    return SmallVector<Value>(loop.getResults());
+  };
+  // Fewer groups in flight per step for more rows (their loads and
+  // accumulators take registers too).
+  int64_t unroll = gemv.rows <= 2 ? 4 : gemv.rows <= 4 ? 2 : 1;
+  int64_t groups = gemv.depth / kGemvGroup;
+  int64_t unrolledEnd =
+      groups / (unroll * rlx::kWarpThreads) * unroll * rlx::kWarpThreads;
+  SmallVector<Value> partials(gemv.rows, k.f32(0));
+  partials = sweep(partials, 0, unrolledEnd, unroll);
+  partials = sweep(partials, unrolledEnd, groups, 1);
+  SmallVector<Value> dots =
+      k.xorReduce(partials, rlx::KernelBuilder::kWarpOffsets,
+                  [&](ArrayRef<Value> x, ArrayRef<Value> y) {
+                    SmallVector<Value> sums;
+                    for (auto [a, c] : llvm::zip_equal(x, y))
+                      sums.push_back(k.add(a, c));
+                    return sums;
+                  });
+  auto leader = scf::IfOp::create(
+      b, loc, k.cmp(arith::CmpIPredicate::eq, lane, k.index(0)),
+      /*withElseRegion=*/false);
+  b.setInsertionPointToStart(leader.thenBlock());
+  Type outElement = cast<MemRefType>(gemv.out.getType()).getElementType();
+  for (auto [m, dot] : llvm::enumerate(dots)) {
+    Value result = dot;
+    if (!outElement.isF32())
+      result = arith::TruncFOp::create(b, loc, outElement, dot);
+    memref::StoreOp::create(b, loc, result, gemv.out,
+                            ValueRange{k.index(m), column});
+  }
+}
+
+/// The GEMV for `gemv` at `b`: the vectorized kernel when every row of A
+/// and W starts 16-byte aligned at run time (always so in buffers the
+/// runtime allocates; a caller's device buffer need not be), else the same
+/// kernel with element loads.
+void createGemv(OpBuilder &b, Location loc, const GemvOperands &gemv) {
+  auto choice = scf::IfOp::create(
+      b, loc, rlx::rowsAligned(b, loc, {gemv.lhs, gemv.weight}, 16),
+      /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(choice.thenBlock());
+  buildGemvKernel(b, loc, gemv, /*vectorized=*/true);
+  b.setInsertionPointToStart(choice.elseBlock());
+  buildGemvKernel(b, loc, gemv, /*vectorized=*/false);
+}
+
 struct RLXCUDALinalgToCuBLASPass
     : rlx::impl::RLXCUDALinalgToCuBLASBase<RLXCUDALinalgToCuBLASPass> {
   using Base::Base;
@@ -364,6 +576,27 @@ struct RLXCUDALinalgToCuBLASPass
       operands[2] = rounded;
     }
     bool batched = isa<linalg::BatchMatmulOp>(op.getOperation());
+    Value product = op.getDpsInits()[0];
+    auto eraseGemm = [&] {
+      op->erase();
+      if (zeroInit && redundant)
+        zeroInit->erase();
+      if (operands[2] != product && product.use_empty())
+        product.getDefiningOp()->erase();
+    };
+    // A few rows times a transposed weight: the GEMV kernel, which
+    // overwrites the product (so only where its zero init was found).
+    if (!batched && zeroInit) {
+      if (std::optional<GemvOperands> gemv = matchGemv(
+              b, op.getLoc(), operands[0], operands[1], operands[2])) {
+        createGemv(b, op.getLoc(), *gemv);
+        for (unsigned i : {0u, 1u})
+          if (operands[i] != op->getOperand(i) && operands[i].use_empty())
+            operands[i].getDefiningOp()->erase();
+        eraseGemm();
+        return;
+      }
+    }
     std::string name =
         (Twine(batched ? "rlx_cuda_batch_matmul_" : "rlx_cuda_matmul_") +
          *suffix)
@@ -372,12 +605,7 @@ struct RLXCUDALinalgToCuBLASPass
                     (zeroInit ? RLX_CUDA_GEMM_OVERWRITE : 0);
     rlx::createDeviceRuntimeCall(b, op.getLoc(), module, name, operands,
                                  {flags});
-    Value product = op.getDpsInits()[0];
-    op->erase();
-    if (zeroInit && redundant)
-      zeroInit->erase();
-    if (operands[2] != product && product.use_empty())
-      product.getDefiningOp()->erase();
+    eraseGemm();
   }
 };
 

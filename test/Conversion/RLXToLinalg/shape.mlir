@@ -78,6 +78,20 @@ func.func @transpose(%x: tensor<2x?x5xf32>) -> tensor<5x2x?xf32> {
 
 // -----
 
+// A transpose that moves only unit dims is lowered as the reshape it
+// equals (what canonicalization makes of it): no copy.
+// CHECK-LABEL: func.func @transpose_of_unit_dims
+// CHECK-NOT: linalg.transpose
+// CHECK: tensor.collapse_shape
+// CHECK: tensor.expand_shape
+// CHECK-NOT: linalg.transpose
+func.func @transpose_of_unit_dims(%x: tensor<1x1x32x64xf32>) -> tensor<1x32x1x64xf32> {
+  %0 = rlx.transpose %x perm = [0, 2, 1, 3] : tensor<1x1x32x64xf32>
+  return %0 : tensor<1x32x1x64xf32>
+}
+
+// -----
+
 // narrow reads through an offset indexing map (no strided subview); with
 // start 0 the map would claim the input's size, so it reads by index.
 // CHECK-DAG: #[[OFF:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2 + 4)>

@@ -241,3 +241,28 @@ func.func @product_read_in_f32(%x: memref<1x2048xbf16>,
   memref.dealloc %p : memref<1x512xf32>
   return
 }
+
+// The same for a product the rounding reads directly (no reshape between).
+// CHECK-LABEL: func.func @rounded_product_2d
+// CHECK-NOT:     memref.alloc
+// CHECK:         %[[OUTC:.*]] = memref.cast %arg2
+// CHECK:         call @rlx_cuda_matmul_bf16({{.*}}, {{.*}}, %[[OUTC]], {{.*}})
+// CHECK-NOT:     linalg.generic
+func.func @rounded_product_2d(%x: memref<16x64xbf16>, %w: memref<64x32xbf16>,
+                              %y: memref<16x32xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<16x32xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<16x32xf32>)
+  linalg.matmul ins(%x, %w : memref<16x64xbf16>, memref<64x32xbf16>)
+                outs(%p : memref<16x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%p : memref<16x32xf32>) outs(%y : memref<16x32xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %r = arith.truncf %in : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  memref.dealloc %p : memref<16x32xf32>
+  return
+}

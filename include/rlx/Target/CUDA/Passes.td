@@ -263,6 +263,16 @@ def RLXCUDALinalgToCuBLAS
     `allow-tf32` lets it use TF32 tensor cores (about 10 mantissa bits per
     product). Other contractions (integers, an f32 operand beside a half
     one, other strides) stay loops.
+
+    A product zeroed just before (the matmul lowering's `linalg.fill`, or
+    a `memref.copy` of one) is overwritten instead (`beta = 0`, the
+    `RLX_CUDA_GEMM_OVERWRITE` flag) and the zeroing goes; an f16/bf16
+    product accumulated in f32 that every reader rounds first is written
+    rounded (into the rounding's output when that is its only reader).
+    A few rows times a transposed weight (M <= 8, f16/bf16, K a multiple
+    of 8, the weight a row-major `[N, K]` buffer: a decode step's linear
+    layers) becomes a GEMV kernel instead of a cuBLAS call: a warp per
+    output column streaming its weight row in 16-byte loads.
   }];
   let options = [
     Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
@@ -270,7 +280,11 @@ def RLXCUDALinalgToCuBLAS
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def RLXCUDAOverlapCollectives

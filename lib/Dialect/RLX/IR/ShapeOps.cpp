@@ -8,6 +8,7 @@
 #include "rlx/Dialect/RLX/IR/FoldLimits.h"
 #include "rlx/Dialect/RLX/IR/RLXOps.h"
 #include "rlx/Dialect/RLX/IR/RLXShapeUtils.h"
+#include "rlx/Dialect/RLX/IR/TransposeForms.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/MathExtras.h"
@@ -369,23 +370,11 @@ struct TransposeOfUnitDimsToReshape : OpRewritePattern<TransposeOp> {
 
   LogicalResult matchAndRewrite(TransposeOp op,
                                 PatternRewriter &rewriter) const override {
-    RankedTensorType inputType = op.getInput().getType();
-    RankedTensorType type = op.getType();
-    if (!inputType.hasStaticShape() || !type.hasStaticShape() ||
-        !isPermutation(op.getPerm(), inputType.getRank()) ||
-        isIdentityPermutation(op.getPerm()))
+    if (!isPermutation(op.getPerm(), op.getInput().getType().getRank()) ||
+        !isTransposeOfUnitDims(op.getInput().getType(), op.getPerm()))
       return failure();
-    // The dims of more than one element must keep their order.
-    int64_t last = -1;
-    for (int64_t source : op.getPerm()) {
-      if (inputType.getDimSize(source) == 1)
-        continue;
-      if (source < last)
-        return failure();
-      last = source;
-    }
-    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getInput(),
-                                           llvm::to_vector(type.getShape()));
+    rewriter.replaceOpWithNewOp<ReshapeOp>(
+        op, op.getInput(), llvm::to_vector(op.getType().getShape()));
     return success();
   }
 };

@@ -1,0 +1,139 @@
+// RUN: rlx-opt %s --rlx-cuda-linalg-to-cublas | FileCheck %s
+// RUN: rlx-opt %s --rlx-cuda-linalg-to-cublas --rlx-cuda-map-to-gpu | FileCheck %s --check-prefix=DEVICE
+
+// A row times a transposed weight (decode's x W^T), rounded once to bf16:
+// a warp per output column streams its weight row in 16-byte loads (the
+// else branch, for rows that are not 16-byte aligned at run time, loads
+// elements), the warp sums by xor shuffles and lane 0 writes the rounded
+// dot. The zero fill goes: the kernel overwrites the product.
+// CHECK-LABEL: func.func @decode_bf16
+// CHECK-NOT:     linalg.fill
+// CHECK-NOT:     call @rlx_cuda_matmul
+// CHECK:         %[[OUT:.*]] = memref.collapse_shape %arg2
+// CHECK:         scf.if
+// CHECK:           %[[BLOCKS:.*]] = arith.constant 64 : index
+// CHECK:           gpu.launch
+// CHECK:             scf.for
+// CHECK-COUNT-2:       vector.load %arg1[{{.*}}] {alignment = 16 : i64} : memref<512x2048xbf16>, vector<8xbf16>
+// CHECK:               math.fma
+// CHECK:             gpu.shuffle xor
+// CHECK:             arith.truncf %{{.*}} : f32 to bf16
+// CHECK:             memref.store %{{.*}}, %[[OUT]][%{{.*}}, %{{.*}}] : memref<1x512xbf16>
+// CHECK:         } else {
+// CHECK:           gpu.launch
+// CHECK-NOT:         vector.load
+// CHECK:             memref.load %arg1
+// CHECK:             gpu.shuffle xor
+// CHECK-NOT:     call @rlx_cuda_matmul
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+// The buffers a GEMV kernel reads and writes are device buffers.
+// DEVICE-LABEL: func.func @decode_bf16
+// DEVICE:         gpu.launch
+// DEVICE-NOT:     memref.alloc
+// DEVICE:         return
+func.func @decode_bf16(%x: memref<1x2048xbf16>, %w: memref<512x2048xbf16>,
+                       %y: memref<1x1x512xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x512xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x512xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                 affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+                ins(%x, %w : memref<1x2048xbf16>, memref<512x2048xbf16>)
+                outs(%p : memref<1x512xf32>)
+  %pv = memref.expand_shape %p [[0, 1], [2]] output_shape [1, 1, 512]
+      : memref<1x512xf32> into memref<1x1x512xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>,
+                                   affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%pv : memref<1x1x512xf32>) outs(%y : memref<1x1x512xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %r = arith.truncf %in : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  memref.dealloc %p : memref<1x512xf32>
+  return
+}
+
+// A product read in f32 is written in f32; three rows (an already
+// transposed view of the weight) load three rows of A per step.
+// CHECK-LABEL: func.func @f32_product
+// CHECK-NOT:     linalg.fill
+// CHECK-NOT:     call @rlx_cuda_matmul
+// CHECK:         gpu.launch
+// CHECK:           scf.for
+// CHECK-COUNT-4:     vector.load {{.*}} : memref<3x1024xf16>, vector<8xf16>
+// CHECK-NOT:       arith.truncf
+// CHECK:           memref.store %{{.*}}, %arg2[%{{.*}}, %{{.*}}] : memref<3x256xf32>
+// CHECK:         linalg.generic
+func.func @f32_product(%x: memref<3x1024xf16>, %w: memref<256x1024xf16>,
+                       %y: memref<3x256xf32>, %z: memref<3x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %wt = memref.transpose %w (d0, d1) -> (d1, d0)
+      : memref<256x1024xf16> to memref<1024x256xf16, strided<[1, 1024]>>
+  linalg.fill ins(%zero : f32) outs(%y : memref<3x256xf32>)
+  linalg.matmul ins(%x, %wt : memref<3x1024xf16>, memref<1024x256xf16, strided<[1, 1024]>>)
+                outs(%y : memref<3x256xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%y : memref<3x256xf32>) outs(%z : memref<3x256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %in : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// Stay cuBLAS: 16 rows, K not a multiple of 8, B not transposed, a small
+// product (N * K < 65536), a product that is accumulated into (no zero
+// init), f32 operands.
+// CHECK-LABEL: func.func @stay_cublas
+// CHECK-NOT:     gpu.launch
+// CHECK-COUNT-6: call @rlx_cuda_matmul_
+// CHECK-NOT:     gpu.launch
+func.func @stay_cublas(%x16: memref<16x2048xbf16>, %w: memref<512x2048xbf16>,
+                       %y16: memref<16x512xbf16>,
+                       %xo: memref<1x2044xbf16>, %wo: memref<512x2044xbf16>,
+                       %x: memref<1x2048xbf16>, %wn: memref<2048x512xbf16>,
+                       %y: memref<1x512xbf16>,
+                       %ws: memref<16x2048xbf16>, %ys: memref<1x16xbf16>,
+                       %xf: memref<1x2048xf32>, %wf: memref<512x2048xf32>,
+                       %yf: memref<1x512xf32>) {
+  %zero = arith.constant 0.0 : bf16
+  %zf = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : bf16) outs(%y16 : memref<16x512xbf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                 affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+                ins(%x16, %w : memref<16x2048xbf16>, memref<512x2048xbf16>)
+                outs(%y16 : memref<16x512xbf16>)
+  linalg.fill ins(%zero : bf16) outs(%y : memref<1x512xbf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                 affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+                ins(%xo, %wo : memref<1x2044xbf16>, memref<512x2044xbf16>)
+                outs(%y : memref<1x512xbf16>)
+  linalg.fill ins(%zero : bf16) outs(%y : memref<1x512xbf16>)
+  linalg.matmul ins(%x, %wn : memref<1x2048xbf16>, memref<2048x512xbf16>)
+                outs(%y : memref<1x512xbf16>)
+  linalg.fill ins(%zero : bf16) outs(%ys : memref<1x16xbf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                 affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+                ins(%x, %ws : memref<1x2048xbf16>, memref<16x2048xbf16>)
+                outs(%ys : memref<1x16xbf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                 affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+                ins(%x, %w : memref<1x2048xbf16>, memref<512x2048xbf16>)
+                outs(%y : memref<1x512xbf16>)
+  linalg.fill ins(%zf : f32) outs(%yf : memref<1x512xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                 affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+                ins(%xf, %wf : memref<1x2048xf32>, memref<512x2048xf32>)
+                outs(%yf : memref<1x512xf32>)
+  return
+}
