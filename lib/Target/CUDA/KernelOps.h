@@ -38,6 +38,10 @@ void createDeviceRuntimeCall(OpBuilder &b, Location loc, ModuleOp module,
                              StringRef name, ValueRange buffers,
                              ArrayRef<int32_t> flags);
 
+/// The buffer `value` is a view of, through any chain of view-like ops, or
+/// `value` itself.
+Value viewRoot(Value value);
+
 /// The type of a workgroup (shared memory) buffer.
 MemRefType workgroupBufferType(MLIRContext *context, ArrayRef<int64_t> shape,
                                Type elementType);

@@ -28,6 +28,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
@@ -163,6 +164,12 @@ SmallVector<Value> rlx::sharedTilesInDynamicMemory(OpBuilder &b, Location loc,
     views.push_back(memref::ViewOp::create(b, loc, tile, memory,
                                            k.index(offset), ValueRange{}));
   return views;
+}
+
+Value rlx::viewRoot(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
 }
 
 Value rlx::createEmptyLike(OpBuilder &b, Location loc, Value like) {

@@ -60,18 +60,11 @@ bool isBlasLayout(Value operand, bool allowTransposed) {
          atLeast(colStride, rows);
 }
 
-/// The buffer `value` is a view of (through view-like ops), or `value`.
-Value rootBuffer(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
-
 /// Whether `op` or an op nested in it has an operand viewing `root`.
 bool touchesBuffer(Operation *op, Value root) {
   WalkResult result = op->walk([&](Operation *nested) {
     for (Value operand : nested->getOperands())
-      if (isa<MemRefType>(operand.getType()) && rootBuffer(operand) == root)
+      if (isa<MemRefType>(operand.getType()) && rlx::viewRoot(operand) == root)
         return WalkResult::interrupt();
     return WalkResult::advance();
   });
@@ -81,15 +74,15 @@ bool touchesBuffer(Operation *op, Value root) {
 /// Whether `op` only reads `root` (a copy out of it).
 bool onlyReads(Operation *op, Value root) {
   auto copy = dyn_cast<memref::CopyOp>(op);
-  return copy && rootBuffer(copy.getSource()) == root &&
-         rootBuffer(copy.getTarget()) != root;
+  return copy && rlx::viewRoot(copy.getSource()) == root &&
+         rlx::viewRoot(copy.getTarget()) != root;
 }
 
 /// The `linalg.fill` of zero that last wrote `buffer` before `at`, when
 /// nothing but reads touched the buffer since; null otherwise. `read` tells
 /// whether something read those zeros in between.
 linalg::FillOp zeroFillReaching(Value buffer, Operation *at, bool &read) {
-  Value root = rootBuffer(buffer);
+  Value root = rlx::viewRoot(buffer);
   read = false;
   for (Operation *op = at->getPrevNode(); op; op = op->getPrevNode()) {
     if (auto fill = dyn_cast<linalg::FillOp>(op);
@@ -123,7 +116,7 @@ Operation *zeroInitBefore(linalg::LinalgOp gemm, bool &redundant) {
   }
   if (read)
     return nullptr;
-  Value root = rootBuffer(product);
+  Value root = rlx::viewRoot(product);
   for (Operation *op = gemm->getPrevNode(); op; op = op->getPrevNode()) {
     if (auto copy = dyn_cast<memref::CopyOp>(op);
         copy && copy.getTarget() == product) {
@@ -235,7 +228,7 @@ Value foldRounding(linalg::LinalgOp gemm, Operation *zeroInit,
         cast<MemRefType>(target.getType()).getLayout().isIdentity();
     for (Operation *op = gemm->getNextNode(); untouched && op != copy;
          op = op->getNextNode())
-      untouched = !touchesBuffer(op, rootBuffer(target));
+      untouched = !touchesBuffer(op, rlx::viewRoot(target));
     if (untouched) {
       Value view = target;
       if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(

@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelOps.h"
+
 #include "rlx/Runtime/Collectives.h"
 #include "rlx/Target/CUDA/Passes.h"
 
@@ -33,13 +35,6 @@ constexpr llvm::StringLiteral kCollectivePrefix = "rlx_cuda_collective_r";
 constexpr llvm::StringLiteral kStartPrefix = "rlx_cuda_collective_start_r";
 constexpr llvm::StringLiteral kWaitName = "rlx_cuda_collective_wait";
 
-/// The view `value` is of, through any chain of views.
-Value viewRoot(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
-
 /// `root` and every view of it, through chains of views.
 SmallVector<Value> viewsOf(Value root) {
   SmallVector<Value> views = {root};
@@ -58,7 +53,7 @@ Operation *firstToucherAfter(func::CallOp call, ValueRange buffers) {
   Block *block = call->getBlock();
   Operation *first = block->getTerminator();
   for (Value buffer : buffers)
-    for (Value view : viewsOf(viewRoot(buffer)))
+    for (Value view : viewsOf(rlx::viewRoot(buffer)))
       for (Operation *user : view.getUsers()) {
         if (auto asView = dyn_cast<ViewLikeOpInterface>(user))
           if (asView.getViewSource() == view)
