@@ -9,7 +9,7 @@ weights (docs/perf/llm.md).
       KV cache of CAPACITY positions in bf16 and compiles both for the
       cuda target into OUT, beside the model's config and rotary tables.
   python3 bench/llm_decode.py run OUT RLX_RUN_AOT [--new N] [--rlx-only]
-                                                  [--profile]
+                                                  [--profile] [--kernels]
       on the GPU machine: draws the weights (seeded) into a transformers
       LlamaForCausalLM in bf16 and writes them for rlx; runs rlx's prefill
       once (timed by --bench), then N - 1 decode steps with the cache, the
@@ -22,7 +22,9 @@ weights (docs/perf/llm.md).
       the same run, and how many of the first generated tokens each bf16
       run shares with the f32 reference. --rlx-only: rlx's runs only;
       --profile: then the time per op of the decode step compiled with
-      rlx-run --profile as OUT/decode-prof.so.
+      rlx-run --profile as OUT/decode-prof.so; --kernels: then each
+      kernel's own time in one decode step (Nsight Compute, ncu), against
+      the replayed step's.
 
 The model: hidden 2048, 16 layers, 32 heads of 64, 8 KV heads, FFN 8192,
 vocabulary 128256, tied embeddings, rope_theta 500000 (1.24e9 parameters,
@@ -62,6 +64,10 @@ def emit(out, rlx_run):
         json.dump(CONFIG, file)
     cos, sin = config.rope_tables(CAPACITY)
     np.savez(os.path.join(out, "rope.npz"), cos=cos, sin=sin)
+    # The checkpoint tensors the graphs take stacked (the q, k and v
+    # projections, gate and up), for write_rlx_files on the GPU machine.
+    with open(os.path.join(out, "fused.json"), "w") as file:
+        json.dump(config.fused_projections(), file)
     for name, tokens in (("prefill", PROMPT), ("decode", 1)):
         start = time.time()
         path = os.path.join(out, name)
@@ -113,6 +119,12 @@ def write_rlx_files(out, model, prompt):
         if name == "lm_head.weight":  # Tied: the embedding's.
             continue
         arrays[name], dtypes[name] = bf16_bits(value), "BF16"
+    with open(os.path.join(out, "fused.json")) as file:
+        for name, parts in json.load(file).items():
+            arrays[name] = np.concatenate([arrays.pop(p) for p in parts])
+            dtypes[name] = "BF16"
+            for part in parts:
+                del dtypes[part]
     rope = np.load(os.path.join(out, "rope.npz"))
     import torch
     for key in ("cos", "sin"):
@@ -289,6 +301,51 @@ def profile(out, aot):
     print(run.stdout)
 
 
+def kernels(out, aot, step_ms):
+    """Each kernel's own time in one decode step (Nsight Compute's
+    gpu__time_duration, kernels launched one by one with RLX_CUDA_GRAPHS=0,
+    clocks left alone), summed by kernel name; the step's replayed time
+    less their sum is what the launches and gaps between them cost."""
+    import csv
+    import io
+    names = step_arguments()
+    after = os.path.join(out, "after-prefill.safetensors")
+    command = ["ncu", "--clock-control", "none", "--cache-control", "none",
+               "--metrics",
+               "gpu__time_duration.sum", "--csv", "--print-units", "base",
+               aot, "--load", os.path.join(out, "decode.so"), "--params",
+               os.path.join(out, "params.safetensors")] + state_inputs(
+                   after, {n: f"output_{i}" for i, n in enumerate(names)})
+    run = subprocess.run(command, capture_output=True, text=True,
+                         env=dict(os.environ, RLX_CUDA_GRAPHS="0"))
+    rows = [line for line in run.stdout.splitlines()
+            if line.startswith('"')]
+    if run.returncode != 0 or not rows:
+        sys.exit(f"ncu failed:\n{run.stdout[-4000:]}{run.stderr[-4000:]}")
+    by_name, launches = {}, []
+    for row in csv.DictReader(io.StringIO("\n".join(rows))):
+        if row.get("Metric Name") != "gpu__time_duration.sum":
+            continue
+        name = row["Kernel Name"].split("(")[0]
+        total, count = by_name.get(name, (0.0, 0))
+        nanoseconds = float(row["Metric Value"].replace(",", ""))
+        by_name[name] = (total + nanoseconds / 1e6, count + 1)
+        launches.append((nanoseconds / 1e3, row.get("Grid Size", "?"),
+                         row.get("Block Size", "?")))
+    launched = sum(count for _, count in by_name.values())
+    busy = sum(total for total, _ in by_name.values())
+    print(f"kernels of one decode step: {launched}, {busy:.3f} ms of "
+          f"kernel time; replayed step {step_ms:.3f} ms: "
+          f"{step_ms - busy:.3f} ms between kernels "
+          f"({(step_ms - busy) / launched * 1e3:.2f} us per kernel)")
+    for name, (total, count) in sorted(by_name.items(),
+                                       key=lambda k: -k[1][0]):
+        print(f"{total:8.4f} ms  {count:4d}x  {name}")
+    # In launch order (the step's op order): time, grid and block.
+    for index, (micros, grid, block) in enumerate(launches):
+        print(f"  {index:4d} {micros:8.2f} us  grid {grid}  block {block}")
+
+
 def run(out, aot, new_tokens, rlx_only=False):
     import torch
     model = draw_model()
@@ -313,7 +370,7 @@ def run(out, aot, new_tokens, rlx_only=False):
           flush=True)
 
     if rlx_only:
-        return
+        return step_ms
     print(f"transformers bf16 eager: prefill of {PROMPT} tokens "
           f"{hf_prefill_ms(model, prompt):.2f} ms", flush=True)
     results = {"rlx": tokens}
@@ -338,6 +395,7 @@ def run(out, aot, new_tokens, rlx_only=False):
     best = max((m for m in rates if m != "rlx"), key=rates.get)
     print(f"rlx / transformers' best ({best}): "
           f"{rates['rlx'] / rates[best]:.2f}x tokens/s")
+    return step_ms
 
 
 def main():
@@ -347,7 +405,10 @@ def main():
         new_tokens = 128
         if "--new" in sys.argv:
             new_tokens = int(sys.argv[sys.argv.index("--new") + 1])
-        run(sys.argv[2], sys.argv[3], new_tokens, "--rlx-only" in sys.argv)
+        step_ms = run(sys.argv[2], sys.argv[3], new_tokens,
+                      "--rlx-only" in sys.argv)
+        if "--kernels" in sys.argv:
+            kernels(sys.argv[2], sys.argv[3], step_ms)
         if "--profile" in sys.argv:
             profile(sys.argv[2], sys.argv[3])
     else:

@@ -81,14 +81,55 @@ static Value packedSource(Value heads) {
   return reshape.getInput();
 }
 
-/// Erases the transpose, reshape and narrow chains that split `heads` off
-/// their projections, where nothing else uses them: the conversion to linalg
-/// would make each a copy.
+/// The `[B, kv_heads, S, D]` keys or values that `heads`, a static
+/// `[B, H, S, D]` operand of attention, repeats: `reshape [B, H, S, D]` of
+/// `expand [B, kv_heads, H / kv_heads, S, D]` of `reshape
+/// [B, kv_heads, 1, S, D]` of them (transformers' `repeat_kv`), so that
+/// query head h reads head h / (H / kv_heads). Null otherwise.
+static Value repeatedHeadsSource(Value heads) {
+  auto merge = heads.getDefiningOp<ReshapeOp>();
+  if (!merge)
+    return {};
+  auto expand = merge.getInput().getDefiningOp<ExpandOp>();
+  if (!expand)
+    return {};
+  auto unsqueeze = expand.getInput().getDefiningOp<ReshapeOp>();
+  if (!unsqueeze)
+    return {};
+  auto type = cast<RankedTensorType>(heads.getType());
+  auto repeated = cast<RankedTensorType>(expand.getType());
+  auto single = cast<RankedTensorType>(unsqueeze.getType());
+  auto source = cast<RankedTensorType>(unsqueeze.getInput().getType());
+  if (!type.hasStaticShape() || !source.hasStaticShape() ||
+      type.getRank() != 4 || source.getRank() != 4 || repeated.getRank() != 5 ||
+      single.getRank() != 5)
+    return {};
+  int64_t kvHeads = source.getDimSize(1);
+  int64_t group = repeated.getDimSize(2);
+  SmallVector<int64_t> expectSingle = {source.getDimSize(0), kvHeads, 1,
+                                       source.getDimSize(2),
+                                       source.getDimSize(3)};
+  SmallVector<int64_t> expectRepeated = {source.getDimSize(0), kvHeads, group,
+                                         source.getDimSize(2),
+                                         source.getDimSize(3)};
+  if (single.getShape() != ArrayRef(expectSingle) ||
+      repeated.getShape() != ArrayRef(expectRepeated) || group < 1 ||
+      type.getDimSize(0) != source.getDimSize(0) ||
+      type.getDimSize(1) != kvHeads * group ||
+      type.getDimSize(2) != source.getDimSize(2) ||
+      type.getDimSize(3) != source.getDimSize(3))
+    return {};
+  return unsqueeze.getInput();
+}
+
+/// Erases the transpose, reshape, narrow and expand chains that split
+/// `heads` off their projections or repeat them, where nothing else uses
+/// them: the conversion to linalg would make each a copy.
 static void eraseUnusedSplits(RewriterBase &rewriter, ArrayRef<Value> heads) {
   // Once each: the query, key and value may be one value.
   for (Value value : llvm::SetVector<Value>(heads.begin(), heads.end())) {
     while (Operation *producer = value.getDefiningOp()) {
-      if (!isa<TransposeOp, ReshapeOp, NarrowOp>(producer) ||
+      if (!isa<TransposeOp, ReshapeOp, NarrowOp, ExpandOp>(producer) ||
           !producer->use_empty())
         break;
       value = producer->getOperand(0);
@@ -160,14 +201,29 @@ bool rlx::formFlashAttention(RewriterBase &rewriter, AttentionOp op) {
     key = asView(rewriter, packedKey);
     value = asView(rewriter, packedValue);
   }
+  // Keys and values repeated per query head (grouped-query attention) are
+  // read unrepeated: the kernel maps each query head to its key head.
+  IntegerAttr kvHeads;
+  Value sharedKey = repeatedHeadsSource(key),
+        sharedValue = repeatedHeadsSource(value);
+  if (!packed && sharedKey && sharedValue &&
+      sharedKey.getType() == sharedValue.getType()) {
+    key = sharedKey;
+    value = sharedValue;
+    kvHeads = rewriter.getI64IntegerAttr(
+        cast<RankedTensorType>(key.getType()).getDimSize(1));
+  }
   Value init = createEmptyLike(rewriter, loc, query);
   auto fused = cuda::FlashAttentionOp::create(
       rewriter, loc, TypeRange{init.getType()}, query, key, value, op.getMask(),
       init, op.getNumHeadsAttr(), op.getHeadDimAttr(), op.getMaskKindAttr(),
       op.getWindowAttr(), rewriter.getF32FloatAttr(scale),
-      op.getAttnLogitSoftcapAttr());
+      op.getAttnLogitSoftcapAttr(), kvHeads);
   if (!packed) {
+    Value repeatedKey = op.getKey(), repeatedValue = op.getValue();
     rewriter.replaceOp(op, fused.getResult());
+    if (kvHeads)
+      eraseUnusedSplits(rewriter, {repeatedKey, repeatedValue});
     return true;
   }
   SmallVector<Value> splitHeads = {op.getQuery(), op.getKey(), op.getValue()};
@@ -213,6 +269,8 @@ struct AttentionProblem {
     elementType = queryType.getElementType();
     packed = queryType.getRank() == 3;
     numHeads = op.getNumHeads();
+    if (std::optional<uint64_t> kvHeads = op.getKvHeads())
+      kvGroup = numHeads / static_cast<int64_t>(*kvHeads);
     headDim = op.getHeadDim();
     maskKind = op.getMaskKind();
     window = op.getWindow() ? static_cast<int64_t>(*op.getWindow()) : 0;
@@ -229,6 +287,8 @@ struct AttentionProblem {
   Type elementType;
   bool packed;
   int64_t numHeads, headDim;
+  /// Query heads per key and value head (grouped-query attention).
+  int64_t kvGroup = 1;
   MaskKind maskKind;
   int64_t window;
   double scale;
@@ -244,6 +304,8 @@ struct AttentionBlock {
       : k(k), p(p), firstRow(firstRow) {
     batchIndex = k.div(batchHead, k.index(p.numHeads));
     headIndex = k.rem(batchHead, k.index(p.numHeads));
+    kvHeadIndex =
+        p.kvGroup == 1 ? headIndex : k.div(headIndex, k.index(p.kvGroup));
     lastQueryRow = k.sub(p.querySeq, k.index(1));
     lastKey = k.sub(p.keySeq, k.index(1));
     // Keys [keyBegin, keyEnd) that some row of the block may see. Causal
@@ -263,19 +325,21 @@ struct AttentionBlock {
     }
   }
 
-  /// The indices of element (position, column) of the (batch, head) in the
-  /// op's layout.
-  SmallVector<Value> indices(Value position, Value column) {
+  /// The indices of element (position, column) of the (batch, head) in
+  /// `buffer`, one of the op's operands, in the op's layout: the key and
+  /// value are read at the head the query head shares.
+  SmallVector<Value> indices(Value buffer, Value position, Value column) {
+    Value head = buffer == p.key || buffer == p.value ? kvHeadIndex : headIndex;
     if (p.packed)
       return {batchIndex, position,
-              k.add(k.mul(headIndex, k.index(p.headDim)), column)};
-    return {batchIndex, headIndex, position, column};
+              k.add(k.mul(head, k.index(p.headDim)), column)};
+    return {batchIndex, head, position, column};
   }
 
   /// Element (position, column) as f32.
   Value load(Value buffer, Value position, Value column) {
-    return k.toF32(
-        memref::LoadOp::create(k.b, k.loc, buffer, indices(position, column)));
+    return k.toF32(memref::LoadOp::create(k.b, k.loc, buffer,
+                                          indices(buffer, position, column)));
   }
 
   /// `dot` scaled and soft-capped, times `factor` (the kernels keep scores
@@ -349,7 +413,7 @@ struct AttentionBlock {
   KernelBuilder &k;
   const AttentionProblem &p;
   Value firstRow;
-  Value batchIndex, headIndex, lastQueryRow, lastKey;
+  Value batchIndex, headIndex, kvHeadIndex, lastQueryRow, lastKey;
   Value keyBegin, keyEnd, keyOffset;
 };
 
@@ -561,7 +625,7 @@ void buildWarpPerRowKernel(OpBuilder &b, Location loc,
           if (p.elementType != f32)
             result = arith::TruncFOp::create(b, loc, p.elementType, result);
           memref::StoreOp::create(b, loc, result, p.out,
-                                  blk.indices(row, column));
+                                  blk.indices(p.out, row, column));
         }
       });
 }
@@ -839,7 +903,7 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
               Value column4 = k.add(column, k.index(4));
               auto element = [&](Value row, Value col) -> Value {
                 return memref::LoadOp::create(b, loc, p.query,
-                                              blk.indices(row, col));
+                                              blk.indices(p.query, row, col));
               };
               queryFragments[t].push_back(tf32Fragment(
                   {element(clampedRow0, column), element(clampedRow1, column),
@@ -850,10 +914,11 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
             Value column = k.add(pairColumn, k.index(step * 16));
             Value column8 = k.add(column, k.index(8));
             queryFragments[t].push_back(
-                {loadPair(p.query, blk.indices(clampedRow0, column)),
-                 loadPair(p.query, blk.indices(clampedRow1, column)),
-                 loadPair(p.query, blk.indices(clampedRow0, column8)),
-                 loadPair(p.query, blk.indices(clampedRow1, column8))});
+                {loadPair(p.query, blk.indices(p.query, clampedRow0, column)),
+                 loadPair(p.query, blk.indices(p.query, clampedRow1, column)),
+                 loadPair(p.query, blk.indices(p.query, clampedRow0, column8)),
+                 loadPair(p.query,
+                          blk.indices(p.query, clampedRow1, column8))});
           }
         }
 
@@ -906,7 +971,7 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
                          k.index(width), k.index(0));
             tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
                 b, loc, tokenType, tile, ValueRange{r, column}, buffer,
-                blk.indices(position, column), b.getIndexAttr(width),
+                blk.indices(buffer, position, column), b.getIndexAttr(width),
                 sourceElements, b.getUnitAttr()));
           }
           nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokenType, tokens);
@@ -1191,8 +1256,8 @@ void buildTensorCoreKernel(OpBuilder &b, Location loc,
               Value y =
                   k.div(tiles.getResult(first + 4 * n + 2 * half + 1), sum);
               Value column = k.add(pairColumn, k.index(8 * n));
-              auto write = vector::StoreOp::create(b, loc, pack(x, y), p.out,
-                                                   blk.indices(row, column));
+              auto write = vector::StoreOp::create(
+                  b, loc, pack(x, y), p.out, blk.indices(p.out, row, column));
               write.setAlignment(format.tf32 ? 8 : 4);
             }
           }

@@ -92,6 +92,24 @@ LogicalResult FlashAttentionOp::verify() {
   if (failed(verifyCompatibleShape(getInit().getType(), queryType)))
     return emitOpError() << "init " << getInit().getType()
                          << " does not have the shape of query " << queryType;
+  if (std::optional<uint64_t> kvHeads = getKvHeads()) {
+    int64_t numHeads = getNumHeads();
+    if (numHeads % static_cast<int64_t>(*kvHeads) != 0)
+      return emitOpError() << "kv_heads " << *kvHeads
+                           << " does not divide num_heads " << numHeads;
+    // The key's and value's heads: dim 1 of [B, H, S, D], or the last dim of
+    // [B, S, H * D] over head_dim.
+    for (Value value : {getKey(), getValue()}) {
+      auto type = cast<ShapedType>(value.getType());
+      int64_t size = type.getDimSize(rank == 4 ? 1 : 2);
+      int64_t expected = rank == 4 ? static_cast<int64_t>(*kvHeads)
+                                   : static_cast<int64_t>(*kvHeads) *
+                                         static_cast<int64_t>(getHeadDim());
+      if (!ShapedType::isDynamic(size) && size != expected)
+        return emitOpError() << "key and value " << type << " must hold "
+                             << *kvHeads << " heads (kv_heads)";
+    }
+  }
   int64_t headDim = getHeadDim();
   if (headDim > kMaxHeadDim)
     return emitOpError() << "head_dim " << headDim << " exceeds "

@@ -9,7 +9,7 @@
 
 A family module (llama.py, gpt2.py) gives a config class read from
 config.json (its weight_shapes, derived_params, check_capacity and,
-optionally, checkpoint_names) and `step_graph`; `CausalLM` compiles its
+optionally, checkpoint_names and fused_projections) and `step_graph`; `CausalLM` compiles its
 graphs, binds the weights and runs steps over a KVCache. GGUF files are
 read by gguf_loader.py into the same config and tensor names; their
 block-quantized linear weights stay packed (rlx.dequant_matmul)."""
@@ -82,6 +82,12 @@ class CausalLM:
         self._weights = {name: (value.data if name in self._packed
                                 else value)
                          for name, value in checked.items()}
+        # Projections the graph multiplies as one (llama.py's
+        # fused_projections): their tensors stacked along the rows.
+        if hasattr(config, "fused_projections"):
+            for name, parts in config.fused_projections(self._packed).items():
+                self._weights[name] = np.concatenate(
+                    [self._weights.pop(part) for part in parts])
         self._weights.update(config.derived_params(self.capacity))
         self._graphs = {}
 

@@ -115,6 +115,44 @@ class LlamaConfig(DecoderConfig):
                 shapes[p + "self_attn.o_proj.bias"] = (hidden,)
         return shapes
 
+    def fused_projections(self, packed=()):
+        """Graph parameters that stack checkpoint tensors along their rows,
+        name -> the stacked names: per layer the q, k and v projections
+        (`self_attn.qkv_proj`, weight and bias) and the gate and up
+        projections (`mlp.gate_up_proj`), so that each is one product (a
+        decode step reads each weight in one kernel instead of three or
+        two, as vLLM's QKVParallelLinear and MergedColumnParallelLinear
+        do). A group with a GGUF-packed weight (`packed` names) stays
+        apart: its blocks are multiplied by rlx.dequant_matmul."""
+        fused = {}
+        for layer in range(self.num_hidden_layers):
+            p = f"model.layers.{layer}."
+            groups = [("self_attn.qkv_proj",
+                       ["self_attn.q_proj", "self_attn.k_proj",
+                        "self_attn.v_proj"], self.qkv_bias),
+                      ("mlp.gate_up_proj", ["mlp.gate_proj", "mlp.up_proj"],
+                       False)]
+            for name, parts, bias in groups:
+                if any(p + part + ".weight" in packed for part in parts):
+                    continue
+                fused[p + name + ".weight"] = [p + part + ".weight"
+                                               for part in parts]
+                if bias:
+                    fused[p + name + ".bias"] = [p + part + ".bias"
+                                                 for part in parts]
+        return fused
+
+    def graph_shapes(self, packed=()):
+        """The step graph's checkpoint parameters, name -> shape:
+        weight_shapes with each fused_projections group stacked."""
+        shapes = self.weight_shapes()
+        for name, parts in self.fused_projections(packed).items():
+            rows = sum(shapes[part][0] for part in parts)
+            shapes[name] = (rows,) + shapes[parts[0]][1:]
+            for part in parts:
+                del shapes[part]
+        return shapes
+
     def derived_params(self, capacity):
         """Parameters the graph reads besides the checkpoint's: the rotary
         tables."""
@@ -175,12 +213,13 @@ def step_graph(config, batch, tokens, capacity, packed=None, dtype="f32",
                        batch, tokens, capacity, c.num_hidden_layers, heads,
                        kv_heads, dim, dtype, greedy)
     g = step.g
-    shapes = c.weight_shapes()
+    shapes = c.graph_shapes(packed)
     weights = {name: (g.param(name, (packed[name][1],), "ui8")
                       if name in packed else g.param(name, shape, dtype))
                for name, shape in shapes.items()}
     cos_table = g.param("rope.cos", (capacity, dim // 2), dtype)
     sin_table = g.param("rope.sin", (capacity, dim // 2), dtype)
+    q_out, kv_out = heads * dim, kv_heads * dim
 
     # The rotary angles of each token.
     flat_positions = g.reshape(step.positions, (-1,))
@@ -198,10 +237,41 @@ def step_graph(config, batch, tokens, capacity, packed=None, dtype="f32",
                                       shapes[weight], bias)
         return g.linear(x, weights[weight], bias)
 
-    def rotated_heads(x, count):
-        """[B, S, count * D] -> [B, count, S, D], rotated."""
+    def rotated(x, count):
+        """[B, S, count * D], each head rotated."""
         x = g.rope(g.reshape(x, (-1, count * dim)), cos, sin, dim, dim)
-        return step.heads_first(x, count)
+        return g.reshape(x, (batch, -1, count * dim))
+
+    def projections(h, p):
+        """The step's queries [B, heads, S, D] and keys and values
+        [B, kv_heads, S, D]: one product and one rotation of the queries
+        and keys together where the projections are fused."""
+        if p + "self_attn.qkv_proj.weight" in shapes:
+            qkv = linear(h, p + "self_attn.qkv_proj", c.qkv_bias)
+            qk = rotated(g.narrow(qkv, 2, 0, q_out + kv_out),
+                         heads + kv_heads)
+            q, k = g.narrow(qk, 2, 0, q_out), g.narrow(qk, 2, q_out, kv_out)
+            v = g.narrow(qkv, 2, q_out + kv_out, kv_out)
+        else:
+            q = rotated(linear(h, p + "self_attn.q_proj", c.qkv_bias),
+                        heads)
+            k = rotated(linear(h, p + "self_attn.k_proj", c.qkv_bias),
+                        kv_heads)
+            v = linear(h, p + "self_attn.v_proj", c.qkv_bias)
+        return (step.heads_first(q, heads), step.heads_first(k, kv_heads),
+                step.heads_first(v, kv_heads))
+
+    def gated(h, p):
+        """silu(gate_proj(h)) * up_proj(h)."""
+        if p + "mlp.gate_up_proj.weight" in shapes:
+            both = linear(h, p + "mlp.gate_up_proj", False)
+            size = c.intermediate_size
+            gate, up = g.narrow(both, 2, 0, size), g.narrow(both, 2, size,
+                                                            size)
+        else:
+            gate = linear(h, p + "mlp.gate_proj", False)
+            up = linear(h, p + "mlp.up_proj", False)
+        return g.binary("mul", g.activation("silu", gate), up)
 
     def repeat_heads(x):
         """[B, kv_heads, C, D] -> [B, heads, C, D]: query head h reads kv
@@ -218,12 +288,7 @@ def step_graph(config, batch, tokens, capacity, packed=None, dtype="f32",
         p = f"model.layers.{layer}."
         h = g.rms_norm(x, weights[p + "input_layernorm.weight"], beta,
                        c.rms_norm_eps)
-        q = rotated_heads(linear(h, p + "self_attn.q_proj", c.qkv_bias),
-                          heads)
-        k = rotated_heads(linear(h, p + "self_attn.k_proj", c.qkv_bias),
-                          kv_heads)
-        v = step.heads_first(linear(h, p + "self_attn.v_proj", c.qkv_bias),
-                             kv_heads)
+        q, k, v = projections(h, p)
         key_cache = step.store(key_cache, k)
         value_cache = step.store(value_cache, v)
         new_caches += [key_cache, value_cache]
@@ -232,10 +297,8 @@ def step_graph(config, batch, tokens, capacity, packed=None, dtype="f32",
         x = g.binary("add", x, linear(a, p + "self_attn.o_proj", c.o_bias))
         h = g.rms_norm(x, weights[p + "post_attention_layernorm.weight"],
                        beta, c.rms_norm_eps)
-        gate = g.activation("silu", linear(h, p + "mlp.gate_proj", False))
-        up = linear(h, p + "mlp.up_proj", False)
-        x = g.binary("add", x, linear(g.binary("mul", gate, up),
-                                      p + "mlp.down_proj", False))
+        x = g.binary("add", x, linear(gated(h, p), p + "mlp.down_proj",
+                                      False))
     x = g.rms_norm(x, weights["model.norm.weight"], beta, c.rms_norm_eps)
     if c.tie_word_embeddings:
         logits = g.linear(x, weights["model.embed_tokens.weight"])

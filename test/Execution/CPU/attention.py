@@ -313,6 +313,65 @@ split_heads_case(np.float16, 2, 17, 1, 128, "causal")
 split_heads_case(np.float32, 1, 9, 2, 16, "none", lead=1)
 split_heads_case(np.float16, 2, 12, 2, 16, "causal", lead=3)
 
+def grouped_query_case(dtype, batch, heads, kv_heads, sq, sk, head_dim,
+                       kind):
+    """Grouped-query attention as transformers writes it: keys and values
+    of `kv_heads` heads repeated for `heads` query heads (repeat_kv: an
+    unsqueeze, expand and merge) before rlx.attention. On the cuda target
+    the kernel reads them unrepeated (kv_heads), query head h reading key
+    head h / (heads / kv_heads); "bias" adds a [B, H, Sq, Sk] mask (a decode
+    step's)."""
+    group = heads // kv_heads
+    q = check.uniform((batch, heads, sq, head_dim), dtype)
+    k = check.uniform((batch, kv_heads, sk, head_dim), dtype)
+    v = check.uniform((batch, kv_heads, sk, head_dim), dtype)
+    qt = tensor_type(q.shape, dtype)
+    kt = tensor_type(k.shape, dtype)
+    one = tensor_type((batch, kv_heads, 1, sk, head_dim), dtype)
+    many = tensor_type((batch, kv_heads, group, sk, head_dim), dtype)
+    full = tensor_type((batch, heads, sk, head_dim), dtype)
+    args = (f"%q: {qt} {{rlx.input = \"q\"}}, %k: {kt} {{rlx.input = \"k\"}}, "
+            f"%v: {kt} {{rlx.input = \"v\"}}")
+    inputs = {"q": q, "k": k, "v": v}
+    body = []
+    for name in "kv":
+        body += [
+            f"  %{name}1 = rlx.reshape %{name} new_shape = [{batch}, "
+            f"{kv_heads}, 1, {sk}, {head_dim}] : {kt}",
+            f"  %{name}2 = rlx.expand %{name}1 target_shape = [{batch}, "
+            f"{kv_heads}, {group}, {sk}, {head_dim}] : {one}",
+            f"  %{name}3 = rlx.reshape %{name}2 new_shape = [{batch}, {heads}, "
+            f"{sk}, {head_dim}] : {many}"]
+    mask = mask_text = None
+    if kind == "bias":
+        mask = check.uniform((batch, heads, sq, sk), dtype, -2.0, 2.0)
+        mt = tensor_type(mask.shape, dtype)
+        args += f", %m: {mt} {{rlx.input = \"m\"}}"
+        inputs["m"] = mask
+        mask_text = f" mask %m : {mt}"
+    body.append(f"  %o = rlx.attention %q, %k3, %v3{mask_text or ''} "
+                f"{{num_heads = {heads} : i64, head_dim = {head_dim} : i64, "
+                f"mask_kind = #rlx.mask<{kind}>}} : {qt}, {full}, {full}")
+    mlir = (f"func.func @main({args}) -> {qt} {{\n" + "\n".join(body) +
+            f"\n  return %o : {qt}\n}}")
+    outs = check.run(mlir, inputs)
+    want = attention_oracle(q, np.repeat(k, group, axis=1),
+                            np.repeat(v, group, axis=1), heads, head_dim,
+                            kind, mask)
+    rtol, atol = TOLERANCE[dtype]
+    check.close(f"attention grouped-query B={batch} H={heads} "
+                f"kv_heads={kv_heads} Sq={sq} Sk={sk} D={head_dim} {kind} "
+                f"{np.dtype(dtype)}", outs[0] if outs else None,
+                want.astype(dtype), rtol, atol)
+
+
+# Grouped-query attention (a decode step over a cache; a prefill), on both
+# CUDA kernels: the warp-per-row one (f32) and the tensor-core one (f16).
+for dtype in (np.float32, np.float16):
+    grouped_query_case(dtype, 1, 8, 2, 1, 40, 64, "bias")
+    grouped_query_case(dtype, 2, 6, 3, 33, 33, 32, "causal")
+    grouped_query_case(dtype, 1, 4, 1, 17, 50, 16, "none")
+
 # --------------------------------------------------------------------------
 # rlx.rope (NeoX): rank 4, 3 and 2 layouts, full and partial rotation.
 

@@ -253,3 +253,61 @@ func.func @query_tile_in_shared_memory(%q: tensor<2x4x300x128xf16>,
       : tensor<2x4x300x128xf16>, tensor<2x4x70x128xf16>, tensor<2x4x70x128xf16>
   return %o : tensor<2x4x300x128xf16>
 }
+
+// -----
+
+// Grouped-query attention: keys and values of 2 heads repeated for 8 query
+// heads (transformers' repeat_kv: unsqueeze, expand, merge) are read
+// unrepeated, kv_heads = 2; the repetition is erased, so no copy of the
+// cache is made. Query head h reads key head h / 4: the kernels divide the
+// head index by the group.
+
+// FORM-LABEL: func.func @grouped_query
+// FORM-SAME:    (%[[Q:.*]]: tensor<1x8x1x64xbf16>, %[[K:.*]]: tensor<1x2x256x64xbf16>, %[[V:.*]]: tensor<1x2x256x64xbf16>, %[[BIAS:.*]]: tensor<1x8x1x256xbf16>)
+// FORM-NOT:     rlx.expand
+// FORM:         rlx_cuda.flash_attention ins(%[[Q]], %[[K]], %[[V]] mask %[[BIAS]] : tensor<1x8x1x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x8x1x256xbf16>) outs(%{{.*}} : tensor<1x8x1x64xbf16>) {head_dim = 64 : i64, kv_heads = 2 : i64, mask_kind = #rlx.mask<bias>, num_heads = 8 : i64, score_scale = 1.250000e-01 : f32}
+// FORM-NOT:     rlx.expand
+// FORM-NOT:     rlx.reshape
+// LOWER-LABEL: func.func @grouped_query
+// LOWER-NOT:     memref.copy
+// LOWER:         gpu.launch
+// LOWER:           arith.remui
+// LOWER:           arith.divui {{.*}}, %c4
+// LOWER-NOT:     rlx_cuda.flash_attention
+func.func @grouped_query(%q: tensor<1x8x1x64xbf16>, %k: tensor<1x2x256x64xbf16>,
+                         %v: tensor<1x2x256x64xbf16>,
+                         %bias: tensor<1x8x1x256xbf16>) -> tensor<1x8x1x64xbf16> {
+  %k1 = rlx.reshape %k new_shape = [1, 2, 1, 256, 64] : tensor<1x2x256x64xbf16>
+  %k2 = rlx.expand %k1 target_shape = [1, 2, 4, 256, 64] : tensor<1x2x1x256x64xbf16>
+  %k3 = rlx.reshape %k2 new_shape = [1, 8, 256, 64] : tensor<1x2x4x256x64xbf16>
+  %v1 = rlx.reshape %v new_shape = [1, 2, 1, 256, 64] : tensor<1x2x256x64xbf16>
+  %v2 = rlx.expand %v1 target_shape = [1, 2, 4, 256, 64] : tensor<1x2x1x256x64xbf16>
+  %v3 = rlx.reshape %v2 new_shape = [1, 8, 256, 64] : tensor<1x2x4x256x64xbf16>
+  %o = rlx.attention %q, %k3, %v3 mask %bias : tensor<1x8x1x256xbf16> {
+      head_dim = 64 : i64, mask_kind = #rlx.mask<bias>, num_heads = 8 : i64}
+      : tensor<1x8x1x64xbf16>, tensor<1x8x256x64xbf16>, tensor<1x8x256x64xbf16>
+  return %o : tensor<1x8x1x64xbf16>
+}
+
+// -----
+
+// A repetition whose other use still needs it is kept for that use; the
+// kernel reads the unrepeated keys all the same.
+
+// FORM-LABEL: func.func @grouped_query_kept
+// FORM:         rlx.expand
+// FORM:         rlx_cuda.flash_attention ins(%{{.*}}, %arg1, %arg2 : {{.*}}) {{.*}}kv_heads = 2 : i64
+func.func @grouped_query_kept(%q: tensor<1x4x3x16xf32>, %k: tensor<1x2x5x16xf32>,
+                              %v: tensor<1x2x5x16xf32>)
+    -> (tensor<1x4x3x16xf32>, tensor<1x4x5x16xf32>) {
+  %k1 = rlx.reshape %k new_shape = [1, 2, 1, 5, 16] : tensor<1x2x5x16xf32>
+  %k2 = rlx.expand %k1 target_shape = [1, 2, 2, 5, 16] : tensor<1x2x1x5x16xf32>
+  %k3 = rlx.reshape %k2 new_shape = [1, 4, 5, 16] : tensor<1x2x2x5x16xf32>
+  %v1 = rlx.reshape %v new_shape = [1, 2, 1, 5, 16] : tensor<1x2x5x16xf32>
+  %v2 = rlx.expand %v1 target_shape = [1, 2, 2, 5, 16] : tensor<1x2x1x5x16xf32>
+  %v3 = rlx.reshape %v2 new_shape = [1, 4, 5, 16] : tensor<1x2x2x5x16xf32>
+  %o = rlx.attention %q, %k3, %v3 {head_dim = 16 : i64,
+      mask_kind = #rlx.mask<none>, num_heads = 4 : i64}
+      : tensor<1x4x3x16xf32>, tensor<1x4x5x16xf32>, tensor<1x4x5x16xf32>
+  return %o, %k3 : tensor<1x4x3x16xf32>, tensor<1x4x5x16xf32>
+}

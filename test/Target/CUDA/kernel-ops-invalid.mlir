@@ -169,3 +169,19 @@ func.func @conv_f64(%x: memref<1x4x8x8xf64>, %dw: memref<6x4x3x3xf64>,
   rlx_cuda.conv2d_backward_filter ins(%x, %dy : memref<1x4x8x8xf64>, memref<1x6x6x6xf64>) outs(%dw : memref<6x4x3x3xf64>) stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 1
   return
 }
+
+// -----
+
+func.func @kv_heads_not_dividing(%q: tensor<1x4x3x8xf32>, %k: tensor<1x3x5x8xf32>) -> tensor<1x4x3x8xf32> {
+  // expected-error @+1 {{kv_heads 3 does not divide num_heads 4}}
+  %o = rlx_cuda.flash_attention ins(%q, %k, %k : tensor<1x4x3x8xf32>, tensor<1x3x5x8xf32>, tensor<1x3x5x8xf32>) outs(%q : tensor<1x4x3x8xf32>) {head_dim = 8 : i64, kv_heads = 3 : i64, mask_kind = #rlx.mask<none>, num_heads = 4 : i64, score_scale = 1.0 : f32} -> tensor<1x4x3x8xf32>
+  return %o : tensor<1x4x3x8xf32>
+}
+
+// -----
+
+func.func @kv_heads_of_key(%q: tensor<1x4x3x8xf32>, %k: tensor<1x4x5x8xf32>) -> tensor<1x4x3x8xf32> {
+  // expected-error @+1 {{key and value 'tensor<1x4x5x8xf32>' must hold 2 heads (kv_heads)}}
+  %o = rlx_cuda.flash_attention ins(%q, %k, %k : tensor<1x4x3x8xf32>, tensor<1x4x5x8xf32>, tensor<1x4x5x8xf32>) outs(%q : tensor<1x4x3x8xf32>) {head_dim = 8 : i64, kv_heads = 2 : i64, mask_kind = #rlx.mask<none>, num_heads = 4 : i64, score_scale = 1.0 : f32} -> tensor<1x4x3x8xf32>
+  return %o : tensor<1x4x3x8xf32>
+}

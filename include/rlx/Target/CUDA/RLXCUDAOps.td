@@ -111,6 +111,14 @@ def RLXCUDA_FlashAttentionOp : RLXCUDA_KernelOp<"flash_attention"> {
     style, like linalg ops); on buffers it has no result and writes `init`.
     `init` has the type of `query`; its contents are not read.
 
+    Grouped-query attention: with `kv_heads` (a divisor of `num_heads`),
+    `key` and `value` hold `kv_heads` heads and query head `h` reads their
+    head `h / (num_heads / kv_heads)`, as `rlx.attention` of the keys and
+    values with each head repeated that many times computes.
+    `rlx-cuda-form-kernels` reads the repetition (a reshape, expand and
+    reshape of the `[B, kv_heads, S, D]` keys, as transformers' `repeat_kv`)
+    from the unrepeated keys and values: it is never written.
+
     Supported: rank-4 `[B, H, S, D]` and rank-3 `[B, S, H * D]` layouts,
     every mask kind, `score_scale`, `attn_logit_softcap`, `Sq != Sk`,
     f32, f16 and bf16 (computed in f32) with `head_dim <= 128`. The
@@ -129,7 +137,8 @@ def RLXCUDA_FlashAttentionOp : RLXCUDA_KernelOp<"flash_attention"> {
                        RLX_MaskKindAttr:$mask_kind,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$window,
                        F32Attr:$score_scale,
-                       OptionalAttr<F32Attr>:$attn_logit_softcap);
+                       OptionalAttr<F32Attr>:$attn_logit_softcap,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$kv_heads);
 
   let assemblyFormat = [{
     `ins` `(` $query `,` $key `,` $value (`mask` $mask^)? `:` type($query)
