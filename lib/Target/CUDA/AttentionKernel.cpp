@@ -139,23 +139,13 @@ static void eraseUnusedSplits(RewriterBase &rewriter, ArrayRef<Value> heads) {
 }
 
 /// `packed` itself, or, when it is a narrow of the last dim (the query, key
-/// or value columns of a QKV projection), the same slice as a
-/// tensor.extract_slice: a view once bufferized, where the lowering of
-/// rlx.narrow copies.
+/// or value columns of a QKV projection), the same slice as a view.
 static Value asView(RewriterBase &rewriter, Value packed) {
   auto narrow = packed.getDefiningOp<NarrowOp>();
   auto type = cast<RankedTensorType>(packed.getType());
   if (!narrow || static_cast<int64_t>(narrow.getAxis()) != type.getRank() - 1)
     return packed;
-  SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
-  offsets.back() = rewriter.getIndexAttr(narrow.getStart());
-  SmallVector<OpFoldResult> sizes,
-      strides(type.getRank(), rewriter.getIndexAttr(1));
-  for (int64_t dim : type.getShape())
-    sizes.push_back(rewriter.getIndexAttr(dim));
-  return tensor::ExtractSliceOp::create(rewriter, narrow.getLoc(), type,
-                                        narrow.getInput(), offsets, sizes,
-                                        strides);
+  return narrowAsView(rewriter, narrow);
 }
 
 /// The use of attention's `[B, H, S, D]` result that merges the heads back,

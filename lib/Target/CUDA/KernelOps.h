@@ -17,6 +17,7 @@ namespace rlx {
 class ActivationBackwardOp;
 class AttentionOp;
 class MatMulOp;
+class NarrowOp;
 namespace cuda {
 class CollectiveOp;
 class FlashAttentionOp;
@@ -86,6 +87,19 @@ Value buffersAligned(OpBuilder &b, Location loc, ArrayRef<Value> buffers,
 /// row stride keep the alignment.
 Value rowsAligned(OpBuilder &b, Location loc, ArrayRef<Value> buffers,
                   int64_t bytes);
+
+/// `narrow`, an rlx.narrow of the last dim, as the same slice of its input
+/// by tensor.extract_slice: a view once bufferized, where the lowering of
+/// rlx.narrow copies. The narrow itself is left in place.
+Value narrowAsView(RewriterBase &rewriter, NarrowOp narrow);
+
+/// Replaces each rlx.narrow of the last dim in `root` whose result only
+/// reaches kernels generated here or the attention kernel (through reshapes
+/// and transposes) by narrowAsView: those kernels read strided views, so
+/// splitting a fused projection (q, k, v; gate, up) costs no copy. Narrows
+/// that an external library would read (cuBLAS, cuDNN, NCCL) keep their
+/// copy.
+void viewNarrows(RewriterBase &rewriter, Operation *root);
 
 /// Replaces `op` by an rlx_cuda.flash_attention on tensors when the kernel
 /// supports it (f32/f16/bf16, head_dim <= 128, not nested in an rlx

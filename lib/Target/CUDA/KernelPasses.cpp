@@ -172,6 +172,58 @@ Value rlx::viewRoot(Value value) {
   return value;
 }
 
+Value rlx::narrowAsView(RewriterBase &rewriter, NarrowOp narrow) {
+  auto type = cast<RankedTensorType>(narrow.getType());
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(narrow);
+  SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+  offsets[narrow.getAxis()] = rewriter.getIndexAttr(narrow.getStart());
+  SmallVector<OpFoldResult> sizes,
+      strides(type.getRank(), rewriter.getIndexAttr(1));
+  for (int64_t dim = 0; dim < type.getRank(); ++dim)
+    sizes.push_back(
+        type.isDynamicDim(dim)
+            ? OpFoldResult(tensor::DimOp::create(rewriter, narrow.getLoc(),
+                                                 narrow.getInput(), dim)
+                               .getResult())
+            : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(dim))));
+  return tensor::ExtractSliceOp::create(rewriter, narrow.getLoc(), type,
+                                        narrow.getInput(), offsets, sizes,
+                                        strides);
+}
+
+/// Whether every use of `value` is an operand that the kernels generated
+/// here or the attention kernel read, whatever its strides: elementwise ops
+/// and rotary embeddings (linalg.generic kernels), attention's query, key
+/// and value, and reshapes, transposes and narrows whose results are read
+/// so too (a reshape that a view cannot take is copied by bufferization).
+static bool onlyKernelsRead(Value value) {
+  return llvm::all_of(value.getUses(), [](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (isa<ReshapeOp, TransposeOp, NarrowOp>(user))
+      return onlyKernelsRead(user->getResult(0));
+    if (auto attention = dyn_cast<cuda::FlashAttentionOp>(user))
+      return use.get() != attention.getInit() &&
+             use.get() != attention.getMask();
+    return isa<RopeOp, WhereOp, BinaryOp, ActivationOp, CastOp, CompareOp>(
+        user);
+  });
+}
+
+void rlx::viewNarrows(RewriterBase &rewriter, Operation *root) {
+  SmallVector<NarrowOp> narrows;
+  root->walk([&](NarrowOp narrow) {
+    auto type = cast<RankedTensorType>(narrow.getType());
+    if (static_cast<int64_t>(narrow.getAxis()) == type.getRank() - 1 &&
+        narrow.getInput().getType() != type &&
+        isa<func::FuncOp>(narrow->getParentOp()) &&
+        onlyKernelsRead(narrow.getResult()))
+      narrows.push_back(narrow);
+  });
+  for (NarrowOp narrow : narrows)
+    rewriter.replaceOp(narrow, narrowAsView(rewriter, narrow));
+}
+
 Value rlx::createEmptyLike(OpBuilder &b, Location loc, Value like) {
   auto type = cast<RankedTensorType>(like.getType());
   SmallVector<Value> sizes;
@@ -298,6 +350,8 @@ struct RLXCUDAFormKernelsPass
       if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
         return signalPassFailure();
     }
+    // Last: the kernel ops above decide who reads each narrow.
+    viewNarrows(rewriter, getOperation());
 
     // The CUDA unfuse policy keeps the layer norm's, the activations' and
     // the convolution's backward ops for the kernels above; those they did

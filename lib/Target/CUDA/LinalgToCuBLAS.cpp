@@ -307,8 +307,25 @@ constexpr int64_t kGemvMaxRows = 8;
 constexpr int64_t kGemvMinWeightElements = 65536;
 /// Elements of one 16-byte load of f16/bf16.
 constexpr int64_t kGemvGroup = 8;
-/// Warps (output columns) per block.
+/// Warps per block.
 constexpr int64_t kGemvWarps = 8;
+/// Warps the GEMV keeps resident for its loads to fill the device's memory
+/// pipeline (about 62 of the 64 a multiprocessor holds, on an H200's 132):
+/// a product with fewer output columns splits each column's dot over
+/// several warps.
+constexpr int64_t kGemvTargetWarps = 8192;
+
+/// Warps per output column of a GEMV of `columns` columns and `groups`
+/// 16-byte groups per row: a power of two up to kGemvWarps that keeps the
+/// warps near kGemvTargetWarps and gives each warp a whole number of
+/// groups per lane.
+int64_t gemvWarpsPerColumn(int64_t columns, int64_t groups) {
+  int64_t split = 1;
+  while (split < kGemvWarps && columns * split * 2 <= kGemvTargetWarps &&
+         groups % (split * 2 * rlx::kWarpThreads) == 0)
+    split *= 2;
+  return split;
+}
 
 /// The strides of `value`'s memref type when its offset is static 0.
 std::optional<SmallVector<int64_t>> stridesAtOffsetZero(Value value) {
@@ -371,32 +388,43 @@ std::optional<GemvOperands> matchGemv(OpBuilder &b, Location loc, Value lhs,
   return GemvOperands{lhs, weight, out, rows, columns, depth};
 }
 
-/// The GEMV kernel: a warp per output column n (8 per block of 256
-/// threads), each lane loading 8 elements of W[n, :] at a time and the
-/// matching 8 of each row of A (A is small: it stays in L1 and L2),
-/// accumulating a partial dot per row in f32; the warp sums the partials
-/// by xor shuffles and lane 0 writes out[m, n], rounded once to the
-/// product's type. With `vectorized` the groups of 8 are 16-byte vector
-/// loads (rows 16-byte aligned), else element loads. Each step a lane
-/// issues the loads of `unroll` groups before their arithmetic, for more
-/// bytes in flight per warp.
+/// The GEMV kernel: `split` warps per output column n (gemvWarpsPerColumn;
+/// 8 warps per block of 256 threads), each warp a slice of K, each lane
+/// loading 8 elements of W[n, :] at a time and the matching 8 of each row of
+/// A (A is small: it stays in L1 and L2), accumulating a partial dot per row
+/// in f32; the warp sums the partials by xor shuffles, and with one warp per
+/// column its lane 0 writes out[m, n], rounded once to the product's type;
+/// with several, each warp's sums meet in shared memory and the column's
+/// first warp adds them in order. With `vectorized` the groups of 8 are
+/// 16-byte vector loads (rows 16-byte aligned), else element loads. Each
+/// step a lane issues the loads of `unroll` groups before their arithmetic,
+/// for more bytes in flight per warp.
 void buildGemvKernel(OpBuilder &b, Location loc, const GemvOperands &gemv,
                      bool vectorized) {
   rlx::KernelBuilder host{b, loc};
-  Value blocks = host.index(llvm::divideCeil(gemv.columns, kGemvWarps));
+  int64_t groups = gemv.depth / kGemvGroup;
+  int64_t split = gemvWarpsPerColumn(gemv.columns, groups);
+  int64_t columnsPerBlock = kGemvWarps / split;
+  Value blocks = host.index(llvm::divideCeil(gemv.columns, columnsPerBlock));
   OpBuilder::InsertionGuard guard(b);
-  auto launch =
-      rlx::createGuardedLaunch(b, loc, blocks, kGemvWarps * rlx::kWarpThreads,
-                               /*shared=*/{});
+  SmallVector<MemRefType> shared;
+  if (split > 1)
+    shared.push_back(rlx::workgroupBufferType(
+        b.getContext(), {kGemvWarps, gemv.rows}, b.getF32Type()));
+  auto launch = rlx::createGuardedLaunch(
+      b, loc, blocks, kGemvWarps * rlx::kWarpThreads, shared);
   rlx::KernelBuilder k{b, loc};
   Value warp = k.div(launch.getThreadIds().x, k.index(rlx::kWarpThreads));
   Value lane = k.rem(launch.getThreadIds().x, k.index(rlx::kWarpThreads));
-  Value column =
-      k.add(k.mul(launch.getBlockIds().x, k.index(kGemvWarps)), warp);
-  // The warps of the last block past the columns stop; no barrier follows.
-  auto inColumns = scf::IfOp::create(
-      b, loc, k.cmp(arith::CmpIPredicate::ult, column, k.index(gemv.columns)),
-      /*withElseRegion=*/false);
+  Value column = k.add(k.mul(launch.getBlockIds().x, k.index(columnsPerBlock)),
+                       k.div(warp, k.index(split)));
+  Value part = k.rem(warp, k.index(split));
+  Value inRange =
+      k.cmp(arith::CmpIPredicate::ult, column, k.index(gemv.columns));
+  Value isLeader = k.cmp(arith::CmpIPredicate::eq, lane, k.index(0));
+  // The warps of the last block past the columns skip the loads (a
+  // barrier follows when columns are split, which every warp reaches).
+  auto inColumns = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
   b.setInsertionPointToStart(inColumns.thenBlock());
 
   Type element = cast<MemRefType>(gemv.lhs.getType()).getElementType();
@@ -418,16 +446,19 @@ void buildGemvKernel(OpBuilder &b, Location loc, const GemvOperands &gemv,
           k.toF32(vector::ExtractOp::create(b, loc, load.getResult(), i)));
     return elements;
   };
-  // Folds the groups `g + lane + u * 32` (u < `unroll`) into `partials`,
-  // for g from `begin` below `end` in steps of `unroll` * 32 groups.
+  // This warp's slice of the groups: [sliceBegin, sliceBegin + slice).
+  int64_t slice = groups / split;
+  Value sliceBegin = k.mul(part, k.index(slice));
+  // Folds the groups `sliceBegin + g + lane + u * 32` (u < `unroll`) into
+  // `partials`, for g from `begin` below `end` in steps of `unroll` * 32.
   auto sweep = [&](SmallVector<Value> partials, int64_t begin, int64_t end,
                    int64_t unroll) {
     if (begin >= end)
       return partials;
     auto loop = scf::ForOp::create(
-        b, loc, k.add(lane, k.index(begin)), k.index(end),
-        k.index(unroll * rlx::kWarpThreads), partials,
-        [&](OpBuilder &, Location, Value group, ValueRange state) {
+        b, loc, k.add(k.add(sliceBegin, lane), k.index(begin)),
+        k.add(sliceBegin, k.index(end)), k.index(unroll * rlx::kWarpThreads),
+        partials, [&](OpBuilder &, Location, Value group, ValueRange state) {
           SmallVector<Value> sums(state);
           // Every load of the step first, then the products.
           SmallVector<SmallVector<Value>> weights;
@@ -452,12 +483,11 @@ void buildGemvKernel(OpBuilder &b, Location loc, const GemvOperands &gemv,
   // Fewer groups in flight per step for more rows (their loads and
   // accumulators take registers too).
   int64_t unroll = gemv.rows <= 2 ? 4 : gemv.rows <= 4 ? 2 : 1;
-  int64_t groups = gemv.depth / kGemvGroup;
   int64_t unrolledEnd =
-      groups / (unroll * rlx::kWarpThreads) * unroll * rlx::kWarpThreads;
+      slice / (unroll * rlx::kWarpThreads) * unroll * rlx::kWarpThreads;
   SmallVector<Value> partials(gemv.rows, k.f32(0));
   partials = sweep(partials, 0, unrolledEnd, unroll);
-  partials = sweep(partials, unrolledEnd, groups, 1);
+  partials = sweep(partials, unrolledEnd, slice, 1);
   SmallVector<Value> dots =
       k.xorReduce(partials, rlx::KernelBuilder::kWarpOffsets,
                   [&](ArrayRef<Value> x, ArrayRef<Value> y) {
@@ -466,17 +496,45 @@ void buildGemvKernel(OpBuilder &b, Location loc, const GemvOperands &gemv,
                       sums.push_back(k.add(a, c));
                     return sums;
                   });
-  auto leader = scf::IfOp::create(
-      b, loc, k.cmp(arith::CmpIPredicate::eq, lane, k.index(0)),
-      /*withElseRegion=*/false);
-  b.setInsertionPointToStart(leader.thenBlock());
   Type outElement = cast<MemRefType>(gemv.out.getType()).getElementType();
-  for (auto [m, dot] : llvm::enumerate(dots)) {
-    Value result = dot;
+  // Writes out[m, column], rounded once to the product's type.
+  auto store = [&](int64_t m, Value dot) {
     if (!outElement.isF32())
-      result = arith::TruncFOp::create(b, loc, outElement, dot);
-    memref::StoreOp::create(b, loc, result, gemv.out,
+      dot = arith::TruncFOp::create(b, loc, outElement, dot);
+    memref::StoreOp::create(b, loc, dot, gemv.out,
                             ValueRange{k.index(m), column});
+  };
+  auto leader = scf::IfOp::create(b, loc, isLeader, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(leader.thenBlock());
+  if (split == 1) {
+    for (auto [m, dot] : llvm::enumerate(dots))
+      store(m, dot);
+    return;
+  }
+  // Each warp's sums into shared memory; after the barrier, which every
+  // warp of the block reaches, lane 0 of the column's first warp adds its
+  // column's sums in order.
+  Value sums = launch.getWorkgroupAttributions()[0];
+  for (auto [m, dot] : llvm::enumerate(dots))
+    memref::StoreOp::create(b, loc, dot, sums, ValueRange{warp, k.index(m)});
+  b.setInsertionPointAfter(inColumns);
+  gpu::BarrierOp::create(b, loc);
+  Value writes = arith::AndIOp::create(
+      b, loc,
+      arith::AndIOp::create(b, loc, inRange,
+                            k.cmp(arith::CmpIPredicate::eq, part, k.index(0))),
+      isLeader);
+  auto writer = scf::IfOp::create(b, loc, writes, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(writer.thenBlock());
+  for (int64_t m = 0; m < gemv.rows; ++m) {
+    Value dot =
+        memref::LoadOp::create(b, loc, sums, ValueRange{warp, k.index(m)});
+    for (int64_t other = 1; other < split; ++other)
+      dot =
+          k.add(dot, memref::LoadOp::create(
+                         b, loc, sums,
+                         ValueRange{k.add(warp, k.index(other)), k.index(m)}));
+    store(m, dot);
   }
 }
 

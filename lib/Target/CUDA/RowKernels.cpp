@@ -51,6 +51,11 @@ constexpr int64_t kRowWarps = kRowThreads / kWarpThreads;
 /// The most groups of elements (16 bytes each, or one element) a thread
 /// keeps in registers between the sweeps.
 constexpr int64_t kMaxCachedGroups = 8;
+/// Below this many (static) rows a block takes each row even where a warp
+/// could: a warp per row would leave most of the GPU idle and make each
+/// lane wait for up to kMaxCachedGroups loads, where a block's threads wait
+/// for one each (a decode step's norms have one row per sequence).
+constexpr int64_t kFewRows = 64;
 
 /// Whether `op` (on `input`, along `axis`) is a row kernel's: the last
 /// axis, a supported element type, directly in a function body.
@@ -743,18 +748,23 @@ int64_t rowClusterOf(Value input, int64_t width) {
 }
 
 /// The row kernel of `width` for `input`: a warp per row when a warp can
-/// keep a whole row in registers (up to 1024 f32 at 16 bytes per access),
-/// a block per row when a block can (8192 f32), a cluster of blocks per row
+/// keep a whole row in registers (up to 1024 f32 at 16 bytes per access)
+/// and there are kFewRows rows or more, a block per row when a block can
+/// (8192 f32), a cluster of blocks per row
 /// when a cluster can (65536 f32), else a block per row sweeping it twice.
 void buildRowKernelFor(RewriterBase &rewriter, Location loc, Value input,
                        Value out, RowMath &math, unsigned stateSize,
                        int64_t width) {
-  if (int64_t groups = cachedGroupsOf(input, width, kWarpThreads)) {
-    buildRowKernel(rewriter, loc, input, out, math, stateSize, width, groups,
-                   /*warpPerRow=*/true);
+  int64_t groups = cachedGroupsOf(input, width, kRowThreads);
+  ArrayRef<int64_t> shape = cast<MemRefType>(input.getType()).getShape();
+  bool fewRows = llvm::none_of(shape.drop_back(), ShapedType::isDynamic) &&
+                 ShapedType::getNumElements(shape.drop_back()) < kFewRows;
+  if (int64_t warpGroups = cachedGroupsOf(input, width, kWarpThreads);
+      warpGroups && !(fewRows && groups)) {
+    buildRowKernel(rewriter, loc, input, out, math, stateSize, width,
+                   warpGroups, /*warpPerRow=*/true);
     return;
   }
-  int64_t groups = cachedGroupsOf(input, width, kRowThreads);
   if (int64_t clusterBlocks = rowClusterOf(input, width);
       groups == 0 && clusterBlocks > 1) {
     int64_t rowLength = cast<MemRefType>(input.getType()).getShape().back();

@@ -102,8 +102,8 @@ for lshape, rshape, transposed in CASES:
 # graph transposes: "" none, "r" the rhs (x @ W^T, W stored [N, K]), "l" the
 # lhs, "lr" both). The BERT-base layer's projections, a batch of rows times
 # a weight, batched products (the attention's q k^T and p v), rank 4, M = 1,
-# odd sizes (1, 17, 33). Every product runs through the runtime
-# (blas-min-flops=1), small ones included.
+# odd sizes (1, 17, 33), decode's few rows times a weight. Every product
+# runs through the runtime (blas-min-flops=1), small ones included.
 HALF_CASES = [
     ((128, 768), (768, 768), ""),
     ((128, 768), (3072, 768), "r"),
@@ -118,6 +118,10 @@ HALF_CASES = [
     ((1, 1), (1, 1), ""),
     ((33, 17), (65, 33), "lr"),
     ((3, 33, 17), (3, 33, 65), "l"),
+    # Decode-like rows times a transposed weight, which the cuda target runs
+    # as its GEMV kernel with each column's dot split over 8 and 4 warps.
+    ((1, 2048), (128, 2048), "r"),
+    ((3, 1024), (256, 1024), "r"),
 ]
 
 

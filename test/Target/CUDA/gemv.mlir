@@ -2,7 +2,8 @@
 // RUN: rlx-opt %s --rlx-cuda-linalg-to-cublas --rlx-cuda-map-to-gpu | FileCheck %s --check-prefix=DEVICE
 
 // A row times a transposed weight (decode's x W^T), rounded once to bf16:
-// a warp per output column streams its weight row in 16-byte loads (the
+// with 8192 output columns a warp per column (8192 warps fill an H200)
+// streams its weight row in 16-byte loads (the
 // else branch, for rows that are not 16-byte aligned at run time, loads
 // elements), the warp sums by xor shuffles and lane 0 writes the rounded
 // dot. The zero fill goes: the kernel overwrites the product.
@@ -11,14 +12,14 @@
 // CHECK-NOT:     call @rlx_cuda_matmul
 // CHECK:         %[[OUT:.*]] = memref.collapse_shape %arg2
 // CHECK:         scf.if
-// CHECK:           %[[BLOCKS:.*]] = arith.constant 64 : index
+// CHECK:           %[[BLOCKS:.*]] = arith.constant 1024 : index
 // CHECK:           gpu.launch
 // CHECK:             scf.for
-// CHECK-COUNT-2:       vector.load %arg1[{{.*}}] {alignment = 16 : i64} : memref<512x2048xbf16>, vector<8xbf16>
+// CHECK-COUNT-2:       vector.load %arg1[{{.*}}] {alignment = 16 : i64} : memref<8192x2048xbf16>, vector<8xbf16>
 // CHECK:               math.fma
 // CHECK:             gpu.shuffle xor
 // CHECK:             arith.truncf %{{.*}} : f32 to bf16
-// CHECK:             memref.store %{{.*}}, %[[OUT]][%{{.*}}, %{{.*}}] : memref<1x512xbf16>
+// CHECK:             memref.store %{{.*}}, %[[OUT]][%{{.*}}, %{{.*}}] : memref<1x8192xbf16>
 // CHECK:         } else {
 // CHECK:           gpu.launch
 // CHECK-NOT:         vector.load
@@ -32,27 +33,27 @@
 // DEVICE:         gpu.launch
 // DEVICE-NOT:     memref.alloc
 // DEVICE:         return
-func.func @decode_bf16(%x: memref<1x2048xbf16>, %w: memref<512x2048xbf16>,
-                       %y: memref<1x1x512xbf16>) {
+func.func @decode_bf16(%x: memref<1x2048xbf16>, %w: memref<8192x2048xbf16>,
+                       %y: memref<1x1x8192xbf16>) {
   %zero = arith.constant 0.0 : f32
-  %p = memref.alloc() : memref<1x512xf32>
-  linalg.fill ins(%zero : f32) outs(%p : memref<1x512xf32>)
+  %p = memref.alloc() : memref<1x8192xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x8192xf32>)
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
                                  affine_map<(m, n, k) -> (n, k)>,
                                  affine_map<(m, n, k) -> (m, n)>]
-                ins(%x, %w : memref<1x2048xbf16>, memref<512x2048xbf16>)
-                outs(%p : memref<1x512xf32>)
-  %pv = memref.expand_shape %p [[0, 1], [2]] output_shape [1, 1, 512]
-      : memref<1x512xf32> into memref<1x1x512xf32>
+                ins(%x, %w : memref<1x2048xbf16>, memref<8192x2048xbf16>)
+                outs(%p : memref<1x8192xf32>)
+  %pv = memref.expand_shape %p [[0, 1], [2]] output_shape [1, 1, 8192]
+      : memref<1x8192xf32> into memref<1x1x8192xf32>
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>,
                                    affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
                   iterator_types = ["parallel", "parallel", "parallel"]}
-      ins(%pv : memref<1x1x512xf32>) outs(%y : memref<1x1x512xbf16>) {
+      ins(%pv : memref<1x1x8192xf32>) outs(%y : memref<1x1x8192xbf16>) {
   ^bb0(%in: f32, %out: bf16):
     %r = arith.truncf %in : f32 to bf16
     linalg.yield %r : bf16
   }
-  memref.dealloc %p : memref<1x512xf32>
+  memref.dealloc %p : memref<1x8192xf32>
   return
 }
 
@@ -65,24 +66,51 @@ func.func @decode_bf16(%x: memref<1x2048xbf16>, %w: memref<512x2048xbf16>,
 // CHECK:           scf.for
 // CHECK-COUNT-4:     vector.load {{.*}} : memref<3x1024xf16>, vector<8xf16>
 // CHECK-NOT:       arith.truncf
-// CHECK:           memref.store %{{.*}}, %arg2[%{{.*}}, %{{.*}}] : memref<3x256xf32>
+// CHECK:           memref.store %{{.*}}, %arg2[%{{.*}}, %{{.*}}] : memref<3x8192xf32>
 // CHECK:         linalg.generic
-func.func @f32_product(%x: memref<3x1024xf16>, %w: memref<256x1024xf16>,
-                       %y: memref<3x256xf32>, %z: memref<3x256xf32>) {
+func.func @f32_product(%x: memref<3x1024xf16>, %w: memref<8192x1024xf16>,
+                       %y: memref<3x8192xf32>, %z: memref<3x8192xf32>) {
   %zero = arith.constant 0.0 : f32
   %wt = memref.transpose %w (d0, d1) -> (d1, d0)
-      : memref<256x1024xf16> to memref<1024x256xf16, strided<[1, 1024]>>
-  linalg.fill ins(%zero : f32) outs(%y : memref<3x256xf32>)
-  linalg.matmul ins(%x, %wt : memref<3x1024xf16>, memref<1024x256xf16, strided<[1, 1024]>>)
-                outs(%y : memref<3x256xf32>)
+      : memref<8192x1024xf16> to memref<1024x8192xf16, strided<[1, 1024]>>
+  linalg.fill ins(%zero : f32) outs(%y : memref<3x8192xf32>)
+  linalg.matmul ins(%x, %wt : memref<3x1024xf16>, memref<1024x8192xf16, strided<[1, 1024]>>)
+                outs(%y : memref<3x8192xf32>)
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
                                    affine_map<(d0, d1) -> (d0, d1)>],
                   iterator_types = ["parallel", "parallel"]}
-      ins(%y : memref<3x256xf32>) outs(%z : memref<3x256xf32>) {
+      ins(%y : memref<3x8192xf32>) outs(%z : memref<3x8192xf32>) {
   ^bb0(%in: f32, %out: f32):
     %r = arith.mulf %in, %in : f32
     linalg.yield %r : f32
   }
+  return
+}
+
+// 2048 output columns split each column's dot over 4 warps (a quarter of
+// K each, 8192 warps in all): each warp's sums go to shared memory, and
+// after the barrier lane 0 of the column's first warp adds the 4 in order.
+// CHECK-LABEL: func.func @split_columns
+// CHECK:         gpu.launch {{.*}} workgroup(%[[SUMS:.*]] : memref<8x1xf32, #gpu.address_space<workgroup>>)
+// CHECK:           scf.if
+// CHECK:             scf.for
+// CHECK:               vector.load %arg1[{{.*}}] {alignment = 16 : i64} : memref<2048x2048xbf16>, vector<8xbf16>
+// CHECK:             gpu.shuffle xor
+// CHECK:             memref.store %{{.*}}, %[[SUMS]]
+// CHECK:           gpu.barrier
+// CHECK:           scf.if
+// CHECK-COUNT-4:     memref.load %[[SUMS]]
+// CHECK:             arith.truncf %{{.*}} : f32 to bf16
+// CHECK:             memref.store %{{.*}}, %arg2
+func.func @split_columns(%x: memref<1x2048xbf16>, %w: memref<2048x2048xbf16>,
+                         %y: memref<1x2048xbf16>) {
+  %zero = arith.constant 0.0 : bf16
+  linalg.fill ins(%zero : bf16) outs(%y : memref<1x2048xbf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                 affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+                ins(%x, %w : memref<1x2048xbf16>, memref<2048x2048xbf16>)
+                outs(%y : memref<1x2048xbf16>)
   return
 }
 

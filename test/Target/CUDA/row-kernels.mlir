@@ -67,7 +67,7 @@ func.func @rows(%x: tensor<3x5x9000xf32>, %g: tensor<9000xf32>,
 
 // Rows of 1000 f32 kept in registers. 16-byte aligned: 250 groups of 4,
 // at most 8 per lane of a warp, so each warp takes a row (8 rows per block
-// of 256 threads, ceil(15 / 8) blocks), its reductions warp shuffles only,
+// of 256 threads, 64 / 8 blocks; 64 rows or more, see @few_rows), its reductions warp shuffles only,
 // without barriers. Unaligned: 1000 single elements, 4 per thread of a
 // block per row. Either way the sweeps are unrolled, the row is loaded
 // once, and a thread stores its results only for groups inside the row.
@@ -82,7 +82,7 @@ func.func @rows(%x: tensor<3x5x9000xf32>, %g: tensor<9000xf32>,
 // LOWER:           gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}})
 // LOWER-NOT:         scf.for
 // LOWER-NOT:         gpu.barrier
-// LOWER-COUNT-8:     vector.load %arg0[%{{.*}}, %{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<3x5x1000xf32>, vector<4xf32>
+// LOWER-COUNT-8:     vector.load %arg0[%{{.*}}, %{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<8x8x1000xf32>, vector<4xf32>
 // LOWER-NOT:         gpu.barrier
 // LOWER:             arith.maximumf
 // LOWER-NOT:         gpu.barrier
@@ -93,7 +93,7 @@ func.func @rows(%x: tensor<3x5x9000xf32>, %g: tensor<9000xf32>,
 // LOWER:             scf.if
 // LOWER:               math.exp
 // LOWER:               arith.divf
-// LOWER:               vector.store {{.*}} {alignment = 16 : i64} : memref<3x5x1000xf32>, vector<4xf32>
+// LOWER:               vector.store {{.*}} {alignment = 16 : i64} : memref<8x8x1000xf32>, vector<4xf32>
 // LOWER:         } else {
 // LOWER:           gpu.launch
 // LOWER-NOT:         scf.for
@@ -109,13 +109,13 @@ func.func @rows(%x: tensor<3x5x9000xf32>, %g: tensor<9000xf32>,
 // LOWER-NOT:       arith.divf
 // LOWER:           gpu.shuffle  xor
 // LOWER:           math.rsqrt
-func.func @cached_rows(%x: tensor<3x5x1000xf32>, %g: tensor<1000xf32>,
+func.func @cached_rows(%x: tensor<8x8x1000xf32>, %g: tensor<1000xf32>,
                        %b: tensor<1000xf32>)
-    -> (tensor<3x5x1000xf32>, tensor<3x5x1000xf32>) {
-  %0 = rlx.softmax %x {axis = -1 : i64} : tensor<3x5x1000xf32>
+    -> (tensor<8x8x1000xf32>, tensor<8x8x1000xf32>) {
+  %0 = rlx.softmax %x {axis = -1 : i64} : tensor<8x8x1000xf32>
   %1 = rlx.layer_norm %x, %g, %b {axis = -1 : i64, eps = 1.0e-05 : f32}
-      : tensor<3x5x1000xf32>, tensor<1000xf32>, tensor<1000xf32>
-  return %0, %1 : tensor<3x5x1000xf32>, tensor<3x5x1000xf32>
+      : tensor<8x8x1000xf32>, tensor<1000xf32>, tensor<1000xf32>
+  return %0, %1 : tensor<8x8x1000xf32>, tensor<8x8x1000xf32>
 }
 
 // -----
@@ -139,12 +139,12 @@ func.func @generic(%x: tensor<4x8xf32>, %y: tensor<4x8xf64>)
 
 // The layer norm's input gradient along the last axis is a row kernel too:
 // one sweep folds Welford's state of x with sum(g dy) and the shifted
-// sum(g dy (x - x[0])), the second writes dx (rows of 96: a warp per row,
+// sum(g dy (x - x[0])), the second writes dx (64 rows of 96: a warp per row,
 // 24 groups of 4 kept in registers, reduced by shuffles alone). Along
 // another axis, and for gamma, the backward ops become primitives.
 
 // FORM-LABEL: func.func @norm_backward
-// FORM:         rlx_cuda.norm_backward_input ins(%arg0, %arg1, %arg2 : tensor<4x96xf32>, tensor<96xf32>, tensor<4x96xf32>) outs(%{{.*}} : tensor<4x96xf32>) {eps = 9.99999974E-6 : f32} -> tensor<4x96xf32>
+// FORM:         rlx_cuda.norm_backward_input ins(%arg0, %arg1, %arg2 : tensor<64x96xf32>, tensor<96xf32>, tensor<64x96xf32>) outs(%{{.*}} : tensor<64x96xf32>) {eps = 9.99999974E-6 : f32} -> tensor<64x96xf32>
 // FORM-NOT:     rlx.layer_norm_backward_gamma
 // FORM:         rlx.reduce
 // FORM-NOT:     rlx.layer_norm_backward
@@ -153,7 +153,7 @@ func.func @generic(%x: tensor<4x8xf32>, %y: tensor<4x8xf64>)
 // LOWER:         gpu.launch {{.*}} workgroup({{.*}} : memref<8x5xf32, #gpu.address_space<workgroup>>)
 // LOWER:           scf.if {{.*}} -> (f32)
 // LOWER-NOT:       scf.for
-// LOWER:           vector.load %arg0{{.*}} {alignment = 16 : i64} : memref<4x96xf32>, vector<4xf32>
+// LOWER:           vector.load %arg0{{.*}} {alignment = 16 : i64} : memref<64x96xf32>, vector<4xf32>
 // LOWER:           memref.load %arg1
 // LOWER:           memref.load %arg2
 // LOWER-NOT:       gpu.barrier
@@ -161,11 +161,11 @@ func.func @generic(%x: tensor<4x8xf32>, %y: tensor<4x8xf64>)
 // LOWER-NOT:       gpu.barrier
 // LOWER:           math.rsqrt
 // LOWER:           scf.if
-// LOWER:             vector.store {{.*}} {alignment = 16 : i64} : memref<4x96xf32>, vector<4xf32>
-func.func @norm_backward(%x: tensor<4x96xf32>, %g: tensor<96xf32>, %dy: tensor<4x96xf32>) -> (tensor<4x96xf32>, tensor<96xf32>) {
-  %dx = rlx.layer_norm_backward_input %x, %g, %dy {axis = -1 : i64, eps = 1.0e-5 : f32} : tensor<4x96xf32>, tensor<96xf32>, tensor<4x96xf32>
-  %dg = rlx.layer_norm_backward_gamma %x, %dy {axis = -1 : i64, eps = 1.0e-5 : f32} : tensor<4x96xf32>, tensor<4x96xf32>
-  return %dx, %dg : tensor<4x96xf32>, tensor<96xf32>
+// LOWER:             vector.store {{.*}} {alignment = 16 : i64} : memref<64x96xf32>, vector<4xf32>
+func.func @norm_backward(%x: tensor<64x96xf32>, %g: tensor<96xf32>, %dy: tensor<64x96xf32>) -> (tensor<64x96xf32>, tensor<96xf32>) {
+  %dx = rlx.layer_norm_backward_input %x, %g, %dy {axis = -1 : i64, eps = 1.0e-5 : f32} : tensor<64x96xf32>, tensor<96xf32>, tensor<64x96xf32>
+  %dg = rlx.layer_norm_backward_gamma %x, %dy {axis = -1 : i64, eps = 1.0e-5 : f32} : tensor<64x96xf32>, tensor<64x96xf32>
+  return %dx, %dg : tensor<64x96xf32>, tensor<96xf32>
 }
 
 // -----
@@ -204,4 +204,29 @@ func.func @norm_backward_first_axis(%x: tensor<4x96xf32>, %g: tensor<4xf32>, %dy
 func.func @cluster_rows(%x: tensor<6x65536xf32>) -> tensor<6x65536xf32> {
   %0 = rlx.softmax %x {axis = 1 : i64} : tensor<6x65536xf32>
   return %0 : tensor<6x65536xf32>
+}
+
+// -----
+
+// Fewer than 64 rows (a decode step's norms: one row per sequence): a
+// block per row even where a warp could keep it, so that each thread waits
+// for one 16-byte load, not eight, and the reduction crosses the block's
+// warps through shared memory. 2048 bf16 are 256 groups of 8: one per
+// thread.
+
+// LOWER-LABEL: func.func @few_rows
+// LOWER:         scf.if
+// LOWER:           gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}}) workgroup({{.*}} : memref<8x1xf32, #gpu.address_space<workgroup>>)
+// LOWER-NOT:         scf.for
+// LOWER-COUNT-1:     vector.load %arg0{{.*}} {alignment = 16 : i64} : memref<1x1x2048xbf16>, vector<8xbf16>
+// LOWER-NOT:         vector.load %arg0
+// LOWER:             gpu.shuffle  xor
+// LOWER:             gpu.barrier
+// LOWER:             math.rsqrt
+// LOWER:             vector.store {{.*}} {alignment = 16 : i64} : memref<1x1x2048xbf16>, vector<8xbf16>
+func.func @few_rows(%x: tensor<1x1x2048xbf16>, %g: tensor<2048xbf16>,
+                    %b: tensor<2048xbf16>) -> tensor<1x1x2048xbf16> {
+  %0 = rlx.rms_norm %x, %g, %b {axis = -1 : i64, eps = 1.0e-05 : f32}
+      : tensor<1x1x2048xbf16>, tensor<2048xbf16>, tensor<2048xbf16>
+  return %0 : tensor<1x1x2048xbf16>
 }
