@@ -6,10 +6,11 @@ weights (docs/perf/llm.md).
   python3 bench/llm_decode.py emit OUT RLX_RUN
       here (LLVM/MLIR, no GPU): builds the greedy prefill step (PROMPT
       tokens) and the greedy decode step (one token) of the model over a
-      KV cache of CAPACITY positions in bf16 and compiles both for the
-      cuda target into OUT, beside the model's config and rotary tables.
+      KV cache of CAPACITY positions in bf16, for each batch of BATCHES,
+      and compiles them for the cuda target into OUT, beside the model's
+      config and rotary tables.
   python3 bench/llm_decode.py run OUT RLX_RUN_AOT [--new N] [--rlx-only]
-                                                  [--profile] [--kernels]
+                                   [--batched] [--profile] [--kernels]
       on the GPU machine: draws the weights (seeded) into a transformers
       LlamaForCausalLM in bf16 and writes them for rlx; runs rlx's prefill
       once (timed by --bench), then N - 1 decode steps with the cache, the
@@ -21,6 +22,8 @@ weights (docs/perf/llm.md).
       bytes read per token against the device copy bandwidth measured in
       the same run, and how many of the first generated tokens each bf16
       run shares with the f32 reference. --rlx-only: rlx's runs only;
+      --batched: then batches of 8 and 32 sequences, rlx's decode steps
+      beside transformers' batched generate with its static cache;
       --profile: then the time per op of the decode step compiled with
       rlx-run --profile as OUT/decode-prof.so; --kernels: then each
       kernel's own time in one decode step (Nsight Compute, ncu), against
@@ -53,6 +56,9 @@ CONFIG = dict(model_type="llama", vocab_size=128256, hidden_size=2048,
               rms_norm_eps=1e-5, hidden_act="silu", tie_word_embeddings=True,
               bos_token_id=1, eos_token_id=2)
 PROMPT, CAPACITY, SEED = 32, 256, 0
+# Sequences decoded together: one (the tokens checked against transformers'),
+# then batches timed beside transformers' batched generate (--batched).
+BATCHES = (1, 8, 32)
 
 
 def emit(out, rlx_run):
@@ -68,16 +74,23 @@ def emit(out, rlx_run):
     # projections, gate and up), for write_rlx_files on the GPU machine.
     with open(os.path.join(out, "fused.json"), "w") as file:
         json.dump(config.fused_projections(), file)
-    for name, tokens in (("prefill", PROMPT), ("decode", 1)):
-        start = time.time()
-        path = os.path.join(out, name)
-        with open(path + ".mlir", "w") as file:
-            file.write(llama.step_graph(config, 1, tokens, CAPACITY,
-                                        dtype="bf16", greedy=True))
-        subprocess.run([rlx_run, path + ".mlir", "--target", "cuda",
-                        "--no-cache", "--emit-shared-lib", path + ".so"],
-                       check=True, stdout=subprocess.DEVNULL)
-        print(f"compiled the {name} step in {time.time() - start:.1f} s")
+    for batch in BATCHES:
+        for name, tokens in (("prefill", PROMPT), ("decode", 1)):
+            start = time.time()
+            path = os.path.join(out, name + batch_suffix(batch))
+            with open(path + ".mlir", "w") as file:
+                file.write(llama.step_graph(config, batch, tokens, CAPACITY,
+                                            dtype="bf16", greedy=True))
+            subprocess.run([rlx_run, path + ".mlir", "--target", "cuda",
+                            "--no-cache", "--emit-shared-lib", path + ".so"],
+                           check=True, stdout=subprocess.DEVNULL)
+            print(f"compiled the {name} step of batch {batch} in "
+                  f"{time.time() - start:.1f} s")
+
+
+def batch_suffix(batch):
+    """The file name suffix of a batch's steps: none for one sequence."""
+    return "" if batch == 1 else f"-b{batch}"
 
 
 def bf16_bits(tensor):
@@ -132,14 +145,25 @@ def write_rlx_files(out, model, prompt):
         dtypes["rope." + key] = "BF16"
     write_safetensors(os.path.join(out, "params.safetensors"), arrays,
                       dtypes)
-    state, kinds = {"tokens": np.asarray([prompt], np.int64),
-                    "positions": np.arange(PROMPT, dtype=np.int64)[None]}, {}
-    shape = (1, CONFIG["num_key_value_heads"], CAPACITY, CONFIG["head_dim"])
+    write_state(out, [prompt])
+
+
+def write_state(out, prompts):
+    """The prefill's tokens (`prompts`, [batch, PROMPT] ids), positions and
+    empty caches as state.safetensors (state-bB.safetensors for a batch of
+    B > 1)."""
+    batch = len(prompts)
+    state, kinds = {"tokens": np.asarray(prompts, np.int64),
+                    "positions": np.tile(np.arange(PROMPT, dtype=np.int64),
+                                         (batch, 1))}, {}
+    shape = (batch, CONFIG["num_key_value_heads"], CAPACITY,
+             CONFIG["head_dim"])
     for layer in range(CONFIG["num_hidden_layers"]):
         for kind in ("key", "value"):
             name = f"cache.{layer}.{kind}"
             state[name], kinds[name] = np.zeros(shape, np.uint16), "BF16"
-    write_safetensors(os.path.join(out, "state.safetensors"), state, kinds)
+    write_safetensors(os.path.join(out, f"state{batch_suffix(batch)}"
+                                   ".safetensors"), state, kinds)
 
 
 def state_inputs(path, names):
@@ -158,13 +182,19 @@ def step_arguments():
     return names
 
 
-def run_rlx(out, aot, new_tokens):
+def run_rlx(out, aot, new_tokens, batch=1):
+    """rlx's prefill, then new_tokens - 1 decode steps, of `batch` sequences
+    (the state write_state wrote): the first sequence's tokens, the
+    prefill's time (ms), the median decode step (ms) and the steps' total
+    (s)."""
+    suffix = batch_suffix(batch)
     params = os.path.join(out, "params.safetensors")
-    state = os.path.join(out, "state.safetensors")
+    state = os.path.join(out, f"state{suffix}.safetensors")
     names = step_arguments()
-    prefill = [aot, "--load", os.path.join(out, "prefill.so"), "--params",
-               params] + state_inputs(state, {n: n for n in names})
-    after = os.path.join(out, "after-prefill.safetensors")
+    prefill = [aot, "--load", os.path.join(out, f"prefill{suffix}.so"),
+               "--params", params] + state_inputs(state,
+                                                  {n: n for n in names})
+    after = os.path.join(out, f"after-prefill{suffix}.safetensors")
     run = subprocess.run(prefill + ["--output", after], capture_output=True,
                          text=True)
     if run.returncode != 0:
@@ -177,8 +207,8 @@ def run_rlx(out, aot, new_tokens):
                  f"{bench.stderr}")
     prefill_ms = float(median.group(1))
     from_prefill = {n: f"output_{i}" for i, n in enumerate(names)}
-    decode = [aot, "--load", os.path.join(out, "decode.so"), "--params",
-              params, "--steps", str(new_tokens - 1)] + \
+    decode = [aot, "--load", os.path.join(out, f"decode{suffix}.so"),
+              "--params", params, "--steps", str(new_tokens - 1)] + \
         state_inputs(after, from_prefill)
     run = subprocess.run(decode, capture_output=True, text=True,
                          env=dict(os.environ, RLX_PROGRESS="all"))
@@ -188,7 +218,7 @@ def run_rlx(out, aot, new_tokens):
     if not step:
         sys.exit(f"rlx decode printed no step times:\n{run.stderr}")
     step_ms = float(step.group(1)) * (1 if step.group(2) == "ms" else 1e3)
-    first = int(load_tensor(after, "output_0"))
+    first = int(load_tensor(after, "output_0").flatten()[0])
     tokens = [first] + [int(float(line.split()[-1]))
                         for line in run.stdout.splitlines()
                         if line.startswith("step ")]
@@ -208,7 +238,8 @@ def hf_generate(model, prompt, new_tokens, mode):
     """transformers' greedy tokens and the seconds of the timed call (after
     a warm-up call of the same shape)."""
     import torch
-    ids = torch.tensor([prompt], device="cuda")
+    prompts = prompt if isinstance(prompt[0], list) else [prompt]
+    ids = torch.tensor(prompts, device="cuda")
     options = dict(max_new_tokens=new_tokens, min_new_tokens=new_tokens,
                    do_sample=False)
     if mode != "eager":
@@ -228,7 +259,7 @@ def hf_generate(model, prompt, new_tokens, mode):
     finally:
         if mode == "static+compile":
             del model.forward  # the class's again
-    return result[0, len(prompt):].tolist(), seconds
+    return result[0, len(prompts[0]):].tolist(), seconds
 
 
 def hf_prefill_ms(model, prompt):
@@ -346,7 +377,30 @@ def kernels(out, aot, step_ms):
         print(f"  {index:4d} {micros:8.2f} us  grid {grid}  block {block}")
 
 
-def run(out, aot, new_tokens, rlx_only=False):
+def batched_runs(out, aot, model, new_tokens, rlx_only):
+    """Greedy decoding of each batch of BATCHES past one: rlx's decode steps
+    (tokens/s: the batch over the median step) beside transformers'
+    batched generate with its static cache (tokens/s: every sequence's new
+    tokens over the timed call, which includes its prefill)."""
+    import torch
+    generator = torch.Generator().manual_seed(SEED + 2)
+    for batch in BATCHES[1:]:
+        prompts = torch.randint(3, CONFIG["vocab_size"], (batch, PROMPT),
+                                generator=generator).tolist()
+        write_state(out, prompts)
+        _, prefill_ms, step_ms, _ = run_rlx(out, aot, new_tokens, batch)
+        line = (f"batch {batch}: rlx prefill {prefill_ms:.2f} ms, decode "
+                f"{step_ms:.3f} ms per step, {batch * 1e3 / step_ms:.0f} "
+                f"tokens/s")
+        if not rlx_only:
+            _, seconds = hf_generate(model, prompts, new_tokens, "static")
+            rate = batch * new_tokens / seconds
+            line += (f"; transformers bf16 static: {rate:.0f} tokens/s; "
+                     f"rlx / transformers {batch * 1e3 / step_ms / rate:.2f}x")
+        print(line, flush=True)
+
+
+def run(out, aot, new_tokens, rlx_only=False, batched=False):
     import torch
     model = draw_model()
     generator = torch.Generator().manual_seed(SEED + 1)
@@ -370,6 +424,8 @@ def run(out, aot, new_tokens, rlx_only=False):
           flush=True)
 
     if rlx_only:
+        if batched:
+            batched_runs(out, aot, model, new_tokens, rlx_only)
         return step_ms
     print(f"transformers bf16 eager: prefill of {PROMPT} tokens "
           f"{hf_prefill_ms(model, prompt):.2f} ms", flush=True)
@@ -395,6 +451,8 @@ def run(out, aot, new_tokens, rlx_only=False):
     best = max((m for m in rates if m != "rlx"), key=rates.get)
     print(f"rlx / transformers' best ({best}): "
           f"{rates['rlx'] / rates[best]:.2f}x tokens/s")
+    if batched:
+        batched_runs(out, aot, model.bfloat16(), new_tokens, rlx_only)
     return step_ms
 
 
@@ -406,7 +464,7 @@ def main():
         if "--new" in sys.argv:
             new_tokens = int(sys.argv[sys.argv.index("--new") + 1])
         step_ms = run(sys.argv[2], sys.argv[3], new_tokens,
-                      "--rlx-only" in sys.argv)
+                      "--rlx-only" in sys.argv, "--batched" in sys.argv)
         if "--kernels" in sys.argv:
             kernels(sys.argv[2], sys.argv[3], step_ms)
         if "--profile" in sys.argv:

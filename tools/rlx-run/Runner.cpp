@@ -564,16 +564,29 @@ void writeTraceIfAsked(const CompiledGraph &graph) {
                << "\n";
 }
 
-/// --steps: runs the training step, printing `step S: loss L` per step.
+/// The most elements of the first result that --steps prints each step (a
+/// loss has one; a greedy decoding step of a batch, a token per sequence).
+constexpr int64_t kMaxStepValues = 64;
+
+/// --steps: runs the training step, printing `step S: loss L` per step (or,
+/// for a first result of several elements, `step S: V1 V2 ...`).
 void trainSteps(const CompiledGraph &graph, std::vector<HostTensor> &arguments,
                 std::vector<HostTensor> &outputs,
                 std::vector<BatchedArgument> batchedArguments) {
   const GraphSignature &signature = graph.getSignature();
-  if (signature.results.empty() ||
-      llvm::any_of(signature.results.front().shape,
-                   [](int64_t d) { return d != 1; }))
+  int64_t values = 0;
+  if (!signature.results.empty()) {
+    values = 1;
+    // Past kMaxStepValues the count stays there (no overflow).
+    for (int64_t d : signature.results.front().shape)
+      values = d < 0 || d > kMaxStepValues
+                   ? kMaxStepValues + 1
+                   : std::min(values * d, kMaxStepValues + 1);
+  }
+  if (values < 1 || values > kMaxStepValues)
     fatal("--steps prints the first result of @" + signature.name +
-          " as the loss, which must have one element; it is " +
+          " each step (the loss), which must have 1 to " +
+          std::to_string(kMaxStepValues) + " elements; it is " +
           (signature.results.empty() ? std::string("missing")
                                      : signature.results.front().describe()));
   StepOptions options;
@@ -590,7 +603,14 @@ void trainSteps(const CompiledGraph &graph, std::vector<HostTensor> &arguments,
       return;
     double loss = outputs.front().getAsDouble(0);
     // Nine significant digits: an f32 loss reads back exactly.
-    llvm::outs() << llvm::format("step %u: loss %.9g\n", step + 1, loss);
+    if (values == 1) {
+      llvm::outs() << llvm::format("step %u: loss %.9g\n", step + 1, loss);
+    } else {
+      llvm::outs() << llvm::format("step %u:", step + 1);
+      for (int64_t i = 0; i < values; ++i)
+        llvm::outs() << llvm::format(" %.9g", outputs.front().getAsDouble(i));
+      llvm::outs() << "\n";
+    }
     progress.update(step + 1, loss);
   };
   graph.resetProfile();

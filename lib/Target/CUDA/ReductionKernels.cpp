@@ -61,6 +61,26 @@ std::optional<Combiner> classifyCombiner(Operation *op) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+/// Blocks a GPU keeps busy: a reduction with fewer outputs than this splits
+/// each output's points over several blocks (an H200 has 132
+/// multiprocessors).
+constexpr int64_t kBusyBlocks = 256;
+/// Points a thread folds, at least, in a split reduction's first kernel.
+constexpr int64_t kSplitPointsPerThread = 8;
+/// Threads per block of the reduction kernels.
+constexpr int64_t kReductionThreads = 256;
+
+/// Blocks per output: 1, or for few outputs over many points enough
+/// blocks that each thread folds about kSplitPointsPerThread points, with
+/// no more than kBusyBlocks blocks in all.
+int64_t blocksPerOutput(int64_t outputs, int64_t reduced) {
+  if (outputs * 2 > kBusyBlocks)
+    return 1;
+  int64_t wanted =
+      llvm::divideCeil(reduced, kReductionThreads * kSplitPointsPerThread);
+  return std::max<int64_t>(1, std::min(wanted, kBusyBlocks / outputs));
+}
+
 /// The element of `operand` that loop point `ivs` reads or writes.
 SmallVector<Value> operandIndices(OpBuilder &b, Location loc, AffineMap map,
                                   ValueRange ivs) {
@@ -117,13 +137,37 @@ bool rlx::mapRowReduction(RewriterBase &rewriter, linalg::LinalgOp op,
     return arith::ConstantIndexOp::create(rewriter, loc, value);
   };
   // Whole warps, up to 256 threads, no more than there are points.
-  int64_t threadCount = std::min<int64_t>(256, llvm::alignTo(reduced, 32));
+  int64_t threadCount =
+      std::min<int64_t>(kReductionThreads, llvm::alignTo(reduced, 32));
   Value one = index(1);
   Value threads = index(threadCount);
-  auto launch = gpu::LaunchOp::create(rewriter, loc, index(outputs), one, one,
-                                      threads, one, one);
+  // With `split` blocks per output, block b takes output b / split and the
+  // points of its part b % split, [part * chunk, (part + 1) * chunk); a
+  // second kernel combines each output's parts, in order, from a buffer.
+  int64_t split = blocksPerOutput(outputs, reduced);
+  int64_t chunk = llvm::divideCeil(reduced, split);
+  Value partials;
+  if (split > 1)
+    partials = memref::AllocOp::create(
+        rewriter, loc, MemRefType::get({outputs, split}, elementType));
+  auto launch = gpu::LaunchOp::create(rewriter, loc, index(outputs * split),
+                                      one, one, threads, one, one);
   rewriter.setInsertionPointToStart(&launch.getBody().front());
   Value thread = launch.getThreadIds().x;
+  Value output = launch.getBlockIds().x;
+  Value begin = thread, end = index(reduced);
+  Value part;
+  if (split > 1) {
+    output = arith::DivUIOp::create(rewriter, loc, output, index(split));
+    part = arith::RemUIOp::create(rewriter, loc, launch.getBlockIds().x,
+                                  index(split));
+    Value first = arith::MulIOp::create(rewriter, loc, part, index(chunk));
+    begin = arith::AddIOp::create(rewriter, loc, first, thread);
+    end = arith::MinUIOp::create(
+        rewriter, loc,
+        arith::AddIOp::create(rewriter, loc, first, index(chunk)),
+        index(reduced));
+  }
 
   SmallVector<Value> ivs(ranges.size());
   SmallVector<Value> parallelExtents, reducedExtents;
@@ -131,16 +175,16 @@ bool rlx::mapRowReduction(RewriterBase &rewriter, linalg::LinalgOp op,
     parallelExtents.push_back(index(ranges[dim]));
   for (unsigned dim : reducedDims)
     reducedExtents.push_back(index(ranges[dim]));
-  for (auto [dim, iv] : llvm::zip(
-           parallelDims, rlx::delinearize(rewriter, loc, launch.getBlockIds().x,
-                                          parallelExtents)))
+  for (auto [dim, iv] :
+       llvm::zip(parallelDims,
+                 rlx::delinearize(rewriter, loc, output, parallelExtents)))
     ivs[dim] = iv;
 
   // Each thread folds points thread, thread + threads, ... into its
   // partial, starting from the combiner's identity.
   Value identity =
       arith::getIdentityValue(combiner->kind, elementType, rewriter, loc);
-  auto loop = scf::ForOp::create(rewriter, loc, thread, index(reduced), threads,
+  auto loop = scf::ForOp::create(rewriter, loc, begin, end, threads,
                                  ValueRange{identity});
   rewriter.setInsertionPointToStart(loop.getBody());
   for (auto [dim, iv] : llvm::zip(
@@ -185,6 +229,50 @@ bool rlx::mapRowReduction(RewriterBase &rewriter, linalg::LinalgOp op,
                                  /*withElseRegion=*/false);
   gpu::TerminatorOp::create(rewriter, loc);
   rewriter.setInsertionPointToStart(write.thenBlock());
+  if (split > 1) {
+    // The part's total, for the second kernel: a block per output whose
+    // threads fold the parts and whose total thread 0 folds as below.
+    memref::StoreOp::create(rewriter, loc, total, partials,
+                            ValueRange{output, part});
+    rewriter.setInsertionPointAfter(launch);
+    int64_t partThreads =
+        std::min<int64_t>(kReductionThreads, llvm::alignTo(split, 32));
+    auto combine = gpu::LaunchOp::create(rewriter, loc, index(outputs), one,
+                                         one, index(partThreads), one, one);
+    rewriter.setInsertionPointToStart(&combine.getBody().front());
+    thread = combine.getThreadIds().x;
+    output = combine.getBlockIds().x;
+    identity =
+        arith::getIdentityValue(combiner->kind, elementType, rewriter, loc);
+    auto parts = scf::ForOp::create(rewriter, loc, thread, index(split),
+                                    index(partThreads), ValueRange{identity});
+    rewriter.setInsertionPointToStart(parts.getBody());
+    Value value = memref::LoadOp::create(
+        rewriter, loc, partials, ValueRange{output, parts.getInductionVar()});
+    scf::YieldOp::create(rewriter, loc,
+                         arith::getReductionOp(combiner->kind, rewriter, loc,
+                                               value,
+                                               parts.getRegionIterArgs()[0]));
+    rewriter.setInsertionPointAfter(parts);
+    total = gpu::AllReduceOp::create(
+                rewriter, loc, parts.getResult(0),
+                gpu::AllReduceOperationAttr::get(rewriter.getContext(),
+                                                 combiner->operation),
+                /*uniform=*/true)
+                .getResult();
+    isFirst = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                    thread, index(0));
+    write = scf::IfOp::create(rewriter, loc, isFirst,
+                              /*withElseRegion=*/false);
+    gpu::TerminatorOp::create(rewriter, loc);
+    rewriter.setInsertionPointAfter(combine);
+    memref::DeallocOp::create(rewriter, loc, partials);
+    rewriter.setInsertionPointToStart(write.thenBlock());
+    for (auto [dim, iv] :
+         llvm::zip(parallelDims,
+                   rlx::delinearize(rewriter, loc, output, parallelExtents)))
+      ivs[dim] = iv;
+  }
   // The output's map reads no reduced dimension; those operands are
   // placeholders.
   for (unsigned dim : reducedDims)

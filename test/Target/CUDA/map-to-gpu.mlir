@@ -103,12 +103,31 @@ func.func @row_max(%a: memref<4x100xf32>, %out: memref<4xf32>) {
 // -----
 
 // 64-bit elements take the same path (the NVVM lowering shuffles them as
-// two 32-bit halves): an f64 sum and the i64 minimum of an argmax.
+// two 32-bit halves): an f64 sum and the i64 minimum of an argmax. Two
+// outputs of 128256 points each would be two busy blocks: each output's
+// points are split over 63 blocks (2036 points each, about 8 a thread),
+// whose totals a second kernel, a block per output, folds in order into
+// the output from a device buffer freed after it.
 // CHECK-LABEL: func.func @row_reductions_64_bit
 // CHECK:         gpu.all_reduce add %{{.*}} uniform {
 // CHECK-NEXT:    } : (f64) -> f64
-// CHECK:         gpu.all_reduce minsi %{{.*}} uniform {
-// CHECK-NEXT:    } : (i64) -> i64
+// CHECK:         %[[PARTS:.*]] = gpu.alloc () : memref<2x63xi64>
+// CHECK:         gpu.launch {{.*}} in ({{.*}} = %c126, {{.*}}) threads({{.*}}) in ({{.*}} = %c256,
+// CHECK:           %[[OUT:.*]] = arith.divui %{{.*}}, %c63
+// CHECK:           %[[PART:.*]] = arith.remui %{{.*}}, %c63
+// CHECK:           %[[FIRST:.*]] = arith.muli %[[PART]], %c2036
+// CHECK:           scf.for
+// CHECK:             arith.minsi
+// CHECK:           gpu.all_reduce minsi %{{.*}} uniform {
+// CHECK-NEXT:      } : (i64) -> i64
+// CHECK:           memref.store %{{.*}}, %[[PARTS]][%[[OUT]], %[[PART]]]
+// CHECK:         gpu.launch {{.*}} in ({{.*}} = %c2, {{.*}}) threads({{.*}}) in ({{.*}} = %c64,
+// CHECK:           scf.for {{.*}} to %c63 step %c64
+// CHECK:             memref.load %[[PARTS]]
+// CHECK:           gpu.all_reduce minsi
+// CHECK:           memref.load %arg3
+// CHECK:           memref.store %{{.*}}, %arg3
+// CHECK:         gpu.dealloc %[[PARTS]]
 func.func @row_reductions_64_bit(%a: memref<4x100xf64>, %out: memref<4xf64>,
                        %i: memref<2x128256xi64>, %min: memref<2xi64>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,

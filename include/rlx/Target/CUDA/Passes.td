@@ -185,7 +185,10 @@ def RLXCUDAMapToGPU : Pass<"rlx-cuda-map-to-gpu", "func::FuncOp"> {
       block per output: its threads stride over the reduced points, each
       folding a partial, and `gpu.all_reduce` (warp shuffles, then shared
       memory across warps) combines the partials; thread 0 folds the total
-      into the output's initial value. Sums are reassociated.
+      into the output's initial value. Sums are reassociated. At most
+      128 outputs over many points (an argmax over a vocabulary) split each
+      output's points over several blocks (up to 256 in all, about 8 points
+      a thread), whose totals a second kernel folds in order.
     - Each other linalg op and `memref.copy` becomes a loop nest (`scf.parallel`
       over its parallel dimensions, `scf.for` over its reductions). Each
       `scf.parallel` becomes one kernel: its iteration space is flattened,

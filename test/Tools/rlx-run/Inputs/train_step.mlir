@@ -59,3 +59,11 @@ func.func @vector_loss(%x: tensor<3xf32> {rlx.input = "x"},
   %1 = rlx.binary add %w, %x : tensor<3xf32>, tensor<3xf32>
   return %0, %1 : tensor<3xf32>, tensor<3xf32>
 }
+
+func.func @long_loss(%x: tensor<65xf32> {rlx.input = "x"},
+                     %w: tensor<65xf32> {rlx.param = "w"})
+    -> (tensor<65xf32>, tensor<65xf32> {rlx.param = "w"}) {
+  %0 = rlx.binary mul %w, %x : tensor<65xf32>, tensor<65xf32>
+  %1 = rlx.binary add %w, %x : tensor<65xf32>, tensor<65xf32>
+  return %0, %1 : tensor<65xf32>, tensor<65xf32>
+}
