@@ -342,7 +342,115 @@ std::optional<SmallVector<int64_t>> stridesAtOffsetZero(Value value) {
 struct GemvOperands {
   Value lhs, weight, out;
   int64_t rows, columns, depth;
+  /// An elementwise op that reads the product and that the kernel computes
+  /// in its place (GemvEpilogue), or null.
+  linalg::GenericOp epilogue;
+  /// Per operand of `epilogue`: its [M, N] view, or null for the product.
+  SmallVector<Value> epilogueViews;
 };
+
+/// `value`, a static contiguous buffer of rows * columns elements, viewed as
+/// [rows, columns] at `b`.
+Value viewAsMatrix(OpBuilder &b, Location loc, Value value, int64_t rows,
+                   int64_t columns) {
+  auto type = cast<MemRefType>(value.getType());
+  if (type.getShape() == ArrayRef<int64_t>{rows, columns})
+    return value;
+  if (type.getRank() > 1) {
+    SmallVector<ReassociationIndices> all(1);
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      all.front().push_back(d);
+    value = memref::CollapseShapeOp::create(b, loc, value, all);
+  }
+  return memref::ExpandShapeOp::create(
+      b, loc, MemRefType::get({rows, columns}, type.getElementType()), value,
+      ArrayRef<ReassociationIndices>{{0, 1}});
+}
+
+/// The elementwise op that the GEMV writing `product` ([M, N], a buffer of
+/// its own) can compute in its place: the product's one reader, directly
+/// or through reshapes, a linalg.generic of identity maps and parallel
+/// loops over M * N points (a residual add, the activations fused into it)
+/// whose operands are static contiguous buffers of that many elements,
+/// which does not read its output, placed after `gemm` in its block with
+/// nothing between touching its operands, and whose other operands exist
+/// at `gemm` (an allocation of its output just before it moves up). The
+/// kernel then stores the op's result instead of the product, which is
+/// never written: for a decode step's projections that is the residual
+/// add's kernel gone.
+linalg::GenericOp gemvEpilogue(linalg::LinalgOp gemm, Value product,
+                               DominanceInfo &dominance) {
+  auto alloc = product.getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return nullptr;
+  auto productType = cast<MemRefType>(product.getType());
+  int64_t points = productType.getNumElements();
+  linalg::GenericOp reader;
+  SmallVector<Value> pending = {product};
+  while (!pending.empty()) {
+    Value view = pending.pop_back_val();
+    for (OpOperand &use : view.getUses()) {
+      Operation *user = use.getOwner();
+      if (user == gemm.getOperation() || isa<memref::DeallocOp>(user))
+        continue;
+      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user)) {
+        pending.push_back(user->getResult(0));
+        continue;
+      }
+      auto generic = dyn_cast<linalg::GenericOp>(user);
+      if (!generic || reader || !generic.isDpsInput(&use))
+        return nullptr;
+      reader = generic;
+    }
+  }
+  if (!reader || reader->getBlock() != gemm->getBlock() ||
+      !gemm->isBeforeInBlock(reader) || reader.getNumDpsInits() != 1 ||
+      reader.getNumReductionLoops() != 0 ||
+      !llvm::all_of(reader.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }) ||
+      reader.payloadUsesValueFromOperand(reader.getDpsInitOperand(0)) ||
+      !reader.getBody()->getOps<linalg::IndexOp>().empty())
+    return nullptr;
+  // Every operand is a reshape of a buffer of its own points (so the
+  // kernel reads and writes those buffers viewed as [M, N]).
+  SmallVector<Value> roots;
+  for (Value operand : reader->getOperands()) {
+    Value root = rlx::viewRoot(operand);
+    for (Value buffer : {operand, root}) {
+      auto type = dyn_cast<MemRefType>(buffer.getType());
+      if (!type || !type.hasStaticShape() || type.getNumElements() != points ||
+          !type.getLayout().isIdentity())
+        return nullptr;
+    }
+    if (root != product)
+      roots.push_back(root);
+  }
+  // Nothing between the GEMM and the op touches its other operands but
+  // their reshapes; an allocation of one there (its output's, usually)
+  // moves up to the GEMM.
+  SmallVector<Operation *> moved;
+  for (Operation *op = gemm->getNextNode(); op != reader;
+       op = op->getNextNode()) {
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(op))
+      continue;
+    if (auto allocation = dyn_cast<memref::AllocOp>(op);
+        allocation && allocation->getNumOperands() == 0 &&
+        llvm::is_contained(roots, allocation.getResult())) {
+      moved.push_back(op);
+      continue;
+    }
+    if (llvm::any_of(roots,
+                     [&](Value root) { return touchesBuffer(op, root); }))
+      return nullptr;
+  }
+  for (Value root : roots)
+    if (!llvm::is_contained(moved, root.getDefiningOp()) &&
+        !dominance.properlyDominates(root, gemm.getOperation()))
+      return nullptr;
+  for (Operation *op : moved)
+    op->moveBefore(gemm);
+  return reader;
+}
 
 /// `lhs` [M, K], `rhs` [K, N] and `out` [M, N] as the GEMV kernel takes
 /// them: M <= 8, K a static multiple of 8 and N static with N * K large
@@ -385,7 +493,7 @@ std::optional<GemvOperands> matchGemv(OpBuilder &b, Location loc, Value lhs,
         b, loc, rhs,
         AffineMapAttr::get(AffineMap::getPermutationMap(
             ArrayRef<unsigned>{1, 0}, b.getContext())));
-  return GemvOperands{lhs, weight, out, rows, columns, depth};
+  return GemvOperands{lhs, weight, out, rows, columns, depth, nullptr, {}};
 }
 
 /// The GEMV kernel: `split` warps per output column n (gemvWarpsPerColumn;
@@ -497,12 +605,28 @@ void buildGemvKernel(OpBuilder &b, Location loc, const GemvOperands &gemv,
                     return sums;
                   });
   Type outElement = cast<MemRefType>(gemv.out.getType()).getElementType();
-  // Writes out[m, column], rounded once to the product's type.
+  // Writes out[m, column], rounded once to the product's type; with an
+  // epilogue, its result at (m, column) instead, from that product.
   auto store = [&](int64_t m, Value dot) {
     if (!outElement.isF32())
       dot = arith::TruncFOp::create(b, loc, outElement, dot);
-    memref::StoreOp::create(b, loc, dot, gemv.out,
-                            ValueRange{k.index(m), column});
+    SmallVector<Value> at = {k.index(m), column};
+    if (!gemv.epilogue) {
+      memref::StoreOp::create(b, loc, dot, gemv.out, at);
+      return;
+    }
+    IRMapping mapping;
+    Block *body = &gemv.epilogue->getRegion(0).front();
+    for (auto [argument, view] :
+         llvm::zip_equal(body->getArguments().drop_back(),
+                         ArrayRef(gemv.epilogueViews).drop_back()))
+      mapping.map(argument,
+                  view ? memref::LoadOp::create(b, loc, view, at).getResult()
+                       : dot);
+    for (Operation &op : body->without_terminator())
+      b.clone(op, mapping);
+    Value result = mapping.lookup(body->getTerminator()->getOperand(0));
+    memref::StoreOp::create(b, loc, result, gemv.epilogueViews.back(), at);
   };
   auto leader = scf::IfOp::create(b, loc, isLeader, /*withElseRegion=*/false);
   b.setInsertionPointToStart(leader.thenBlock());
@@ -536,6 +660,26 @@ void buildGemvKernel(OpBuilder &b, Location loc, const GemvOperands &gemv,
                          ValueRange{k.add(warp, k.index(other)), k.index(m)}));
     store(m, dot);
   }
+}
+
+/// Erases the reshapes of `buffer` that nothing uses, and its
+/// deallocation when nothing but that and the GEMM is left.
+void eraseUnusedViews(Value buffer) {
+  for (Operation *user : llvm::make_early_inc_range(buffer.getUsers()))
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user)) {
+      eraseUnusedViews(user->getResult(0));
+      if (user->use_empty())
+        user->erase();
+    }
+  // An allocation only freed: it goes with its deallocation.
+  auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+  if (!alloc || !llvm::all_of(buffer.getUsers(), [](Operation *user) {
+        return isa<memref::DeallocOp>(user);
+      }))
+    return;
+  for (Operation *user : llvm::make_early_inc_range(buffer.getUsers()))
+    user->erase();
+  alloc->erase();
 }
 
 /// The GEMV for `gemv` at `b`: the vectorized kernel when every row of A
@@ -640,7 +784,24 @@ struct RLXCUDALinalgToCuBLASPass
     if (!batched && zeroInit) {
       if (std::optional<GemvOperands> gemv = matchGemv(
               b, op.getLoc(), operands[0], operands[1], operands[2])) {
+        if (linalg::GenericOp epilogue =
+                gemvEpilogue(op, operands[2], dominance)) {
+          gemv->epilogue = epilogue;
+          for (Value operand : epilogue->getOperands()) {
+            Value root = rlx::viewRoot(operand);
+            gemv->epilogueViews.push_back(
+                root == operands[2] ? Value()
+                                    : viewAsMatrix(b, op.getLoc(), root,
+                                                   gemv->rows, gemv->columns));
+          }
+        }
         createGemv(b, op.getLoc(), *gemv);
+        if (gemv->epilogue) {
+          // The product is never written: the op, the views of the product
+          // and its deallocation go.
+          gemv->epilogue->erase();
+          eraseUnusedViews(operands[2]);
+        }
         for (unsigned i : {0u, 1u})
           if (operands[i] != op->getOperand(i) && operands[i].use_empty())
             operands[i].getDefiningOp()->erase();

@@ -165,3 +165,102 @@ func.func @stay_cublas(%x16: memref<16x2048xbf16>, %w: memref<512x2048xbf16>,
                 outs(%yf : memref<1x512xf32>)
   return
 }
+
+// An elementwise op that is the product's only reader (a decode step's
+// residual add, and what was fused into it) is computed by the GEMV in its
+// place: the kernel stores the op's result at (m, n) from the rounded dot
+// and the other operands' elements there (each viewed as [M, N]); the
+// product is never written, and its buffer, the op and its kernel go. The
+// op's output, allocated between the two, is allocated before the GEMV.
+// CHECK-LABEL: func.func @residual_epilogue
+// CHECK:         %[[OUT:.*]] = memref.alloc() : memref<1x1x2048xbf16>
+// CHECK:         %[[X:.*]] = memref.expand_shape {{.*}} : memref<2048xbf16> into memref<1x2048xbf16>
+// CHECK:         %[[Y:.*]] = memref.expand_shape {{.*}} : memref<2048xbf16> into memref<1x2048xbf16>
+// CHECK:         gpu.launch
+// CHECK:           gpu.shuffle xor
+// CHECK:           arith.truncf %{{.*}} : f32 to bf16
+// CHECK:           %[[XN:.*]] = memref.load %[[X]]
+// CHECK:           arith.extf %[[XN]]
+// CHECK:           arith.addf
+// CHECK:           memref.store %{{.*}}, %[[Y]]
+// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     memref.alloc() {{.*}} : memref<1x2048xf32>
+// CHECK:         return %[[OUT]]
+func.func @residual_epilogue(%a: memref<1x2048xbf16>, %w: memref<2048x2048xbf16>,
+                             %x: memref<1x1x2048xbf16>) -> memref<1x1x2048xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x2048xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x2048xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                 affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+                ins(%a, %w : memref<1x2048xbf16>, memref<2048x2048xbf16>)
+                outs(%p : memref<1x2048xf32>)
+  %pv = memref.expand_shape %p [[0, 1], [2]] output_shape [1, 1, 2048]
+      : memref<1x2048xf32> into memref<1x1x2048xf32>
+  %y = memref.alloc() : memref<1x1x2048xbf16>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>,
+                                   affine_map<(d0, d1, d2) -> (d0, d1, d2)>,
+                                   affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %pv : memref<1x1x2048xbf16>, memref<1x1x2048xf32>)
+      outs(%y : memref<1x1x2048xbf16>) {
+  ^bb0(%in: bf16, %prod: f32, %out: bf16):
+    %r = arith.truncf %prod : f32 to bf16
+    %e = arith.extf %in : bf16 to f32
+    %f = arith.extf %r : bf16 to f32
+    %s = arith.addf %e, %f : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  memref.dealloc %p : memref<1x2048xf32>
+  return %y : memref<1x1x2048xbf16>
+}
+
+// The same op stays itself when something between the GEMM and it writes
+// one of its operands, or when it reads the product at other points.
+// CHECK-LABEL: func.func @epilogue_kept
+// CHECK:         gpu.launch
+// CHECK:         linalg.fill
+// CHECK:         linalg.generic
+// CHECK:         gpu.launch
+// CHECK:         linalg.generic
+func.func @epilogue_kept(%a: memref<1x2048xbf16>, %w: memref<2048x2048xbf16>,
+                         %x: memref<1x2048xbf16>, %y: memref<1x2048xbf16>,
+                         %z: memref<2048x1xbf16>) {
+  %zero = arith.constant 0.0 : bf16
+  %one = arith.constant 1.0 : bf16
+  %p = memref.alloc() : memref<1x2048xbf16>
+  linalg.fill ins(%zero : bf16) outs(%p : memref<1x2048xbf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                 affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+                ins(%a, %w : memref<1x2048xbf16>, memref<2048x2048xbf16>)
+                outs(%p : memref<1x2048xbf16>)
+  linalg.fill ins(%one : bf16) outs(%x : memref<1x2048xbf16>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %p : memref<1x2048xbf16>, memref<1x2048xbf16>)
+      outs(%y : memref<1x2048xbf16>) {
+  ^bb0(%in: bf16, %prod: bf16, %out: bf16):
+    %s = arith.addf %in, %prod : bf16
+    linalg.yield %s : bf16
+  }
+  %q = memref.alloc() : memref<1x2048xbf16>
+  linalg.fill ins(%zero : bf16) outs(%q : memref<1x2048xbf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                 affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+                ins(%a, %w : memref<1x2048xbf16>, memref<2048x2048xbf16>)
+                outs(%q : memref<1x2048xbf16>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%q : memref<1x2048xbf16>) outs(%z : memref<2048x1xbf16>) {
+  ^bb0(%prod: bf16, %out: bf16):
+    linalg.yield %prod : bf16
+  }
+  return
+}

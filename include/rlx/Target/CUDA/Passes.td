@@ -275,7 +275,12 @@ def RLXCUDALinalgToCuBLAS
     A few rows times a transposed weight (M <= 8, f16/bf16, K a multiple
     of 8, the weight a row-major `[N, K]` buffer: a decode step's linear
     layers) becomes a GEMV kernel instead of a cuBLAS call: a warp per
-    output column streaming its weight row in 16-byte loads.
+    output column streaming its weight row in 16-byte loads (several
+    warps per column, each a slice of K, when the columns are few). An
+    elementwise op that is the product's only reader (a residual add and
+    what was fused into it: identity maps over the product's points, no
+    write to its operands in between) is computed by the GEMV in its
+    place, and the product is never written.
   }];
   let options = [
     Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
