@@ -241,6 +241,23 @@ for dtype in (np.float32, np.float16, "bf16", "tf32"):
                    (2, 2, 65, 48), 2, 48, "bias", scale=0.2, softcap=2.0,
                    mask=check.uniform((2, 2, 33, 65), np.float32, -2, 2))
 
+# One query row (a decode step over a KV cache): keys that end inside a
+# 32-key tile, fewer keys than 8, several hundred, every mask kind, head
+# dims from 8 to 96.
+for dtype in (np.float32, np.float16, "bf16"):
+    attention_case("decode rank4 bias", dtype, (2, 3, 1, 64),
+                   (2, 3, 300, 64), 3, 64, "bias",
+                   mask=check.uniform((2, 3, 1, 300), np.float32, -2, 2))
+    attention_case("decode rank3 causal", dtype, (2, 1, 24), (2, 5, 24), 3,
+                   8, "causal")
+    attention_case("decode rank4 sliding_window", dtype, (1, 2, 1, 16),
+                   (1, 2, 50, 16), 2, 16, "sliding_window", window=7)
+    attention_case("decode rank3 custom d96", dtype, (3, 1, 192),
+                   (3, 77, 192), 2, 96, "custom",
+                   mask=key_padding(3, 77).astype(np.float32))
+    attention_case("decode rank4 none one key", dtype, (1, 4, 1, 32),
+                   (1, 4, 1, 32), 4, 32, "none")
+
 attention_case("rank4 causal", np.float16, (1, 2, 5, 8), (1, 2, 5, 8), 2, 8,
                "causal")
 # TF32 takes head dims in steps of 8; others keep the CUDA-core kernel.
