@@ -116,8 +116,13 @@ def per_rank(name):
 
 
 def launch(entry, inputs, checks, extra=()):
-    command = mpirun + ["-np", str(N), rlx_run, derived, "--no-cache",
-                        "--entry", entry, "--rtol", "1e-4", "--atol", "1e-3"]
+    """Each rank's stdout lines, by rank. mpirun interleaves the ranks'
+    output on its own stdout in pieces that need not be whole lines, so
+    each rank's is read from the file --output-filename writes."""
+    logs = os.path.join(tmp, "logs-" + entry)
+    command = mpirun + ["-np", str(N), "--output-filename", logs, rlx_run,
+                        derived, "--no-cache", "--entry", entry, "--rtol",
+                        "1e-4", "--atol", "1e-3"]
     for name, file in inputs:
         command += ["--input", f"{name}={per_rank(file)}"]
     for index, file in checks:
@@ -127,28 +132,34 @@ def launch(entry, inputs, checks, extra=()):
     if run.returncode != 0:
         sys.exit(f"{entry} under mpirun failed ({run.returncode}), seed "
                  f"{seed}:\n{run.stdout}\n{run.stderr}")
-    return run.stdout
+    lines = []
+    for rank in range(N):
+        with open(os.path.join(logs, "1", f"rank.{rank}", "stdout")) as file:
+            lines.append(file.read().splitlines())
+    return lines
 
 
 out = os.path.join(tmp, "grad-out")
-stdout = launch("f_grad", [("x", "x"), ("w", "w")],
-                [(0, "loss"), (1, "dx"), (2, "dw")],
-                ["--output", out, "--print"])
-checks = [line for line in stdout.splitlines() if ": check output_" in line]
+lines = launch("f_grad", [("x", "x"), ("w", "w")],
+               [(0, "loss"), (1, "dx"), (2, "dw")],
+               ["--output", out, "--print"])
+checks = [line for rank in lines for line in rank
+          if ": check output_" in line]
 assert len(checks) == 3 * N and all(line.endswith("OK") for line in checks), \
-    stdout
+    lines
 # --print and --output: rank 0 only.
-assert sum(line.startswith("output_0: ")
-           for line in stdout.splitlines()) == 1, stdout
+assert [sum(line.startswith("output_0: ") for line in rank)
+        for rank in lines] == [1] + [0] * (N - 1), lines
 assert sorted(os.listdir(out)) == ["output_0.npy", "output_1.npy",
                                    "output_2.npy"], os.listdir(out)
 assert np.allclose(np.load(os.path.join(out, "output_1.npy")),
                    tx[0].grad.numpy(), rtol=1e-4, atol=1e-3)
 print(f"ok: VJP of the collectives on {N} ranks ({len(checks)} checks)")
 
-stdout = launch("f_jvp", [("x", "x"), ("w", "w"), ("t_x", "tx"), ("t_w", "tw")],
-                [(0, "loss"), (1, "tangent")])
-checks = [line for line in stdout.splitlines() if ": check output_" in line]
+lines = launch("f_jvp", [("x", "x"), ("w", "w"), ("t_x", "tx"), ("t_w", "tw")],
+               [(0, "loss"), (1, "tangent")])
+checks = [line for rank in lines for line in rank
+          if ": check output_" in line]
 assert len(checks) == 2 * N and all(line.endswith("OK") for line in checks), \
-    stdout
+    lines
 print(f"ok: JVP of the collectives on {N} ranks ({len(checks)} checks)")

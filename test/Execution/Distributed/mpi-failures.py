@@ -6,8 +6,10 @@ process: mpi-failures.py MPIRUN (the mpirun command line) or mpi-failures.py
 
 import os
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -82,7 +84,10 @@ mpirun = shlex.split(sys.argv[1])
 for env, lines in [({}, "runs after a failed collective"),
                    ({"RLX_MPI_LIBRARY": "/nonexistent/libmpi.so"},
                     "goes on without MPI")]:
-    command = mpirun + ["-np", "2"]
+    # Each rank's stdout from its own file: mpirun interleaves the ranks'
+    # output on its stdout in pieces that need not be whole lines.
+    logs = tempfile.mkdtemp()
+    command = mpirun + ["-np", "2", "--output-filename", logs]
     for name, value in env.items():
         command += ["-x", f"{name}={value}"]
     run = subprocess.run(command + [sys.executable, __file__, "--rank"],
@@ -92,6 +97,9 @@ for env, lines in [({}, "runs after a failed collective"),
         sys.exit(f"mpirun failed ({run.returncode}):\n{run.stdout}\n"
                  f"{run.stderr}")
     for rank in range(2):
-        if f"ok: rank {rank} {lines}" not in run.stdout:
-            sys.exit(f"FAIL rank {rank}:\n{run.stdout}\n{run.stderr}")
+        with open(os.path.join(logs, "1", f"rank.{rank}", "stdout")) as file:
+            output = file.read()
+        if f"ok: rank {rank} {lines}" not in output.splitlines():
+            sys.exit(f"FAIL rank {rank}:\n{output}\n{run.stderr}")
+    shutil.rmtree(logs)
     print(f"ok: 2 ranks: {lines}")
