@@ -9,8 +9,9 @@
 
 A family module (llama.py, gpt2.py) gives a config class read from
 config.json (its weight_shapes, derived_params, check_capacity and,
-optionally, checkpoint_names and fused_projections) and `step_graph`; `CausalLM` compiles its
-graphs, binds the weights and runs steps over a KVCache. GGUF files are
+optionally, checkpoint_names and fused_projections) and `step_graph`;
+`CausalLM` compiles its graphs, binds the weights and runs steps over a
+KVCache. GGUF files are
 read by gguf_loader.py into the same config and tensor names; their
 block-quantized linear weights stay packed (rlx.dequant_matmul)."""
 

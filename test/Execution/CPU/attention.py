@@ -357,8 +357,8 @@ def grouped_query_case(dtype, batch, heads, kv_heads, sq, sk, head_dim,
             f"{kv_heads}, 1, {sk}, {head_dim}] : {kt}",
             f"  %{name}2 = rlx.expand %{name}1 target_shape = [{batch}, "
             f"{kv_heads}, {group}, {sk}, {head_dim}] : {one}",
-            f"  %{name}3 = rlx.reshape %{name}2 new_shape = [{batch}, {heads}, "
-            f"{sk}, {head_dim}] : {many}"]
+            f"  %{name}3 = rlx.reshape %{name}2 new_shape = [{batch}, "
+            f"{heads}, {sk}, {head_dim}] : {many}"]
     mask = mask_text = None
     if kind == "bias":
         mask = check.uniform((batch, heads, sq, sk), dtype, -2.0, 2.0)
