@@ -180,8 +180,25 @@ bool rlx::mapRowReduction(RewriterBase &rewriter, linalg::LinalgOp op,
                  rlx::delinearize(rewriter, loc, output, parallelExtents)))
     ivs[dim] = iv;
 
-  // Each thread folds points thread, thread + threads, ... into its
-  // partial, starting from the combiner's identity.
+  // The block's combined `partial` of each thread (gpu.all_reduce), and an
+  // scf.if that only thread 0 enters, after which the block ends.
+  auto combineInBlock = [&](Value partial, Value thread) {
+    Value total = gpu::AllReduceOp::create(
+                      rewriter, loc, partial,
+                      gpu::AllReduceOperationAttr::get(rewriter.getContext(),
+                                                       combiner->operation),
+                      /*uniform=*/true)
+                      .getResult();
+    Value isFirst = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, thread, index(0));
+    auto first = scf::IfOp::create(rewriter, loc, isFirst,
+                                   /*withElseRegion=*/false);
+    gpu::TerminatorOp::create(rewriter, loc);
+    return std::make_pair(total, first);
+  };
+
+  // Each thread folds points begin, begin + threads, ... (below end) into
+  // its partial, starting from the combiner's identity.
   Value identity =
       arith::getIdentityValue(combiner->kind, elementType, rewriter, loc);
   auto loop = scf::ForOp::create(rewriter, loc, begin, end, threads,
@@ -217,17 +234,7 @@ bool rlx::mapRowReduction(RewriterBase &rewriter, linalg::LinalgOp op,
   // The block combines its partials; thread 0 folds the total into the
   // output's initial value, as the op's own combiner does.
   rewriter.setInsertionPointAfter(loop);
-  Value total =
-      gpu::AllReduceOp::create(rewriter, loc, loop.getResult(0),
-                               gpu::AllReduceOperationAttr::get(
-                                   rewriter.getContext(), combiner->operation),
-                               /*uniform=*/true)
-          .getResult();
-  Value isFirst = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                        thread, index(0));
-  auto write = scf::IfOp::create(rewriter, loc, isFirst,
-                                 /*withElseRegion=*/false);
-  gpu::TerminatorOp::create(rewriter, loc);
+  auto [total, write] = combineInBlock(loop.getResult(0), thread);
   rewriter.setInsertionPointToStart(write.thenBlock());
   if (split > 1) {
     // The part's total, for the second kernel: a block per output whose
@@ -254,17 +261,7 @@ bool rlx::mapRowReduction(RewriterBase &rewriter, linalg::LinalgOp op,
                                                value,
                                                parts.getRegionIterArgs()[0]));
     rewriter.setInsertionPointAfter(parts);
-    total = gpu::AllReduceOp::create(
-                rewriter, loc, parts.getResult(0),
-                gpu::AllReduceOperationAttr::get(rewriter.getContext(),
-                                                 combiner->operation),
-                /*uniform=*/true)
-                .getResult();
-    isFirst = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                    thread, index(0));
-    write = scf::IfOp::create(rewriter, loc, isFirst,
-                              /*withElseRegion=*/false);
-    gpu::TerminatorOp::create(rewriter, loc);
+    std::tie(total, write) = combineInBlock(parts.getResult(0), thread);
     rewriter.setInsertionPointAfter(combine);
     memref::DeallocOp::create(rewriter, loc, partials);
     rewriter.setInsertionPointToStart(write.thenBlock());
