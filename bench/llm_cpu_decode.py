@@ -31,13 +31,13 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "test", "Python"))
+import llm_reference  # noqa: E402
 
-CONFIG = dict(model_type="llama", vocab_size=32000, hidden_size=768,
+# The test suite's Llama (its own output head), scaled up.
+CONFIG = dict(llm_reference.LLAMA, vocab_size=32000, hidden_size=768,
               intermediate_size=2048, num_hidden_layers=12,
               num_attention_heads=12, num_key_value_heads=4,
-              max_position_embeddings=2048, rope_theta=10000.0,
-              rms_norm_eps=1e-5, hidden_act="silu",
-              tie_word_embeddings=False)
+              max_position_embeddings=2048)
 PROMPT, CAPACITY, SEED = 8, 128, 0
 # Bytes per weight as GGUF stores each type.
 BYTES_PER_WEIGHT = {None: 4.0, "q8_0": 34 / 32, "q4_0": 18 / 32}
@@ -160,7 +160,6 @@ def main():
     new_tokens = 32
     if "--new" in sys.argv:
         new_tokens = int(sys.argv[sys.argv.index("--new") + 1])
-    import llm_reference
     rng = np.random.default_rng(SEED)
     weights = llm_reference.random_weights(CONFIG, rng)
     prompt = rng.integers(3, CONFIG["vocab_size"], PROMPT).tolist()
