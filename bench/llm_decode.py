@@ -9,8 +9,13 @@ weights (docs/perf/llm.md).
       KV cache of CAPACITY positions in bf16, for each batch of BATCHES,
       and compiles them for the cuda target into OUT, beside the model's
       config and rotary tables.
+  python3 bench/llm_decode.py emit OUT RLX_RUN --quant q4_0,q8_0
+      the same for the model with its linear layers and head in GGUF
+      blocks of each scheme (batch 1; the head is the embedding quantized,
+      as llama.cpp multiplies a tied model's), as decode-q4_0.so and so on.
   python3 bench/llm_decode.py run OUT RLX_RUN_AOT [--new N] [--rlx-only]
                                    [--batched] [--profile] [--kernels]
+                                   [--quant q4_0,q8_0]
       on the GPU machine: draws the weights (seeded) into a transformers
       LlamaForCausalLM in bf16 and writes them for rlx; runs rlx's prefill
       once (timed by --bench), then N - 1 decode steps with the cache, the
@@ -26,8 +31,10 @@ weights (docs/perf/llm.md).
       beside transformers' batched generate with its static cache;
       --profile: then the time per op of the decode step compiled with
       rlx-run --profile as OUT/decode-prof.so; --kernels: then each
-      kernel's own time in one decode step (Nsight Compute, ncu), against
-      the replayed step's.
+      kernel's own time in one decode step of each model run (Nsight
+      Compute, ncu), against the replayed step's; --quant: then the
+      quantized models emitted (rlx.gguf.quantize of the same weights),
+      their tokens against transformers' f32 run on the decoded weights.
 
 The model: hidden 2048, 16 layers, 32 heads of 64, 8 KV heads, FFN 8192,
 vocabulary 128256, tied embeddings, rope_theta 500000 (1.24e9 parameters,
@@ -61,10 +68,53 @@ PROMPT, CAPACITY, SEED = 32, 256, 0
 BATCHES = (1, 8, 32)
 
 
-def emit(out, rlx_run):
+def quantized_config():
+    """The quantized models' config: the head a weight of its own (the
+    embedding quantized), which the graph multiplies packed."""
+    return dict(CONFIG, tie_word_embeddings=False)
+
+
+def packed_weights(config, scheme):
+    """Graph parameter -> (rlx scheme, bytes) of the model with every
+    linear weight and the head in GGUF `scheme` blocks (32 elements), the
+    stacked projections (config.fused_projections) as one."""
+    block_bytes = {"q4_0": 18, "q8_0": 34}[scheme]
+    packed = {name: ("gguf_" + scheme,
+                     int(np.prod(shape)) // 32 * block_bytes)
+              for name, shape in config.weight_shapes().items()
+              if name.endswith("proj.weight") or name == "lm_head.weight"}
+    for name, parts in config.fused_projections(packed).items():
+        packed[name] = ("gguf_" + scheme,
+                        sum(packed.pop(part)[1] for part in parts))
+    return packed
+
+
+def emit_quantized(out, rlx_run, schemes):
+    from rlx.models import llama
+    config = llama.LlamaConfig.from_hf(quantized_config())
+    for scheme in schemes:
+        packed = packed_weights(config, scheme)
+        for name, tokens in (("prefill", PROMPT), ("decode", 1)):
+            start = time.time()
+            path = os.path.join(out, f"{name}-{scheme}")
+            with open(path + ".mlir", "w") as file:
+                file.write(llama.step_graph(config, 1, tokens, CAPACITY,
+                                            packed, dtype="bf16",
+                                            greedy=True))
+            subprocess.run([rlx_run, path + ".mlir", "--target", "cuda",
+                            "--no-cache", "--emit-shared-lib", path + ".so"],
+                           check=True, stdout=subprocess.DEVNULL)
+            print(f"compiled the {scheme} {name} step in "
+                  f"{time.time() - start:.1f} s")
+
+
+def emit(out, rlx_run, schemes=()):
     sys.path.insert(0, os.path.join(ROOT, "build", "python"))
     from rlx.models import llama
     os.makedirs(out, exist_ok=True)
+    if schemes:
+        emit_quantized(out, rlx_run, schemes)
+        return
     config = llama.LlamaConfig.from_hf(CONFIG)
     with open(os.path.join(out, "config.json"), "w") as file:
         json.dump(CONFIG, file)
@@ -132,20 +182,26 @@ def write_rlx_files(out, model, prompt):
         if name == "lm_head.weight":  # Tied: the embedding's.
             continue
         arrays[name], dtypes[name] = bf16_bits(value), "BF16"
+    write_params(out, "params.safetensors", arrays, dtypes)
+    write_state(out, [prompt])
+
+
+def write_params(out, file_name, arrays, dtypes):
+    """The checkpoint's tensors `arrays` (safetensors dtypes `dtypes`) as
+    the graphs' parameters: each fused.json group stacked along its rows
+    (packed bytes concatenated), and the rotary tables in bf16."""
+    import torch
     with open(os.path.join(out, "fused.json")) as file:
         for name, parts in json.load(file).items():
             arrays[name] = np.concatenate([arrays.pop(p) for p in parts])
-            dtypes[name] = "BF16"
+            dtypes[name] = dtypes[parts[0]]
             for part in parts:
                 del dtypes[part]
     rope = np.load(os.path.join(out, "rope.npz"))
-    import torch
     for key in ("cos", "sin"):
         arrays["rope." + key] = bf16_bits(torch.from_numpy(rope[key]))
         dtypes["rope." + key] = "BF16"
-    write_safetensors(os.path.join(out, "params.safetensors"), arrays,
-                      dtypes)
-    write_state(out, [prompt])
+    write_safetensors(os.path.join(out, file_name), arrays, dtypes)
 
 
 def write_state(out, prompts):
@@ -182,14 +238,15 @@ def step_arguments():
     return names
 
 
-def run_rlx(out, aot, new_tokens, batch=1):
+def run_rlx(out, aot, new_tokens, batch=1, variant=""):
     """rlx's prefill, then new_tokens - 1 decode steps, of `batch` sequences
     (the state write_state wrote): the first sequence's tokens, the
     prefill's time (ms), the median decode step (ms) and the steps' total
-    (s)."""
-    suffix = batch_suffix(batch)
-    params = os.path.join(out, "params.safetensors")
-    state = os.path.join(out, f"state{suffix}.safetensors")
+    (s). `variant` ("-q4_0") names a quantized model's steps and
+    parameters."""
+    suffix = variant + batch_suffix(batch)
+    params = os.path.join(out, f"params{variant}.safetensors")
+    state = os.path.join(out, f"state{batch_suffix(batch)}.safetensors")
     names = step_arguments()
     prefill = [aot, "--load", os.path.join(out, f"prefill{suffix}.so"),
                "--params", params] + state_inputs(state,
@@ -332,21 +389,24 @@ def profile(out, aot):
     print(run.stdout)
 
 
-def kernels(out, aot, step_ms):
+def kernels(out, aot, step_ms, variant=""):
     """Each kernel's own time in one decode step (Nsight Compute's
     gpu__time_duration, kernels launched one by one with RLX_CUDA_GRAPHS=0,
     clocks left alone), summed by kernel name; the step's replayed time
-    less their sum is what the launches and gaps between them cost."""
+    less their sum is what the launches and gaps between them cost.
+    `variant` ("-q4_0") names a quantized model's step."""
     import csv
     import io
     names = step_arguments()
-    after = os.path.join(out, "after-prefill.safetensors")
+    after = os.path.join(out, f"after-prefill{variant}.safetensors")
+    print(f"kernels of the decode step{variant or ' (bf16)'}:")
     command = ["ncu", "--clock-control", "none", "--cache-control", "none",
                "--metrics",
                "gpu__time_duration.sum", "--csv", "--print-units", "base",
-               aot, "--load", os.path.join(out, "decode.so"), "--params",
-               os.path.join(out, "params.safetensors")] + state_inputs(
-                   after, {n: f"output_{i}" for i, n in enumerate(names)})
+               aot, "--load", os.path.join(out, f"decode{variant}.so"),
+               "--params", os.path.join(out, f"params{variant}.safetensors")
+               ] + state_inputs(after, {n: f"output_{i}"
+                                        for i, n in enumerate(names)})
     run = subprocess.run(command, capture_output=True, text=True,
                          env=dict(os.environ, RLX_CUDA_GRAPHS="0"))
     rows = [line for line in run.stdout.splitlines()
@@ -400,7 +460,68 @@ def batched_runs(out, aot, model, new_tokens, rlx_only):
         print(line, flush=True)
 
 
-def run(out, aot, new_tokens, rlx_only=False, batched=False):
+def quantized_runs(out, aot, model, prompt, new_tokens, schemes,
+                   bandwidth, bf16_ms, steps):
+    """Each quantized model emit --quant compiled: its weights quantized
+    from the drawn ones (rlx.gguf.quantize, ggml's reference rounding),
+    rlx's decode rate, and its tokens against transformers' f32 greedy run
+    with the decoded weights."""
+    import torch
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    from rlx.gguf import dequantize, quantize
+    state = {name: value.float().cpu().numpy()
+             for name, value in model.state_dict().items()}
+    state["lm_head.weight"] = state["model.embed_tokens.weight"]
+    for scheme in schemes:
+        arrays, dtypes, decoded = {}, {}, {}
+        for name, value in state.items():
+            if name.endswith("proj.weight") or name == "lm_head.weight":
+                packed = quantize(value, scheme)
+                arrays[name], dtypes[name] = packed.data, "U8"
+                decoded[name] = dequantize(packed)
+            else:
+                arrays[name] = bf16_bits(torch.from_numpy(value))
+                dtypes[name] = "BF16"
+        write_params(out, f"params-{scheme}.safetensors", arrays, dtypes)
+        # A step reads every packed weight, the norms and one row of the
+        # embedding.
+        read = sum(a.nbytes for n, a in arrays.items()
+                   if dtypes[n] == "U8" or n.endswith("norm.weight"))
+        tokens, prefill_ms, step_ms, _ = run_rlx(out, aot, new_tokens,
+                                                 variant=f"-{scheme}")
+        steps[f"-{scheme}"] = step_ms
+        print(f"rlx {scheme}: prefill of {PROMPT} tokens {prefill_ms:.2f} "
+              f"ms; decode {step_ms:.3f} ms per token, {1e3 / step_ms:.0f} "
+              f"tokens/s ({bf16_ms / step_ms:.2f}x bf16's), "
+              f"{read / 1e9:.2f} GB read per token at "
+              f"{read / step_ms / 1e6:.0f} GB/s = "
+              f"{read / step_ms * 1e3 / bandwidth:.0%} of the copy",
+              flush=True)
+        reference = model.float()
+        with torch.no_grad():
+            saved = {}
+            for name, value in decoded.items():
+                if name == "lm_head.weight":
+                    continue
+                parameter = reference.get_parameter(name)
+                saved[name] = parameter.detach().clone()
+                parameter.copy_(torch.from_numpy(value))
+            tied = reference.lm_head.weight
+            reference.lm_head.weight = torch.nn.Parameter(
+                torch.from_numpy(decoded["lm_head.weight"]).cuda())
+        want, _ = hf_generate(reference, prompt, new_tokens, "eager")
+        with torch.no_grad():
+            for name, value in saved.items():
+                reference.get_parameter(name).copy_(value)
+            reference.lm_head.weight = tied
+        print(f"rlx {scheme}: first {shared_prefix(tokens, want)} of "
+              f"{new_tokens} tokens equal to transformers f32's on the "
+              f"decoded weights", flush=True)
+        model = reference.bfloat16()
+    return model
+
+
+def run(out, aot, new_tokens, rlx_only=False, batched=False, schemes=()):
     import torch
     model = draw_model()
     generator = torch.Generator().manual_seed(SEED + 1)
@@ -414,6 +535,7 @@ def run(out, aot, new_tokens, rlx_only=False, batched=False):
           f"weights {weight_bytes / 1e9:.2f} GB", flush=True)
 
     tokens, prefill_ms, step_ms, total_s = run_rlx(out, aot, new_tokens)
+    steps = {"": step_ms}
     rates = {"rlx": 1e3 / step_ms}
     print(f"rlx bf16: prefill of {PROMPT} tokens {prefill_ms:.2f} ms; "
           f"decode {step_ms:.3f} ms per token (median of "
@@ -423,10 +545,13 @@ def run(out, aot, new_tokens, rlx_only=False, batched=False):
           f"{new_tokens} tokens in {prefill_ms / 1e3 + total_s:.3f} s",
           flush=True)
 
+    if schemes:
+        model = quantized_runs(out, aot, model, prompt, new_tokens, schemes,
+                               bandwidth, step_ms, steps)
     if rlx_only:
         if batched:
             batched_runs(out, aot, model, new_tokens, rlx_only)
-        return step_ms
+        return steps
     print(f"transformers bf16 eager: prefill of {PROMPT} tokens "
           f"{hf_prefill_ms(model, prompt):.2f} ms", flush=True)
     results = {"rlx": tokens}
@@ -453,20 +578,25 @@ def run(out, aot, new_tokens, rlx_only=False, batched=False):
           f"{rates['rlx'] / rates[best]:.2f}x tokens/s")
     if batched:
         batched_runs(out, aot, model.bfloat16(), new_tokens, rlx_only)
-    return step_ms
+    return steps
 
 
 def main():
+    schemes = ()
+    if "--quant" in sys.argv:
+        schemes = sys.argv[sys.argv.index("--quant") + 1].split(",")
     if len(sys.argv) >= 4 and sys.argv[1] == "emit":
-        emit(sys.argv[2], sys.argv[3])
+        emit(sys.argv[2], sys.argv[3], schemes)
     elif len(sys.argv) >= 4 and sys.argv[1] == "run":
         new_tokens = 128
         if "--new" in sys.argv:
             new_tokens = int(sys.argv[sys.argv.index("--new") + 1])
-        step_ms = run(sys.argv[2], sys.argv[3], new_tokens,
-                      "--rlx-only" in sys.argv, "--batched" in sys.argv)
+        steps = run(sys.argv[2], sys.argv[3], new_tokens,
+                    "--rlx-only" in sys.argv, "--batched" in sys.argv,
+                    schemes)
         if "--kernels" in sys.argv:
-            kernels(sys.argv[2], sys.argv[3], step_ms)
+            for variant, step_ms in steps.items():
+                kernels(sys.argv[2], sys.argv[3], step_ms, variant)
         if "--profile" in sys.argv:
             profile(sys.argv[2], sys.argv[3])
     else:

@@ -10,7 +10,8 @@ loaded with rlx.models.load:
 
 - a Llama (4 query heads, 2 KV heads, an output head) in f32, and with
   its linear layers and head in Q8_0 and in Q4_0 (quantized here with
-  ggml's reference rounding, kept packed and multiplied by
+  ggml's reference rounding, kept packed (the q, k and v projections'
+  bytes stacked as one weight, the gate's and up's too) and multiplied by
   rlx.dequant_matmul): prefill and decode logits within 1e-4 of the
   largest logit of the float64 reference computed with the file's
   (dequantized) weights, greedy generation of 32 tokens identical;
@@ -99,10 +100,16 @@ for kind in (None, "q8_0", "q4_0"):
         print(f"{kind}: the quantized weights differ from the f32 ones by "
               f"up to {drift:.3g} of their largest")
     model = check_file(f"llama {kind or 'f32'}", LLAMA, path, effective)
-    packed = len(model._packed)
-    check(packed == (0 if kind is None else 7 * LLAMA["num_hidden_layers"]
-                     + 1), f"llama {kind or 'f32'}: {packed} weights kept "
-          "packed")
+    # Per layer q, k and v packed as one weight (their bytes stacked), gate
+    # and up as one, o and down; and the head.
+    packed = sorted(model._packed)
+    fused = [n for n in packed if n.endswith(("qkv_proj.weight",
+                                              "gate_up_proj.weight"))]
+    check(len(packed) == (0 if kind is None else 4 * LLAMA[
+        "num_hidden_layers"] + 1) and len(fused) == (
+            0 if kind is None else 2 * LLAMA["num_hidden_layers"]),
+          f"llama {kind or 'f32'}: {len(packed)} weights kept packed, "
+          f"{len(fused)} of them stacked projections")
 
 # Qwen2: biases, tied embeddings, no permutation; f16 and bf16 tensors.
 qwen = random_weights(QWEN2, rng)

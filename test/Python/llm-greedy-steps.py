@@ -13,7 +13,8 @@ chosen token is a largest logit of the float64 reference run on the same
 tokens, within F32_GAP of the largest |logit| in f32 (so the tokens are the
 reference's greedy ones but at a tie closer than f32 rounding) and within
 BF16_GAP in bf16 (weights, activations and caches; the reference's weights
-rounded to bf16 as the run's are). Seeded by RLX_TEST_SEED (fixed when unset; printed)."""
+rounded to bf16 as the run's are). Also a GGUF Llama with Q4_0 layers and
+head in a bf16 step. Seeded by RLX_TEST_SEED (fixed when unset; printed)."""
 
 import os
 import subprocess
@@ -24,7 +25,7 @@ import numpy as np
 import rlx.models
 from rlx.safetensors import f32_to_bf16, bf16_to_f32, read_safetensors
 from llm_reference import (GPT2, LLAMA, random_weights, reference_logits,
-                           write_hf_directory)
+                           write_gguf_model, write_hf_directory)
 from pychecks import check, expect_error, finish
 
 scratch, rlx_run = sys.argv[1], sys.argv[2]
@@ -90,22 +91,45 @@ def check_model(label, config):
         got = greedy_tokens(model, label, prompt, dtype)
         used = weights if dtype == "f32" else {
             k: bf16_to_f32(f32_to_bf16(v)) for k, v in weights.items()}
-        logits = reference_logits(config, used, prompt + got)
-        chosen = logits[PROMPT_LENGTH - 1:PROMPT_LENGTH - 1 + NEW_TOKENS]
-        gaps = chosen.max(-1) - chosen[np.arange(len(got)), got]
-        allowed = (F32_GAP * float(np.abs(chosen).max()) if dtype == "f32"
-                   else BF16_GAP)
-        check(len(got) == NEW_TOKENS and gaps.max() <= allowed,
-              f"{label} {dtype}: each of {NEW_TOKENS} tokens rlx-run's "
-              f"steps chose is a largest reference logit within "
-              f"{gaps.max():.3g} (allowed {allowed:.3g}; logits span "
-              f"{float(chosen.max() - chosen.min()):.3g}); "
-              f"{int((gaps == 0).sum())} exactly the largest")
+        check_tokens(f"{label} {dtype}", config, used, prompt, got,
+                     dtype == "f32")
     return model
+
+
+def check_tokens(label, config, weights, prompt, got, f32):
+    """Each token of `got` is a largest logit of the float64 reference with
+    `weights` on the same tokens, within F32_GAP of the largest |logit|
+    (`f32`) or BF16_GAP."""
+    logits = reference_logits(config, weights, prompt + got)
+    chosen = logits[PROMPT_LENGTH - 1:PROMPT_LENGTH - 1 + NEW_TOKENS]
+    gaps = chosen.max(-1) - chosen[np.arange(len(got)), got]
+    allowed = F32_GAP * float(np.abs(chosen).max()) if f32 else BF16_GAP
+    check(len(got) == NEW_TOKENS and gaps.max() <= allowed,
+          f"{label}: each of {NEW_TOKENS} tokens rlx-run's "
+          f"steps chose is a largest reference logit within "
+          f"{gaps.max():.3g} (allowed {allowed:.3g}; logits span "
+          f"{float(chosen.max() - chosen.min()):.3g}); "
+          f"{int((gaps == 0).sum())} exactly the largest")
 
 
 llama = check_model("llama", LLAMA)
 check_model("gpt2", GPT2)
+
+# A GGUF Llama whose linear layers and head are Q4_0, in a bf16 step: the
+# packed blocks (q, k and v stacked as one weight, gate and up too) are
+# multiplied in f32 between casts of the bf16 activations. The reference
+# takes the file's decoded weights, the float ones rounded to bf16 as the
+# run's are.
+path = os.path.join(scratch, "llama-q4_0.gguf")
+effective = write_gguf_model(path, LLAMA, random_weights(LLAMA, rng),
+                             "q4_0", "q4_0")
+quantized = rlx.models.load(path, capacity=CAPACITY)
+prompt = [int(t) for t in rng.integers(0, LLAMA["vocab_size"],
+                                       PROMPT_LENGTH)]
+used = {k: v if k.endswith("proj.weight") or k == "lm_head.weight"
+        else bf16_to_f32(f32_to_bf16(v)) for k, v in effective.items()}
+check_tokens("llama q4_0 bf16", LLAMA, used, prompt,
+             greedy_tokens(quantized, "llama-q4_0", prompt, "bf16"), False)
 
 expect_error(lambda: llama.greedy_step(None),
              "a greedy step takes a static number of tokens",

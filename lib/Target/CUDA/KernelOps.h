@@ -10,12 +10,14 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir {
 namespace rlx {
 class ActivationBackwardOp;
 class AttentionOp;
+class DequantMatMulOp;
 class MatMulOp;
 class NarrowOp;
 namespace cuda {
@@ -24,6 +26,7 @@ class FlashAttentionOp;
 class MatmulBiasOp;
 class MatmulBiasGeluAuxOp;
 class MatmulDgeluOp;
+class QuantGemvOp;
 } // namespace cuda
 
 /// The suffix of the runtime's GEMM entry points for `elementType`: f32,
@@ -42,6 +45,9 @@ void createDeviceRuntimeCall(OpBuilder &b, Location loc, ModuleOp module,
 /// The buffer `value` is a view of, through any chain of view-like ops, or
 /// `value` itself.
 Value viewRoot(Value value);
+
+/// Whether `op` or an op nested in it has an operand viewing `root`.
+bool touchesBuffer(Operation *op, Value root);
 
 /// The type of a workgroup (shared memory) buffer.
 MemRefType workgroupBufferType(MLIRContext *context, ArrayRef<int64_t> shape,
@@ -66,7 +72,10 @@ int64_t dynamicSharedBytes(ArrayRef<MemRefType> tiles);
 /// Views of `tiles` (workgroup memref types) laid out in a kernel's dynamic
 /// shared memory as dynamicSharedBytes counts it. Static shared memory is
 /// limited to 48 KiB a block; dynamic memory goes up to the device's opt-in
-/// limit (the runtime opts in at launch).
+/// limit (the runtime opts in at launch). A kernel that uses these must
+/// have no workgroup attributions: the NVVM lowering declares the dynamic
+/// memory as an internal shared variable of no size, which ptxas places
+/// among the static ones, so the tiles would overlap them.
 SmallVector<Value> sharedTilesInDynamicMemory(OpBuilder &b, Location loc,
                                               ArrayRef<MemRefType> tiles);
 
@@ -187,6 +196,25 @@ LogicalResult formCollective(RewriterBase &rewriter, Operation *op);
 /// collectives for the runtime's diagnostics.
 LogicalResult lowerCollective(RewriterBase &rewriter, cuda::CollectiveOp op,
                               int32_t index);
+
+/// Replaces nothing and returns false unless `lhs` [M, K] times `rhs`
+/// [K, N] into `out` [M, N] (buffers of `gemm`, a GEMM that overwrites
+/// `out`) is a few f16/bf16 rows times a transposed row-major weight; then
+/// emits the GEMV kernel at `b` in its place (computing the product's one
+/// elementwise reader too, which it erases) and returns true: the caller
+/// erases `gemm`.
+bool replaceGemmByGemv(OpBuilder &b, Operation *gemm, Value lhs, Value rhs,
+                       Value out, DominanceInfo &dominance);
+
+/// Replaces `op` (with the casts of a half model around it) by an
+/// rlx_cuda.quant_gemv when its scheme, rows and K suit the kernel
+/// (RLXCUDAOps.td); returns whether it did.
+bool formQuantGemv(RewriterBase &rewriter, DequantMatMulOp op);
+
+/// Lowers a bufferized rlx_cuda.quant_gemv to the GEMV kernel, computing
+/// its product's one elementwise reader in place where it can.
+void lowerQuantGemv(RewriterBase &rewriter, cuda::QuantGemvOp op,
+                    DominanceInfo &dominance);
 
 } // namespace rlx
 } // namespace mlir

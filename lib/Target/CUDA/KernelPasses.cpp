@@ -296,9 +296,12 @@ struct RLXCUDAFormKernelsPass
     SmallVector<ActivationBackwardOp> activationGradients;
     SmallVector<Operation *> convolutions;
     SmallVector<Operation *> collectives;
+    SmallVector<DequantMatMulOp> quantized;
     getOperation().walk([&](Operation *op) {
       if (isCollective(op))
         collectives.push_back(op);
+      if (auto dequant = dyn_cast<DequantMatMulOp>(op))
+        quantized.push_back(dequant);
       if (isa<ConvOp, Conv2dBackwardInputOp, Conv2dBackwardWeightOp>(op))
         convolutions.push_back(op);
       if (auto attention = dyn_cast<AttentionOp>(op))
@@ -331,6 +334,8 @@ struct RLXCUDAFormKernelsPass
         formMatmulBias(rewriter, op);
     for (Operation *op : rowOps)
       formRowKernel(rewriter, op);
+    for (DequantMatMulOp op : quantized)
+      formQuantGemv(rewriter, op);
     bool formedChannelsLast = false;
     if (cudnnConvolutions)
       for (Operation *op : convolutions) {
@@ -381,9 +386,10 @@ struct RLXCUDALowerKernelsPass
               cuda::MatmulBiasGeluAuxOp, cuda::MatmulDgeluOp, cuda::SoftmaxOp,
               cuda::NormOp, cuda::NormBackwardInputOp, cuda::Conv2dOp,
               cuda::Conv2dBackwardDataOp, cuda::Conv2dBackwardFilterOp,
-              cuda::CollectiveOp>(op))
+              cuda::CollectiveOp, cuda::QuantGemvOp>(op))
         kernels.push_back(op);
     });
+    DominanceInfo dominance(getOperation());
     int32_t collectives = 0;
     for (Operation *op : kernels) {
       if (!cast<DestinationStyleOpInterface>(op).hasPureBufferSemantics()) {
@@ -395,6 +401,8 @@ struct RLXCUDALowerKernelsPass
           return signalPassFailure();
       } else if (auto attention = dyn_cast<cuda::FlashAttentionOp>(op))
         lowerFlashAttention(rewriter, attention, allowTf32);
+      else if (auto gemv = dyn_cast<cuda::QuantGemvOp>(op))
+        lowerQuantGemv(rewriter, gemv, dominance);
       else if (auto matmul = dyn_cast<cuda::MatmulBiasOp>(op))
         lowerMatmulBias(rewriter, matmul, allowTf32);
       else if (auto aux = dyn_cast<cuda::MatmulBiasGeluAuxOp>(op))

@@ -7,11 +7,15 @@
 
 #include "rlx/Target/CUDA/RLXCUDADialect.h"
 
+#include "rlx/Dialect/RLX/IR/GgufBlock.h"
+
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
+
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::rlx;
@@ -433,5 +437,51 @@ LogicalResult CollectiveOp::verify() {
       input.getRank() != init.getRank())
     return emitOpError() << "input " << input << " and init " << init
                          << " differ in element type or rank";
+  return verifyKernelResults(*this, ValueRange{getInit()});
+}
+
+//===----------------------------------------------------------------------===//
+// QuantGemvOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult QuantGemvOp::verify() {
+  auto x = cast<ShapedType>(getX().getType());
+  auto w = cast<ShapedType>(getWQ().getType());
+  auto init = cast<ShapedType>(getInit().getType());
+  if (isa<RankedTensorType>(x) != isa<RankedTensorType>(w) ||
+      isa<RankedTensorType>(x) != isa<RankedTensorType>(init))
+    return emitOpError() << "operands are all tensors or all buffers";
+  QuantScheme scheme = getScheme();
+  if (scheme != QuantScheme::GgufQ8_0 && scheme != QuantScheme::GgufQ4_0)
+    return emitOpError() << "supports gguf_q8_0 and gguf_q4_0, not "
+                         << stringifyQuantScheme(scheme);
+  for (auto [name, type] :
+       {std::pair<StringRef, ShapedType>{"x", x}, {"init", init}})
+    if (!isa<Float32Type, Float16Type, BFloat16Type>(type.getElementType()))
+      return emitOpError() << name << " has element type "
+                           << type.getElementType()
+                           << "; expected f32, f16 or bf16";
+  if (!w.getElementType().isSignlessInteger(8))
+    return emitOpError() << "w_q has element type " << w.getElementType()
+                         << "; expected the packed bytes as i8";
+  if (!x.hasStaticShape() || !w.hasStaticShape() || !init.hasStaticShape() ||
+      x.getRank() != 2 || w.getRank() != 1 || init.getRank() != 2)
+    return emitOpError() << "takes static x [M, K], w_q [bytes] and init "
+                            "[M, N], not "
+                         << x << ", " << w << " and " << init;
+  int64_t rows = x.getDimSize(0), depth = x.getDimSize(1);
+  int64_t columns = init.getDimSize(1);
+  if (rows > kMaxRows || init.getDimSize(0) != rows)
+    return emitOpError() << "x " << x << " and init " << init
+                         << " need the same rows, at most " << kMaxRows;
+  if (depth % 64 != 0)
+    return emitOpError() << "K = " << depth << " is not a multiple of 64";
+  GgufBlock block = *ggufBlock(scheme);
+  // depth, a static dim, is far below 2^62; columns * rowBytes is checked.
+  int64_t rowBytes = depth / block.elements * block.bytes;
+  int64_t bytes;
+  if (llvm::MulOverflow(columns, rowBytes, bytes) || bytes != w.getDimSize(0))
+    return emitOpError() << "w_q has " << w.getDimSize(0) << " bytes, not "
+                         << columns << " rows of " << rowBytes;
   return verifyKernelResults(*this, ValueRange{getInit()});
 }

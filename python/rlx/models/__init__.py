@@ -84,11 +84,17 @@ class CausalLM:
                                 else value)
                          for name, value in checked.items()}
         # Projections the graph multiplies as one (llama.py's
-        # fused_projections): their tensors stacked along the rows.
+        # fused_projections): their tensors stacked along the rows; packed
+        # weights' bytes concatenated (GGUF rows are independent).
         if hasattr(config, "fused_projections"):
             for name, parts in config.fused_projections(self._packed).items():
                 self._weights[name] = np.concatenate(
                     [self._weights.pop(part) for part in parts])
+                if parts[0] in self._packed:
+                    scheme = self._packed[parts[0]][0]
+                    self._packed[name] = (scheme, self._weights[name].size)
+                    for part in parts:
+                        del self._packed[part]
         self._weights.update(config.derived_params(self.capacity))
         self._graphs = {}
 

@@ -233,10 +233,17 @@ class GraphText:
         """`linear` of a weight of `shape` `[out, in]` kept GGUF-packed
         (`packed`, ui8 bytes of `out` rows of `in` elements in `scheme`'s
         blocks): x `[..., in]` is flattened to the `[M, in]` that
-        rlx.dequant_matmul takes, then given back its leading dims."""
+        rlx.dequant_matmul takes, then given back its leading dims. The
+        product is f32: a half `x` is widened to it (exactly) and the
+        product rounded once to x's type, as a half model's matmul
+        accumulates in f32 and rounds its result."""
         out, inp = shape
         flat = self.reshape(x, (-1, inp))
+        if x.dtype != "f32":
+            flat = self.cast(flat, "f32")
         y = self.dequant_matmul(flat, packed, scheme, out)
+        if x.dtype != "f32":
+            y = self.cast(y, x.dtype)
         y = self.reshape(y, tuple(-1 if d is DYNAMIC else d
                                   for d in x.shape[:-1]) + (out,))
         return self.binary("add", y, bias) if bias is not None else y

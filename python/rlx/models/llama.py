@@ -122,8 +122,11 @@ class LlamaConfig(DecoderConfig):
         projections (`mlp.gate_up_proj`), so that each is one product (a
         decode step reads each weight in one kernel instead of three or
         two, as vLLM's QKVParallelLinear and MergedColumnParallelLinear
-        do). A group with a GGUF-packed weight (`packed` names) stays
-        apart: its blocks are multiplied by rlx.dequant_matmul."""
+        do). `packed` maps the names of GGUF-packed weights to their
+        (scheme, byte count): a group whose weights are all packed in one
+        scheme is fused too (GGUF rows are quantized independently, so the
+        stacked bytes are the stacked matrix's), and a group with some
+        packed and some float weights, or two schemes, stays apart."""
         fused = {}
         for layer in range(self.num_hidden_layers):
             p = f"model.layers.{layer}."
@@ -133,7 +136,10 @@ class LlamaConfig(DecoderConfig):
                       ("mlp.gate_up_proj", ["mlp.gate_proj", "mlp.up_proj"],
                        False)]
             for name, parts, bias in groups:
-                if any(p + part + ".weight" in packed for part in parts):
+                schemes = {packed[p + part + ".weight"][0]
+                           if p + part + ".weight" in packed else None
+                           for part in parts}
+                if len(schemes) > 1:
                     continue
                 fused[p + name + ".weight"] = [p + part + ".weight"
                                                for part in parts]
@@ -194,17 +200,14 @@ def step_graph(config, batch, tokens, capacity, packed=None, dtype="f32",
 
     `packed` maps the name of a linear weight kept GGUF-quantized to its
     (scheme, byte count): that parameter is its ui8 bytes, multiplied by
-    rlx.dequant_matmul (the others are f32).
+    rlx.dequant_matmul in f32 (the activations cast to f32 and the product
+    back to `dtype`).
 
     `dtype` ("f32", "bf16" or "f16") is the type of the weights, the rotary
     tables, the activations, the caches and the logits, as a model run in
     `model.to(dtype)`; `greedy` builds the step DecoderStep describes,
     which chooses the next token on the device."""
     packed = packed or {}
-    if packed and dtype != "f32":
-        raise RLXError(f"quantized weights ('{next(iter(packed))}') are "
-                       f"multiplied in f32; a {dtype} step takes float "
-                       "weights only")
     c = config
     heads, kv_heads, dim = (c.num_attention_heads, c.num_key_value_heads,
                             c.head_dim)

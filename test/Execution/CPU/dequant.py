@@ -494,6 +494,73 @@ for what, scheme, w_q, side, bs, w in tile_weights:
         check.close(f"per-tile dequant_matmul {what} M={m} one-hot rows "
                     "bit-exact", got, x @ w, 0, 0)
 
+# --- A decode step's products: the cuda target's quantized GEMV ----------
+
+# gguf_q4_0 and gguf_q8_0 with at most 8 rows and K a multiple of 64 run on
+# the cuda target as rlx_cuda.quant_gemv (the packed blocks decoded in
+# registers, a pair per lane and step); on the CPU they take the per-tile
+# kernel above. Shapes: M = 1, 3 and 8; each column's dot on one warp (K =
+# 2048) and split over 4 warps (K = 8192, N = 64); rows copied into shared
+# memory (up to 32 KB) and read from global memory (2 x 8192 f32); one-hot
+# rows; a half model's product, whose bf16 rows are cast to f32 and back
+# around it and whose result a residual add reads (the kernel takes the
+# casts and computes the add; K = 8192 also splits its columns).
+# Bounds: tile_check's for the f32 products; the bf16 step adds the
+# rounding of the product and of the sum to bf16 (2^-9 of each, relative).
+
+
+def to_bf16(x):
+    """`x` (f32) rounded to bf16 (nearest even), back as f32."""
+    bits = np.ascontiguousarray(x, F32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+    return bits.astype(np.uint32).view(F32)
+
+
+for scheme in ("gguf_q4_0", "gguf_q8_0"):
+    for m, k, n in ((1, 2048, 96), (3, 2048, 40), (8, 128, 33),
+                    (1, 8192, 64), (2, 8192, 64)):
+        packed, values = gguf_weight(scheme, k, n)
+        x = check.uniform((m, k), F32)
+        got = run_dequant_matmul(scheme, x, packed, {})
+        tile_check(f"decode dequant_matmul {scheme} M={m} K={k} N={n}", got,
+                   x, values[0])
+        # One-hot rows pick single weights: exact on both targets, so a
+        # weight or row element read from the wrong place shows.
+        x = one_hot_rows(m, k)
+        got = run_dequant_matmul(scheme, x, packed, {})
+        check.close(f"decode dequant_matmul {scheme} M={m} K={k} N={n} "
+                    "one-hot rows bit-exact", got, x @ values[0], 0, 0)
+    for m, k, n in ((1, 2048, 160), (2, 2048, 160), (1, 8192, 64)):
+        packed, values = gguf_weight(scheme, k, n)
+        x, r = to_bf16(check.uniform((m, k), F32)), to_bf16(
+            check.uniform((m, n), F32))
+        pt = tensor_type(packed.shape, np.uint8)
+        xt, ot = tensor_type((m, k), F32), tensor_type((m, n), F32)
+        xb, ob = f"tensor<{m}x{k}xbf16>", f"tensor<{m}x{n}xbf16>"
+        mlir = (f"func.func @main(%x: {xt} {{rlx.input = \"x\"}}, "
+                f"%w: {pt} {{rlx.input = \"w\"}}, "
+                f"%r: {ot} {{rlx.input = \"r\"}}) -> {ot} {{\n"
+                f"  %xb = rlx.cast %x : {xt} to bf16\n"
+                f"  %rb = rlx.cast %r : {ot} to bf16\n"
+                f"  %xf = rlx.cast %xb : {xb} to f32\n"
+                f"  %p = rlx.dequant_matmul {scheme} %xf, %w : {xt}, {pt}\n"
+                f"  %pb = rlx.cast %p : {ot} to bf16\n"
+                f"  %s = rlx.binary add %rb, %pb : {ob}, {ob}\n"
+                f"  %0 = rlx.cast %s : {ob} to f32\n"
+                f"  return %0 : {ot}\n}}")
+        outs = check.run(mlir, {"x": x, "w": packed, "r": r},
+                         gpu_tolerance=(1e-2, 1e-2))
+        x64, w64 = x.astype(np.float64), values[0].astype(np.float64)
+        product = x64 @ w64
+        want = product + r
+        bound = (2.0**-9 * (np.abs(product) + np.abs(want))
+                 + 1.25 * k * 2.0**-24 * (np.abs(x64) @ np.abs(w64)))
+        err = None if not outs else (
+            np.abs(outs[0] - want) / (bound + 1e-30)).astype(F32)
+        check.close(f"decode bf16 step {scheme} M={m} K={k} N={n}: product "
+                    "cast to bf16, residual add", err,
+                    np.zeros((m, n), F32), 0, 1.0)
+
 # --- FP8 -----------------------------------------------------------------
 
 for scheme, decode, etype in (("fp8_e4m3", e4m3, "f8E4M3FN"),

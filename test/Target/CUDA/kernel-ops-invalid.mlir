@@ -185,3 +185,43 @@ func.func @kv_heads_of_key(%q: tensor<1x4x3x8xf32>, %k: tensor<1x4x5x8xf32>) -> 
   %o = rlx_cuda.flash_attention ins(%q, %k, %k : tensor<1x4x3x8xf32>, tensor<1x4x5x8xf32>, tensor<1x4x5x8xf32>) outs(%q : tensor<1x4x3x8xf32>) {head_dim = 8 : i64, kv_heads = 2 : i64, mask_kind = #rlx.mask<none>, num_heads = 4 : i64, score_scale = 1.0 : f32} -> tensor<1x4x3x8xf32>
   return %o : tensor<1x4x3x8xf32>
 }
+
+// -----
+
+func.func @quant_gemv_scheme(%x: tensor<1x256xf32>, %w: tensor<144xi8>, %i: tensor<1x1xf32>) -> tensor<1x1xf32> {
+  // expected-error @+1 {{supports gguf_q8_0 and gguf_q4_0, not gguf_q4_k}}
+  %o = rlx_cuda.quant_gemv <gguf_q4_k> ins(%x, %w : tensor<1x256xf32>, tensor<144xi8>) outs(%i : tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %o : tensor<1x1xf32>
+}
+
+// -----
+
+func.func @quant_gemv_depth(%x: tensor<1x96xf32>, %w: tensor<54xi8>, %i: tensor<1x1xf32>) -> tensor<1x1xf32> {
+  // expected-error @+1 {{K = 96 is not a multiple of 64}}
+  %o = rlx_cuda.quant_gemv <gguf_q4_0> ins(%x, %w : tensor<1x96xf32>, tensor<54xi8>) outs(%i : tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %o : tensor<1x1xf32>
+}
+
+// -----
+
+func.func @quant_gemv_bytes(%x: tensor<1x64xf32>, %w: tensor<72xi8>, %i: tensor<1x3xf32>) -> tensor<1x3xf32> {
+  // expected-error @+1 {{w_q has 72 bytes, not 3 rows of 36}}
+  %o = rlx_cuda.quant_gemv <gguf_q4_0> ins(%x, %w : tensor<1x64xf32>, tensor<72xi8>) outs(%i : tensor<1x3xf32>) -> tensor<1x3xf32>
+  return %o : tensor<1x3xf32>
+}
+
+// -----
+
+func.func @quant_gemv_rows(%x: tensor<9x64xf32>, %w: tensor<36xi8>, %i: tensor<9x1xf32>) -> tensor<9x1xf32> {
+  // expected-error @+1 {{need the same rows, at most 8}}
+  %o = rlx_cuda.quant_gemv <gguf_q4_0> ins(%x, %w : tensor<9x64xf32>, tensor<36xi8>) outs(%i : tensor<9x1xf32>) -> tensor<9x1xf32>
+  return %o : tensor<9x1xf32>
+}
+
+// -----
+
+func.func @quant_gemv_unsigned(%x: tensor<1x64xf32>, %w: tensor<36xui8>, %i: tensor<1x1xf32>) -> tensor<1x1xf32> {
+  // expected-error @+1 {{w_q has element type 'ui8'; expected the packed bytes as i8}}
+  %o = rlx_cuda.quant_gemv <gguf_q4_0> ins(%x, %w : tensor<1x64xf32>, tensor<36xui8>) outs(%i : tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %o : tensor<1x1xf32>
+}

@@ -44,7 +44,14 @@ def RLXCUDAFormKernels : Pass<"rlx-cuda-form-kernels", "ModuleOp"> {
       sum` of its result over every row (the bias gradient) becomes that
       op's second result (reshaped for `keep_dim`);
     - last-axis `rlx.softmax`, `rlx.layer_norm`, `rlx.rms_norm` and
-      `rlx.layer_norm_backward_input` become the row kernel ops.
+      `rlx.layer_norm_backward_input` become the row kernel ops;
+    - an `rlx.dequant_matmul` of a `gguf_q8_0` or `gguf_q4_0` weight with
+      at most 8 static rows and `K` a multiple of 64 (a decode step's
+      products) becomes an `rlx_cuda.quant_gemv`, which decodes the packed
+      blocks in registers; an `rlx.cast` from f16 or bf16 producing its
+      `x` and an `rlx.cast` to f16 or bf16 that is its result's only user
+      are taken into the op. Other schemes and shapes decode the whole
+      weight and multiply it (the generic lowering).
 
     - with `cudnn-convolutions` (the default), `rlx.conv`,
       `rlx.conv2d_backward_input` and `rlx.conv2d_backward_weight` (f32,
@@ -109,6 +116,13 @@ def RLXCUDALowerKernels : Pass<"rlx-cuda-lower-kernels", "ModuleOp"> {
     - **CUDA cores** (every other case): 256 threads per block, a block per
       eight query rows, a warp per row, key and value tiles of 32
       positions in shared memory, f32 throughout.
+
+    Each `rlx_cuda.quant_gemv` becomes the GEMV kernel that
+    `rlx-cuda-linalg-to-cublas` uses for half-precision rows times a
+    transposed weight, reading the packed weight in 4-byte words (bytes
+    when the buffer is not 4-byte aligned at run time) and decoding a pair
+    of blocks per lane and step; the product's one elementwise reader (a
+    residual add) is computed by the kernel in its place, as there.
 
     Each `rlx_cuda.matmul_bias` becomes a call of the CUDA runtime's
     `rlx_cuda_matmul_bias_<type>` (device buffers, strided descriptors),

@@ -453,4 +453,44 @@ def RLXCUDA_CollectiveOp : RLXCUDA_KernelOp<"collective"> {
   }];
 }
 
+def RLXCUDA_QuantGemvOp : RLXCUDA_KernelOp<"quant_gemv"> {
+  let summary = "a few rows times a GGUF-packed weight, decoded in registers";
+  let description = [{
+    `init[m, n] = sum_k x[m, k] * W[k, n]`, what `rlx.dequant_matmul` of
+    the same `scheme` computes, where the weight `w_q` holds the GGUF
+    bytes of `N` rows of `K` elements (docs/quantization.md): one kernel
+    that reads each packed byte once and decodes it in registers, never
+    writing the f32 weight. `x` is `[M, K]` f32, f16 or bf16 (widened to
+    f32, which is exact), `init` `[M, N]` f32, f16 or bf16 (the f32 sum
+    rounded once); `rlx-cuda-form-kernels` takes the casts around an
+    `rlx.dequant_matmul` of a half-precision model into the op. `w_q` is
+    the bytes as signless i8 `[N * K / 32 * block bytes]`.
+
+    Supported: `scheme` `gguf_q8_0` and `gguf_q4_0`, `M <= 8`, `K` a
+    multiple of 64 (the kernel reads the blocks in pairs, 4-byte aligned
+    words), static shapes. Each block's sum `sum_j q_j x_j` is taken in f32
+    and then scaled by the block's `d`, so results differ from the generic
+    lowering's (which scales each weight first) by f32 rounding.
+
+    On tensors the op returns the result, written into `init` (destination
+    style); on buffers it has no result and writes `init`, whose contents
+    are not read.
+  }];
+
+  let arguments = (ins RLXCUDA_TensorOrBuffer:$x,
+                       RLXCUDA_TensorOrBuffer:$w_q,
+                       RLXCUDA_TensorOrBuffer:$init,
+                       RLX_QuantSchemeAttr:$scheme);
+
+  let assemblyFormat = [{
+    $scheme `ins` `(` $x `,` $w_q `:` type($x) `,` type($w_q) `)`
+    `outs` `(` $init `:` type($init) `)` attr-dict (`->` type($result)^)?
+  }];
+
+  let extraClassDeclaration = [{
+    /// The most rows of `x` the kernel takes.
+    static constexpr int64_t kMaxRows = 8;
+  }];
+}
+
 #endif // RLX_TARGET_CUDA_RLXCUDAOPS_TD
