@@ -13,7 +13,10 @@ name} back into that argument and starts the optimizer state at zeros) and
 trains the same model from the same initial weights with torch.optim.SGD
 (momentum 0 and 0.9) and torch.optim.Adam (two settings), in f32. Each
 printed step loss must match PyTorch's within 1e-4 relative (atol 1e-6,
-f32's resolution of a nearly fitted loss); the MLP's final parameters, read
+f32's resolution of a nearly fitted loss), or be at most twice as far from
+PyTorch's f64 run as PyTorch's f32 run is (Adam turns a gradient that is
+rounding noise into steps of about lr, which for some seeds moves the f32
+trajectories by more than 1e-4); the MLP's final parameters, read
 from DIR/params.safetensors, within 1e-4 relative (atol 1e-5; with Adam
 2e-3 * lr: Adam moves a parameter by about lr per step whatever the
 gradient's size, so f32 rounding of a nearly zero gradient shows up at
@@ -96,6 +99,29 @@ def torch_losses(loss_fn, init, data, make_optimizer, batched=()):
         optimizer.step()
         losses.append(float(loss))
     return losses, {k: v.detach().numpy() for k, v in params.items()}
+
+
+def f64(arrays):
+    """`arrays` with its f32 arrays widened to f64."""
+    return {k: v.astype(np.float64) if v.dtype == np.float32 else v
+            for k, v in arrays.items()}
+
+
+def close_losses(what, got, want, want64):
+    """Each step's loss `got` within 1e-4 relative (atol LOSS_ATOL) of
+    PyTorch's f32 loss `want`, or at most twice as far from PyTorch's f64
+    loss `want64` as PyTorch's own f32 loss is: a gradient that is rounding
+    noise (the encoder's key bias, which softmax ignores) is scaled by Adam
+    to steps of about lr, so for some seeds f32 rounding alone moves the
+    trajectory by more than 1e-4, in PyTorch as in rlx."""
+    got = None if not got else np.array(got, np.float64)
+    want, want64 = np.array(want, np.float64), np.array(want64, np.float64)
+    excess = None if got is None else np.minimum(
+        np.abs(got - want) / (1e-4 * np.abs(want) + LOSS_ATOL),
+        np.abs(got - want64) / (2 * np.abs(want - want64) + LOSS_ATOL))
+    check.close(f"{what}: losses of {STEPS} steps (1 is the larger of 1e-4 "
+                "of the f32 loss and twice f32's distance from f64)", excess,
+                np.zeros_like(want), 0, 1.0)
 
 
 def new_case():
@@ -224,11 +250,10 @@ for file, func, setup, loss_fn, compare_params in EXAMPLE_SETUPS:
     for option, make in OPTIMIZERS:
         what = f"{func} {option}"
         want, want_params = torch_losses(loss_fn, init, data, make)
+        want64, _ = torch_losses(loss_fn, f64(init), f64(data), make)
         got, got_state = rlx_losses(os.path.join(EXAMPLES, file), func,
                                     option, init, data)
-        check.close(f"{what}: losses of {STEPS} steps",
-                    np.array(got, np.float64) if got else None,
-                    np.array(want, np.float64), 1e-4, LOSS_ATOL)
+        close_losses(what, got, want, want64)
         if got:
             print(f"{what}: loss {want[0]:.4f} -> {want[-1]:.4f} (torch), "
                   f"{got[0]:.4f} -> {got[-1]:.4f} (rlx)")
@@ -248,11 +273,10 @@ for file, func, setup, loss_fn, _ in EXAMPLE_SETUPS:
     data, init = setup()
     option, make = OPTIMIZERS[2]
     want, _ = torch_losses(loss_fn, init, data, make)
+    want64, _ = torch_losses(loss_fn, f64(init), f64(data), make)
     got, _ = rlx_losses(os.path.join(EXAMPLES, file), func,
                         option + " remat=elementwise", init, data)
-    check.close(f"{func} {option} remat=elementwise: losses of {STEPS} steps",
-                np.array(got, np.float64) if got else None,
-                np.array(want, np.float64), 1e-4, LOSS_ATOL)
+    close_losses(f"{func} {option} remat=elementwise", got, want, want64)
 
 # A different batch of the MLP's inputs each step.
 data, init = mlp_setup()
