@@ -108,6 +108,111 @@ for n in (1, 4):
     close(graph(x=x), padded.reshape(n, 2, 3, 2, 3, 2).max(axis=(3, 5)),
           f"ceil_mode max pooling at batch {n}")
 
+# Constants over a product of a `?` dim (what swin's attention and
+# nn.MultiheadAttention's padding mask export): x [B, 4, 6] viewed as
+# [B*4, 6]; Dropout's mask over it (all true) and a ConstantOfShape of its
+# symbolic shape (twos) are splats over the `B*4` dim, which no input has.
+const = numpy_helper.from_array
+product = model(
+    [helper.make_node("Shape", ["x"], ["shape"]),
+     helper.make_node("Constant", [], ["i0"], value=const(
+         np.array([0], np.int64))),
+     helper.make_node("Gather", ["shape", "i0"], ["batch"]),
+     helper.make_node("Constant", [], ["four"], value=const(
+         np.array([4], np.int64))),
+     helper.make_node("Mul", ["batch", "four"], ["rows"]),
+     helper.make_node("Constant", [], ["six"], value=const(
+         np.array([6], np.int64))),
+     helper.make_node("Concat", ["rows", "six"], ["target"], axis=0),
+     helper.make_node("Reshape", ["x", "target"], ["flat"]),
+     helper.make_node("Dropout", ["flat"], ["kept", "mask"]),
+     helper.make_node("Cast", ["mask"], ["ones"], to=TensorProto.FLOAT),
+     helper.make_node("Shape", ["kept"], ["flat_shape"]),
+     helper.make_node("ConstantOfShape", ["flat_shape"], ["twos"],
+                      value=const(np.array([2], np.float32))),
+     helper.make_node("Mul", ["kept", "twos"], ["doubled"]),
+     helper.make_node("Mul", ["doubled", "ones"], ["out"])],
+    [f32("x", ["B", 4, 6])], [f32("out", ["B*4", 6])])
+mlir, params = rlx.onnx.import_model(product)
+check("tensor<?x4x6xf32>" in mlir and "-> tensor<?x6xf32>" in mlir,
+      "constants over `B*4`: the batch stays symbolic")
+graph = rlx.compile(mlir, params=params)
+for n in (1, 3):
+    x = rng.standard_normal((n, 4, 6)).astype(np.float32)
+    close(graph(x=x), 2 * x.reshape(n * 4, 6),
+          f"Dropout's mask and ConstantOfShape over `B*4` at batch {n}")
+
+# ScatterND of import-time values is computed at import time (swin's
+# shifted-window mask writes a constant slice by slice): rows of a 70x70
+# zero matrix replaced (negative indices from the end), then others
+# increased with reduction add (a row repeated: both updates add). The
+# result has 4900 distinct elements, more than an rlx.constant holds: it
+# becomes a parameter named after its ONNX value.
+rows = rng.permutation(70)[:8]
+first = rng.standard_normal((8, 70)).astype(np.float32)
+added_rows = np.array([3, -5, 3], np.int64)
+added = rng.standard_normal((3, 70)).astype(np.float32)
+want_mask = np.zeros((70, 70), np.float32)
+want_mask[rows] = first
+for row, update in zip(added_rows, added):
+    want_mask[row] += update
+scatter = model(
+    [helper.make_node("Constant", [], ["shape"], value=const(
+        np.array([70, 70], np.int64))),
+     helper.make_node("ConstantOfShape", ["shape"], ["zeros"],
+                      value=const(np.array([0], np.float32))),
+     helper.make_node("Constant", [], ["rows"], value=const(
+         (rows - 70 * (rows % 2)).reshape(8, 1).astype(np.int64))),
+     helper.make_node("Constant", [], ["first"], value=const(first)),
+     helper.make_node("ScatterND", ["zeros", "rows", "first"], ["set"]),
+     helper.make_node("Constant", [], ["added_rows"], value=const(
+         added_rows.reshape(3, 1))),
+     helper.make_node("Constant", [], ["added"], value=const(added)),
+     helper.make_node("ScatterND", ["set", "added_rows", "added"],
+                      ["mask"], reduction="add"),
+     helper.make_node("Add", ["x", "mask"], ["out"])],
+    [f32("x", ["B", 70, 70])], [f32("out", ["B", 70, 70])])
+mlir, params = rlx.onnx.import_model(scatter)
+check(sorted(params) == ["mask"] and
+      np.array_equal(params["mask"], want_mask) and
+      'tensor<70x70xf32> {rlx.param = "mask"}' in mlir,
+      "a folded ScatterND too large to inline is the parameter 'mask'")
+graph = rlx.compile(mlir, params=params)
+for n in (1, 2):
+    x = rng.standard_normal((n, 70, 70)).astype(np.float32)
+    close(graph(x=x), x + want_mask, f"x + the folded mask at batch {n}")
+
+# Resize over a `?` batch: sizes from Shape of the input (what
+# torch.onnx.export makes of F.interpolate(x, size=...)), and scales of 1
+# on the batch; the batch and channels stay, 4x4 becomes 8x8 (nearest,
+# asymmetric, floor: each pixel repeated).
+resize_ops = [
+    helper.make_node("Shape", ["x"], ["shape"]),
+    helper.make_node("Constant", [], ["lead"], value=const(
+        np.array([0], np.int64))),
+    helper.make_node("Constant", [], ["two"], value=const(
+        np.array([2], np.int64))),
+    helper.make_node("Slice", ["shape", "lead", "two"], ["kept"]),
+    helper.make_node("Constant", [], ["spatial"], value=const(
+        np.array([8, 8], np.int64))),
+    helper.make_node("Concat", ["kept", "spatial"], ["sizes"], axis=0),
+    helper.make_node("Resize", ["x", "", "", "sizes"], ["by_sizes"],
+                     mode="nearest", nearest_mode="floor",
+                     coordinate_transformation_mode="asymmetric"),
+    helper.make_node("Constant", [], ["scales"], value=const(
+        np.array([1, 1, 2, 2], np.float32))),
+    helper.make_node("Resize", ["x", "", "scales"], ["by_scales"],
+                     mode="nearest", nearest_mode="floor",
+                     coordinate_transformation_mode="asymmetric"),
+    helper.make_node("Add", ["by_sizes", "by_scales"], ["out"])]
+resizing = model(resize_ops, [f32("x", ["N", 2, 4, 4])],
+                 [f32("out", ["N", 2, 8, 8])])
+graph = rlx.compile(rlx.onnx.import_model(resizing)[0])
+for n in (1, 3):
+    x = rng.standard_normal((n, 2, 4, 4)).astype(np.float32)
+    close(graph(x=x), 2 * x.repeat(2, axis=2).repeat(2, axis=3),
+          f"Resize by sizes and by scales over `?` at batch {n}")
+
 # constants=: a graph input given at import time (a Reshape's shape).
 given = model([helper.make_node("Reshape", ["x", "shape"], ["out"])],
               [f32("x", [2, 6]), helper.make_tensor_value_info(

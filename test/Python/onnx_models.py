@@ -21,7 +21,8 @@ the scale). Fresh random weights and inputs each run; the seed is
 printed, RLX_TEST_SEED=<seed> replays it.
 
 Usage: onnx_models.py WORKDIR MODEL... (a name above, or any torchvision
-classifier's)
+classifier's, at the model suite's input size: 299x299 for inception_v3;
+scripts/onnx-models.sh runs the whole suite through ONNX)
 """
 
 import os
@@ -35,6 +36,10 @@ import torch.nn as nn
 import rlx
 import rlx.onnx
 from pychecks import check, finish, test_seed
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "Models"))
+import models  # noqa: E402 (the model suite's registry)
 
 workdir, names = sys.argv[1], sys.argv[2:]
 seed = test_seed()
@@ -56,14 +61,17 @@ def calibrated(model, example):
 
 def torchvision_model(name):
     import torchvision
+    # The model suite's input size (inception_v3's is 299x299).
+    spec = models.REGISTRY.get(name)
+    size = spec.inputs(1, torch.Generator())[0].shape[-1] if spec else 224
     model = getattr(torchvision.models, name)(weights=None)
     for linear in model.modules():
         # vit's head starts at zero: the logits would be too.
         if isinstance(linear, nn.Linear) and not linear.weight.any():
             linear.weight.data.normal_(0, 0.05)
-    model = calibrated(model, torch.randn(4, 3, 224, 224))
-    return model, [torch.randn(1, 3, 224, 224)], \
-        [torch.randn(3, 3, 224, 224)]
+    model = calibrated(model, torch.randn(4, 3, size, size))
+    return model, [torch.randn(1, 3, size, size)], \
+        [torch.randn(3, 3, size, size)]
 
 
 class BertLayer(nn.Module):

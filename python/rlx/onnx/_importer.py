@@ -72,6 +72,10 @@ class _Converter:
         self.params = {}
         self.initializers = {}  # name -> ndarray, bound as rlx.param
         self.param_values = {}
+        self.folded_values = {}  # id(array) -> (array, its rlx.param)
+        self.initializer_names = {t.name for t in graph.initializer}
+        self.input_names = {}  # id(import-time input) -> its ONNX name
+        self.node_output = ""
 
     # -- values -------------------------------------------------------
     def _argument(self, attribute, name, shape, dtype):
@@ -106,9 +110,27 @@ class _Converter:
             raise RLXError(f"a constant of dtype {array.dtype}")
         flat = array.reshape(-1)
         if flat.size > 4096 and not np.all(flat == flat[0]):
-            raise RLXError(f"a constant of shape {list(array.shape)} "
-                           "computed at import time is too large to inline")
+            return self.folded(array, dtype)
         return self.e.constant(np.asarray(array), dtype)
+
+    def folded(self, array, dtype):
+        """A value computed at import time that is too large to print as
+        an rlx.constant (swin's shifted-window masks): an rlx.param,
+        params holding its value, named after the ONNX value it is where
+        that is known (`:N` added to be unique)."""
+        key = id(array)
+        if key not in self.folded_values:
+            base = self.input_names.get(key) or \
+                f"{self.node_output}:constant"
+            name, n = base, 0
+            while name in self.params or name in self.initializer_names:
+                n += 1
+                name = f"{base}:{n}"
+            self.params[name] = np.ascontiguousarray(array)
+            # The array stays referenced, so its id is not reused.
+            self.folded_values[key] = (array, self._argument(
+                "rlx.param", name, array.shape, dtype))
+        return self.folded_values[key][1]
 
     def scalar(self, value, ref):
         """A rank-0 constant of `ref`'s dtype (the torch translations'
@@ -270,6 +292,11 @@ class _Converter:
                     self.where(index, node) + f"reads '{name}', "
                     f"{value.what}, which has no rlx translation")
         self.outputs, self.node_index = len(node.output), index
+        self.input_names = {id(v): name for name, v in zip(node.input,
+                                                            inputs)
+                            if is_const(v)}
+        self.node_output = node.output[0] if node.output else \
+            f"node{index}"
         try:
             return handler(self, inputs, attrs)
         except UnsupportedError as error:
@@ -320,6 +347,12 @@ class _Body(_Converter):
 
     def where(self, index, node):
         return f"{self.label}: " + super().where(index, node)
+
+    def folded(self, array, dtype):
+        # A region reads no arguments of its own (rlx.scan's is isolated).
+        raise RLXError(f"a constant of shape {list(array.shape)} computed "
+                       "at import time inside a subgraph is too large to "
+                       "inline")
 
 
 def _normalized(value):

@@ -80,20 +80,30 @@ class SymbolicEmitter(Emitter):
 
     def _reference(self, name, rank, axis):
         """An i1 tensor of shape [1, .., `name`, .., 1] (rank `rank`, the
-        named dim at `axis`)."""
+        named dim at `axis`); its values do not matter (where() of two
+        equal branches is the branch)."""
         key = (name, rank, axis)
         if key not in self._references:
-            if name not in self.symbols:
-                raise ValueError(f"a constant of a `?` dim '{name}' that no "
-                                 "graph input has")
-            value, source_axis = self.symbols[name]
-            for other in range(value.rank):
-                if other != source_axis:
-                    value = self.narrow(value, other, 0, 1)
             shape = [1] * rank
             shape[axis] = name
-            value = self.reshape(value, shape)
-            self._references[key] = self.compare("eq", value, value)
+            base, _, factor = name.partition("*")
+            if name in self.symbols:
+                value, source_axis = self.symbols[name]
+                for other in range(value.rank):
+                    if other != source_axis:
+                        value = self.narrow(value, other, 0, 1)
+                value = self.compare("eq", value, value)
+            elif factor and base in self.symbols:
+                # A product `base*factor` (batch * windows in swin's
+                # attention) that no input has: [base, factor] made from
+                # base's reference, its two dims merged by the reshape.
+                value = self.where(self._reference(base, 2, 0),
+                                   self.constant(True, "i1", (1, int(factor))),
+                                   self.constant(False, "i1", (1, 1)))
+            else:
+                raise ValueError(f"a constant of a `?` dim '{name}' that no "
+                                 "graph input has")
+            self._references[key] = self.reshape(value, shape)
         return self._references[key]
 
     def _emit(self, text, shape, dtype):

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..._capi import RLXError
 from ...torch._ops import indexing as torch_indexing
-from .common import axis_index, is_const, op
+from .common import axis_index, is_const, numeric, op
 
 
 def _wrapped(c, indices, size):
@@ -80,10 +80,13 @@ def scatter_nd(c, inputs, attrs):
     add: increased by) updates: the torch importer's scatter_rows (two
     rlx.scatter_adds and an rlx.where) over data's rows. Repeated index
     tuples without a reduction are undefined in ONNX (here their sum);
-    reductions mul, max, min are refused."""
+    reductions mul, max, min are refused. Of import-time values: NumPy at
+    import time (swin's shifted-window mask, written slice by slice)."""
+    reduction = attrs.get("reduction", "none")
+    if all(is_const(v) for v in inputs[:3]):
+        return _scatter_nd_fold(inputs, reduction)
     data, indices = c.value(inputs[0]), c.value(inputs[1])
     updates = c.value(inputs[2])
-    reduction = attrs.get("reduction", "none")
     if reduction not in ("none", "add"):
         raise RLXError(f"ScatterND with reduction {reduction}")
     rows, flat = _nd_positions(c, data, indices, 0)
@@ -92,6 +95,31 @@ def scatter_nd(c, inputs, attrs):
         c, rows, c.e.reshape(flat, (count,)),
         c.e.reshape(updates, (count, rows.shape[1])), reduction == "add")
     return c.e.reshape(y, data.shape)
+
+
+def _scatter_nd_fold(inputs, reduction):
+    """ScatterND on NumPy arrays, as ONNX defines it (negative indices
+    from the end; repeated index tuples without a reduction, undefined in
+    ONNX, keep the last update)."""
+    data = np.array(numeric(np.asarray(inputs[0]), "ScatterND's data"))
+    indices = np.asarray(numeric(np.asarray(inputs[1]),
+                                 "ScatterND's indices")).astype(np.int64)
+    updates = np.asarray(numeric(np.asarray(inputs[2]),
+                                 "ScatterND's updates"))
+    m = indices.shape[-1]
+    tuples = indices.reshape(math.prod(indices.shape[:-1]), m)
+    where = tuple(tuples.T)
+    updates = updates.reshape((len(tuples),) + data.shape[m:]) \
+        .astype(data.dtype)
+    if reduction == "none":
+        data[where] = updates
+    elif reduction == "add":
+        np.add.at(data, where, updates)
+    elif reduction == "mul":
+        np.multiply.at(data, where, updates)
+    else:
+        raise RLXError(f"ScatterND with reduction {reduction}")
+    return data
 
 
 @op("ScatterElements")

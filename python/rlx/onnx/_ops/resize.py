@@ -22,6 +22,13 @@ def _known(x, what):
     return x if x.size else None
 
 
+def _dim(d):
+    if isinstance(d, str):
+        raise RLXError(f"Resize of a symbolic dim ({d}) by a scale other "
+                       "than 1")
+    return int(d)
+
+
 @op("Resize")
 def resize(c, inputs, attrs):
     x = c.value(inputs[0])
@@ -32,8 +39,12 @@ def resize(c, inputs, attrs):
     rounding = attrs.get("nearest_mode", "round_prefer_floor")
     if (scales is None) == (sizes is None):
         raise RLXError("Resize needs one of scales and sizes")
-    out = [int(s) for s in sizes] if sizes is not None else \
-        [int(np.floor(d * float(s))) for d, s in zip(x.shape, scales)]
+    # A symbolic dim (sizes from Shape of x, a scale of 1 on it) stays
+    # itself; only the resized dims need sizes.
+    out = [s if isinstance(s, str) else int(s) for s in sizes] \
+        if sizes is not None else \
+        [d if isinstance(d, str) and float(s) == 1.0 else
+         int(np.floor(_dim(d) * float(s))) for d, s in zip(x.shape, scales)]
     if len(out) != x.rank:
         raise RLXError(f"Resize of a rank-{x.rank} tensor to {out}")
     # The resized dims: the trailing ones from the first that changes.
@@ -41,6 +52,9 @@ def resize(c, inputs, attrs):
                (scales is not None and float(scales[i]) != 1.0)]
     first = changed[0] if changed else x.rank
     spatial = x.rank - first
+    if any(isinstance(d, str) for d in x.shape[first:] + tuple(out[first:])):
+        raise RLXError(f"Resize of {list(x.shape)} to {out}: the resized "
+                       "dims must be static")
     if not spatial:
         return x
     factors = [float(s) for s in scales[first:]] if scales is not None \

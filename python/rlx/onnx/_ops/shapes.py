@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from ..._capi import RLXError
+from ...torch._emitter import rlx_dtype
 from .common import (axis_index, ints, is_const, is_symbolic, make_dim,
                      numeric, op, split_dim)
 
@@ -334,10 +335,16 @@ def tile(c, inputs, attrs):
 
 @op("ConstantOfShape")
 def constant_of_shape(c, inputs, attrs):
-    dims = ints(_const(inputs[0], "ConstantOfShape's shape"), "shape")
+    """An import-time array; of a shape with symbolic dims (an attention
+    mask of batch * heads rows), a graph splat over them."""
+    shape = np.asarray(_const(inputs[0], "ConstantOfShape's shape"))
     value = attrs.get("value", np.zeros(1, np.float32))
     value = np.asarray(value).reshape(-1)
-    return np.full(dims, value[0], value.dtype)
+    if is_symbolic(shape):
+        dims = tuple(d if isinstance(d, str) else int(d)
+                     for d in shape.reshape(-1))
+        return c.e.constant(value[0].item(), rlx_dtype(value.dtype), dims)
+    return np.full(ints(shape, "shape"), value[0], value.dtype)
 
 
 @op("Range")
