@@ -201,19 +201,18 @@ linalg::GenericOp gemvEpilogue(Operation *gemm, Value product,
       if (user == gemm || isa<memref::DeallocOp>(user) ||
           (user == nextWrite && overwrites(use)))
         continue;
-      // Users of the buffer's other products (before `gemm`, or after the
-      // next write) are not this product's readers; a view is followed
-      // wherever it is, its users are sorted out the same way. The next
-      // write itself may read this product too (an op in place).
-      Operation *at = block->findAncestorOpInBlock(*user);
-      if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user) && at &&
-          (at->isBeforeInBlock(gemm) ||
-           (nextWrite && nextWrite->isBeforeInBlock(at))))
-        continue;
+      // A view is followed wherever it is: its users are sorted out below.
       if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user)) {
         pending.push_back(user->getResult(0));
         continue;
       }
+      // Users of the buffer's other products (before `gemm`, or after the
+      // next write) are not this product's readers. The next write itself
+      // may read this product too (an op in place).
+      Operation *at = block->findAncestorOpInBlock(*user);
+      if (at && (at->isBeforeInBlock(gemm) ||
+                 (nextWrite && nextWrite->isBeforeInBlock(at))))
+        continue;
       auto generic = dyn_cast<linalg::GenericOp>(user);
       if (!generic || reader || !generic.isDpsInput(&use))
         return nullptr;
