@@ -9,7 +9,7 @@ import numpy as np
 from .._capi import RLXError
 from ..torch._emitter import rlx_dtype
 from ..torch._importer import _print_function
-from ._symbolic import SymbolicEmitter, SymbolicValue
+from ..torch._symbolic import SymbolicEmitter, SymbolicValue
 from ._ops import OPS
 from ._ops.common import NoValue, is_const, is_symbolic
 

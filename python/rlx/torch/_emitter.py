@@ -82,10 +82,14 @@ class Emitter:
         self.count += 1
         return f"%{prefix}{self.count - 1}"
 
+    def _value(self, name, shape, dtype):
+        """The Value of an SSA name (a subclass's, for its dims)."""
+        return Value(name, shape, dtype)
+
     def _emit(self, text, shape, dtype):
         name = self._fresh("v")
         self.lines.append(f"{self.indent}{name} = {text}")
-        return Value(name, shape, dtype)
+        return self._value(name, shape, dtype)
 
     def constant(self, value, dtype, shape=()):
         """A splat of `value`, or a dense array for an ndarray."""
@@ -278,7 +282,8 @@ class Emitter:
         self.lines.append(f"{self.indent}{values}, {indices} = rlx.top_k "
                           f"{x.name} {{k = {k} : i64}} : {x.type}")
         shape = tuple(x.shape[:-1]) + (k,)
-        return Value(values, shape, x.dtype), Value(indices, shape, "i64")
+        return (self._value(values, shape, x.dtype),
+                self._value(indices, shape, "i64"))
 
     def resize(self, x, mode, sizes, align_corners=False, scales=None):
         """rlx.resize of the last len(sizes) dims of `x`."""
@@ -331,10 +336,11 @@ class Emitter:
         if length is None:
             length = xs[0].shape[0]
         inner = type(self)(self, self.indent + "  ")
-        carry = Value(self._fresh("s"), init.shape, init.dtype)
-        inner_bcasts = [Value(self._fresh("s"), b.shape, b.dtype)
+        carry = self._value(self._fresh("s"), init.shape, init.dtype)
+        inner_bcasts = [self._value(self._fresh("s"), b.shape, b.dtype)
                         for b in bcasts]
-        x_ts = [Value(self._fresh("s"), x.shape[1:], x.dtype) for x in xs]
+        x_ts = [self._value(self._fresh("s"), x.shape[1:], x.dtype)
+                for x in xs]
         result = body(inner, carry, inner_bcasts, x_ts)
         if result.type != init.type:
             raise ValueError(f"the scan body yields {result.type}, its "

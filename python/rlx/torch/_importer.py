@@ -13,7 +13,7 @@ import torch.fx
 
 from .._capi import RLXError
 from ._emitter import Emitter, Value, rlx_dtype, torch_dtype
-from . import _autocast, _ops
+from . import _autocast, _dynamic, _ops
 
 # Ops whose values are random: never evaluated at import time.
 _RANDOM_OPS = re.compile(r"_?(rand\w*|bernoulli_?|normal_?|uniform_|"
@@ -81,14 +81,14 @@ class _Converter:
     """Translates one traced graph; env maps nodes to Values or Python
     values (ints, tuples, None)."""
 
-    def __init__(self, graph_module, state, aten, buffers=()):
+    def __init__(self, graph_module, state, aten, buffers=(), emitter=None):
         self.gm = graph_module
         self.state = state  # name -> tensor of parameters and buffers
         # Registered buffers (running statistics) become rlx.state: bound
         # like parameters, not trained.
         self.buffers = set(buffers)
         self.aten = aten
-        self.e = Emitter()
+        self.e = emitter if emitter is not None else Emitter()
         self.env = {}
         self.arguments = []  # (Value, attribute, name, is_state)
         self.params = {}
@@ -271,13 +271,17 @@ class _Converter:
     def run_nodes(self):
         """Translates the graph's nodes after its placeholders (bound in
         env); returns its outputs."""
-        outputs = None
         for node in self.gm.graph.nodes:
             if node.op == "placeholder":
                 continue
+            # The node that asks for the ops (a dynamic import's recorder
+            # names it where the ops differ between sizes).
+            asking, self.e.node = getattr(self.e, "node", None), (self, node)
             if node.op == "output":
-                outputs = self.materialize(self.load(node.args[0]))
-                break
+                try:
+                    return self.materialize(self.load(node.args[0]))
+                finally:
+                    self.e.node = asking
             try:
                 self.env[node] = self.translate(node, _ops)
                 self.functionalize(node)
@@ -291,7 +295,9 @@ class _Converter:
                 # newer torch, a shape it cannot handle).
                 raise UnsupportedError(
                     self.where(node) + f"not translated ({error})") from None
-        return outputs
+            finally:
+                self.e.node = asking
+        return None
 
     def functionalize(self, node):
         """An in-place op was translated as its out-of-place form; later
@@ -669,42 +675,50 @@ def _flatten_outputs(outputs):
     return flat
 
 
-def _trace(module, example_inputs):
-    """(graph module, parameter names of leading placeholders, aten?)."""
-    try:
-        tracer = _Tracer()
-        graph = tracer.trace(module)
-        for node in graph.nodes:
-            # The GraphModule's generated code would re-register wrapped
-            # functions with torch.fx.wrap for its own retracing (which
-            # never happens here), a torch function under its qualified
-            # name, which then breaks every later trace in the process.
-            node.meta.pop("is_wrapped", None)
-        return torch.fx.GraphModule(tracer.root, graph), (), False
-    except Exception as symbolic_error:  # noqa: BLE001 (any trace failure)
-        # Data-dependent Python control flow (TransformerEncoderLayer's
-        # fast-path checks) defeats symbolic tracing; make_fx runs the code
-        # on real tensors and records the aten ops instead.
-        from torch.fx.experimental.proxy_tensor import make_fx
-        from torch.nn.utils import stateless
-        state = dict(module.named_parameters())
-        state.update(module.named_buffers())
-        names = list(state)
-
-        def call(*flat):
-            return stateless.functional_call(
-                module, dict(zip(names, flat[:len(names)])),
-                tuple(flat[len(names):]))
-        flat = [state[n] for n in names] + list(example_inputs)
+def _trace(module, example_inputs, symbolic=True):
+    """(graph module, parameter names of leading placeholders, aten?):
+    symbolic tracing, else (or with symbolic=False) make_fx on the example
+    inputs."""
+    symbolic_error = None
+    if symbolic:
         try:
-            with torch.enable_grad():
-                graph_module = make_fx(call, tracing_mode=_tracing_mode(
-                    flat))(*flat)
-        except Exception as error:  # noqa: BLE001
-            raise RLXError(f"cannot trace the module: symbolic tracing "
-                           f"failed ({symbolic_error}) and so did make_fx "
-                           f"({error})") from None
-        return graph_module, names, True
+            tracer = _Tracer()
+            graph = tracer.trace(module)
+            for node in graph.nodes:
+                # The GraphModule's generated code would re-register wrapped
+                # functions with torch.fx.wrap for its own retracing (which
+                # never happens here), a torch function under its qualified
+                # name, which then breaks every later trace in the process.
+                node.meta.pop("is_wrapped", None)
+            return torch.fx.GraphModule(tracer.root, graph), (), False
+        except Exception as error:  # noqa: BLE001 (any trace failure)
+            symbolic_error = error
+    # Data-dependent Python control flow (TransformerEncoderLayer's
+    # fast-path checks) defeats symbolic tracing; make_fx runs the code on
+    # real tensors and records the aten ops instead.
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from torch.nn.utils import stateless
+    state = dict(module.named_parameters())
+    state.update(module.named_buffers())
+    names = list(state)
+
+    def call(*flat):
+        return stateless.functional_call(
+            module, dict(zip(names, flat[:len(names)])),
+            tuple(flat[len(names):]))
+    flat = [state[n] for n in names] + list(example_inputs)
+    try:
+        with torch.enable_grad():
+            graph_module = make_fx(call, tracing_mode=_tracing_mode(
+                flat))(*flat)
+    except Exception as error:  # noqa: BLE001
+        if symbolic_error is None:
+            raise RLXError(f"make_fx cannot trace the module ({error})") \
+                from None
+        raise RLXError(f"cannot trace the module: symbolic tracing "
+                       f"failed ({symbolic_error}) and so did make_fx "
+                       f"({error})") from None
+    return graph_module, names, True
 
 
 def import_module(module, *example_inputs, dynamic=False, dtype=None):
@@ -715,15 +729,19 @@ def import_module(module, *example_inputs, dynamic=False, dtype=None):
     Registered buffers (batch norm's running statistics) are marked
     rlx.state: bound like parameters, not trained.
 
+    dynamic=True makes dim 0 of every input the symbolic dim `batch` (`?`
+    in the graph: it compiles once and runs at any batch size);
+    dynamic={"x": {0: "batch", 1: "seq"}} names the symbolic dims of each
+    input (dims of one name are one size). The dims of the graph that
+    follow them are `?` too; what cannot follow them is an error naming
+    the node (docs/torch-importer.md, "Symbolic dims").
+
     A module in f16 or bf16 is imported in its dtype. dtype="f16" or "bf16"
     imports an f32 module in mixed precision, as PyTorch's autocast runs
     it: matmuls, convolutions and linear layers in the low dtype (their
     parameters stored in it), norms, softmax, reductions and the like in
     f32 (docs/torch-importer.md). bf16 parameters are float32 arrays of
     bf16 values."""
-    if dynamic:
-        raise RLXError("dynamic=True: rlx graphs have static shapes, and "
-                       "the importer does not emit dynamic dimensions")
     if module.training:
         raise RLXError("the module is in training mode: call .eval() first "
                        "(batch norm and dropout are imported in eval form)")
@@ -734,13 +752,26 @@ def import_module(module, *example_inputs, dynamic=False, dtype=None):
     if dtype is not None:
         autocast = _autocast.Autocast(_autocast.low_dtype(dtype))
         _autocast.check_f32_model(state, example_inputs, autocast.low)
-    graph_module, param_names, aten = _trace(module, example_inputs)
-    converter = _Converter(graph_module, state, aten, buffers)
-    converter.autocast = autocast
-    with torch.no_grad():
-        outputs = converter.run(_forward_names(module, len(example_inputs)),
-                                example_inputs, param_names)
-    results = _flatten_outputs(outputs)
+    names = _forward_names(module, len(example_inputs))
+    traces = []
+
+    def convert(inputs, emitter):
+        """The module translated at the sizes of `inputs`, into `emitter`:
+        (converter, results). A make_fx trace holds the sizes it ran at,
+        so it is traced again at other sizes; a symbolic trace is not."""
+        if not traces or traces[0][2]:
+            traces.append(_trace(module, inputs, symbolic=not traces))
+        graph_module, param_names, aten = traces[-1]
+        converter = _Converter(graph_module, state, aten, buffers, emitter)
+        converter.autocast = autocast
+        with torch.no_grad():
+            outputs = converter.run(names, inputs, param_names)
+        return converter, _flatten_outputs(outputs)
+    if dynamic:
+        converter, results = _dynamic.import_dynamic(
+            convert, names, example_inputs, dynamic)
+    else:
+        converter, results = convert(example_inputs, Emitter())
     converter.finish(results)
     return _print_function(converter, results), converter.params
 

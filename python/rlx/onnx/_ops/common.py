@@ -5,6 +5,7 @@
 import numpy as np
 
 from ..._capi import RLXError
+from ...torch._symbolic import dim_div, dim_mul
 
 # Handlers by ONNX op_type (the default domain).
 OPS = {}
@@ -69,40 +70,10 @@ class NoValue:
         self.what = what
 
 
-# Symbolic dims are names, or products of a name and a factor ("batch*4",
-# what an exporter's shape arithmetic makes of batch * heads).
-
-
-def split_dim(d):
-    """(name, factor) of a dim; (None, d) for a static one."""
-    if not isinstance(d, str):
-        return None, int(d)
-    name, _, factor = d.partition("*")
-    return name, int(factor) if factor else 1
-
-
-def make_dim(name, factor):
-    if name is None:
-        return factor
-    return name if factor == 1 else f"{name}*{factor}"
-
-
-def dim_mul(a, b):
-    (na, fa), (nb, fb) = split_dim(a), split_dim(b)
-    if na is not None and nb is not None:
-        raise RLXError(f"a product of two symbolic dims ({a} * {b})")
-    return make_dim(na or nb, fa * fb)
-
-
-def dim_div(a, b):
-    (na, fa), (nb, fb) = split_dim(a), split_dim(b)
-    if nb is not None:
-        if na == nb and fa % fb == 0:
-            return fa // fb
-        raise RLXError(f"a quotient of symbolic dims ({a} / {b})")
-    if fa % fb:
-        raise RLXError(f"a symbolic dim {a} divided by {b}")
-    return make_dim(na, fa // fb)
+# Symbolic dims are names, or products of names and a factor ("batch*4",
+# what an exporter's shape arithmetic makes of batch * heads): their
+# algebra is python/rlx/torch/_symbolic.py's, shared with the PyTorch
+# importer.
 
 
 def symbolic_arithmetic(kind, a, b):

@@ -18,7 +18,7 @@ import numpy as np
 from ..._capi import RLXError
 from ...torch._emitter import Value, rlx_dtype
 from ...torch._ops.recurrent import _reverse_time
-from .._symbolic import SymbolicEmitter, SymbolicValue, is_static
+from ...torch._symbolic import SymbolicEmitter, SymbolicValue, is_static
 from .common import NoValue, axis_index, is_const, ints, numeric, op
 
 

@@ -10,8 +10,8 @@ import numpy as np
 
 from ..._capi import RLXError
 from ...torch._emitter import rlx_dtype
-from .common import (axis_index, ints, is_const, is_symbolic, make_dim,
-                     numeric, op, split_dim)
+from ...torch._symbolic import dim_product, dim_quotient
+from .common import axis_index, ints, is_const, is_symbolic, numeric, op
 
 
 def _folds(inputs):
@@ -74,8 +74,8 @@ def size(c, inputs, attrs):
 def _target_shape(x_shape, target, allowzero):
     """Reshape's target with 0 (copy the input's dim) and -1 resolved; a
     -1 beside symbolic dims is what the element count leaves: static when
-    the target names the input's symbolic dims, a product of the one it
-    does not name otherwise."""
+    the target names the input's symbolic dims, a product of those it does
+    not name otherwise."""
     out = []
     for i, d in enumerate(target):
         if isinstance(d, str):
@@ -87,21 +87,11 @@ def _target_shape(x_shape, target, allowzero):
     if -1 not in out:
         return out
     known = [d for d in out if d != -1]
-    names_in = sorted(split_dim(d)[0] for d in x_shape
-                      if isinstance(d, str))
-    names_out = sorted(split_dim(d)[0] for d in known if isinstance(d, str))
-    total_in = math.prod(split_dim(d)[1] for d in x_shape)
-    total_out = math.prod(split_dim(d)[1] for d in known)
-    left = list(names_in)
-    for name in names_out:
-        if name not in left:
-            raise RLXError(f"a reshape of {list(x_shape)} to {target}")
-        left.remove(name)
-    if len(left) > 1 or not total_out or total_in % total_out:
+    left = dim_quotient(dim_product(x_shape), dim_product(known))
+    if left is None:
         raise RLXError(f"a reshape of {list(x_shape)} to {target}: the -1 "
                        "is not a whole product of the input's dims")
-    out[out.index(-1)] = make_dim(left[0] if left else None,
-                                  total_in // total_out)
+    out[out.index(-1)] = left
     return out
 
 

@@ -11,6 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from ..._capi import RLXError
+from .._symbolic import dim_mul
 from .common import ATEN, FUNCTIONS, METHODS, MODULES, const
 
 
@@ -168,7 +169,6 @@ def einsum(c, equation, *operands):
             if len(named) > 1:
                 raise RLXError(f"einsum '{equation}' merging symbolic dims "
                                f"{named}")
-            from ...onnx._ops.common import dim_mul  # noqa: PLC0415
             return dim_mul(named[0], static)
         lhs = c.e.reshape(arranged(x, term, batch + left + inner),
                           ([size(batch)] if batch else []) +
