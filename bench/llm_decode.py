@@ -13,9 +13,13 @@ weights (docs/perf/llm.md).
       the same for the model with its linear layers and head in GGUF
       blocks of each scheme (batch 1; the head is the embedding quantized,
       as llama.cpp multiplies a tied model's), as decode-q4_0.so and so on.
+  python3 bench/llm_decode.py emit OUT RLX_RUN --ranks N [--quant ...]
+      the steps of each rank of an N-GPU tensor-parallel run of the model
+      (batch 1; rlx.models' Megatron-LM split, docs/llm.md), as
+      decode-tpN.so (decode-q4_0-tpN.so), instead of the one-GPU steps.
   python3 bench/llm_decode.py run OUT RLX_RUN_AOT [--new N] [--rlx-only]
                                    [--batched] [--profile] [--kernels]
-                                   [--quant q4_0,q8_0]
+                                   [--quant q4_0,q8_0] [--ranks N]
       on the GPU machine: draws the weights (seeded) into a transformers
       LlamaForCausalLM in bf16 and writes them for rlx; runs rlx's prefill
       once (timed by --bench), then N - 1 decode steps with the cache, the
@@ -34,7 +38,11 @@ weights (docs/perf/llm.md).
       kernel's own time in one decode step of each model run (Nsight
       Compute, ncu), against the replayed step's; --quant: then the
       quantized models emitted (rlx.gguf.quantize of the same weights),
-      their tokens against transformers' f32 run on the decoded weights.
+      their tokens against transformers' f32 run on the decoded weights;
+      --ranks N: then each model (bf16 and --quant's) decoded by N GPUs
+      in tensor parallel (`rlx-run-aot --ranks N`, each rank's weights
+      sliced here), its rate against the one-GPU run's and its tokens
+      against it.
 
 The model: hidden 2048, 16 layers, 32 heads of 64, 8 KV heads, FFN 8192,
 vocabulary 128256, tied embeddings, rope_theta 500000 (1.24e9 parameters,
@@ -74,14 +82,15 @@ def quantized_config():
     return dict(CONFIG, tie_word_embeddings=False)
 
 
-def packed_weights(config, scheme):
+def packed_weights(config, scheme, ranks=1):
     """Graph parameter -> (rlx scheme, bytes) of the model with every
     linear weight and the head in GGUF `scheme` blocks (32 elements), the
-    stacked projections (config.fused_projections) as one."""
+    stacked projections (config.fused_projections) as one; of each rank's
+    slices for `ranks` > 1."""
     block_bytes = {"q4_0": 18, "q8_0": 34}[scheme]
     packed = {name: ("gguf_" + scheme,
                      int(np.prod(shape)) // 32 * block_bytes)
-              for name, shape in config.weight_shapes().items()
+              for name, shape in config.weight_shapes(ranks).items()
               if name.endswith("proj.weight") or name == "lm_head.weight"}
     for name, parts in config.fused_projections(packed).items():
         packed[name] = ("gguf_" + scheme,
@@ -89,18 +98,18 @@ def packed_weights(config, scheme):
     return packed
 
 
-def emit_quantized(out, rlx_run, schemes):
+def emit_quantized(out, rlx_run, schemes, ranks=1):
     from rlx.models import llama
     config = llama.LlamaConfig.from_hf(quantized_config())
     for scheme in schemes:
-        packed = packed_weights(config, scheme)
+        packed = packed_weights(config, scheme, ranks)
         for name, tokens in (("prefill", PROMPT), ("decode", 1)):
             start = time.time()
-            path = os.path.join(out, f"{name}-{scheme}")
+            path = os.path.join(out, f"{name}-{scheme}{rank_suffix(ranks)}")
             with open(path + ".mlir", "w") as file:
                 file.write(llama.step_graph(config, 1, tokens, CAPACITY,
                                             packed, dtype="bf16",
-                                            greedy=True))
+                                            greedy=True, ranks=ranks))
             subprocess.run([rlx_run, path + ".mlir", "--target", "cuda",
                             "--no-cache", "--emit-shared-lib", path + ".so"],
                            check=True, stdout=subprocess.DEVNULL)
@@ -108,12 +117,12 @@ def emit_quantized(out, rlx_run, schemes):
                   f"{time.time() - start:.1f} s")
 
 
-def emit(out, rlx_run, schemes=()):
+def emit(out, rlx_run, schemes=(), ranks=1):
     sys.path.insert(0, os.path.join(ROOT, "build", "python"))
     from rlx.models import llama
     os.makedirs(out, exist_ok=True)
     if schemes:
-        emit_quantized(out, rlx_run, schemes)
+        emit_quantized(out, rlx_run, schemes, ranks)
         return
     config = llama.LlamaConfig.from_hf(CONFIG)
     with open(os.path.join(out, "config.json"), "w") as file:
@@ -124,13 +133,15 @@ def emit(out, rlx_run, schemes=()):
     # projections, gate and up), for write_rlx_files on the GPU machine.
     with open(os.path.join(out, "fused.json"), "w") as file:
         json.dump(config.fused_projections(), file)
-    for batch in BATCHES:
+    for batch in BATCHES if ranks == 1 else (1,):
         for name, tokens in (("prefill", PROMPT), ("decode", 1)):
             start = time.time()
-            path = os.path.join(out, name + batch_suffix(batch))
+            path = os.path.join(out, name + batch_suffix(batch) +
+                                rank_suffix(ranks))
             with open(path + ".mlir", "w") as file:
                 file.write(llama.step_graph(config, batch, tokens, CAPACITY,
-                                            dtype="bf16", greedy=True))
+                                            dtype="bf16", greedy=True,
+                                            ranks=ranks))
             subprocess.run([rlx_run, path + ".mlir", "--target", "cuda",
                             "--no-cache", "--emit-shared-lib", path + ".so"],
                            check=True, stdout=subprocess.DEVNULL)
@@ -141,6 +152,12 @@ def emit(out, rlx_run, schemes=()):
 def batch_suffix(batch):
     """The file name suffix of a batch's steps: none for one sequence."""
     return "" if batch == 1 else f"-b{batch}"
+
+
+def rank_suffix(ranks):
+    """The file name suffix of a tensor-parallel run's files: none for one
+    GPU."""
+    return "" if ranks == 1 else f"-tp{ranks}"
 
 
 def bf16_bits(tensor):
@@ -176,14 +193,16 @@ def draw_model():
 
 def write_rlx_files(out, model, prompt):
     """The weights (and rotary tables) as params.safetensors; the prefill's
-    tokens, positions and empty caches as state.safetensors."""
+    tokens, positions and empty caches as state.safetensors. Returns the
+    checkpoint's tensors as bf16 bits."""
     arrays, dtypes = {}, {}
     for name, value in model.state_dict().items():
         if name == "lm_head.weight":  # Tied: the embedding's.
             continue
         arrays[name], dtypes[name] = bf16_bits(value), "BF16"
-    write_params(out, "params.safetensors", arrays, dtypes)
+    write_params(out, "params.safetensors", dict(arrays), dtypes)
     write_state(out, [prompt])
+    return arrays
 
 
 def write_params(out, file_name, arrays, dtypes):
@@ -204,22 +223,24 @@ def write_params(out, file_name, arrays, dtypes):
     write_safetensors(os.path.join(out, file_name), arrays, dtypes)
 
 
-def write_state(out, prompts):
+def write_state(out, prompts, ranks=1):
     """The prefill's tokens (`prompts`, [batch, PROMPT] ids), positions and
     empty caches as state.safetensors (state-bB.safetensors for a batch of
-    B > 1)."""
+    B > 1, state-tpN.safetensors for each rank of N: caches of its kv
+    heads)."""
     batch = len(prompts)
     state, kinds = {"tokens": np.asarray(prompts, np.int64),
                     "positions": np.tile(np.arange(PROMPT, dtype=np.int64),
                                          (batch, 1))}, {}
-    shape = (batch, CONFIG["num_key_value_heads"], CAPACITY,
+    shape = (batch, CONFIG["num_key_value_heads"] // ranks, CAPACITY,
              CONFIG["head_dim"])
     for layer in range(CONFIG["num_hidden_layers"]):
         for kind in ("key", "value"):
             name = f"cache.{layer}.{kind}"
             state[name], kinds[name] = np.zeros(shape, np.uint16), "BF16"
     write_safetensors(os.path.join(out, f"state{batch_suffix(batch)}"
-                                   ".safetensors"), state, kinds)
+                                   f"{rank_suffix(ranks)}.safetensors"),
+                      state, kinds)
 
 
 def state_inputs(path, names):
@@ -238,20 +259,25 @@ def step_arguments():
     return names
 
 
-def run_rlx(out, aot, new_tokens, batch=1, variant=""):
+def run_rlx(out, aot, new_tokens, batch=1, variant="", ranks=1):
     """rlx's prefill, then new_tokens - 1 decode steps, of `batch` sequences
     (the state write_state wrote): the first sequence's tokens, the
     prefill's time (ms), the median decode step (ms) and the steps' total
     (s). `variant` ("-q4_0") names a quantized model's steps and
-    parameters."""
-    suffix = variant + batch_suffix(batch)
-    params = os.path.join(out, f"params{variant}.safetensors")
-    state = os.path.join(out, f"state{batch_suffix(batch)}.safetensors")
+    parameters; `ranks` > 1 runs the tensor-parallel steps on that many
+    GPUs, each rank with its own parameters and caches."""
+    tp = rank_suffix(ranks)
+    suffix = variant + batch_suffix(batch) + tp
+    launch = [aot] if ranks == 1 else [aot, "--ranks", str(ranks)]
+    params = os.path.join(out, f"params{variant}{tp}" +
+                          (".{rank}" if ranks > 1 else "") + ".safetensors")
+    state = os.path.join(out, f"state{batch_suffix(batch)}{tp}.safetensors")
     names = step_arguments()
-    prefill = [aot, "--load", os.path.join(out, f"prefill{suffix}.so"),
-               "--params", params] + state_inputs(state,
-                                                  {n: n for n in names})
-    after = os.path.join(out, f"after-prefill{suffix}.safetensors")
+    prefill = launch + ["--load", os.path.join(out, f"prefill{suffix}.so"),
+                        "--params", params] + state_inputs(
+                            state, {n: n for n in names})
+    after = os.path.join(out, f"after-prefill{suffix}" +
+                         (".{rank}" if ranks > 1 else "") + ".safetensors")
     run = subprocess.run(prefill + ["--output", after], capture_output=True,
                          text=True)
     if run.returncode != 0:
@@ -264,9 +290,9 @@ def run_rlx(out, aot, new_tokens, batch=1, variant=""):
                  f"{bench.stderr}")
     prefill_ms = float(median.group(1))
     from_prefill = {n: f"output_{i}" for i, n in enumerate(names)}
-    decode = [aot, "--load", os.path.join(out, f"decode{suffix}.so"),
-              "--params", params, "--steps", str(new_tokens - 1)] + \
-        state_inputs(after, from_prefill)
+    decode = launch + ["--load", os.path.join(out, f"decode{suffix}.so"),
+                       "--params", params, "--steps", str(new_tokens - 1)] \
+        + state_inputs(after, from_prefill)
     run = subprocess.run(decode, capture_output=True, text=True,
                          env=dict(os.environ, RLX_PROGRESS="all"))
     if run.returncode != 0:
@@ -275,7 +301,8 @@ def run_rlx(out, aot, new_tokens, batch=1, variant=""):
     if not step:
         sys.exit(f"rlx decode printed no step times:\n{run.stderr}")
     step_ms = float(step.group(1)) * (1 if step.group(2) == "ms" else 1e3)
-    first = int(load_tensor(after, "output_0").flatten()[0])
+    first = int(load_tensor(after.replace("{rank}", "0"),
+                            "output_0").flatten()[0])
     tokens = [first] + [int(float(line.split()[-1]))
                         for line in run.stdout.splitlines()
                         if line.startswith("step ")]
@@ -461,7 +488,7 @@ def batched_runs(out, aot, model, new_tokens, rlx_only):
 
 
 def quantized_runs(out, aot, model, prompt, new_tokens, schemes,
-                   bandwidth, bf16_ms, steps):
+                   bandwidth, bf16_ms, steps, generated):
     """Each quantized model emit --quant compiled: its weights quantized
     from the drawn ones (rlx.gguf.quantize, ggml's reference rounding),
     rlx's decode rate, and its tokens against transformers' f32 greedy run
@@ -490,6 +517,7 @@ def quantized_runs(out, aot, model, prompt, new_tokens, schemes,
         tokens, prefill_ms, step_ms, _ = run_rlx(out, aot, new_tokens,
                                                  variant=f"-{scheme}")
         steps[f"-{scheme}"] = step_ms
+        generated[f"-{scheme}"] = tokens
         print(f"rlx {scheme}: prefill of {PROMPT} tokens {prefill_ms:.2f} "
               f"ms; decode {step_ms:.3f} ms per token, {1e3 / step_ms:.0f} "
               f"tokens/s ({bf16_ms / step_ms:.2f}x bf16's), "
@@ -521,13 +549,68 @@ def quantized_runs(out, aot, model, prompt, new_tokens, schemes,
     return model
 
 
-def run(out, aot, new_tokens, rlx_only=False, batched=False, schemes=()):
+def tensor_parallel_runs(out, aot, bf16_arrays, prompt, new_tokens, ranks,
+                         schemes, steps, generated):
+    """The bf16 model and each quantized one decoded by `ranks` GPUs in
+    tensor parallel: each rank's slices of the weights written here
+    (LlamaConfig.rank_weights; the quantized models' slices quantized as
+    the whole weights are, since GGUF blocks run along rows), the rate
+    against the one-GPU step's and the tokens against its tokens."""
+    import torch
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    from rlx.gguf import quantize
+    from rlx.models import llama
+    write_state(out, [prompt], ranks)
+    tp = rank_suffix(ranks)
+    for variant in [""] + [f"-{scheme}" for scheme in schemes]:
+        if variant:
+            config = llama.LlamaConfig.from_hf(quantized_config())
+            state = {name: bf16_bits_to_f32(bits)
+                     for name, bits in bf16_arrays.items()}
+            state["lm_head.weight"] = state["model.embed_tokens.weight"]
+        else:
+            config = llama.LlamaConfig.from_hf(CONFIG)
+            state = bf16_arrays
+        for rank in range(ranks):
+            arrays, dtypes = {}, {}
+            for name, value in config.rank_weights(state, rank,
+                                                   ranks).items():
+                if variant and (name.endswith("proj.weight")
+                                or name == "lm_head.weight"):
+                    arrays[name] = quantize(value, variant[1:]).data
+                    dtypes[name] = "U8"
+                elif variant:
+                    arrays[name] = bf16_bits(torch.from_numpy(value))
+                    dtypes[name] = "BF16"
+                else:
+                    arrays[name], dtypes[name] = value, "BF16"
+            write_params(out, f"params{variant}{tp}.{rank}.safetensors",
+                         arrays, dtypes)
+        tokens, prefill_ms, step_ms, _ = run_rlx(out, aot, new_tokens,
+                                                 variant=variant,
+                                                 ranks=ranks)
+        one = steps[variant]
+        print(f"rlx {variant[1:] or 'bf16'} on {ranks} GPUs (tensor "
+              f"parallel): prefill of {PROMPT} tokens {prefill_ms:.2f} ms; "
+              f"decode {step_ms:.3f} ms per token, {1e3 / step_ms:.0f} "
+              f"tokens/s = {one / step_ms:.2f}x one GPU's ({one:.3f} ms); "
+              f"first {shared_prefix(tokens, generated[variant])} of "
+              f"{new_tokens} tokens equal to one GPU's", flush=True)
+        steps[variant + tp] = step_ms
+
+
+def bf16_bits_to_f32(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def run(out, aot, new_tokens, rlx_only=False, batched=False, schemes=(),
+        ranks=1):
     import torch
     model = draw_model()
     generator = torch.Generator().manual_seed(SEED + 1)
     prompt = torch.randint(3, CONFIG["vocab_size"], (PROMPT,),
                            generator=generator).tolist()
-    write_rlx_files(out, model, prompt)
+    bf16_arrays = write_rlx_files(out, model, prompt)
     weight_bytes = sum(p.numel() * p.element_size()
                        for p in model.parameters())
     bandwidth = copy_bandwidth()
@@ -535,7 +618,7 @@ def run(out, aot, new_tokens, rlx_only=False, batched=False, schemes=()):
           f"weights {weight_bytes / 1e9:.2f} GB", flush=True)
 
     tokens, prefill_ms, step_ms, total_s = run_rlx(out, aot, new_tokens)
-    steps = {"": step_ms}
+    steps, generated = {"": step_ms}, {"": tokens}
     rates = {"rlx": 1e3 / step_ms}
     print(f"rlx bf16: prefill of {PROMPT} tokens {prefill_ms:.2f} ms; "
           f"decode {step_ms:.3f} ms per token (median of "
@@ -547,7 +630,10 @@ def run(out, aot, new_tokens, rlx_only=False, batched=False, schemes=()):
 
     if schemes:
         model = quantized_runs(out, aot, model, prompt, new_tokens, schemes,
-                               bandwidth, step_ms, steps)
+                               bandwidth, step_ms, steps, generated)
+    if ranks > 1:
+        tensor_parallel_runs(out, aot, bf16_arrays, prompt, new_tokens,
+                             ranks, schemes, steps, generated)
     if rlx_only:
         if batched:
             batched_runs(out, aot, model, new_tokens, rlx_only)
@@ -585,17 +671,25 @@ def main():
     schemes = ()
     if "--quant" in sys.argv:
         schemes = sys.argv[sys.argv.index("--quant") + 1].split(",")
+    ranks = 1
+    if "--ranks" in sys.argv:
+        ranks = int(sys.argv[sys.argv.index("--ranks") + 1])
     if len(sys.argv) >= 4 and sys.argv[1] == "emit":
-        emit(sys.argv[2], sys.argv[3], schemes)
+        emit(sys.argv[2], sys.argv[3], schemes, ranks)
     elif len(sys.argv) >= 4 and sys.argv[1] == "run":
         new_tokens = 128
         if "--new" in sys.argv:
             new_tokens = int(sys.argv[sys.argv.index("--new") + 1])
         steps = run(sys.argv[2], sys.argv[3], new_tokens,
                     "--rlx-only" in sys.argv, "--batched" in sys.argv,
-                    schemes)
+                    schemes, ranks)
         if "--kernels" in sys.argv:
             for variant, step_ms in steps.items():
+                # ncu serializes the kernels of every process it
+                # profiles, so a rank's collective would wait forever for
+                # the other rank's: the tensor-parallel steps go unlisted.
+                if "-tp" in variant:
+                    continue
                 kernels(sys.argv[2], sys.argv[3], step_ms, variant)
         if "--profile" in sys.argv:
             profile(sys.argv[2], sys.argv[3])

@@ -18,6 +18,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir {
@@ -68,6 +70,16 @@ Operation *firstToucherAfter(func::CallOp call, ValueRange buffers) {
   return first;
 }
 
+/// Whether `op` queues no work on a stream: allocations and frees, views
+/// and casts, and computations of scalars on the host.
+bool queuesNoWork(Operation *op) {
+  if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
+          memref::CastOp, memref::ExtractAlignedPointerAsIndexOp,
+          ViewLikeOpInterface>(op))
+    return true;
+  return op->getNumRegions() == 0 && isMemoryEffectFree(op);
+}
+
 func::FuncOp declare(OpBuilder &b, ModuleOp module, StringRef name,
                      FunctionType type, func::FuncOp like) {
   if (auto existing = module.lookupSymbol<func::FuncOp>(name))
@@ -97,7 +109,12 @@ struct OverlapCollectivesPass
       // (input, output, flags...): rlx::lowerCollective.
       ValueRange buffers = call.getOperands().take_front(2);
       Operation *first = firstToucherAfter(call, buffers);
-      if (first == call->getNextNode())
+      // Nothing to overlap: another stream would only add its fork and
+      // join to the collective's latency (a decode step's all-reduce,
+      // read by the residual add right after it).
+      if (llvm::all_of(llvm::make_range(std::next(call->getIterator()),
+                                        first->getIterator()),
+                       [](Operation &op) { return queuesNoWork(&op); }))
         continue;
       auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
       std::string start =

@@ -74,29 +74,42 @@ class CausalLM:
         self._family = family
         if hasattr(config, "checkpoint_names"):
             weights = config.checkpoint_names(weights)
-        checked = _checked_weights(config, weights)
+        self._checkpoint = _checked_weights(config, weights)
+        self._weights, self._packed = self._graph_weights(0, 1)
+        self._graphs = {}
+
+    def _graph_weights(self, rank, ranks):
+        """The step graph's parameters on rank `rank` of a tensor-parallel
+        mesh of `ranks` (name -> array; packed weights as their ui8
+        bytes), and the packed ones' (scheme, byte count)."""
+        checkpoint = self._checkpoint
+        if ranks > 1:
+            if not hasattr(self.config, "rank_weights"):
+                raise RLXError(f"{self.config.model_type}: tensor "
+                               "parallelism is built for the Llama family "
+                               "only")
+            checkpoint = self.config.rank_weights(checkpoint, rank, ranks)
         # Quantized linear weights: their bytes are the graph's ui8
         # parameters, multiplied by rlx.dequant_matmul of their scheme.
-        self._packed = {name: ("gguf_" + value.type.name, value.data.size)
-                        for name, value in checked.items()
-                        if isinstance(value, QuantizedTensor)}
-        self._weights = {name: (value.data if name in self._packed
-                                else value)
-                         for name, value in checked.items()}
+        packed = {name: ("gguf_" + value.type.name, value.data.size)
+                  for name, value in checkpoint.items()
+                  if isinstance(value, QuantizedTensor)}
+        weights = {name: (value.data if name in packed else value)
+                   for name, value in checkpoint.items()}
         # Projections the graph multiplies as one (llama.py's
         # fused_projections): their tensors stacked along the rows; packed
         # weights' bytes concatenated (GGUF rows are independent).
-        if hasattr(config, "fused_projections"):
-            for name, parts in config.fused_projections(self._packed).items():
-                self._weights[name] = np.concatenate(
-                    [self._weights.pop(part) for part in parts])
-                if parts[0] in self._packed:
-                    scheme = self._packed[parts[0]][0]
-                    self._packed[name] = (scheme, self._weights[name].size)
+        if hasattr(self.config, "fused_projections"):
+            for name, parts in self.config.fused_projections(packed).items():
+                weights[name] = np.concatenate(
+                    [weights.pop(part) for part in parts])
+                if parts[0] in packed:
+                    scheme = packed[parts[0]][0]
+                    packed[name] = (scheme, weights[name].size)
                     for part in parts:
-                        del self._packed[part]
-        self._weights.update(config.derived_params(self.capacity))
-        self._graphs = {}
+                        del packed[part]
+        weights.update(self.config.derived_params(self.capacity))
+        return weights, packed
 
     @classmethod
     def from_config(cls, config_dict, weights, capacity=None, target="cpu"):
@@ -138,22 +151,54 @@ class CausalLM:
         self._step_graph(batch, prompt_length)
         self._step_graph(batch, 1)
 
-    def greedy_step(self, tokens, batch=1, dtype="f32"):
+    def greedy_step(self, tokens, batch=1, dtype="f32", ranks=1):
         """Module text of the greedy step of `tokens` tokens per sequence
         (DecoderStep: tokens, positions and caches are `rlx.param`s that
         its results replace), whose parameters `write_weights` writes:
         `rlx-run --steps` repeats the one-token step on the device, the
-        prompt's step (the prompt's length) starts it (docs/llm.md)."""
-        return self._family.step_graph(self.config, batch, tokens,
-                                       self.capacity, self._packed, dtype,
-                                       greedy=True)
+        prompt's step (the prompt's length) starts it (docs/llm.md).
+        `ranks` > 1: each rank's step of a tensor-parallel run over that
+        many ranks (the Llama family; docs/llm.md, "Tensor
+        parallelism")."""
+        return self.step_text(tokens, batch, dtype, ranks, greedy=True)
 
-    def write_weights(self, path, dtype="f32"):
+    def step_text(self, tokens, batch=1, dtype="f32", ranks=1,
+                  greedy=False):
+        """Module text of the step of `tokens` tokens per sequence (None:
+        a `?` count) returning the logits, or with `greedy` the chosen
+        tokens (greedy_step); `ranks` as greedy_step's."""
+        if ranks == 1:
+            return self._family.step_graph(self.config, batch, tokens,
+                                           self.capacity, self._packed,
+                                           dtype, greedy=greedy)
+        # The ranks' slices have the same shapes: rank 0's byte counts.
+        packed = self._graph_weights(0, ranks)[1]
+        return self._family.step_graph(self.config, batch, tokens,
+                                       self.capacity, packed, dtype,
+                                       greedy=greedy, ranks=ranks)
+
+    def write_weights(self, path, dtype="f32", ranks=1):
         """The step graphs' parameters (the checkpoint's tensors and the
         derived tables) as one .safetensors file, floats in `dtype` (f32,
-        bf16 or f16; quantized weights keep their packed bytes)."""
-        floats = [n for n in self._weights if n not in self._packed]
-        tensors = dict(self._weights)
+        bf16 or f16; quantized weights keep their packed bytes). `ranks` >
+        1 writes each rank's slices (`rank_weights`) to its own file:
+        `path` holds `{rank}`, as rlx-run's `--params` reads it."""
+        if ranks > 1:
+            if "{rank}" not in os.fspath(path):
+                raise RLXError(f"write_weights: '{path}' has no {{rank}} "
+                               f"to name the files of {ranks} ranks")
+            for rank in range(ranks):
+                weights, packed = self._graph_weights(rank, ranks)
+                self._write_tensors(
+                    os.fspath(path).replace("{rank}", str(rank)), weights,
+                    packed, dtype)
+            return
+        self._write_tensors(path, self._weights, self._packed, dtype)
+
+    @staticmethod
+    def _write_tensors(path, weights, packed, dtype):
+        floats = [n for n in weights if n not in packed]
+        tensors = dict(weights)
         if dtype == "f16":
             tensors.update({n: tensors[n].astype(np.float16)
                             for n in floats})
@@ -163,15 +208,17 @@ class CausalLM:
         write_safetensors(path, tensors,
                           bf16=floats if dtype == "bf16" else ())
 
-    def write_greedy_state(self, path, prompts, dtype="f32"):
+    def write_greedy_state(self, path, prompts, dtype="f32", ranks=1):
         """The arguments a greedy step over `prompts` ([batch, count] ids,
         all of one length) starts from, as one .safetensors file: the
-        tokens, their positions 0 .. count - 1 and empty caches."""
+        tokens, their positions 0 .. count - 1 and empty caches (of each
+        rank's kv heads for `ranks` > 1; every rank starts from the same
+        file)."""
         prompts = np.asarray(prompts, dtype=np.int64)
         if prompts.ndim != 2 or prompts.shape[1] > self.capacity:
             raise RLXError(f"prompts of shape {list(prompts.shape)}: want "
                            f"[batch, count] with count <= {self.capacity}")
-        cache = self.new_cache(prompts.shape[0])
+        cache = self.new_cache(prompts.shape[0], ranks)
         state = {"tokens": prompts, "positions": cache.positions(
             prompts.shape[1])}
         for index, array in enumerate(cache.arrays):
@@ -182,10 +229,18 @@ class CausalLM:
                                              if n.startswith("cache.")]
                           if dtype == "bf16" else ())
 
-    def new_cache(self, batch=1):
+    def new_cache(self, batch=1, ranks=1):
+        """An empty KV cache of `batch` sequences (of one rank's kv heads
+        of a tensor-parallel mesh of `ranks`)."""
         c = self.config
-        return KVCache(c.num_hidden_layers, batch, c.num_key_value_heads,
-                       self.capacity, c.head_dim)
+        if hasattr(c, "check_ranks"):
+            c.check_ranks(ranks)
+        elif ranks != 1:
+            raise RLXError(f"{c.model_type}: tensor parallelism is built "
+                           "for the Llama family only")
+        return KVCache(c.num_hidden_layers, batch,
+                       c.num_key_value_heads // ranks, self.capacity,
+                       c.head_dim)
 
     def step(self, cache, tokens):
         """Runs `tokens` ([batch, count] ids, the next `count` of each

@@ -45,17 +45,21 @@ class DecoderStep:
     last one (first, the value --steps prints), the position that token
     takes and the caches, each marked as the argument it becomes in the
     next step. A greedy step of several tokens (a static count) is the
-    prefill whose results start the one-token steps."""
+    prefill whose results start the one-token steps.
+
+    `ranks` > 1: the step of one rank of a tensor-parallel mesh, whose
+    `heads` and `kv_heads` are its own and whose logits are its slice of
+    the vocabulary, gathered from every rank by `text`."""
 
     def __init__(self, name, batch, tokens, capacity, layers, heads,
-                 kv_heads, head_dim, dtype="f32", greedy=False):
+                 kv_heads, head_dim, dtype="f32", greedy=False, ranks=1):
         if greedy and not isinstance(tokens, int):
             raise RLXError("a greedy step takes a static number of tokens "
                            "per sequence")
         self.g = g = GraphText(name)
         self.batch, self.capacity = batch, capacity
         self.heads, self.head_dim = heads, head_dim
-        self.dtype, self.greedy = dtype, greedy
+        self.dtype, self.greedy, self.ranks = dtype, greedy, ranks
         argument = g.param if greedy else g.input
         self.tokens = argument("tokens", (batch, tokens), "i64")
         self.positions = argument("positions", (batch, tokens), "i64")
@@ -112,10 +116,16 @@ class DecoderStep:
         temperature 0), the next positions, then the caches."""
         g = self.g
         if not self.greedy:
+            if self.ranks > 1:
+                logits = g.all_gather(logits, 2, self.ranks)
             return g.text([logits] + new_caches)
         count, vocab = logits.shape[-2:]
         scores = g.reshape(g.narrow(logits, 1, count - 1, 1),
                            (self.batch, vocab))
+        if self.ranks > 1:
+            # Only the last token's scores travel.
+            scores = g.all_gather(scores, 1, self.ranks)
+            vocab = scores.shape[1]
         if scores.dtype != "f32":
             scores = g.cast(scores, "f32")
         top = g.reshape(g.reduce("max", scores, [1]), (self.batch, 1))

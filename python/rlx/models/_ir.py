@@ -221,6 +221,20 @@ class GraphText:
                         f"[{', '.join(map(str, axes))}] : {x.type}", shape,
                         x.dtype)
 
+    def all_reduce(self, kind, x, ranks):
+        """`kind` (sum, mean, max, min) of `x` over the `ranks` ranks of a
+        one-axis mesh (docs/distributed.md)."""
+        return self._op(f"rlx.all_reduce {kind} {x.name} mesh [{ranks}] : "
+                        f"{x.type}", x.shape, x.dtype)
+
+    def all_gather(self, x, dim, ranks):
+        """The `ranks` ranks' `x` concatenated along `dim` in rank
+        order."""
+        shape = list(x.shape)
+        shape[dim] *= ranks
+        return self._op(f"rlx.all_gather {x.name} dim = {dim} mesh "
+                        f"[{ranks}] : {x.type}", shape, x.dtype)
+
     # Composites.
 
     def linear(self, x, weight, bias=None):

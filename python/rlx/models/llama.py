@@ -13,6 +13,7 @@ import numpy as np
 
 from .._capi import RLXError
 from ._decoder import DecoderConfig, DecoderStep
+from ._parallel import COLUMNS, ROWS, WHOLE, check_divides, rank_slice
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,15 +86,20 @@ class LlamaConfig(DecoderConfig):
             o_bias=attention_bias,
             sliding_window=window)
 
-    def weight_shapes(self):
-        """Every tensor the graph reads from a checkpoint, name -> shape."""
+    def weight_shapes(self, ranks=1):
+        """Every tensor the graph reads from a checkpoint, name -> shape;
+        for `ranks` > 1 the shapes of one rank's slices (`split`), and the
+        head is `lm_head.weight` even where tied: the rank's rows of the
+        embedding."""
+        self.check_ranks(ranks)
         hidden, dim = self.hidden_size, self.head_dim
-        q_out = self.num_attention_heads * dim
-        kv_out = self.num_key_value_heads * dim
+        q_out = self.num_attention_heads * dim // ranks
+        kv_out = self.num_key_value_heads * dim // ranks
+        inner = self.intermediate_size // ranks
         shapes = {"model.embed_tokens.weight": (self.vocab_size, hidden),
                   "model.norm.weight": (hidden,)}
-        if not self.tie_word_embeddings:
-            shapes["lm_head.weight"] = (self.vocab_size, hidden)
+        if not self.tie_word_embeddings or ranks > 1:
+            shapes["lm_head.weight"] = (self.vocab_size // ranks, hidden)
         for layer in range(self.num_hidden_layers):
             p = f"model.layers.{layer}."
             shapes.update({
@@ -103,9 +109,9 @@ class LlamaConfig(DecoderConfig):
                 p + "self_attn.k_proj.weight": (kv_out, hidden),
                 p + "self_attn.v_proj.weight": (kv_out, hidden),
                 p + "self_attn.o_proj.weight": (hidden, q_out),
-                p + "mlp.gate_proj.weight": (self.intermediate_size, hidden),
-                p + "mlp.up_proj.weight": (self.intermediate_size, hidden),
-                p + "mlp.down_proj.weight": (hidden, self.intermediate_size),
+                p + "mlp.gate_proj.weight": (inner, hidden),
+                p + "mlp.up_proj.weight": (inner, hidden),
+                p + "mlp.down_proj.weight": (hidden, inner),
             })
             if self.qkv_bias:
                 shapes.update({p + "self_attn.q_proj.bias": (q_out,),
@@ -114,6 +120,55 @@ class LlamaConfig(DecoderConfig):
             if self.o_bias:
                 shapes[p + "self_attn.o_proj.bias"] = (hidden,)
         return shapes
+
+    def check_ranks(self, ranks):
+        """Raises RLXError unless Megatron-LM's split over `ranks` ranks
+        gives each rank whole heads, whole kv heads and equal slices of
+        the MLP and the vocabulary."""
+        if ranks < 1:
+            raise RLXError(f"tensor parallelism over {ranks} ranks: want "
+                           "at least 1")
+        for what, size in (("num_attention_heads",
+                            self.num_attention_heads),
+                           ("num_key_value_heads",
+                            self.num_key_value_heads),
+                           ("intermediate_size", self.intermediate_size),
+                           ("vocab_size", self.vocab_size)):
+            check_divides(what, size, ranks)
+
+    def splits(self):
+        """How tensor parallelism splits each checkpoint tensor
+        (_parallel.py): the q, k, v, gate and up projections and the head
+        by their rows, o and down by their columns; norms, the embedding
+        and o's bias whole."""
+        splits = {}
+        for name in self.weight_shapes():
+            if name.endswith(("q_proj.weight", "k_proj.weight",
+                              "v_proj.weight", "q_proj.bias", "k_proj.bias",
+                              "v_proj.bias", "gate_proj.weight",
+                              "up_proj.weight")) or name == "lm_head.weight":
+                splits[name] = ROWS
+            elif name.endswith(("o_proj.weight", "down_proj.weight")):
+                splits[name] = COLUMNS
+            else:
+                splits[name] = WHOLE
+        return splits
+
+    def rank_weights(self, weights, rank, ranks):
+        """Rank `rank`'s slices of the checkpoint tensors `weights`
+        (name -> array or QuantizedTensor) over `ranks` ranks: the
+        tensors of weight_shapes(ranks). A tied head becomes the rank's
+        rows of the embedding."""
+        self.check_ranks(ranks)
+        if ranks == 1:
+            return dict(weights)
+        splits = self.splits()
+        weights = dict(weights)
+        if "lm_head.weight" not in weights:
+            weights["lm_head.weight"] = weights["model.embed_tokens.weight"]
+            splits["lm_head.weight"] = ROWS
+        return {name: rank_slice(name, value, splits[name], rank, ranks)
+                for name, value in weights.items()}
 
     def fused_projections(self, packed=()):
         """Graph parameters that stack checkpoint tensors along their rows,
@@ -148,10 +203,10 @@ class LlamaConfig(DecoderConfig):
                                                  for part in parts]
         return fused
 
-    def graph_shapes(self, packed=()):
+    def graph_shapes(self, packed=(), ranks=1):
         """The step graph's checkpoint parameters, name -> shape:
-        weight_shapes with each fused_projections group stacked."""
-        shapes = self.weight_shapes()
+        weight_shapes(ranks) with each fused_projections group stacked."""
+        shapes = self.weight_shapes(ranks)
         for name, parts in self.fused_projections(packed).items():
             rows = sum(shapes[part][0] for part in parts)
             shapes[name] = (rows,) + shapes[parts[0]][1:]
@@ -185,7 +240,7 @@ class LlamaConfig(DecoderConfig):
 
 
 def step_graph(config, batch, tokens, capacity, packed=None, dtype="f32",
-               greedy=False):
+               greedy=False, ranks=1):
     """Module text of one step of the model over a fixed-capacity KV cache
     (docs/llm.md). `tokens` is the number of tokens each sequence gives the
     step: an int (1 for decode) or None for a `?` dim (prefill).
@@ -206,17 +261,26 @@ def step_graph(config, batch, tokens, capacity, packed=None, dtype="f32",
     `dtype` ("f32", "bf16" or "f16") is the type of the weights, the rotary
     tables, the activations, the caches and the logits, as a model run in
     `model.to(dtype)`; `greedy` builds the step DecoderStep describes,
-    which chooses the next token on the device."""
+    which chooses the next token on the device.
+
+    `ranks` > 1 builds the program of each rank of a tensor-parallel mesh
+    `[ranks]` (Megatron-LM's split, docs/llm.md): its parameters are the
+    rank's slices (LlamaConfig.rank_weights; `packed` gives their byte
+    counts), its caches hold its `kv_heads / ranks` heads, the o and down
+    products are all-reduced, and the head's slices of the vocabulary are
+    gathered, so every rank returns the whole logits (or the same
+    token)."""
     packed = packed or {}
     c = config
-    heads, kv_heads, dim = (c.num_attention_heads, c.num_key_value_heads,
-                            c.head_dim)
+    c.check_ranks(ranks)
+    heads, kv_heads, dim = (c.num_attention_heads // ranks,
+                            c.num_key_value_heads // ranks, c.head_dim)
     group = heads // kv_heads
     step = DecoderStep("llama_decode" if tokens == 1 else "llama_step",
                        batch, tokens, capacity, c.num_hidden_layers, heads,
-                       kv_heads, dim, dtype, greedy)
+                       kv_heads, dim, dtype, greedy, ranks)
     g = step.g
-    shapes = c.graph_shapes(packed)
+    shapes = c.graph_shapes(packed, ranks)
     weights = {name: (g.param(name, (packed[name][1],), "ui8")
                       if name in packed else g.param(name, shape, dtype))
                for name, shape in shapes.items()}
@@ -268,13 +332,22 @@ def step_graph(config, batch, tokens, capacity, packed=None, dtype="f32",
         """silu(gate_proj(h)) * up_proj(h)."""
         if p + "mlp.gate_up_proj.weight" in shapes:
             both = linear(h, p + "mlp.gate_up_proj", False)
-            size = c.intermediate_size
+            size = c.intermediate_size // ranks
             gate, up = g.narrow(both, 2, 0, size), g.narrow(both, 2, size,
                                                             size)
         else:
             gate = linear(h, p + "mlp.gate_proj", False)
             up = linear(h, p + "mlp.up_proj", False)
         return g.binary("mul", g.activation("silu", gate), up)
+
+    def row_parallel(x, name, bias_too):
+        """A linear layer whose input features are split over the ranks:
+        the partial products summed over them, then the bias."""
+        if ranks == 1:
+            return linear(x, name, bias_too)
+        y = g.all_reduce("sum", linear(x, name, False), ranks)
+        return g.binary("add", y, weights[name + ".bias"]) if bias_too \
+            else y
 
     def repeat_heads(x):
         """[B, kv_heads, C, D] -> [B, heads, C, D]: query head h reads kv
@@ -297,13 +370,14 @@ def step_graph(config, batch, tokens, capacity, packed=None, dtype="f32",
         new_caches += [key_cache, value_cache]
         a = step.heads_last(g.attention(q, repeat_heads(key_cache),
                                         repeat_heads(value_cache), step.bias))
-        x = g.binary("add", x, linear(a, p + "self_attn.o_proj", c.o_bias))
+        x = g.binary("add", x, row_parallel(a, p + "self_attn.o_proj",
+                                            c.o_bias))
         h = g.rms_norm(x, weights[p + "post_attention_layernorm.weight"],
                        beta, c.rms_norm_eps)
-        x = g.binary("add", x, linear(gated(h, p), p + "mlp.down_proj",
-                                      False))
+        x = g.binary("add", x, row_parallel(gated(h, p), p + "mlp.down_proj",
+                                            False))
     x = g.rms_norm(x, weights["model.norm.weight"], beta, c.rms_norm_eps)
-    if c.tie_word_embeddings:
+    if c.tie_word_embeddings and ranks == 1:
         logits = g.linear(x, weights["model.embed_tokens.weight"])
     else:
         logits = linear(x, "lm_head", False)

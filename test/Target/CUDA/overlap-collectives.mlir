@@ -66,6 +66,34 @@ func.func @next_op_reads(%grad: memref<16xf32>, %out: memref<16xf32>) {
 
 // -----
 
+// Only an allocation, a view and a host scalar before the op that reads
+// the sum: no work to overlap, the call stays on the graph's stream.
+
+func.func private @rlx_cuda_collective_r1_f32(memref<?xf32, strided<[?], offset: ?>>, memref<?xf32, strided<[?], offset: ?>>, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) attributes {llvm.emit_c_interface, rlx.cuda.device_buffers}
+
+// CHECK-LABEL: func.func @no_work_between
+// CHECK:         call @rlx_cuda_collective_r1_f32(
+// CHECK-NOT:     rlx_cuda_collective_wait
+// CHECK:         return
+func.func @no_work_between(%grad: memref<16xf32>, %out: memref<4x4xf32>, %n: index) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %sum = memref.alloc() : memref<16xf32>
+  %g = memref.cast %grad : memref<16xf32> to memref<?xf32, strided<[?], offset: ?>>
+  %s = memref.cast %sum : memref<16xf32> to memref<?xf32, strided<[?], offset: ?>>
+  call @rlx_cuda_collective_r1_f32(%g, %s, %c0, %c1, %c0, %c0, %c0, %c0, %c1, %c2, %c0, %c0, %c0, %c1) : (memref<?xf32, strided<[?], offset: ?>>, memref<?xf32, strided<[?], offset: ?>>, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> ()
+  %tmp = memref.alloc() : memref<4x4xf32>
+  %v = memref.expand_shape %sum [[0, 1]] output_shape [4, 4] : memref<16xf32> into memref<4x4xf32>
+  %twice = arith.addi %n, %n : index
+  memref.copy %v, %out : memref<4x4xf32> to memref<4x4xf32>
+  memref.dealloc %tmp : memref<4x4xf32>
+  memref.dealloc %sum : memref<16xf32>
+  return
+}
+
+// -----
+
 // Views touch nothing, their users do: the wait goes before the copy out of
 // a reshaped view of the output, after the view's creation and the
 // unrelated fill. A write into a view of the input counts too, and a use in

@@ -324,8 +324,11 @@ def RLXCUDAOverlapCollectives
     makes the graph's stream wait for it (`rlx_cuda_collective_wait` with
     the op's index) just before the first op after it that touches its
     input or output buffer or a view of either (a read, a write, a free),
-    or before its block's terminator. A collective whose next op touches
-    its buffers stays as it was. The runtime runs the all-reduces, the
+    or before its block's terminator. A collective with no work between
+    it and that op (only allocations, views, casts and host scalars, as
+    before the residual add that reads a decode step's all-reduce) stays
+    as it was: another stream would only add its fork and join to the
+    collective's latency. The runtime runs the all-reduces, the
     broadcasts and the collectives of one-rank groups on the communication
     stream, and the ops that stage through scratch buffers (all-gather and
     reduce-scatter off the outermost dim, all-to-all) on the graph's stream
