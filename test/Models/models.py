@@ -5,8 +5,8 @@
 run, and compared with eager PyTorch.
 
 For each (model, batch) it imports `model.eval()` on an example input of
-that batch (`rlx.torch.import_module`; graphs have static shapes, so batch
-1 and batch 2 are separate imports), compiles it (`rlx.compile(mlir,
+that batch (`rlx.torch.import_module` with static shapes, so batch 1 and
+batch 2 are separate imports), compiles it (`rlx.compile(mlir,
 params=params)`), runs it on that input and compares with eager PyTorch in
 f32 under torch.no_grad():
 
@@ -737,7 +737,9 @@ def write_table(path, rows, seed):
         "affine parameters random, all-zero Linear/Conv weights and biases "
         "redrawn, ConvNeXt layer scales redrawn), imported with "
         "`rlx.torch.import_module(model.eval(), x)` at each batch (1 and 2: "
-        "separate imports, graphs have static shapes), compiled with "
+        "separate imports with static shapes; one import with "
+        "`dynamic=True` serving every batch is tested in "
+        "`test/Python/torch-import-dynamic.test`), compiled with "
         "`rlx.compile(mlir, params=params)` for the CPU, run, and compared "
         "with eager PyTorch in f32: the status is `pass` when "
         f"max\\|rlx - eager\\| / max\\|eager\\| <= {TOLERANCE:g}, or, "

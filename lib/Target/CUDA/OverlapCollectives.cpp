@@ -73,9 +73,8 @@ Operation *firstToucherAfter(func::CallOp call, ValueRange buffers) {
 /// Whether `op` queues no work on a stream: allocations and frees, views
 /// and casts, and computations of scalars on the host.
 bool queuesNoWork(Operation *op) {
-  if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
-          memref::CastOp, memref::ExtractAlignedPointerAsIndexOp,
-          ViewLikeOpInterface>(op))
+  if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp, memref::CastOp,
+          memref::ExtractAlignedPointerAsIndexOp, ViewLikeOpInterface>(op))
     return true;
   return op->getNumRegions() == 0 && isMemoryEffectFree(op);
 }
