@@ -159,11 +159,12 @@ void rlxrt::cuda::fatal(const char *caller, const std::string &message) {
                  caller);
   std::fflush(stdout);
   std::fflush(stderr);
-  // Outside a guarded run (a program calling a graph's entry directly) there
-  // is no status to return. A failed call is an error of the run, not a
-  // crash of the process: exit with status 1 rather than abort (which hosts
-  // report as a crash, with a stack dump). Destructors do not run: the driver
-  // may be unusable.
+  // Outside a guarded run there is no status to return (a graph's host
+  // entries guard themselves, runGraphEntry: this is a program calling the
+  // device entry itself, or a frame the throw could not cross). A failed
+  // call is an error of the run, not a crash of the process: exit with
+  // status 1 rather than abort (which hosts report as a crash, with a stack
+  // dump). Destructors do not run: the driver may be unusable.
   std::_Exit(1);
 }
 

@@ -18,6 +18,7 @@
 #include <cuda.h>
 
 #include <string>
+#include <type_traits>
 
 namespace rlxrt::cuda {
 
@@ -69,6 +70,20 @@ struct RunFailure {
 /// guarded run, outside every ExitOnFatal scope, with no exception already
 /// unwinding and every frame up to the guard unwindable. Else returns.
 void throwIfGuarded(const std::string &message, bool outOfMemory);
+
+/// Runs `call(context)`, the host side of a graph's entry (rlx_graph_run,
+/// rlx_graph_bench, rlx_graph_steps): as it is inside a guarded run; outside
+/// one (a program calling the library's entry directly) as a guarded run of
+/// its own, whose failure is printed on stderr as `error: MESSAGE` and kept
+/// as the thread's last run error (rlx_cuda_last_run_error) where fatal()
+/// would have ended the process. The entry then returns, its outputs
+/// unwritten, as a CPU graph's direct run does.
+void runGraphEntry(void (*call)(void *), void *context);
+template <typename Body> void runGraphEntry(Body &&body) {
+  runGraphEntry(
+      [](void *context) { (*static_cast<std::decay_t<Body> *>(context))(); },
+      &body);
+}
 
 /// While one lives on a thread (constructed active), fatal() there exits as
 /// outside a guarded run: releasing sessions hold one, as they run in

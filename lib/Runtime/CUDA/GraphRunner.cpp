@@ -344,80 +344,86 @@ void rlxrt::cuda::noteModuleUnload() { ++moduleUnloads; }
 
 extern "C" void rlx_cuda_graph_run(const char *signature, DeviceEntry entry,
                                    void **hostDescriptors, int32_t graphFlags) {
-  Session cu(__func__);
-  CUstream stream = graphStream(cu);
-  const std::vector<BufferSpec> &specs = specsOf(__func__, signature);
-  if (!replayEnabled() || (graphFlags & RLX_CUDA_GRAPH_READS_ON_HOST)) {
-    DeviceBuffers buffers(cu, specs, hostDescriptors, stream);
+  const char *caller = __func__;
+  runGraphEntry([&] {
+    Session cu(caller);
+    CUstream stream = graphStream(cu);
+    const std::vector<BufferSpec> &specs = specsOf(caller, signature);
+    if (!replayEnabled() || (graphFlags & RLX_CUDA_GRAPH_READS_ON_HOST)) {
+      DeviceBuffers buffers(cu, specs, hostDescriptors, stream);
+      buffers.upload(cu, hostDescriptors);
+      entry(buffers.descriptors());
+      buffers.download(cu, hostDescriptors);
+      return;
+    }
+    ReplayedGraph &graph = replayedGraph(entry, signature);
+    if (graph.buffers && !graph.buffers->sameShapes(hostDescriptors)) {
+      graph.run.reset();
+      graph.buffers.reset();
+    }
+    bool firstRun = !graph.buffers;
+    if (firstRun)
+      graph.buffers =
+          std::make_unique<DeviceBuffers>(cu, specs, hostDescriptors, stream);
+    DeviceBuffers &buffers = *graph.buffers;
     buffers.upload(cu, hostDescriptors);
-    entry(buffers.descriptors());
+    if (firstRun) {
+      entry(buffers.descriptors());
+    } else {
+      if (!graph.run)
+        graph.run = std::make_unique<CapturedRun>(
+            cu, [&] { entry(buffers.descriptors()); }, stream);
+      graph.run->replay(cu);
+    }
     buffers.download(cu, hostDescriptors);
-    return;
-  }
-  ReplayedGraph &graph = replayedGraph(entry, signature);
-  if (graph.buffers && !graph.buffers->sameShapes(hostDescriptors)) {
-    graph.run.reset();
-    graph.buffers.reset();
-  }
-  bool firstRun = !graph.buffers;
-  if (firstRun)
-    graph.buffers =
-        std::make_unique<DeviceBuffers>(cu, specs, hostDescriptors, stream);
-  DeviceBuffers &buffers = *graph.buffers;
-  buffers.upload(cu, hostDescriptors);
-  if (firstRun) {
-    entry(buffers.descriptors());
-  } else {
-    if (!graph.run)
-      graph.run = std::make_unique<CapturedRun>(
-          cu, [&] { entry(buffers.descriptors()); }, stream);
-    graph.run->replay(cu);
-  }
-  buffers.download(cu, hostDescriptors);
+  });
 }
 
 extern "C" void rlx_cuda_graph_bench(const char *signature, DeviceEntry entry,
                                      void **hostDescriptors, int32_t warmUpRuns,
                                      int32_t timedRuns, float *runMs,
                                      int32_t graphFlags) {
-  Session cu(__func__);
-  CUstream stream = graphStream(cu);
-  DeviceBuffers buffers(cu, specsOf(__func__, signature), hostDescriptors,
-                        stream);
-  buffers.upload(cu, hostDescriptors);
-  for (int32_t i = 0; i < warmUpRuns; ++i)
-    entry(buffers.descriptors());
-  // Warmed-up runs replay one capture. A run without warm-up (rlx-run
-  // without --bench) stays eager: it is the one run.
-  std::unique_ptr<CapturedRun> captured;
-  if (warmUpRuns > 0 && replayEnabled() &&
-      !(graphFlags & RLX_CUDA_GRAPH_READS_ON_HOST)) {
-    captured = std::make_unique<CapturedRun>(
-        cu, [&] { entry(buffers.descriptors()); }, stream);
-    captured->replay(cu); // The first launch of a graph uploads it.
-  }
-  auto run = [&] {
-    if (captured)
-      captured->replay(cu);
-    else
+  const char *caller = __func__;
+  runGraphEntry([&] {
+    Session cu(caller);
+    CUstream stream = graphStream(cu);
+    DeviceBuffers buffers(cu, specsOf(caller, signature), hostDescriptors,
+                          stream);
+    buffers.upload(cu, hostDescriptors);
+    for (int32_t i = 0; i < warmUpRuns; ++i)
       entry(buffers.descriptors());
-  };
-  // The graph's work runs on this thread's graph stream, so events there
-  // bracket all of it.
-  CUevent start, stop;
-  cu.check(cu->cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
-  cu.check(cu->cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
-  for (int32_t i = 0; i < timedRuns; ++i) {
-    cu.check(cu->cuEventRecord(start, stream), "cuEventRecord");
-    run();
-    cu.check(cu->cuEventRecord(stop, stream), "cuEventRecord");
-    cu.check(cu->cuEventSynchronize(stop), "cuEventSynchronize");
-    cu.check(cu->cuEventElapsedTime(&runMs[i], start, stop),
-             "cuEventElapsedTime");
-  }
-  cu.check(cu->cuEventDestroy(start), "cuEventDestroy");
-  cu.check(cu->cuEventDestroy(stop), "cuEventDestroy");
-  buffers.download(cu, hostDescriptors);
+    // Warmed-up runs replay one capture. A run without warm-up (rlx-run
+    // without --bench) stays eager: it is the one run.
+    std::unique_ptr<CapturedRun> captured;
+    if (warmUpRuns > 0 && replayEnabled() &&
+        !(graphFlags & RLX_CUDA_GRAPH_READS_ON_HOST)) {
+      captured = std::make_unique<CapturedRun>(
+          cu, [&] { entry(buffers.descriptors()); }, stream);
+      captured->replay(cu); // The first launch of a graph uploads it.
+    }
+    auto run = [&] {
+      if (captured)
+        captured->replay(cu);
+      else
+        entry(buffers.descriptors());
+    };
+    // The graph's work runs on this thread's graph stream, so events there
+    // bracket all of it.
+    CUevent start, stop;
+    cu.check(cu->cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
+    cu.check(cu->cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
+    for (int32_t i = 0; i < timedRuns; ++i) {
+      cu.check(cu->cuEventRecord(start, stream), "cuEventRecord");
+      run();
+      cu.check(cu->cuEventRecord(stop, stream), "cuEventRecord");
+      cu.check(cu->cuEventSynchronize(stop), "cuEventSynchronize");
+      cu.check(cu->cuEventElapsedTime(&runMs[i], start, stop),
+               "cuEventElapsedTime");
+    }
+    cu.check(cu->cuEventDestroy(start), "cuEventDestroy");
+    cu.check(cu->cuEventDestroy(stop), "cuEventDestroy");
+    buffers.download(cu, hostDescriptors);
+  });
 }
 
 namespace {
@@ -464,53 +470,57 @@ extern "C" void rlx_cuda_graph_steps(const char *signature, DeviceEntry entry,
                                      void **hostDescriptors,
                                      const rlx_graph_step_plan *plan,
                                      int32_t graphFlags) {
-  Session cu(__func__);
-  CUstream stream = graphStream(cu);
-  const std::vector<BufferSpec> &specs = specsOf(__func__, signature);
-  // Arguments come first in the signature, then the outputs.
-  size_t arguments = std::count_if(specs.begin(), specs.end(),
-                                   [](const auto &s) { return !s.isOutput; });
-  checkStepPlan(__func__, specs, arguments, *plan);
-  DeviceBuffers buffers(cu, specs, hostDescriptors, stream);
-  buffers.upload(cu, hostDescriptors);
-  // A step is the graph, then its trained parameters becoming the next
-  // step's arguments, all on the device; captured once, a step is one
-  // launch. Nothing crosses to the host but the batches and the watched
-  // outputs.
-  auto step = [&] {
-    entry(buffers.descriptors());
+  const char *caller = __func__;
+  runGraphEntry([&] {
+    Session cu(caller);
+    CUstream stream = graphStream(cu);
+    const std::vector<BufferSpec> &specs = specsOf(caller, signature);
+    // Arguments come first in the signature, then the outputs.
+    size_t arguments = std::count_if(specs.begin(), specs.end(),
+                                     [](const auto &s) { return !s.isOutput; });
+    checkStepPlan(caller, specs, arguments, *plan);
+    DeviceBuffers buffers(cu, specs, hostDescriptors, stream);
+    buffers.upload(cu, hostDescriptors);
+    // A step is the graph, then its trained parameters becoming the next
+    // step's arguments, all on the device; captured once, a step is one
+    // launch. Nothing crosses to the host but the batches and the watched
+    // outputs.
+    auto step = [&] {
+      entry(buffers.descriptors());
+      for (int32_t i = 0; i < plan->feedbackCount; ++i)
+        buffers.copyOnDevice(cu, arguments + plan->feedbackOutputs[i],
+                             plan->feedbackArguments[i]);
+    };
+    bool replay =
+        replayEnabled() && !(graphFlags & RLX_CUDA_GRAPH_READS_ON_HOST);
+    std::unique_ptr<CapturedRun> captured;
+    for (int32_t s = 0; s < plan->steps; ++s) {
+      for (int32_t i = 0; i < plan->batchedCount; ++i) {
+        size_t argument = plan->batchedArguments[i];
+        buffers.copyToDevice(cu, argument,
+                             static_cast<const char *>(plan->batchedData[i]) +
+                                 s * specs[argument].bytes);
+      }
+      // The first step runs eagerly: it loads modules and plans GEMMs, work
+      // a capture must not contain.
+      if (s == 0 || !replay) {
+        step();
+      } else {
+        if (!captured)
+          captured = std::make_unique<CapturedRun>(cu, step, stream);
+        captured->replay(cu);
+      }
+      if (plan->watchedCount == 0 && !plan->afterStep)
+        continue;
+      for (int32_t i = 0; i < plan->watchedCount; ++i)
+        buffers.copyToHost(cu, hostDescriptors,
+                           arguments + plan->watchedOutputs[i]);
+      cu.check(cu->cuStreamSynchronize(stream), "cuStreamSynchronize");
+      if (plan->afterStep)
+        plan->afterStep(plan->context, s);
+    }
     for (int32_t i = 0; i < plan->feedbackCount; ++i)
-      buffers.copyOnDevice(cu, arguments + plan->feedbackOutputs[i],
-                           plan->feedbackArguments[i]);
-  };
-  bool replay = replayEnabled() && !(graphFlags & RLX_CUDA_GRAPH_READS_ON_HOST);
-  std::unique_ptr<CapturedRun> captured;
-  for (int32_t s = 0; s < plan->steps; ++s) {
-    for (int32_t i = 0; i < plan->batchedCount; ++i) {
-      size_t argument = plan->batchedArguments[i];
-      buffers.copyToDevice(cu, argument,
-                           static_cast<const char *>(plan->batchedData[i]) +
-                               s * specs[argument].bytes);
-    }
-    // The first step runs eagerly: it loads modules and plans GEMMs, work
-    // a capture must not contain.
-    if (s == 0 || !replay) {
-      step();
-    } else {
-      if (!captured)
-        captured = std::make_unique<CapturedRun>(cu, step, stream);
-      captured->replay(cu);
-    }
-    if (plan->watchedCount == 0 && !plan->afterStep)
-      continue;
-    for (int32_t i = 0; i < plan->watchedCount; ++i)
-      buffers.copyToHost(cu, hostDescriptors,
-                         arguments + plan->watchedOutputs[i]);
-    cu.check(cu->cuStreamSynchronize(stream), "cuStreamSynchronize");
-    if (plan->afterStep)
-      plan->afterStep(plan->context, s);
-  }
-  for (int32_t i = 0; i < plan->feedbackCount; ++i)
-    buffers.copyToHost(cu, hostDescriptors, plan->feedbackArguments[i]);
-  buffers.download(cu, hostDescriptors);
+      buffers.copyToHost(cu, hostDescriptors, plan->feedbackArguments[i]);
+    buffers.download(cu, hostDescriptors);
+  });
 }

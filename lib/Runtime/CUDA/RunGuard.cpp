@@ -14,6 +14,10 @@
 // run's device buffers and release locks) and the guard returns the
 // message as the run's status: the host process goes on.
 //
+// A program that calls a graph's entry (rlx_graph_run) directly gets
+// such a guard from the entry itself (runGraphEntry): the failure is
+// printed and kept as the thread's last run error, and the entry returns.
+//
 // Fatal still exits where a throw could not reach the guard: while another
 // exception unwinds, and where a frame between fatal() and the guard has no
 // unwind information (a compiled graph's code built without it): the frames
@@ -54,6 +58,8 @@ struct Deferred {
 };
 thread_local Deferred inRun;
 thread_local Deferred lastRelease;
+/// The last failure of a graph entry called outside a guarded run.
+thread_local Deferred lastDirectRun;
 } // namespace
 
 void rlxrt::cuda::deferFailure(const std::string &text) {
@@ -156,6 +162,32 @@ rlx_rt_run_guarded(void (*run)(void **), void **descriptors, char *message,
         call->run(call->descriptors);
       },
       &call, message, size);
+}
+
+void rlxrt::cuda::runGraphEntry(void (*call)(void *), void *context) {
+  if (guardedRuns > 0) {
+    call(context);
+    return;
+  }
+  char message[2048];
+  if (guardedCall(call, context, message, sizeof message) == 0)
+    return;
+  lastDirectRun.failed = true;
+  lastDirectRun.message = message;
+  std::fprintf(stderr, "error: %s\n", message);
+  std::fflush(stderr);
+}
+
+/// Takes the calling thread's last failure of a graph entry called outside
+/// a guarded run (runGraphEntry): 1 and its message, else 0.
+extern "C" __attribute__((visibility("default"))) int
+rlx_cuda_last_run_error(char *message, size_t size) {
+  Deferred taken = std::move(lastDirectRun);
+  lastDirectRun = Deferred();
+  if (message && size > 0)
+    std::snprintf(message, size, "%s",
+                  taken.failed ? taken.message.c_str() : "");
+  return taken.failed;
 }
 
 /// Takes the calling thread's last release error: the first failure of a
