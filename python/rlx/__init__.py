@@ -200,6 +200,8 @@ class Graph:
         self._compile_args = compile_args
         self._library_path = None
         self._params = {}
+        # compile(mesh=...)'s MeshLayout: whole arrays sliced to the rank's.
+        self._layout = None
         lib = _capi.lib()
         self.name = lib.rlxGraphGetName(self._handle).decode()
         self.arguments = [self._spec(lib.rlxGraphGetArgument, i)
@@ -279,6 +281,8 @@ class Graph:
         shape; raises RLXError naming the argument otherwise."""
         info = self.arguments[index]
         code = self._dtype_codes[index]
+        if self._layout is not None:
+            array = self._layout.block(info.name, array)
         array = np.asarray(array)
         if len(array.shape) != len(info.shape) or any(
                 want is not None and want != got
@@ -317,6 +321,16 @@ class Graph:
         if (isinstance(params, (str, os.PathLike))
                 and os.fspath(params).endswith(".npz")):
             params = self._read_npz(os.fspath(params))
+        if isinstance(params, (str, os.PathLike)) and self._layout is not None:
+            # Whole tensors, sliced here (_convert) before binding.
+            if not os.fspath(params).endswith(".safetensors"):
+                raise RLXError(f"a graph compiled with mesh= binds "
+                               f".safetensors and .npz files, not "
+                               f"'{os.fspath(params)}'")
+            names = {a.name for a in self.arguments}
+            params = {name: value for name, value in
+                      read_safetensors(os.fspath(params)).items()
+                      if name in names}
         if isinstance(params, (str, os.PathLike)):
             count = ctypes.c_size_t()
             _capi.check(lib.rlxGraphBindParams(
@@ -611,7 +625,8 @@ def _compile_text(source, args):
 
 def compile(path_or_text, target="cpu", params=None, entry=None,
             use_blas=True, profile=False, runtime_library=None,
-            pipeline_options=None, cache=True, timing=False, **options):
+            pipeline_options=None, cache=True, timing=False, mesh=None,
+            **options):
     """Compiles a module of rlx graphs (a path or the text) for `target`.
 
     `entry` picks the graph function (default: the only public one);
@@ -624,12 +639,25 @@ def compile(path_or_text, target="cpu", params=None, entry=None,
     (docs/compile-cache.md), which otherwise loads a graph compiled before
     with the same text, options, target, CPU and compiler; `timing=True`
     prints MLIR's pass timing report and each compile phase's time on
-    stderr. Raises RLXError with the diagnostics."""
+    stderr.
+
+    `mesh` (the mesh's axis sizes, e.g. [2] or [2, 4]) compiles a graph
+    annotated for that mesh (rlx.mesh, rlx.split; docs/distributed.md) as
+    the program of this process's rank (rlx-shard-partition), the rank
+    and world read from the launcher (mpirun, rlx-run --ranks): arrays
+    given whole for split arguments, to `params`, `bind` or a run, are
+    sliced to the rank's block. Raises RLXError with the diagnostics."""
     source = _read_source(path_or_text)
     args = _compile_args(target, entry, use_blas, profile, runtime_library,
                          pipeline_options, options)
     args.update(cache=cache, timing=timing)
+    layout = None
+    if mesh is not None:
+        from ._mesh import MeshLayout
+        layout = MeshLayout(source, entry, mesh)
+        source = transform(source, "builtin.module(rlx-shard-partition)")
     graph = _compile_text(source, args)
+    graph._layout = layout
     if params is not None:
         graph.bind(params)
     return graph
