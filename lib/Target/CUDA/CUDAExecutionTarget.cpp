@@ -132,7 +132,7 @@ llvm::Expected<LoweredGraph> lower(ModuleOp module, llvm::StringRef entry,
   if (!cudnnUsable)
     pipelineOptions.cudnn = false;
   rlx::buildRLXCUDAPipeline(pm, pipelineOptions);
-  if (failed(runCompilePipeline(pm, module)) ||
+  if (failed(runCompilePipeline(pm, module, options.timing)) ||
       failed(addCUDAGraphEntries(module, *signature)))
     return llvm::createStringError("compiling @" + signature->name +
                                    " for CUDA failed (see the diagnostics "
@@ -207,8 +207,9 @@ public:
         return bound.takeError();
       timers = std::move(*bound);
     }
-    llvm::Expected<std::unique_ptr<CompiledGraph>> graph = jitCompileGraph(
-        module, std::move(lowered->signature), lowered->runtimeLibrary);
+    llvm::Expected<std::unique_ptr<CompiledGraph>> graph =
+        jitCompileGraph(module, std::move(lowered->signature),
+                        lowered->runtimeLibrary, options.timing);
     if (graph && timers)
       (*graph)->setProfileTimers(std::move(*timers));
     return graph;
@@ -221,8 +222,8 @@ public:
     llvm::Expected<LoweredGraph> lowered = lower(module, entry, options);
     if (!lowered)
       return lowered.takeError();
-    if (llvm::Error error =
-            emitHostSharedLibrary(module, outputPath, lowered->runtimeLibrary))
+    if (llvm::Error error = emitHostSharedLibrary(
+            module, outputPath, lowered->runtimeLibrary, options.timing))
       return std::move(error);
     return std::move(lowered->signature);
   }

@@ -132,9 +132,7 @@ void rlx::buildRLXCUDAPipeline(OpPassManager &pm,
   // Host code -> LLVM (launches through the mgpu* entry points); device
   // code -> cubins embedded in gpu.binary ops.
   pm.addPass(createGpuToLLVMConversionPass());
-  GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = "bin";
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(rlx::createRLXCUDAModuleToBinary());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

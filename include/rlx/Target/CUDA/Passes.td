@@ -435,4 +435,38 @@ def RLXCUDADeviceLibCalls
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def RLXCUDAModuleToBinary
+    : Pass<"rlx-cuda-module-to-binary", "ModuleOp"> {
+  let summary = "Compile the gpu.modules to binaries on several threads";
+  let description = [{
+    Upstream's `gpu-module-to-binary`, with the modules compiled side by
+    side: each `gpu.module` of the module (for each of its targets) is
+    translated to LLVM IR, optimized, compiled to PTX and assembled by
+    `ptxas` on a thread of the context's pool, then replaced, in order,
+    by a `gpu.binary` of its objects, as upstream's pass does one module
+    at a time. A graph has a module per kernel (ResNet-50 about a hundred
+    on the cuda target), and serializing them was most of its compile
+    time. The first module is compiled alone first, so that what the
+    serialization loads into the context on first use is loaded before
+    the threads start. A module that fails to compile is an error at it;
+    the others are still compiled.
+
+    Before:
+    ```mlir
+    gpu.module @k0 [#nvvm.target<chip = "sm_90">] { ... }
+    gpu.module @k1 [#nvvm.target<chip = "sm_90">] { ... }
+    ```
+    After:
+    ```mlir
+    gpu.binary @k0 [#gpu.object<#nvvm.target<chip = "sm_90">, bin = "...">]
+    gpu.binary @k1 [#gpu.object<#nvvm.target<chip = "sm_90">, bin = "...">]
+    ```
+  }];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"bin\"",
+           "What each object holds: isa (PTX), bin (a cubin) or fatbin">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // RLX_TARGET_CUDA_PASSES_TD
