@@ -16,6 +16,7 @@
 #include "rlx/Dialect/RLX/IR/RLXDialect.h"
 #include "rlx/Transforms/Passes.h"
 
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -169,4 +170,8 @@ void rlx::buildGraphBufferizationPipeline(OpPassManager &pm) {
   // every buffer it sees; a graph with a `?` output returns its outputs.
   pm.addPass(createRLXGraphResultsToOutParams());
   bufferization::buildBufferDeallocationPipeline(pm);
+  // The deallocation pipeline clones a returned view of an argument (a
+  // graph that returns a reshape of its `?`-shaped input): the clone
+  // becomes an allocation and a copy, which the targets lower.
+  pm.addPass(createConvertBufferizationToMemRefPass());
 }
