@@ -560,12 +560,13 @@ def tensor_parallel_runs(out, aot, bf16_arrays, prompt, new_tokens, ranks,
     sys.path.insert(0, os.path.join(ROOT, "python"))
     from rlx.gguf import quantize
     from rlx.models import llama
+    from rlx.safetensors import bf16_to_f32
     write_state(out, [prompt], ranks)
     tp = rank_suffix(ranks)
     for variant in [""] + [f"-{scheme}" for scheme in schemes]:
         if variant:
             config = llama.LlamaConfig.from_hf(quantized_config())
-            state = {name: bf16_bits_to_f32(bits)
+            state = {name: bf16_to_f32(bits)
                      for name, bits in bf16_arrays.items()}
             state["lm_head.weight"] = state["model.embed_tokens.weight"]
         else:
@@ -597,10 +598,6 @@ def tensor_parallel_runs(out, aot, bf16_arrays, prompt, new_tokens, ranks,
               f"first {shared_prefix(tokens, generated[variant])} of "
               f"{new_tokens} tokens equal to one GPU's", flush=True)
         steps[variant + tp] = step_ms
-
-
-def bf16_bits_to_f32(bits):
-    return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
 def run(out, aot, new_tokens, rlx_only=False, batched=False, schemes=(),

@@ -82,12 +82,12 @@ struct ModuleToBinaryPass
     };
     // The first alone: what serializing loads into the context on first
     // use (dialects, translation interfaces) is then loaded.
-    bool failed = !jobs.empty() && llvm::failed(serialize(jobs.front()));
+    bool anyFailed = !jobs.empty() && llvm::failed(serialize(jobs.front()));
     if (jobs.size() > 1 &&
         llvm::failed(failableParallelForEach(
             &getContext(), MutableArrayRef(jobs).drop_front(), serialize)))
-      failed = true;
-    if (failed)
+      anyFailed = true;
+    if (anyFailed)
       return signalPassFailure();
 
     OpBuilder builder(&getContext());

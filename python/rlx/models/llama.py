@@ -137,20 +137,20 @@ class LlamaConfig(DecoderConfig):
             check_divides(what, size, ranks)
 
     def splits(self):
-        """How tensor parallelism splits each checkpoint tensor
-        (_parallel.py): the q, k, v, gate and up projections and the head
-        by their rows, o and down by their columns; norms, the embedding
-        and o's bias whole."""
-        splits = {}
+        """How tensor parallelism splits each tensor of
+        weight_shapes(ranks) (_parallel.py): the q, k, v, gate and up
+        projections and the head (a tied one too) by their rows, o and down
+        by their columns; norms, the embedding and o's bias whole."""
+        splits = {"lm_head.weight": ROWS}
         for name in self.weight_shapes():
             if name.endswith(("q_proj.weight", "k_proj.weight",
                               "v_proj.weight", "q_proj.bias", "k_proj.bias",
                               "v_proj.bias", "gate_proj.weight",
-                              "up_proj.weight")) or name == "lm_head.weight":
+                              "up_proj.weight")):
                 splits[name] = ROWS
             elif name.endswith(("o_proj.weight", "down_proj.weight")):
                 splits[name] = COLUMNS
-            else:
+            elif name != "lm_head.weight":
                 splits[name] = WHOLE
         return splits
 
@@ -164,9 +164,8 @@ class LlamaConfig(DecoderConfig):
             return dict(weights)
         splits = self.splits()
         weights = dict(weights)
-        if "lm_head.weight" not in weights:
-            weights["lm_head.weight"] = weights["model.embed_tokens.weight"]
-            splits["lm_head.weight"] = ROWS
+        weights.setdefault("lm_head.weight",
+                           weights["model.embed_tokens.weight"])
         return {name: rank_slice(name, value, splits[name], rank, ranks)
                 for name, value in weights.items()}
 
